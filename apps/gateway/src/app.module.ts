@@ -1,0 +1,50 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import {
+  Clock,
+  ConfigModule,
+  type GatewayConfig,
+  HttpModule,
+  LoggingModule,
+  MetricsModule,
+  ReadinessModule,
+  RedisModule,
+  SystemClock,
+} from '@lib/core';
+import type { DestinationStream } from 'pino';
+
+import { ClientAuthGuard } from './common/client-auth.guard.js';
+import { ProblemFilter } from './common/problem.filter.js';
+import { HealthModule } from './health/health.module.js';
+import { MeController } from './me/me.controller.js';
+import { GatewayMetricsModule } from './metrics/metrics.module.js';
+
+export interface AppModuleOptions {
+  logDestination?: DestinationStream;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, options: AppModuleOptions = {}): DynamicModule {
+    return {
+      controllers: [MeController],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot({ level: config.logging.level, destination: options.logDestination }),
+        MetricsModule,
+        ReadinessModule,
+        RedisModule.forRoot(config.redis),
+        HttpModule,
+        HealthModule,
+        GatewayMetricsModule,
+      ],
+      module: AppModule,
+      providers: [
+        { provide: Clock, useClass: SystemClock },
+        ClientAuthGuard,
+        { provide: APP_GUARD, useExisting: ClientAuthGuard },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+      ],
+    };
+  }
+}

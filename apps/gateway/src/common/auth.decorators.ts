@@ -1,0 +1,20 @@
+import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Scope } from '@lib/core';
+import type { FastifyRequest } from 'fastify';
+
+import type { AuthenticatedClient } from './authenticated-client.js';
+
+export const PUBLIC_ROUTE = 'gateway:public';
+export const REQUIRED_SCOPES = 'gateway:scopes';
+
+/** Health, metrics and docs only: no API key needed. */
+export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
+
+/** Every listed scope is required; the 403 names the first one missing. */
+export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
+
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedClient => {
+  const client = ctx.switchToHttp().getRequest<FastifyRequest>().client;
+  if (!client) throw new Error('CurrentClient used on a public route');
+  return client;
+});

@@ -1,0 +1,75 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiKeyVerifier } from '@lib/auth';
+import {
+  Clock,
+  type ClientConfig,
+  ForbiddenError,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  RateLimitedError,
+  type Scope,
+  UnauthenticatedError,
+} from '@lib/core';
+import type { FastifyRequest } from 'fastify';
+
+import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators.js';
+import type { AuthenticatedClient } from './authenticated-client.js';
+import { KeyedBuckets } from './token-bucket.js';
+
+/**
+ * Global guard: API key → client (401), per-client abuse limit (429), declared scopes (403).
+ * Failed authentications are counted per IP, so guessing keys is slow.
+ */
+@Injectable()
+export class ClientAuthGuard implements CanActivate {
+  private readonly verifier: ApiKeyVerifier<ClientConfig>;
+  private readonly clients = new Map<string, AuthenticatedClient>();
+  private readonly perClient: KeyedBuckets;
+  private readonly failuresPerIp: KeyedBuckets;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly reflector: Reflector,
+    private readonly clock: Clock,
+  ) {
+    this.verifier = new ApiKeyVerifier(config.clients);
+    for (const c of config.clients) {
+      this.clients.set(c.id, { id: c.id, team: c.team, scopes: new Set(c.scopes), participants: c.participants, retailAccounts: c.retailAccounts });
+    }
+    const inbound = config.inbound;
+    this.perClient = new KeyedBuckets(inbound.perClientBurst, inbound.perClientPerSecond);
+    this.failuresPerIp = new KeyedBuckets(inbound.failedAuthPerIpPerMinute, inbound.failedAuthPerIpPerMinute / 60);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const client = this.authenticate(request.headers.authorization, request.ip);
+    request.client = client;
+
+    const limit = this.perClient.take(client.id, this.clock.now());
+    if (!limit.allowed) {
+      throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, { bucket: 'inbound.client' });
+    }
+    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? [];
+    const missing = required.find((scope) => !client.scopes.has(scope));
+    if (missing) throw new ForbiddenError(`Missing scope ${missing}.`, { missingScope: missing });
+    return true;
+  }
+
+  /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. */
+  authenticate(header: string | undefined, ip: string): AuthenticatedClient {
+    const now = this.clock.now();
+    const wait = this.failuresPerIp.waitMs(ip, now);
+    if (wait > 0) throw new RateLimitedError('Too many failed authentications from this address.', wait / 1000, { bucket: 'inbound.auth-failures' });
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+    const identity = match ? this.verifier.verify(match[1]) : undefined;
+    if (!identity) {
+      this.failuresPerIp.take(ip, now);
+      throw new UnauthenticatedError(match ? 'The API key is not valid.' : undefined);
+    }
+    return this.clients.get(identity.id) as AuthenticatedClient;
+  }
+}

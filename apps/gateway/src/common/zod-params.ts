@@ -1,0 +1,56 @@
+import { Body, Query, type PipeTransform } from '@nestjs/common';
+import { ApiBody, ApiQuery } from '@nestjs/swagger';
+import { ValidationError } from '@lib/core';
+import { z } from 'zod';
+
+type Where = 'body' | 'query' | 'params';
+
+/** Parses with a zod schema; every issue becomes a field error with its path (`body.orders.3.price`). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({ path: [where, ...issue.path.map(String)].join('.'), message: issue.message })),
+  );
+}
+
+export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.infer<S>> {
+  constructor(
+    private readonly schema: S,
+    private readonly where: Where,
+  ) {}
+
+  transform(value: unknown): z.infer<S> {
+    return parseOrThrow(this.schema, value, this.where);
+  }
+}
+
+/** The OpenAPI form of a schema: the document is generated from the schema that validates. */
+export function openApiSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+/** `@ZodBody(Schema) body: T`: validates the body and documents it, from one schema. */
+export function ZodBody(schema: z.ZodType): ParameterDecorator {
+  return (target, key, index) => {
+    Body(new ZodPipe(schema, 'body'))(target, key, index);
+    if (key !== undefined) {
+      const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
+      ApiBody({ schema: openApiSchemaOf(schema) })(target, key, descriptor);
+    }
+  };
+}
+
+/** `@ZodQuery(Schema) query: T`: validates the query string (unknown keys refused when the schema is strict) and documents each parameter. */
+export function ZodQuery(schema: z.ZodObject): ParameterDecorator {
+  return (target, key, index) => {
+    Query(new ZodPipe(schema, 'query'))(target, key, index);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
+    const json = openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: property })(target, key, descriptor);
+    }
+  };
+}

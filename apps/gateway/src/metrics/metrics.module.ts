@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+
+import { HttpMetrics } from './http-metrics.js';
+import { MetricsController } from './metrics.controller.js';
+
+@Module({
+  controllers: [MetricsController],
+  providers: [HttpMetrics],
+})
+export class GatewayMetricsModule {}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+const UPSTREAM_SCOPES = [
+  'read:marketdata',
+  'read:l2marketdata',
+  'read:instruments',
+  'read:orders',
+  'write:orders',
+  'read:reports',
+  'read:positions',
+  'read:dropcopy',
+  'read:accounts',
+  'read:funding',
+  'write:funding',
+] as const;
+
+export const SandboxConfigSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    /** 0 = an ephemeral port (tests). Each surface has its own origin, as upstream does. */
+    ports: z
+      .object({ auth: port.default(4001), exchange: port.default(4002), grpc: port.default(4003), retail: port.default(4004), catalog: port.default(4005) })
+      .strict()
+      .prefault({}),
+    /** Where the private halves are written for the gateway's dev config to read. */
+    keyDir: z.string().default('.dev/keys'),
+    /** Deliberate offset of the sandbox clock from the real one, for skew tests. */
+    clockSkewMs: z.number().int().default(0),
+    logLevel: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('warn'),
+    exchange: z
+      .object({
+        tokenTtlSeconds: z.number().int().min(1).default(180),
+        tier: z.enum(['T1', 'T2', 'T3', 'T4']).default('T1'),
+        clients: z
+          .array(
+            z
+              .object({
+                clientId: z.string().min(1),
+                firm: z.string().min(1),
+                users: z.array(z.string().min(1)).min(1),
+                scopes: z.array(z.enum(UPSTREAM_SCOPES)).default([...UPSTREAM_SCOPES]),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
+    retail: z
+      .object({
+        keys: z.array(z.object({ name: z.string().min(1), keyId: z.uuid() }).strict()).default([]),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;
+export type SandboxConfigInput = z.input<typeof SandboxConfigSchema>;
+export type UpstreamScope = (typeof UPSTREAM_SCOPES)[number];
+export { UPSTREAM_SCOPES };

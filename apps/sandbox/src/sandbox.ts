@@ -1,0 +1,103 @@
+import type { AddressInfo } from 'node:net';
+
+import { type DynamicModule, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+
+import { AuthSurfaceModule } from './auth/auth-surface.module.js';
+import { CatalogSurfaceModule } from './catalog/catalog-surface.module.js';
+import { SandboxConfigSchema, type SandboxConfig, type SandboxConfigInput } from './config/sandbox-config.schema.js';
+import { ExchangeSurfaceModule } from './exchange/exchange-surface.module.js';
+import { provisionExchangeKey, provisionRetailKey } from './keys/key-material.js';
+import { RetailSurfaceModule } from './retail/retail-surface.module.js';
+import { SandboxStateModule } from './shared/sandbox-state.module.js';
+import { SandboxState } from './shared/sandbox-state.js';
+
+export interface SandboxUrls {
+  auth: string;
+  exchange: string;
+  /** host:port of the gRPC server (plaintext). */
+  grpc: string;
+  retail: string;
+  catalog: string;
+}
+
+export interface ProvisionedKeys {
+  exchange: { clientId: string; privateKeyFile: string }[];
+  retail: { name: string; keyId: string; secretKeyFile: string }[];
+}
+
+export interface RunningSandbox {
+  urls: SandboxUrls;
+  keys: ProvisionedKeys;
+  state: SandboxState;
+  close(): Promise<void>;
+}
+
+const LOG_LEVELS: Record<SandboxConfig['logLevel'], LogLevel[] | false> = {
+  silent: false,
+  error: ['error', 'fatal'],
+  warn: ['error', 'fatal', 'warn'],
+  info: ['error', 'fatal', 'warn', 'log'],
+  debug: ['error', 'fatal', 'warn', 'log', 'debug'],
+};
+
+/** Starts every upstream surface on its own port, after provisioning the credentials the gateway will use. */
+export async function startSandbox(input: SandboxConfigInput): Promise<RunningSandbox> {
+  const config = SandboxConfigSchema.parse(input);
+  const state = new SandboxState(config);
+  const keys = provision(config, state);
+
+  const apps: NestFastifyApplication[] = [];
+  const surface = async (module: DynamicModule, port: number): Promise<string> => {
+    const app = await NestFactory.create<NestFastifyApplication>(
+      { module: class SurfaceRoot {}, imports: [SandboxStateModule.forRoot(state), module] },
+      new FastifyAdapter(),
+      { logger: LOG_LEVELS[config.logLevel] },
+    );
+    apps.push(app);
+    await app.listen({ host: config.host, port });
+    const address = app.getHttpServer().address() as AddressInfo;
+    return `http://${config.host}:${address.port}`;
+  };
+
+  try {
+    const auth = await surface(AuthSurfaceModule.forRoot(), config.ports.auth);
+    const exchange = await surface(ExchangeSurfaceModule.forRoot(), config.ports.exchange);
+    const retail = await surface(RetailSurfaceModule.forRoot(), config.ports.retail);
+    const catalog = await surface(CatalogSurfaceModule.forRoot(), config.ports.catalog);
+    const grpcServer = new Server();
+    const grpcPort = await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync(`${config.host}:${config.ports.grpc}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+    const urls: SandboxUrls = { auth, exchange, grpc: `${config.host}:${grpcPort}`, retail, catalog };
+    return {
+      urls,
+      keys,
+      state,
+      close: async () => {
+        grpcServer.forceShutdown();
+        await Promise.all(apps.map((app) => app.close()));
+      },
+    };
+  } catch (error) {
+    await Promise.all(apps.map((app) => app.close()));
+    throw error;
+  }
+}
+
+function provision(config: SandboxConfig, state: SandboxState): ProvisionedKeys {
+  const keys: ProvisionedKeys = { exchange: [], retail: [] };
+  for (const client of config.exchange.clients) {
+    const key = provisionExchangeKey(config.keyDir, client.clientId);
+    state.exchangeClients.set(client.clientId, { ...client, publicKeys: [key.publicKey] });
+    keys.exchange.push({ clientId: client.clientId, privateKeyFile: key.privateKeyFile });
+  }
+  for (const entry of config.retail.keys) {
+    const key = provisionRetailKey(config.keyDir, entry.name, entry.keyId);
+    state.retailKeys.set(entry.keyId, { name: entry.name, keyId: entry.keyId, publicKey: key.publicKey });
+    keys.retail.push({ name: entry.name, keyId: entry.keyId, secretKeyFile: key.secretKeyFile });
+  }
+  return keys;
+}

@@ -1,0 +1,32 @@
+import tseslint from 'typescript-eslint';
+import jest from 'eslint-plugin-jest';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.dev/**', 'bench/results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'off',
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through @lib/core config only.' },
+      ],
+    },
+  },
+  {
+    files: ['libs/core/src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '*.js', 'tools/*.mjs'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['**/*.spec.ts', 'test/**/*.ts'],
+    plugins: { jest },
+    rules: {
+      'jest/no-focused-tests': 'error',
+      'jest/no-disabled-tests': 'error',
+      'jest/expect-expect': 'off',
+    },
+  },
+);

@@ -1,0 +1,37 @@
+// ESM TypeScript under jest: swc transforms, Node's vm modules run them (docs/toolchain.md).
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'es6' },
+  },
+];
+
+// A few CommonJS dependencies `require` packages that ship only ESM (content-disposition via
+// @fastify/static, cookie via light-my-request). Node 20 can do that; jest's runtime cannot
+// before Node 24.9, so those packages are compiled to CommonJS for the test run only.
+const esmOnlyDeps = ['content-disposition', 'cookie'];
+const swcCjs = ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/(${esmOnlyDeps.join('|')})/.+\\.js$`]: swcCjs,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyDeps.join('|')})/)`],
+  moduleNameMapper: {
+    '^@lib/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
+  globalSetup: '<rootDir>/test/support/redis-server.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+
+import { SCOPES } from '../auth/scopes.js';
+
+/** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
+export const ENVIRONMENT_NAMES = ['development', 'pre-production', 'production'] as const;
+export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
+
+const url = z.url({ protocol: /^https?$/ });
+const hostPort = z.string().regex(/^[^\s/:]+:\d{1,5}$/, 'expected host:port');
+/** Secrets are never inline: the config names a file that holds them. */
+const secretFile = z.string().min(1);
+
+const ServerSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8080),
+    bodyLimitBytes: z.number().int().positive().default(1_048_576),
+    shutdownGraceMs: z.number().int().positive().default(10_000),
+    trustProxy: z.boolean().default(false),
+  })
+  .strict();
+
+const RedisSchema = z
+  .object({
+    mode: z.enum(['single', 'sentinel', 'cluster']).default('single'),
+    url: z.string().optional(),
+    sentinels: z.array(z.object({ host: z.string(), port: z.number().int() }).strict()).optional(),
+    sentinelName: z.string().optional(),
+    nodes: z.array(z.object({ host: z.string(), port: z.number().int() }).strict()).optional(),
+    passwordFile: secretFile.optional(),
+    keyPrefix: z.string().default('pmgw:'),
+    /** Short on purpose: a slow Redis must degrade the gateway, not stall it (issue 6). */
+    commandTimeoutMs: z.number().int().positive().default(50),
+    connectTimeoutMs: z.number().int().positive().default(1_000),
+  })
+  .strict()
+  .superRefine((redis, ctx) => {
+    if (redis.mode === 'single' && !redis.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required when mode is single' });
+    if (redis.mode === 'sentinel' && (!redis.sentinels?.length || !redis.sentinelName))
+      ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'sentinels and sentinelName are required when mode is sentinel' });
+    if (redis.mode === 'cluster' && !redis.nodes?.length)
+      ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'required when mode is cluster' });
+  });
+
+const HttpSchema = z
+  .object({
+    connectTimeoutMs: z.number().int().positive().default(2_000),
+    headersTimeoutMs: z.number().int().positive().default(10_000),
+    bodyTimeoutMs: z.number().int().positive().default(10_000),
+    connectionsPerOrigin: z.number().int().positive().default(64),
+    keepAliveTimeoutMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
+const RetailAccountSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    keyId: z.uuid(),
+    secretKeyFile: secretFile,
+  })
+  .strict();
+
+const EnvironmentSchema = z
+  .object({
+    authUrl: url,
+    exchangeUrl: url,
+    grpcTarget: hostPort,
+    grpcTls: z.boolean().default(true),
+    retailUrl: url,
+    catalogUrl: url,
+    exchangeClient: z.object({ clientId: z.string().min(1), privateKeyFile: secretFile }).strict().optional(),
+    retailAccounts: z.array(RetailAccountSchema).default([]),
+  })
+  .strict();
+
+const ExchangeSchema = z
+  .object({
+    /** spec §5.1: the assertion may live at most 5 minutes. */
+    assertionLifetimeSeconds: z.number().int().min(1).max(300).default(60),
+    /** spec §5.1.3: refreshing about 30 s early is the documented pattern. */
+    refreshEarlySeconds: z.number().int().min(0).default(30),
+    refreshBackoffInitialMs: z.number().int().positive().default(250),
+    refreshBackoffMaxMs: z.number().int().positive().default(15_000),
+    requestTimeoutMs: z.number().int().positive().default(10_000),
+  })
+  .strict();
+
+const RetailSchema = z
+  .object({
+    clockSkewWarnMs: z.number().int().positive().default(5_000),
+    requestTimeoutMs: z.number().int().positive().default(10_000),
+  })
+  .strict();
+
+const KeyHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 lower-case hex digits>');
+const Participant = z.string().regex(/^firms\/[^/]+\/users\/[^/]+$/, 'expected firms/<FIRM>/users/<USER>');
+
+const ClientSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+    team: z.string().min(1),
+    keyHash: KeyHash,
+    scopes: z.array(z.enum(SCOPES)).default([]),
+    participants: z.array(Participant).default([]),
+    retailAccounts: z.array(z.string()).default([]),
+  })
+  .strict();
+
+const TeamSchema = z.object({ id: z.string().min(1) }).strict();
+
+const InboundSchema = z
+  .object({
+    /** Abuse guard per client, in process: it costs no Redis call. */
+    perClientPerSecond: z.number().positive().default(500),
+    perClientBurst: z.number().positive().default(1_000),
+    /** Failed authentications allowed per IP per minute, so key guessing is slow. */
+    failedAuthPerIpPerMinute: z.number().positive().default(20),
+  })
+  .strict();
+
+export const GatewayConfigSchema = z
+  .object({
+    server: ServerSchema.prefault({}),
+    logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().prefault({}),
+    redis: RedisSchema.optional(),
+    http: HttpSchema.prefault({}),
+    environment: z.enum(ENVIRONMENT_NAMES),
+    environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
+    exchange: ExchangeSchema.prefault({}),
+    retail: RetailSchema.prefault({}),
+    inbound: InboundSchema.prefault({}),
+    teams: z.array(TeamSchema).default([]),
+    clients: z.array(ClientSchema).default([]),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const active = config.environments[config.environment];
+    if (!active) {
+      ctx.addIssue({ code: 'custom', path: ['environments', config.environment], message: `the running environment "${config.environment}" has no addresses` });
+    }
+    const teams = new Set(config.teams.map((t) => t.id));
+    const accounts = new Set((active?.retailAccounts ?? []).map((a) => a.name));
+    const ids = new Set<string>();
+    const hashes = new Set<string>();
+    config.clients.forEach((client, i) => {
+      if (!teams.has(client.team)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'team'], message: `unknown team "${client.team}"` });
+      if (ids.has(client.id)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'id'], message: `duplicate client id "${client.id}"` });
+      if (hashes.has(client.keyHash)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'keyHash'], message: 'two clients share one key' });
+      ids.add(client.id);
+      hashes.add(client.keyHash);
+      client.retailAccounts.forEach((name, j) => {
+        if (!accounts.has(name)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'retailAccounts', j], message: `unknown retail account "${name}"` });
+      });
+    });
+  });
+
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
+export type RedisConfig = z.infer<typeof RedisSchema>;
+export type HttpConfig = z.infer<typeof HttpSchema>;
+export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
+export type ClientConfig = z.infer<typeof ClientSchema>;
+export type RetailAccountConfig = z.infer<typeof RetailAccountSchema>;

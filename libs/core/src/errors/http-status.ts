@@ -1,0 +1,81 @@
+import { ErrorCode } from './error-code.js';
+
+export function assertUnreachable(value: never): never {
+  throw new Error(`unhandled value: ${String(value)}`);
+}
+
+/** The one mapping from error code to HTTP status; the switch is exhaustive, so a new code cannot go unmapped. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.VALIDATION_FAILED:
+    case ErrorCode.MALFORMED_REQUEST:
+    case ErrorCode.UPSTREAM_BAD_REQUEST:
+      return 400;
+    case ErrorCode.UNAUTHENTICATED:
+      return 401;
+    case ErrorCode.FORBIDDEN:
+    case ErrorCode.UPSTREAM_FORBIDDEN:
+      return 403;
+    case ErrorCode.NOT_FOUND:
+    case ErrorCode.UPSTREAM_NOT_FOUND:
+      return 404;
+    case ErrorCode.METHOD_NOT_ALLOWED:
+      return 405;
+    case ErrorCode.UPSTREAM_CONFLICT:
+      return 409;
+    case ErrorCode.PAYLOAD_TOO_LARGE:
+    case ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE:
+      return 413;
+    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
+      return 415;
+    case ErrorCode.UPSTREAM_UNPROCESSABLE:
+      return 422;
+    case ErrorCode.RATE_LIMITED:
+    case ErrorCode.UPSTREAM_RATE_LIMITED:
+      return 429;
+    case ErrorCode.INTERNAL:
+      return 500;
+    // An upstream that answered 401 to a fresh token is a gateway-side credential problem, not the caller's.
+    case ErrorCode.UPSTREAM_UNAUTHORIZED:
+    case ErrorCode.UPSTREAM_ERROR:
+      return 502;
+    case ErrorCode.UPSTREAM_UNAVAILABLE:
+    case ErrorCode.UPSTREAM_AUTH_UNAVAILABLE:
+    case ErrorCode.SERVICE_UNAVAILABLE:
+      return 503;
+    case ErrorCode.UPSTREAM_TIMEOUT:
+      return 504;
+    default:
+      return assertUnreachable(code);
+  }
+}
+
+const TITLES: Record<ErrorCode, string> = {
+  [ErrorCode.VALIDATION_FAILED]: 'Request validation failed',
+  [ErrorCode.MALFORMED_REQUEST]: 'Malformed request',
+  [ErrorCode.UNAUTHENTICATED]: 'Authentication required',
+  [ErrorCode.FORBIDDEN]: 'Forbidden',
+  [ErrorCode.NOT_FOUND]: 'Not found',
+  [ErrorCode.METHOD_NOT_ALLOWED]: 'Method not allowed',
+  [ErrorCode.PAYLOAD_TOO_LARGE]: 'Payload too large',
+  [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Unsupported media type',
+  [ErrorCode.RATE_LIMITED]: 'Rate limit exceeded',
+  [ErrorCode.UPSTREAM_BAD_REQUEST]: 'Upstream rejected the request',
+  [ErrorCode.UPSTREAM_UNAUTHORIZED]: 'Upstream refused the gateway credentials',
+  [ErrorCode.UPSTREAM_FORBIDDEN]: 'Upstream denied permission',
+  [ErrorCode.UPSTREAM_NOT_FOUND]: 'Upstream resource not found',
+  [ErrorCode.UPSTREAM_CONFLICT]: 'Upstream conflict',
+  [ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE]: 'Upstream rejected the payload size',
+  [ErrorCode.UPSTREAM_UNPROCESSABLE]: 'Upstream could not process the request',
+  [ErrorCode.UPSTREAM_RATE_LIMITED]: 'Upstream rate limit exceeded',
+  [ErrorCode.UPSTREAM_ERROR]: 'Upstream error',
+  [ErrorCode.UPSTREAM_TIMEOUT]: 'Upstream timed out',
+  [ErrorCode.UPSTREAM_UNAVAILABLE]: 'Upstream unavailable',
+  [ErrorCode.UPSTREAM_AUTH_UNAVAILABLE]: 'Upstream authentication unavailable',
+  [ErrorCode.SERVICE_UNAVAILABLE]: 'Service unavailable',
+  [ErrorCode.INTERNAL]: 'Internal error',
+};
+
+export function titleOf(code: ErrorCode): string {
+  return TITLES[code];
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Names that never reach a log line with their value. Matched case-insensitively as header names,
+ * body/object keys (any depth, by the `sanitize` walk) and query parameters.
+ */
+export const SECRET_NAMES = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-pm-access-key',
+  'x-pm-signature',
+  'x-pm-timestamp',
+  'client_assertion',
+  'access_token',
+  'refresh_token',
+  'token',
+  'ticket',
+  'api_key',
+  'apikey',
+  'apiKey',
+  'privateKey',
+  'private_key',
+  'secretKey',
+  'secret_key',
+  'secret',
+  'password',
+  'signature',
+] as const;
+
+const SECRET_SET = new Set(SECRET_NAMES.map((n) => n.toLowerCase()));
+export const REDACTED = '[redacted]';
+
+export function isSecretName(name: string): boolean {
+  return SECRET_SET.has(name.toLowerCase());
+}
+
+/** pino `redact` paths: the fast path for the shapes pino-http logs. */
+export const REDACT_PATHS: string[] = [
+  ...SECRET_NAMES.map((n) => `req.headers["${n.toLowerCase()}"]`),
+  ...SECRET_NAMES.map((n) => `res.headers["${n.toLowerCase()}"]`),
+  ...SECRET_NAMES.map((n) => `*["${n}"]`),
+  ...SECRET_NAMES.map((n) => `*.*["${n}"]`),
+];
+
+/** Patterns of secret material that must not survive even inside free text (an error message, say). */
+const SECRET_PATTERNS: RegExp[] = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g, // JWTs: assertions and access tokens
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\bpmgw_[A-Za-z0-9_-]{16,}\b/g, // the gateway's own API keys
+];
+
+export function scrubText(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, REDACTED);
+  return out;
+}
+
+/** Replaces the values of secret-named query parameters; the path stays readable. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const key of [...params.keys()]) if (isSecretName(key)) params.set(key, REDACTED);
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+/** The request as logged: method, redacted url, request id, remote address, and no headers but safe ones. */
+export function serializeRequest(req: IncomingMessage & { id?: unknown }): Record<string, unknown> {
+  return {
+    id: req.id,
+    method: req.method,
+    url: redactUrl(req.url ?? ''),
+    remoteAddress: req.socket?.remoteAddress,
+    userAgent: req.headers['user-agent'],
+  };
+}

@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+import type { RedisConfig } from '../config/config.schema.js';
+
+export type RedisClient = Redis | Cluster;
+
+/** Builds an ioredis client for single node, Sentinel or Cluster from config. */
+export function createRedisClient(config: RedisConfig, connectionName = 'gateway'): RedisClient {
+  const password = config.passwordFile ? readFileSync(config.passwordFile, 'utf8').trim() : undefined;
+  const common: RedisOptions = {
+    connectionName,
+    password,
+    connectTimeout: config.connectTimeoutMs,
+    commandTimeout: config.commandTimeoutMs,
+    // Fail fast while disconnected so callers can fall back (issue 6): never queue commands behind an outage.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+    lazyConnect: false,
+  };
+  switch (config.mode) {
+    case 'single':
+      return new Redis(config.url as string, common);
+    case 'sentinel':
+      return new Redis({ ...common, sentinels: config.sentinels, name: config.sentinelName });
+    case 'cluster':
+      return new Cluster(config.nodes ?? [], { redisOptions: common, enableOfflineQueue: false });
+  }
+}

@@ -1,0 +1,1 @@
+export { FanoutModule } from './fanout.module.js';

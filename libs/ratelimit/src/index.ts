@@ -1,0 +1,1 @@
+export { RateLimitModule } from './ratelimit.module.js';

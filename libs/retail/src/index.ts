@@ -1,0 +1,1 @@
+export { RetailModule } from './retail.module.js';
