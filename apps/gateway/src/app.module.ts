@@ -13,6 +13,8 @@ import {
 } from '@lib/core';
 import type { DestinationStream } from 'pino';
 
+import { AdminController } from './admin/admin.controller.js';
+import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
@@ -27,7 +29,7 @@ export interface AppModuleOptions {
 export class AppModule {
   static forRoot(config: GatewayConfig, options: AppModuleOptions = {}): DynamicModule {
     return {
-      controllers: [MeController],
+      controllers: [AdminController, MeController],
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot({ level: config.logging.level, destination: options.logDestination }),
@@ -40,6 +42,7 @@ export class AppModule {
       ],
       module: AppModule,
       providers: [
+        AccessLog,
         { provide: Clock, useClass: SystemClock },
         ClientAuthGuard,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },

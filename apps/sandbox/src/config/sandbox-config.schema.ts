@@ -18,6 +18,8 @@ const UPSTREAM_SCOPES = [
 export const SandboxConfigSchema = z
   .object({
     host: z.string().default('127.0.0.1'),
+    /** The host name clients use to reach the sandbox (its URLs, token audience); defaults to `host`. */
+    publicHost: z.string().optional(),
     /** 0 = an ephemeral port (tests). Each surface has its own origin, as upstream does. */
     ports: z
       .object({ auth: port.default(4001), exchange: port.default(4002), grpc: port.default(4003), retail: port.default(4004), catalog: port.default(4005) })

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream, LoggerOptions } from 'pino';
+import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 
-import { REDACT_PATHS, REDACTED, scrubText, serializeRequest } from './redaction.js';
+import { REDACT_PATHS, REDACTED, scrubText } from './redaction.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,25 +46,20 @@ export interface LoggingOptions {
   destination?: DestinationStream;
 }
 
+/** The root pino logger: Nest's logger and the access log write through it, with one redaction setup. */
+export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+
+@Global()
 @Module({})
 export class LoggingModule {
   static forRoot(options: LoggingOptions): DynamicModule {
+    const logger = pino(pinoOptions(options.level), options.destination ?? process.stdout);
     return {
-      imports: [
-        LoggerModule.forRoot({
-          pinoHttp: [
-            {
-              ...pinoOptions(options.level),
-              genReqId: (req, res) => requestIdOf(req, res),
-              serializers: { req: serializeRequest, res: (res: ServerResponse) => ({ statusCode: res.statusCode }) },
-              customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-              autoLogging: { ignore: (req) => req.url === '/metrics' || (req.url ?? '').startsWith('/health') },
-            },
-            options.destination ?? process.stdout,
-          ],
-        }),
-      ],
+      exports: [ROOT_LOGGER],
+      // Request lines come from the gateway's access-log hook, not pino-http's middleware.
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } })],
       module: LoggingModule,
+      providers: [{ provide: ROOT_LOGGER, useValue: logger }],
     };
   }
 }

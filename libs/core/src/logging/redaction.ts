@@ -67,10 +67,9 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.toString()}`;
 }
 
-/** The request as logged: method, redacted url, request id, remote address, and no headers but safe ones. */
-export function serializeRequest(req: IncomingMessage & { id?: unknown }): Record<string, unknown> {
+/** The request as logged: method, redacted url, remote address, and no headers but safe ones. */
+export function serializeRequest(req: IncomingMessage): Record<string, unknown> {
   return {
-    id: req.id,
     method: req.method,
     url: redactUrl(req.url ?? ''),
     remoteAddress: req.socket?.remoteAddress,

@@ -1,0 +1,31 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+
+import { RequireScopes } from '../common/auth.decorators.js';
+
+export interface ClientView {
+  id: string;
+  team: string;
+  scopes: string[];
+  participants: string[];
+  retailAccounts: string[];
+}
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@Controller('admin')
+@RequireScopes('admin')
+export class AdminController {
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
+
+  /** The configured clients and what they may do; key hashes are not shown. */
+  @Get('clients')
+  clients(): { environment: string; teams: string[]; clients: ClientView[] } {
+    return {
+      environment: this.config.environment,
+      teams: this.config.teams.map((t) => t.id),
+      clients: this.config.clients.map(({ id, team, scopes, participants, retailAccounts }) => ({ id, team, scopes, participants, retailAccounts })),
+    };
+  }
+}

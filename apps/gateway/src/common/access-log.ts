@@ -1,0 +1,31 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ROOT_LOGGER, serializeRequest } from '@lib/core';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+
+const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
+
+/** One line per request: who, what (secret query values redacted, no headers), status and time. */
+@Injectable()
+export class AccessLog implements OnModuleInit {
+  constructor(
+    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onResponse', (request, reply, done) => {
+      if (!QUIET_ROUTES.has(request.routeOptions.url ?? '')) {
+        const status = reply.statusCode;
+        const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+        this.logger[level](
+          { req: serializeRequest(request.raw), requestId: request.id, client: request.client?.id, status, ms: Math.round(reply.elapsedTime * 100) / 100 },
+          'request completed',
+        );
+      }
+      done();
+    });
+  }
+}
