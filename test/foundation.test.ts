@@ -14,7 +14,7 @@ describe('gateway foundation', () => {
     expect(live.status).toBe(200);
     const ready = await fetch(`${stack.url}/health/ready`);
     expect(ready.status).toBe(200);
-    expect((await json(ready)).checks.redis.status).toBe('up');
+    expect(await json(ready)).toMatchObject({ status: 'ok', info: { redis: { status: 'up' } } });
   });
 
   it('answers 401 problem+json without a key', async () => {
@@ -123,5 +123,21 @@ describe('graceful shutdown', () => {
     expect(await closeGracefully(stack.gateway, 2_000)).toBe(true);
     await expect(fetch(`${url}/health/live`)).rejects.toThrow();
     await stack.sandbox.close();
+  });
+});
+
+describe('readiness with Redis unreachable', () => {
+  it('stays ready but says degraded, and keeps serving', async () => {
+    const stack = await startStack({
+      gateway: (config) => ({ ...config, redis: { mode: 'single', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 } }),
+    });
+    try {
+      const ready = await fetch(`${stack.url}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await json(ready)).toMatchObject({ status: 'degraded', details: { redis: { status: 'degraded' } } });
+      expect((await api(stack)('/me')).status).toBe(200);
+    } finally {
+      await stack.close();
+    }
   });
 });

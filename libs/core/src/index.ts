@@ -35,3 +35,4 @@ export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { createRedisClient, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
+export { parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

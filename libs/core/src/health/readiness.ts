@@ -12,7 +12,8 @@ export type ReadinessCheck = () => Promise<ReadinessReport> | ReadinessReport;
 
 /**
  * Where parts of the gateway declare what readiness depends on (Redis, upstream credentials, ...).
- * `down` makes the gateway not ready; `degraded` keeps it ready but says so.
+ * `down` makes the gateway not ready; `degraded` keeps it ready but says so. The gateway's
+ * health controller turns each check into a Terminus indicator.
  */
 @Injectable()
 export class Readiness {
@@ -22,20 +23,19 @@ export class Readiness {
     this.checks.set(name, check);
   }
 
-  async report(): Promise<{ status: ReadinessStatus; checks: Record<string, ReadinessReport> }> {
-    const entries = await Promise.all(
-      [...this.checks].map(async ([name, check]): Promise<[string, ReadinessReport]> => {
-        try {
-          return [name, await check()];
-        } catch {
-          return [name, { status: 'down' }];
-        }
-      }),
-    );
-    const checks = Object.fromEntries(entries);
-    const statuses = entries.map(([, r]) => r.status);
-    const status: ReadinessStatus = statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'up';
-    return { status, checks };
+  names(): string[] {
+    return [...this.checks.keys()];
+  }
+
+  /** Runs one check; a check that throws is `down`, never an error of the caller. */
+  async run(name: string): Promise<ReadinessReport> {
+    const check = this.checks.get(name);
+    if (!check) return { status: 'down', details: { reason: 'no such check' } };
+    try {
+      return await check();
+    } catch {
+      return { status: 'down' };
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 
 import type { RedisConfig } from '../config/config.schema.js';
-import { Readiness } from '../health/readiness.js';
+import { Readiness, type ReadinessReport } from '../health/readiness.js';
 import { createRedisClient, type RedisClient } from './redis.factory.js';
 
 /** Injection token of the shared Redis client, or `null` in single-instance mode. */
@@ -47,8 +47,16 @@ export class RedisModule {
   }
 }
 
-async function pingReport(redis: RedisClient) {
+/**
+ * A Redis outage degrades the gateway (shared stores fall back to local ones) rather than taking it
+ * out of rotation, so a failed ping is `degraded`, not `down`.
+ */
+async function pingReport(redis: RedisClient): Promise<ReadinessReport> {
   const started = performance.now();
-  await redis.ping();
-  return { status: 'up' as const, details: { latencyMs: Math.round((performance.now() - started) * 100) / 100 } };
+  try {
+    await redis.ping();
+    return { status: 'up', details: { latencyMs: Math.round((performance.now() - started) * 100) / 100 } };
+  } catch {
+    return { status: 'degraded', details: { reason: 'Redis unreachable; shared state is local to this instance' } };
+  }
 }

@@ -1,0 +1,70 @@
+import { DomainError } from '../errors/domain.error.js';
+import { ErrorCode } from '../errors/error-code.js';
+
+/** What the gateway keeps of a failed upstream answer: the status and the body, parsed when it is JSON. */
+export interface UpstreamFailure {
+  status: number;
+  body: unknown;
+  retryAfter?: string;
+}
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.UPSTREAM_BAD_REQUEST,
+  401: ErrorCode.UPSTREAM_UNAUTHORIZED,
+  403: ErrorCode.UPSTREAM_FORBIDDEN,
+  404: ErrorCode.UPSTREAM_NOT_FOUND,
+  409: ErrorCode.UPSTREAM_CONFLICT,
+  413: ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE,
+  422: ErrorCode.UPSTREAM_UNPROCESSABLE,
+  429: ErrorCode.UPSTREAM_RATE_LIMITED,
+};
+
+/**
+ * An upstream error answer as a problem: 4xx keep their meaning, 5xx become 502, and the upstream
+ * body is kept under `upstream` so nothing the client needs is lost.
+ */
+export function upstreamError(surface: string, failure: UpstreamFailure, extensions: Record<string, unknown> = {}): DomainError {
+  const code = BY_STATUS[failure.status] ?? (failure.status >= 500 ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_BAD_REQUEST);
+  const message = messageOf(failure.body);
+  const detail = `The ${surface} upstream answered ${failure.status}${message ? `: ${message}` : '.'}`;
+  const headers: Record<string, string> = {};
+  if (code === ErrorCode.UPSTREAM_RATE_LIMITED) headers['Retry-After'] = normaliseRetryAfter(failure.retryAfter);
+  return new DomainError(code, detail, { headers, extensions: { ...extensions, upstream: { status: failure.status, body: failure.body } } });
+}
+
+/** Timeouts and connection failures: the request may or may not have been processed (504) or never arrived (503). */
+export function upstreamTransportError(surface: string, error: unknown, extensions: Record<string, unknown> = {}): DomainError {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (error as Error).name === 'TimeoutError') {
+    return new DomainError(ErrorCode.UPSTREAM_TIMEOUT, `The ${surface} upstream did not answer in time; the request may have been processed.`, { extensions, cause: error });
+  }
+  if (code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND') {
+    return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The ${surface} upstream cannot be reached; the request was not sent.`, { extensions, cause: error });
+  }
+  return new DomainError(ErrorCode.UPSTREAM_ERROR, `The connection to the ${surface} upstream failed; the request may have been processed.`, { extensions, cause: error });
+}
+
+export function parseBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 2_000);
+  }
+}
+
+function messageOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { message, error, error_description: description } = body as Record<string, unknown>;
+  const text = [message, error, description].find((v): v is string => typeof v === 'string');
+  return text?.slice(0, 300);
+}
+
+function normaliseRetryAfter(value: string | undefined): string {
+  if (value && /^\d+$/.test(value)) return value;
+  if (value) {
+    const at = Date.parse(value);
+    if (!Number.isNaN(at)) return String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));
+  }
+  return '1';
+}
