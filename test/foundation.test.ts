@@ -1,5 +1,5 @@
 import { closeGracefully } from '../apps/gateway/src/gateway.factory.js';
-import { type Stack, api, json, startStack } from './support/stack.js';
+import { type Stack, api, eventually, json, startStack } from './support/stack.js';
 
 describe('gateway foundation', () => {
   let stack: Stack;
@@ -12,9 +12,8 @@ describe('gateway foundation', () => {
   it('is live and ready with Redis up', async () => {
     const live = await fetch(`${stack.url}/health/live`);
     expect(live.status).toBe(200);
-    const ready = await fetch(`${stack.url}/health/ready`);
-    expect(ready.status).toBe(200);
-    expect(await json(ready)).toMatchObject({ status: 'ok', info: { redis: { status: 'up' } } });
+    const ready = await eventually(async () => json(await fetch(`${stack.url}/health/ready`)), (body) => body.status === 'ok');
+    expect(ready).toMatchObject({ status: 'ok', info: { redis: { status: 'up' }, 'exchange-token': { status: 'up' } } });
   });
 
   it('answers 401 problem+json without a key', async () => {
@@ -132,8 +131,7 @@ describe('readiness with Redis unreachable', () => {
       gateway: (config) => ({ ...config, redis: { mode: 'single', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 } }),
     });
     try {
-      const ready = await fetch(`${stack.url}/health/ready`);
-      expect(ready.status).toBe(200);
+      const ready = await eventually(() => fetch(`${stack.url}/health/ready`), (r) => r.status === 200);
       expect(await json(ready)).toMatchObject({ status: 'degraded', details: { redis: { status: 'degraded' } } });
       expect((await api(stack)('/me')).status).toBe(200);
     } finally {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,8 @@ export default async function globalSetup(): Promise<void> {
   const pidFile = join(tmpdir(), `gateway-test-redis-${process.pid}.pid`);
   writeFileSync(pidFile, String(redis.process.pid));
   process.env.TEST_REDIS_PID_FILE = pidFile;
+  // Every gateway log line of the run lands here; global teardown scans it for secrets.
+  process.env.TEST_LOG_DIR = mkdtempSync(join(tmpdir(), 'gateway-test-logs-'));
   redis.process.unref();
   redis.process.stdout?.destroy();
   redis.process.stderr?.destroy();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -99,9 +99,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const config = GatewayConfigSchema.parse(input);
 
   const logs: string[] = [];
+  const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `worker-${process.pid}.log`) : undefined;
+  const write = (line: string) => {
+    logs.push(line);
+    if (runLog) appendFileSync(runLog, line);
+  };
   let gateway: NestFastifyApplication;
   try {
-    gateway = await createGateway(config, { logDestination: { write: (line: string) => void logs.push(line) } });
+    gateway = await createGateway(config, { logDestination: { write } });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {
     await sandbox.close();
@@ -140,3 +145,14 @@ export function api(stack: Stack, clientId = 'all') {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export type Json = any;
 export const json = (res: Response): Promise<Json> => res.json() as Promise<Json>;
+
+/** Polls `probe` until it returns a value that `accept` takes, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import {
-  Clock,
+  ClockModule,
   ConfigModule,
   type GatewayConfig,
   HttpModule,
@@ -9,7 +9,6 @@ import {
   MetricsModule,
   ReadinessModule,
   RedisModule,
-  SystemClock,
 } from '@lib/core';
 import type { DestinationStream } from 'pino';
 
@@ -17,9 +16,11 @@ import { AdminController } from './admin/admin.controller.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
 import { ProblemFilter } from './common/problem.filter.js';
+import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
 import { GatewayMetricsModule } from './metrics/metrics.module.js';
+import { RetailRoutesModule } from './retail/retail-routes.module.js';
 
 export interface AppModuleOptions {
   logDestination?: DestinationStream;
@@ -31,6 +32,7 @@ export class AppModule {
     return {
       controllers: [AdminController, MeController],
       imports: [
+        ClockModule,
         ConfigModule.forRoot(config),
         LoggingModule.forRoot({ level: config.logging.level, destination: options.logDestination }),
         MetricsModule,
@@ -39,11 +41,12 @@ export class AppModule {
         HttpModule,
         HealthModule,
         GatewayMetricsModule,
+        ExchangeRoutesModule,
+        RetailRoutesModule,
       ],
       module: AppModule,
       providers: [
         AccessLog,
-        { provide: Clock, useClass: SystemClock },
         ClientAuthGuard,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

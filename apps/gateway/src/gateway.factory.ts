@@ -23,7 +23,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       return id;
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { abortOnError: false, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();

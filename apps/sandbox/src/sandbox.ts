@@ -12,16 +12,9 @@ import { ExchangeSurfaceModule } from './exchange/exchange-surface.module.js';
 import { provisionExchangeKey, provisionRetailKey } from './keys/key-material.js';
 import { RetailSurfaceModule } from './retail/retail-surface.module.js';
 import { SandboxStateModule } from './shared/sandbox-state.module.js';
-import { SandboxState } from './shared/sandbox-state.js';
+import { SandboxState, type SandboxUrls } from './shared/sandbox-state.js';
 
-export interface SandboxUrls {
-  auth: string;
-  exchange: string;
-  /** host:port of the gRPC server (plaintext). */
-  grpc: string;
-  retail: string;
-  catalog: string;
-}
+export type { SandboxUrls };
 
 export interface ProvisionedKeys {
   exchange: { clientId: string; privateKeyFile: string }[];
@@ -49,6 +42,7 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
   const state = new SandboxState(config);
   const keys = provision(config, state);
 
+  const publicHost = config.publicHost ?? config.host;
   const apps: NestFastifyApplication[] = [];
   const surface = async (module: DynamicModule, port: number): Promise<string> => {
     const app = await NestFactory.create<NestFastifyApplication>(
@@ -57,9 +51,14 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
       { logger: LOG_LEVELS[config.logLevel] },
     );
     apps.push(app);
+    // Responses are dated by the sandbox clock: a client learns the server's time (and any skew) from `Date`.
+    app.getHttpAdapter().getInstance().addHook('onSend', (_request, reply, payload, done) => {
+      reply.header('date', new Date(state.clock.now()).toUTCString());
+      done(null, payload);
+    });
     await app.listen({ host: config.host, port });
     const address = app.getHttpServer().address() as AddressInfo;
-    return `http://${config.host}:${address.port}`;
+    return `http://${publicHost}:${address.port}`;
   };
 
   try {
@@ -71,7 +70,9 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
     const grpcPort = await new Promise<number>((resolve, reject) =>
       grpcServer.bindAsync(`${config.host}:${config.ports.grpc}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );
-    const urls: SandboxUrls = { auth, exchange, grpc: `${config.host}:${grpcPort}`, retail, catalog };
+    const urls: SandboxUrls = { auth, exchange, grpc: `${publicHost}:${grpcPort}`, retail, catalog };
+    // Token audience and assertion `aud` are these addresses, so checks start only once all are known.
+    state.setUrls(urls);
     return {
       urls,
       keys,
@@ -91,12 +92,12 @@ function provision(config: SandboxConfig, state: SandboxState): ProvisionedKeys 
   const keys: ProvisionedKeys = { exchange: [], retail: [] };
   for (const client of config.exchange.clients) {
     const key = provisionExchangeKey(config.keyDir, client.clientId);
-    state.exchangeClients.set(client.clientId, { ...client, publicKeys: [key.publicKey] });
+    state.registerExchangeClient(client, key.publicKey);
     keys.exchange.push({ clientId: client.clientId, privateKeyFile: key.privateKeyFile });
   }
   for (const entry of config.retail.keys) {
     const key = provisionRetailKey(config.keyDir, entry.name, entry.keyId);
-    state.retailKeys.set(entry.keyId, { name: entry.name, keyId: entry.keyId, publicKey: key.publicKey });
+    state.registerRetailKey(entry.name, entry.keyId, key.publicKey);
     keys.retail.push({ name: entry.name, keyId: entry.keyId, secretKeyFile: key.secretKeyFile });
   }
   return keys;

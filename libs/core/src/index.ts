@@ -1,5 +1,5 @@
 export { SCOPES, type Scope } from './auth/scopes.js';
-export { Clock, SystemClock } from './clock/clock.js';
+export { Clock, ClockModule, SystemClock } from './clock/clock.js';
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
@@ -28,11 +28,11 @@ export { ErrorCode } from './errors/error-code.js';
 export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.js';
 export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
-export { UpstreamHttp, type UpstreamRequest } from './http/upstream-http.service.js';
+export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
 export { LoggingModule, REQUEST_ID_HEADER, ROOT_LOGGER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText, serializeRequest } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { createRedisClient, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
-export { parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';
+export { okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -66,6 +66,25 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 export function ed25519PublicFromSeed(seed: Buffer): KeyObject {
   const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   return createPublicKey(privateKey);
+}
+
+/** SHA-256 of the key's SubjectPublicKeyInfo DER, hex: how the operator names a key (rotation, counters). */
+export function publicKeyFingerprint(key: KeyObject): string {
+  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
+}
+
+const MIN_RSA_BITS = 2048;
+
+/** An RSA public key from PEM, or undefined; private-key PEMs are refused rather than quietly reduced to their public half. */
+export function parseRsaPublicKeyPem(pem: string): KeyObject | undefined {
+  if (pem.includes('PRIVATE KEY')) return undefined;
+  try {
+    const key = createPublicKey({ key: pem, format: 'pem' });
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    return key.asymmetricKeyType === 'rsa' && bits >= MIN_RSA_BITS ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function writeSecret(dir: string, file: string, content: string): void {

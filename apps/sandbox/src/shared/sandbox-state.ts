@@ -1,7 +1,18 @@
-import type { KeyObject } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 
 import type { SandboxConfig, UpstreamScope } from '../config/sandbox-config.schema.js';
+import { parseRsaPublicKeyPem, publicKeyFingerprint } from '../keys/key-material.js';
 import { SandboxClock } from './sandbox-clock.js';
+import { SurfaceError } from './surface-error.js';
+
+export interface SandboxUrls {
+  auth: string;
+  exchange: string;
+  /** host:port of the gRPC server (plaintext). */
+  grpc: string;
+  retail: string;
+  catalog: string;
+}
 
 export interface RegisteredExchangeClient {
   clientId: string;
@@ -16,18 +27,108 @@ export interface RegisteredRetailKey {
   name: string;
   keyId: string;
   publicKey: KeyObject;
+  fingerprint: string;
 }
 
-/** What every surface of the sandbox shares: the clock, the onboarded credentials, counters tests read. */
+export interface SandboxFaults {
+  /** `/oauth/token` drops the connection without an answer: an unreachable auth server (spec §7). */
+  authDown: boolean;
+}
+
+/** Placeholder record until the matching engine lands; int64 quantities as strings, as on the exchange. */
+export interface ExchangePosition {
+  symbol: string;
+  netPosition: string;
+  qtyBought: string;
+  qtySold: string;
+}
+
+/** upstream-facts "Balance": every amount is a JSON number. */
+export interface RetailBalance {
+  currentBalance: number;
+  currency: 'USD';
+  buyingPower: number;
+  lastUpdated: string;
+  assetNotional: number;
+  assetAvailable: number;
+  pendingCredit: number;
+  openOrders: number;
+  unsettledFunds: number;
+  pendingWithdrawals: number;
+  marginRequirement: number;
+  balanceReservation: number;
+}
+
+const STARTING_BALANCE_USD = 10_000;
+
+/** What every surface of the sandbox shares: the clock, the onboarded credentials, account stores, counters. */
 export class SandboxState {
   readonly clock: SandboxClock;
   readonly exchangeClients = new Map<string, RegisteredExchangeClient>();
   readonly retailKeys = new Map<string, RegisteredRetailKey>();
   /** Counts by name (token requests, rejections, ...), for tests and the admin view. */
   readonly counters = new Map<string, number>();
+  readonly faults: SandboxFaults = { authDown: false };
+  /** Signs the access tokens the auth surface issues; made per run and never leaves the process. */
+  readonly tokenSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  /** Exchange positions by participant (`firms/<FIRM>/users/<USER>`). */
+  readonly positions = new Map<string, ExchangePosition[]>();
+  /** Retail balances by key id. */
+  readonly balances = new Map<string, RetailBalance>();
+  /** Tokens carry the epoch they were issued in; `revokeAccessTokens()` moves it on. */
+  tokenEpoch = 0;
+  private knownUrls?: SandboxUrls;
 
   constructor(readonly config: SandboxConfig) {
     this.clock = new SandboxClock(config.clockSkewMs);
+  }
+
+  /** The surfaces' own addresses (token audience, assertion `aud`); known once every surface listens. */
+  get urls(): SandboxUrls {
+    if (!this.knownUrls) throw new SurfaceError(503, 'the sandbox is still starting');
+    return this.knownUrls;
+  }
+
+  setUrls(urls: SandboxUrls): void {
+    this.knownUrls = urls;
+  }
+
+  registerExchangeClient(client: Omit<RegisteredExchangeClient, 'publicKeys'>, publicKey: KeyObject): void {
+    this.exchangeClients.set(client.clientId, { ...client, publicKeys: [publicKey] });
+  }
+
+  registerRetailKey(name: string, keyId: string, publicKey: KeyObject): void {
+    this.retailKeys.set(keyId, { name, keyId, publicKey, fingerprint: publicKeyFingerprint(publicKey) });
+  }
+
+  participantsOf(client: RegisteredExchangeClient): string[] {
+    return client.users.map((user) => `firms/${client.firm}/users/${user}`);
+  }
+
+  positionsOf(participant: string): ExchangePosition[] {
+    return this.positions.get(participant) ?? [];
+  }
+
+  retailBalance(keyId: string): RetailBalance {
+    let balance = this.balances.get(keyId);
+    if (!balance) {
+      balance = {
+        currentBalance: STARTING_BALANCE_USD,
+        currency: 'USD',
+        buyingPower: STARTING_BALANCE_USD,
+        lastUpdated: new Date(this.clock.now()).toISOString(),
+        assetNotional: 0,
+        assetAvailable: 0,
+        pendingCredit: 0,
+        openOrders: 0,
+        unsettledFunds: 0,
+        pendingWithdrawals: 0,
+        marginRequirement: 0,
+        balanceReservation: 0,
+      };
+      this.balances.set(keyId, balance);
+    }
+    return balance;
   }
 
   count(name: string, by = 1): void {
@@ -36,6 +137,53 @@ export class SandboxState {
 
   counter(name: string): number {
     return this.counters.get(name) ?? 0;
+  }
+
+  // Operator actions, also served under /_sandbox/ on the auth surface.
+
+  /** Every access token issued so far stops working (401), as if the operator revoked them. */
+  revokeAccessTokens(): void {
+    this.tokenEpoch++;
+  }
+
+  setClockSkew(skewMs: number): void {
+    this.clock.skewMs = skewMs;
+  }
+
+  /** The operator registers a client's new public key; old and new both work until one is removed (spec §5.1.7). */
+  addExchangeKey(clientId: string, publicKeyPem: string): string {
+    const client = this.exchangeClient(clientId);
+    const key = parseRsaPublicKeyPem(publicKeyPem);
+    if (!key) throw new SurfaceError(400, 'publicKeyPem must be a PEM RSA public key of at least 2048 bits', 'invalid_request');
+    const fingerprint = publicKeyFingerprint(key);
+    if (!client.publicKeys.some((known) => publicKeyFingerprint(known) === fingerprint)) client.publicKeys.push(key);
+    return fingerprint;
+  }
+
+  removeExchangeKey(clientId: string, fingerprint: string): void {
+    const client = this.exchangeClient(clientId);
+    const index = client.publicKeys.findIndex((key) => publicKeyFingerprint(key) === fingerprint.toLowerCase());
+    if (index < 0) throw new SurfaceError(404, `client ${clientId} has no key ${fingerprint}`, 'not_found');
+    client.publicKeys.splice(index, 1);
+  }
+
+  exchangeKeyFingerprints(clientId: string): string[] {
+    return this.exchangeClient(clientId).publicKeys.map(publicKeyFingerprint);
+  }
+
+  setFaults(faults: Partial<SandboxFaults>): SandboxFaults {
+    Object.assign(this.faults, faults);
+    return { ...this.faults };
+  }
+
+  counterSnapshot(): Record<string, number> {
+    return Object.fromEntries(this.counters);
+  }
+
+  private exchangeClient(clientId: string): RegisteredExchangeClient {
+    const client = this.exchangeClients.get(clientId);
+    if (!client) throw new SurfaceError(404, `unknown exchange client ${clientId}`, 'not_found');
+    return client;
   }
 }
 

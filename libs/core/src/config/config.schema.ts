@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
+import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 
 /** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
 export const ENVIRONMENT_NAMES = ['development', 'pre-production', 'production'] as const;
@@ -107,7 +108,7 @@ const ClientSchema = z
   })
   .strict();
 
-const TeamSchema = z.object({ id: z.string().min(1) }).strict();
+const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional() }).strict();
 
 const InboundSchema = z
   .object({
@@ -130,6 +131,7 @@ export const GatewayConfigSchema = z
     exchange: ExchangeSchema.prefault({}),
     retail: RetailSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
+    limits: LimitsSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })

@@ -27,6 +27,14 @@ export class Readiness {
     return [...this.checks.keys()];
   }
 
+  /** Every check at once, with the worst status as the overall one. */
+  async report(): Promise<{ status: ReadinessStatus; checks: Record<string, ReadinessReport> }> {
+    const entries = await Promise.all(this.names().map(async (name) => [name, await this.run(name)] as const));
+    const statuses = entries.map(([, r]) => r.status);
+    const status: ReadinessStatus = statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'up';
+    return { status, checks: Object.fromEntries(entries) };
+  }
+
   /** Runs one check; a check that throws is `down`, never an error of the caller. */
   async run(name: string): Promise<ReadinessReport> {
     const check = this.checks.get(name);

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/domain.error.js';
 import { ErrorCode } from '../errors/error-code.js';
+import type { JsonReply } from './upstream-http.service.js';
 
 /** What the gateway keeps of a failed upstream answer: the status and the body, parsed when it is JSON. */
 export interface UpstreamFailure {
@@ -42,6 +43,13 @@ export function upstreamTransportError(surface: string, error: unknown, extensio
     return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The ${surface} upstream cannot be reached; the request was not sent.`, { extensions, cause: error });
   }
   return new DomainError(ErrorCode.UPSTREAM_ERROR, `The connection to the ${surface} upstream failed; the request may have been processed.`, { extensions, cause: error });
+}
+
+/** Passes a successful answer through; turns an error answer into its problem (see `upstreamError`). */
+export function okOrThrow(surface: string, reply: JsonReply, extensions: Record<string, unknown> = {}): JsonReply {
+  if (reply.status < 400) return reply;
+  const retryAfter = reply.headers['retry-after'];
+  throw upstreamError(surface, { status: reply.status, body: parseBody(reply.text), retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined }, extensions);
 }
 
 export function parseBody(text: string): unknown {

@@ -1,0 +1,29 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+
+import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { Caller, ExchangeScope } from './exchange-auth.decorators.js';
+import type { ExchangeCaller } from './exchange-authorization.js';
+
+interface WhoAmI {
+  clientId: string;
+  firm: string;
+  participants: string[];
+  scopes: string[];
+}
+
+// Spec §5.1 lists no scope for whoami and users; read:accounts ("account information") is the one that fits.
+@Controller('v1')
+@ExchangeScope('read:accounts')
+export class AccountController {
+  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+
+  @Get('whoami')
+  whoami(@Caller() { client, scopes }: ExchangeCaller): WhoAmI {
+    return { clientId: client.clientId, firm: client.firm, participants: this.state.participantsOf(client), scopes: [...scopes] };
+  }
+
+  @Get('users')
+  users(@Caller() { client }: ExchangeCaller): { users: string[] } {
+    return { users: this.state.participantsOf(client) };
+  }
+}

@@ -1,0 +1,71 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+import { type AccessTokenRejection, verifyAccessToken } from '../auth/access-token.js';
+import type { UpstreamScope } from '../config/sandbox-config.schema.js';
+import type { RegisteredExchangeClient, SandboxState } from '../shared/sandbox-state.js';
+
+export interface ExchangeRequirement {
+  scope: UpstreamScope;
+  /** Trading, positions, reports: the call acts for one user of the firm (spec §5.1.4). */
+  accountScoped: boolean;
+}
+
+export interface ExchangeCaller {
+  client: RegisteredExchangeClient;
+  scopes: ReadonlySet<string>;
+  /** `firms/<FIRM>/users/<USER>`, checked against the token's firm; set on account-scoped calls. */
+  participant?: string;
+}
+
+/** Raw values of the `authorization` and `x-participant-id` headers (REST) or metadata keys (gRPC). */
+export interface ExchangeCredentials {
+  authorization?: string;
+  participantId?: string;
+}
+
+export type ExchangeRejection = 'no_token' | AccessTokenRejection | 'missing_scope' | 'no_participant' | 'foreign_participant';
+
+export type ExchangeAuthorization =
+  | { ok: true; caller: ExchangeCaller }
+  | { ok: false; reason: ExchangeRejection; grpcCode: GrpcStatus.UNAUTHENTICATED | GrpcStatus.PERMISSION_DENIED; message: string };
+
+const BEARER = /^Bearer +(\S+)$/i;
+const PARTICIPANT = /^firms\/([^/]+)\/users\/([^/]+)$/;
+
+/**
+ * Spec §5.1 and §7 for one exchange call, in the order upstream answers them: a valid unexpired
+ * token (else UNAUTHENTICATED), the route's scope, then the participant (else PERMISSION_DENIED).
+ * Plain function so that REST (a Nest guard) and gRPC (metadata) share it; it counts each outcome.
+ */
+export function authorizeExchangeCall(state: SandboxState, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+  const result = authorize(state, credentials, requirement);
+  state.count(result.ok ? 'exchange.accepted' : `exchange.rejected.${result.reason}`);
+  return result;
+}
+
+function authorize(state: SandboxState, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+  const token = BEARER.exec(credentials.authorization ?? '')?.[1];
+  if (!token) return unauthenticated('no_token', 'a bearer access token is required');
+  const check = verifyAccessToken(state, token);
+  if (!check.ok) return unauthenticated(check.reason, check.message);
+  const { client, scopes } = check.grant;
+  if (!scopes.has(requirement.scope)) return denied('missing_scope', `missing required scope ${requirement.scope}`);
+  if (!requirement.accountScoped) return { ok: true, caller: { client, scopes } };
+
+  const participant = credentials.participantId;
+  if (!participant) return denied('no_participant', 'x-participant-id is required for this call');
+  const [, firm, user] = PARTICIPANT.exec(participant) ?? [];
+  if (firm !== client.firm || !client.users.includes(user)) {
+    return denied('foreign_participant', `participant ${participant} is not a user of firm ${client.firm}`);
+  }
+  return { ok: true, caller: { client, scopes, participant } };
+}
+
+function unauthenticated(reason: ExchangeRejection, detail: string): ExchangeAuthorization {
+  return { ok: false, reason, grpcCode: GrpcStatus.UNAUTHENTICATED, message: `unauthenticated: ${detail}` };
+}
+
+// Message wording of upstream-facts: "permission denied: missing required scope read:positions".
+function denied(reason: ExchangeRejection, detail: string): ExchangeAuthorization {
+  return { ok: false, reason, grpcCode: GrpcStatus.PERMISSION_DENIED, message: `permission denied: ${detail}` };
+}

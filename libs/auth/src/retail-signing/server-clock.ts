@@ -1,0 +1,71 @@
+import { Logger } from '@nestjs/common';
+import type { MetricsRegistry } from '@lib/core';
+import { Gauge } from 'prom-client';
+
+/** A `Date` header has one-second resolution: smaller disagreements are measurement noise, not skew. */
+const ADJUST_THRESHOLD_MS = 1_000;
+/** spec §5.2: 30 s window. A correction under half of it cannot explain a rejected timestamp. */
+const RESEND_THRESHOLD_MS = 15_000;
+
+/**
+ * The retail server's clock relative to ours, learned from the `Date` headers of its responses, so
+ * signed timestamps stay inside the server's 30 s window even when the local clock drifts.
+ */
+export class ServerClockOffset {
+  private readonly logger = new Logger(ServerClockOffset.name);
+  private readonly gauge: Gauge;
+  private offset = 0;
+  private warned = false;
+
+  constructor(
+    private readonly warnMs: number,
+    registry: MetricsRegistry,
+  ) {
+    this.gauge = new Gauge({
+      name: 'gateway_retail_server_clock_offset_seconds',
+      help: 'Retail server clock minus local clock, as learned from response Date headers',
+      registers: [registry],
+    });
+    this.gauge.set(0);
+  }
+
+  get offsetMs(): number {
+    return this.offset;
+  }
+
+  /**
+   * Learns from one response. The header was written between `sentAtMs` and `receivedAtMs` (local
+   * time), at a server time in [Date, Date + 1 s): the midpoints of both estimate the offset. Returns
+   * how far the offset moved (0 when the sample agrees with it within its own uncertainty).
+   */
+  observe(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): number {
+    if (dateHeader === undefined || receivedAtMs < sentAtMs) return 0;
+    const serverSecond = Date.parse(dateHeader);
+    if (Number.isNaN(serverSecond)) return 0;
+    const measured = Math.round(serverSecond + 500 - (sentAtMs + receivedAtMs) / 2);
+    const change = measured - this.offset;
+    // A slow round trip widens the uncertainty of the sample by half its duration.
+    if (Math.abs(change) <= ADJUST_THRESHOLD_MS + (receivedAtMs - sentAtMs) / 2) return 0;
+    this.offset = measured;
+    this.gauge.set(measured / 1000);
+    this.report();
+    return change;
+  }
+
+  /** After a 401: true when the offset moved enough that the rejected timestamp may have been the cause. */
+  observeUnauthorized(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): boolean {
+    return Math.abs(this.observe(dateHeader, sentAtMs, receivedAtMs)) >= RESEND_THRESHOLD_MS;
+  }
+
+  private report(): void {
+    const beyond = Math.abs(this.offset) > this.warnMs;
+    if (beyond && !this.warned) {
+      this.logger.warn(`The retail server clock differs from ours by ${this.offset} ms (over ${this.warnMs} ms); signed timestamps are corrected, but check NTP`);
+    } else if (!beyond && this.warned) {
+      this.logger.log(`The retail server clock is back within ${this.warnMs} ms of ours (${this.offset} ms)`);
+    } else {
+      this.logger.debug(`Retail server clock offset is now ${this.offset} ms`);
+    }
+    this.warned = beyond;
+  }
+}

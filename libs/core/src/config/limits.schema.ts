@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+/** Request classes the budget tells apart: reads may not eat the reserve kept for order entry and cancels. */
+export const REQUEST_CLASSES = ['read', 'write', 'cancel'] as const;
+export type RequestClass = (typeof REQUEST_CLASSES)[number];
+
+/** upstream-facts "Published per-firm rate limits": order entry limits depend on the firm's tier. */
+export const EXCHANGE_TIERS = ['T1', 'T2', 'T3', 'T4'] as const;
+export type ExchangeTier = (typeof EXCHANGE_TIERS)[number];
+
+/** Stable bucket names: metrics, admin views, config overrides and route declarations all use them. */
+export const BUCKET_NAMES = [
+  'retail.orders.create',
+  'retail.orders.cancel',
+  'retail.orders.modify',
+  'retail.orders.cancel-all',
+  'retail.orders.close-position',
+  'retail.orders.open',
+  'retail.orders.get',
+  'retail.all',
+  'exchange.orders.insert',
+  'exchange.orders.cancel',
+  'exchange.orders.batch',
+  'exchange.trade-stats',
+  'exchange.instruments',
+  'exchange.book',
+  'exchange.search',
+  'exchange.settlement',
+  'exchange.public',
+  'catalog.public',
+] as const;
+export type BucketName = (typeof BUCKET_NAMES)[number];
+
+interface DocumentedLimit {
+  limit: number;
+  windowSeconds: number;
+  /** The upstream counts per source IP, not per firm: one bucket per egress address. */
+  perEgressIp?: boolean;
+}
+
+const ORDER_ENTRY_PER_SECOND: Record<ExchangeTier, { insert: number; cancel: number }> = {
+  // upstream-facts: insert and cancel-replace 30/100/200/400 per second; cancel 90/300/600/1200 per second.
+  T1: { insert: 30, cancel: 90 },
+  T2: { insert: 100, cancel: 300 },
+  T3: { insert: 200, cancel: 600 },
+  T4: { insert: 400, cancel: 1200 },
+};
+
+/** The published limits, before the safety margin. */
+export function documentedLimits(tier: ExchangeTier): Record<BucketName, DocumentedLimit> {
+  const entry = ORDER_ENTRY_PER_SECOND[tier];
+  return {
+    'retail.orders.create': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s
+    'retail.orders.cancel': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.modify': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.cancel-all': { limit: 110, windowSeconds: 10 }, // spec §8: 110 per 10 s
+    'retail.orders.close-position': { limit: 220, windowSeconds: 10 }, // spec §8: 220 per 10 s
+    'retail.orders.open': { limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.orders.get': { limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.all': { limit: 2_000, windowSeconds: 10 }, // spec §8: 2,000 per 10 s, all retail combined
+    // Insert and cancel-replace are published as one figure; one shared bucket is the reading that cannot overshoot.
+    'exchange.orders.insert': { limit: entry.insert, windowSeconds: 1 },
+    'exchange.orders.cancel': { limit: entry.cancel, windowSeconds: 1 },
+    'exchange.orders.batch': { limit: 50, windowSeconds: 1 }, // upstream-facts: batch operations 50/s, every tier
+    'exchange.trade-stats': { limit: 60, windowSeconds: 60 }, // upstream-facts: 60/min
+    'exchange.instruments': { limit: 6, windowSeconds: 60 }, // upstream-facts: instruments and symbols 6/min
+    'exchange.book': { limit: 12, windowSeconds: 60 }, // upstream-facts: order book and BBO 12/min
+    'exchange.search': { limit: 12, windowSeconds: 60 }, // upstream-facts: order, execution, trade search 12/min
+    'exchange.settlement': { limit: 10, windowSeconds: 1 }, // upstream-facts: instrument settlement 10/s
+    'exchange.public': { limit: 20, windowSeconds: 1, perEgressIp: true }, // upstream-facts: 20/s per IP
+    'catalog.public': { limit: 20, windowSeconds: 1, perEgressIp: true }, // spec §8: 20 per second per IP
+  };
+}
+
+const fraction = z.number().gt(0).max(1);
+const reserveFraction = z.number().min(0).lt(1);
+
+const BucketOverrideSchema = z
+  .object({
+    limit: z.number().positive(),
+    windowSeconds: z.number().positive(),
+    safetyMargin: fraction,
+    /** Capacity in requests after the margin; default: the whole margined limit. */
+    burst: z.number().positive(),
+    /** Fraction of the capacity that reads may not take. */
+    reserve: reserveFraction,
+  })
+  .partial()
+  .strict();
+
+export interface ResolvedBucketLimit {
+  limit: number;
+  windowSeconds: number;
+  safetyMargin: number;
+  burst?: number;
+  reserve: number;
+  perEgressIp: boolean;
+}
+
+export const LimitsSchema = z
+  .object({
+    exchangeTier: z.enum(EXCHANGE_TIERS).default('T1'),
+    /** Stay under the published figures so clock drift and in-flight requests do not earn 429s. */
+    safetyMargin: fraction.default(0.9),
+    /** Fraction of retail.all kept for cancels and order entry (reads never see it). */
+    priorityReserve: reserveFraction.default(0.2),
+    buckets: z.partialRecord(z.enum(BUCKET_NAMES), BucketOverrideSchema).default({}),
+    /** Classes refused, rather than answered from local buckets, while Redis is unreachable. */
+    failClosed: z.array(z.enum(REQUEST_CLASSES)).default([]),
+    heartbeatMs: z.number().int().positive().default(1_000),
+    instanceTtlMs: z.number().int().positive().default(3_000),
+    probeMs: z.number().int().positive().default(1_000),
+    /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
+    egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
+    /** Waiting requests held per queue before new ones are refused outright. */
+    maxQueued: z.number().int().positive().default(10_000),
+  })
+  .strict()
+  .transform(({ buckets: overrides, ...limits }) => {
+    const documented = documentedLimits(limits.exchangeTier);
+    const buckets = {} as Record<BucketName, ResolvedBucketLimit>;
+    for (const name of BUCKET_NAMES) {
+      const o = overrides[name] ?? {};
+      const base = documented[name];
+      buckets[name] = {
+        limit: o.limit ?? base.limit,
+        windowSeconds: o.windowSeconds ?? base.windowSeconds,
+        safetyMargin: o.safetyMargin ?? limits.safetyMargin,
+        burst: o.burst,
+        reserve: o.reserve ?? (name === 'retail.all' ? limits.priorityReserve : 0),
+        perEgressIp: base.perEgressIp ?? false,
+      };
+    }
+    return { ...limits, buckets };
+  });
+
+/** A share key is a bucket name, a dotted prefix of one (`retail`, `retail.orders`) or `*` for every bucket. */
+const SHARE_KEYS: ReadonlySet<string> = new Set([
+  '*',
+  ...BUCKET_NAMES.flatMap((name) => name.split('.').map((_, i, parts) => parts.slice(0, i + 1).join('.'))),
+]);
+
+/** A team's ceiling on each upstream bucket, as a fraction of it; shares may sum past 1 (the bucket stays the cap). */
+export const TeamSharesSchema = z.record(z.string(), fraction).superRefine((shares, ctx) => {
+  for (const key of Object.keys(shares)) {
+    if (!SHARE_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a bucket, a bucket prefix or *` });
+  }
+});
+
+export type LimitsConfig = z.infer<typeof LimitsSchema>;

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ExchangeTokenProvider } from '@lib/auth';
+import {
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  type JsonCall,
+  type JsonReply,
+  UpstreamHttp,
+  okOrThrow,
+  upstreamTransportError,
+  urlOf,
+} from '@lib/core';
+
+export interface ExchangeCall extends Omit<JsonCall, 'base' | 'headers'> {
+  /** `firms/<FIRM>/users/<USER>`, sent as x-participant-id on account-scoped routes (spec §5.1.4). */
+  participant?: string;
+  /** spec §4.1: only the health check is unauthenticated. */
+  anonymous?: boolean;
+  /** Added to any problem this call ends in (e.g. the clordId of an insert). */
+  context?: Record<string, unknown>;
+}
+
+/**
+ * Every exchange REST call goes through here: bearer token attached, a 401 answered by one refresh
+ * and one resend (a 401 means the request was not processed, so even an insert is safe to resend),
+ * and upstream errors mapped to problems. Nothing else is ever resent.
+ */
+@Injectable()
+export class ExchangeHttpClient {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly http: UpstreamHttp,
+    private readonly tokens: ExchangeTokenProvider,
+  ) {
+    this.base = config.environments[config.environment]!.exchangeUrl;
+    this.timeoutMs = config.exchange.requestTimeoutMs;
+  }
+
+  async send(call: ExchangeCall): Promise<JsonReply> {
+    const url = urlOf({ ...call, base: this.base });
+    let authorization = call.anonymous ? undefined : await this.tokens.authorization(url);
+    let reply = await this.once(call, url, authorization);
+    if (reply.status === 401 && authorization) {
+      this.tokens.rejected(authorization);
+      authorization = await this.tokens.authorization(url);
+      reply = await this.once(call, url, authorization);
+    }
+    return okOrThrow('exchange', reply, call.context);
+  }
+
+  private async once(call: ExchangeCall, url: string, authorization: string | undefined): Promise<JsonReply> {
+    const headers: Record<string, string> = {};
+    if (authorization) headers.authorization = authorization;
+    if (call.participant) headers['x-participant-id'] = call.participant;
+    try {
+      return await this.http.json({ ...call, base: this.base, headers, timeoutMs: call.timeoutMs ?? this.timeoutMs }, url);
+    } catch (error) {
+      throw upstreamTransportError('exchange', error, call.context);
+    }
+  }
+}

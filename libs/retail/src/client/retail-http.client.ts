@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RetailSigner } from '@lib/auth';
+import {
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  type JsonCall,
+  type JsonReply,
+  UpstreamHttp,
+  okOrThrow,
+  upstreamTransportError,
+  urlOf,
+} from '@lib/core';
+
+export interface RetailCall extends Omit<JsonCall, 'base' | 'headers'> {
+  /** Name of the retail account (key) the request is signed with. */
+  account: string;
+  context?: Record<string, unknown>;
+}
+
+/**
+ * Every retail REST call goes through here: signed per spec §5.2, the server clock learned from each
+ * answer's Date header, and a 401 that the learned offset explains answered by one re-signed resend
+ * (a 401 means the request was not processed). Upstream errors become problems.
+ */
+@Injectable()
+export class RetailHttpClient {
+  readonly base: string;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly http: UpstreamHttp,
+    private readonly signer: RetailSigner,
+  ) {
+    this.base = config.environments[config.environment]!.retailUrl;
+    this.timeoutMs = config.retail.requestTimeoutMs;
+  }
+
+  async send(call: RetailCall): Promise<JsonReply> {
+    const url = urlOf({ ...call, base: this.base });
+    let reply = await this.once(call, url);
+    if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
+      reply = await this.once(call, url);
+    }
+    return okOrThrow('retail', reply, call.context);
+  }
+
+  private async once(call: RetailCall, url: string): Promise<JsonReply> {
+    const headers = this.signer.sign(call.account, call.method, url);
+    let reply: JsonReply;
+    try {
+      reply = await this.http.json({ ...call, base: this.base, headers, timeoutMs: call.timeoutMs ?? this.timeoutMs }, url);
+    } catch (error) {
+      throw upstreamTransportError('retail', error, call.context);
+    }
+    if (reply.status !== 401) this.signer.observeServerDate(dateOf(reply), reply.sentAt, reply.receivedAt);
+    return reply;
+  }
+}
+
+function dateOf(reply: JsonReply): string | undefined {
+  const date = reply.headers.date;
+  return typeof date === 'string' ? date : undefined;
+}
