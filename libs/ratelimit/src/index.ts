@@ -1,1 +1,13 @@
 export { RateLimitModule } from './ratelimit.module.js';
+export { RateLimiter, type CoolDownOptions, type RateLimiterDeps } from './rate-limiter.service.js';
+export { BucketRegistry, type BucketSpec } from './budget/bucket-registry.js';
+export type { BudgetMode, BucketReading, Decision, LimitedBy } from './budget/decision.js';
+export type { BucketName, LimitsConfig, RequestClass } from './budget/limits.types.js';
+export { ROUTE_BUDGETS, budgetFor, type RouteBudget } from './budget/route-budgets.js';
+export type { TakeRequest } from './budget/take-plan.js';
+export { rateLimitHeaders, rateLimitedError } from './http/rate-limit-headers.js';
+export { retryAfterOf, upstreamThrottleOf, type UpstreamAnswer, type UpstreamThrottle } from './http/upstream-feedback.js';
+export type { BucketView, LimitsMode, LimitsView, TeamBucketView } from './observe/limits-view.js';
+export type { UsageCount } from './observe/team-usage.js';
+export { BudgetWaitTooLongError } from './waiting/budget-wait.error.js';
+export { BudgetGate, type BudgetedReply } from './gate/budget-gate.js';

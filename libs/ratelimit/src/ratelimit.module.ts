@@ -1,4 +1,23 @@
 import { Module } from '@nestjs/common';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
 
-@Module({})
+import { BudgetGate } from './gate/budget-gate.js';
+import { RateLimiter } from './rate-limiter.service.js';
+
+/**
+ * Provides the shared upstream budget. Relies on @lib/core's global GATEWAY_CONFIG, REDIS,
+ * MetricsRegistry and Readiness; Clock is optional (apps that do not provide it get the system clock).
+ */
+@Module({
+  exports: [BudgetGate, RateLimiter],
+  providers: [
+    BudgetGate,
+    {
+      inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],
+      provide: RateLimiter,
+      useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined) =>
+        new RateLimiter({ limits: config.limits, teams: config.teams, redis, keyPrefix: config.redis?.keyPrefix, metrics, readiness, clock }),
+    },
+  ],
+})
 export class RateLimitModule {}

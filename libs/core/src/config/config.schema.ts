@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
+import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 
 /** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
@@ -130,6 +131,7 @@ export const GatewayConfigSchema = z
     environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
     exchange: ExchangeSchema.prefault({}),
     retail: RetailSchema.prefault({}),
+    catalog: CatalogSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),

@@ -114,6 +114,8 @@ export const LimitsSchema = z
     egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
     /** Waiting requests held per queue before new ones are refused outright. */
     maxQueued: z.number().int().positive().default(10_000),
+    /** Longest wait a client may ask for with `Prefer: wait=<seconds>` (RFC 7240) before a 429. */
+    maxPreferWaitSeconds: z.number().min(0).max(120).default(10),
   })
   .strict()
   .transform(({ buckets: overrides, ...limits }) => {

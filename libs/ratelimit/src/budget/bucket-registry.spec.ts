@@ -1,0 +1,68 @@
+import { GatewayConfigSchema } from '@lib/core';
+
+import { resolveLimits } from '../../test/limiter.fixture.js';
+import { BucketRegistry } from './bucket-registry.js';
+import { buildPlan } from './take-plan.js';
+
+const registryOf = (...args: Parameters<typeof resolveLimits>) => {
+  const { limits, teams } = resolveLimits(...args);
+  return new BucketRegistry(limits, teams);
+};
+
+describe(BucketRegistry.name, () => {
+  it('defaults every bucket to the documented limit times the 0.9 margin', () => {
+    const sut = registryOf();
+    // spec §8: 440 per 10 s → 396 per 10 s, one token every 10,000/396 ms.
+    expect(sut.get('retail.orders.create')).toMatchObject({ published: 440, windowSeconds: 10, capacity: 396, reserve: 0 });
+    expect(sut.get('retail.orders.create').emissionMs).toBeCloseTo(10_000 / 396);
+    expect(sut.get('retail.all')).toMatchObject({ published: 2_000, capacity: 1_800, reserve: 0.2 });
+    expect(sut.get('retail.orders.cancel-all').capacity).toBe(99);
+    expect(sut.get('exchange.orders.insert')).toMatchObject({ published: 30, windowSeconds: 1, capacity: 27 });
+    expect(sut.get('exchange.orders.cancel').published).toBe(90);
+    expect(sut.get('exchange.instruments')).toMatchObject({ published: 6, windowSeconds: 60, capacity: 5 });
+    expect(sut.get('catalog.public')).toMatchObject({ published: 20, key: 'catalog.public@shared' });
+  });
+
+  it('takes order entry limits from the exchange tier', () => {
+    const sut = registryOf({ exchangeTier: 'T4' });
+    expect(sut.get('exchange.orders.insert').published).toBe(400);
+    expect(sut.get('exchange.orders.cancel').published).toBe(1_200);
+    expect(sut.get('exchange.orders.batch').published).toBe(50);
+  });
+
+  it('lets config override every number of one bucket', () => {
+    const sut = registryOf({ safetyMargin: 0.5, priorityReserve: 0.3, buckets: { 'retail.orders.open': { limit: 100, windowSeconds: 20, burst: 7 }, 'retail.all': { safetyMargin: 1 } } });
+    expect(sut.get('retail.orders.open')).toMatchObject({ published: 100, windowSeconds: 20, capacity: 7 });
+    expect(sut.get('retail.orders.open').emissionMs).toBeCloseTo(20_000 / 50);
+    expect(sut.get('retail.all')).toMatchObject({ capacity: 2_000, reserve: 0.3 });
+    expect(sut.get('retail.orders.get').capacity).toBe(27);
+  });
+
+  it('resolves a team share by exact bucket, then longest prefix, then *', () => {
+    const sut = registryOf({}, [{ id: 'desk', shares: { '*': 0.1, retail: 0.3, 'retail.orders': 0.4, 'retail.all': 0.5 } }]);
+    expect(sut.shareOf('desk', 'retail.all')).toBe(0.5);
+    expect(sut.shareOf('desk', 'retail.orders.create')).toBe(0.4);
+    expect(sut.shareOf('desk', 'exchange.book')).toBe(0.1);
+    expect(sut.shareOf('other', 'retail.all')).toBeUndefined();
+  });
+
+  it('adds a team-share cell sized share × capacity, and keeps reads out of the reserve', () => {
+    const sut = registryOf({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const plan = buildPlan(sut, { buckets: ['retail.orders.open', 'retail.all'], team: 'desk', class: 'read' });
+    expect(plan.upstreamCount).toBe(2);
+    expect(plan.cells.map((c) => [c.key, c.capacity, c.usable])).toEqual([
+      ['retail.orders.open', 49, 49],
+      ['retail.all', 1_800, 1_440],
+      ['retail.orders.open:team:desk', 24, 24],
+      ['retail.all:team:desk', 900, 720],
+    ]);
+  });
+
+  it('rejects unknown buckets and share keys in config', () => {
+    const base = { environment: 'development', environments: { development: { authUrl: 'http://a', exchangeUrl: 'http://b', grpcTarget: 'c:1', retailUrl: 'http://d', catalogUrl: 'http://e' } } };
+    const result = GatewayConfigSchema.safeParse({ ...base, limits: { buckets: { 'retail.orders.delete': { limit: 1 } } }, teams: [{ id: 'x', shares: { 'retail.ord': 0.5, retail: 1.5 } }] });
+    expect(result.success).toBe(false);
+    const paths = result.error?.issues.map((i) => i.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['limits.buckets', 'teams.0.shares.retail.ord', 'teams.0.shares.retail']));
+  });
+});

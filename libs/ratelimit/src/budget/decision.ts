@@ -1,0 +1,88 @@
+import type { StoreOutcome } from '../store/store-outcome.js';
+import type { BucketName } from './limits.types.js';
+import type { TakePlan } from './take-plan.js';
+
+/** Why a request was refused. */
+export type LimitedBy = 'bucket' | 'team-share' | 'cool-down' | 'unavailable';
+
+/** Where the decision was made: the shared budget, or this instance's part of it. */
+export type BudgetMode = 'redis' | 'local';
+
+/** One cell of a decision, as the RateLimit headers report it. */
+export interface BucketReading {
+  bucket: BucketName;
+  /** Set when the reading is the team's share of the bucket. */
+  team?: string;
+  remaining: number;
+  limit: number;
+  windowSeconds: number;
+  /** Milliseconds until the cell is full again. */
+  resetMs: number;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** 0 when allowed; otherwise how long until the same request would pass. */
+  retryAfterMs: number;
+  /** The limiting bucket when refused; when allowed, the one closest to empty. */
+  bucket: BucketName;
+  /** Set when that bucket's reading is the team's share. */
+  team?: string;
+  remaining: number;
+  limit: number;
+  windowSeconds: number;
+  limitedBy?: LimitedBy;
+  mode: BudgetMode;
+  readings: BucketReading[];
+}
+
+/** `instances`: local decisions report this instance's part of each limit. */
+export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMode, instances = 1): Decision {
+  const readings: BucketReading[] = plan.cells.map((cell, i) => ({
+    bucket: cell.bucket.name,
+    ...(cell.team === undefined ? {} : { team: cell.team }),
+    remaining: outcome.remaining[i],
+    limit: Math.floor(Math.max(1, cell.capacity / instances)),
+    windowSeconds: cell.bucket.windowSeconds,
+    resetMs: Math.max(0, outcome.resetMs[i]),
+  }));
+  const index = outcome.allowed ? tightest(readings) : outcome.limiting;
+  const reading = readings[index] ?? readings[0];
+  const decision: Decision = {
+    allowed: outcome.allowed,
+    retryAfterMs: outcome.allowed ? 0 : Math.max(1, outcome.waitMs),
+    bucket: reading.bucket,
+    remaining: reading.remaining,
+    limit: reading.limit,
+    windowSeconds: reading.windowSeconds,
+    mode,
+    readings,
+  };
+  if (reading.team !== undefined) decision.team = reading.team;
+  if (!outcome.allowed) decision.limitedBy = outcome.coolDown ? 'cool-down' : index >= plan.upstreamCount ? 'team-share' : 'bucket';
+  return decision;
+}
+
+/** Refusal without consulting any bucket: Redis is unreachable and this class fails closed. */
+export function unavailableDecision(plan: TakePlan, retryAfterMs: number, mode: BudgetMode): Decision {
+  const cell = plan.cells[0];
+  return {
+    allowed: false,
+    retryAfterMs,
+    bucket: cell.bucket.name,
+    remaining: 0,
+    limit: Math.floor(cell.capacity),
+    windowSeconds: cell.bucket.windowSeconds,
+    limitedBy: 'unavailable',
+    mode,
+    readings: [],
+  };
+}
+
+function tightest(readings: readonly BucketReading[]): number {
+  let best = 0;
+  readings.forEach((r, i) => {
+    if (r.remaining / r.limit < readings[best].remaining / readings[best].limit) best = i;
+  });
+  return best;
+}

@@ -1,0 +1,78 @@
+import type { BucketRegistry, BucketSpec } from './bucket-registry.js';
+import type { BucketName, RequestClass } from './limits.types.js';
+
+/** What one request asks of the budget. */
+export interface TakeRequest {
+  /** Every upstream bucket the route spends, e.g. `retail.orders.create` + `retail.all`. */
+  buckets: readonly BucketName[];
+  /** The calling team: its share of each bucket is its ceiling. */
+  team?: string;
+  /** Tokens to take from each bucket; a batch may cost more than one. */
+  cost?: number;
+  class: RequestClass;
+}
+
+/** One GCRA cell the request must pass: an upstream bucket, or a team's share of one. */
+export interface PlanCell {
+  bucket: BucketSpec;
+  /** Set on a team-share cell. */
+  team?: string;
+  capacity: number;
+  emissionMs: number;
+  /** Tokens this request's class may use: reads stop short of the priority reserve. */
+  usable: number;
+  /** Storage key suffix, unique per bucket (and team). */
+  key: string;
+}
+
+/** A request shape resolved once and reused: upstream cells first, then team-share cells. */
+export interface TakePlan {
+  id: string;
+  klass: RequestClass;
+  team: string | undefined;
+  cells: PlanCell[];
+  upstreamCount: number;
+  /** The largest cost every cell can ever grant. */
+  maxCost: number;
+}
+
+export function planId(request: TakeRequest): string {
+  return `${request.class}|${request.team ?? ''}|${request.buckets.join(',')}`;
+}
+
+export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
+  if (request.buckets.length === 0) throw new RangeError('A rate-limit request needs at least one bucket');
+  if (new Set(request.buckets).size !== request.buckets.length) throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
+  const usableOf = (capacity: number, reserve: number) => (request.class === 'read' ? capacity * (1 - reserve) : capacity);
+  const specs = request.buckets.map((name) => registry.get(name));
+  const upstream: PlanCell[] = specs.map((spec) => ({
+    bucket: spec,
+    capacity: spec.capacity,
+    emissionMs: spec.emissionMs,
+    usable: usableOf(spec.capacity, spec.reserve),
+    key: spec.key,
+  }));
+  const shares: PlanCell[] = [];
+  for (const spec of specs) {
+    const share = registry.shareOf(request.team, spec.name);
+    if (share === undefined || request.team === undefined) continue;
+    const capacity = Math.max(1, Math.floor(spec.capacity * share));
+    shares.push({
+      bucket: spec,
+      team: request.team,
+      capacity,
+      emissionMs: spec.emissionMs / share,
+      usable: usableOf(capacity, spec.reserve),
+      key: `${spec.key}:team:${request.team}`,
+    });
+  }
+  const cells = [...upstream, ...shares];
+  return {
+    id: planId(request),
+    klass: request.class,
+    team: request.team,
+    cells,
+    upstreamCount: upstream.length,
+    maxCost: Math.min(...cells.map((c) => c.usable)),
+  };
+}

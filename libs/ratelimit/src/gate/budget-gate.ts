@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { type JsonReply, callContext, parseBody } from '@lib/core';
+
+import type { Decision } from '../budget/decision.js';
+import { type RouteBudget, budgetFor } from '../budget/route-budgets.js';
+import { rateLimitedError } from '../http/rate-limit-headers.js';
+import { upstreamThrottleOf } from '../http/upstream-feedback.js';
+import { RateLimiter } from '../rate-limiter.service.js';
+
+/** An upstream answer with the budget decision that let it be sent (for the RateLimit response headers). */
+export interface BudgetedReply extends JsonReply {
+  decision?: Decision;
+}
+
+/**
+ * The one place every upstream call spends its budget and reports back: take all of the route's
+ * buckets (and the team's share) in one decision, or wait when the client asked to
+ * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 or
+ * "Global Rate Limit Exceeded" into a cluster-wide cool-down of the route's buckets.
+ */
+@Injectable()
+export class BudgetGate {
+  constructor(private readonly limiter: RateLimiter) {}
+
+  async spend(budget: RouteBudget | null, team: string, cost?: number): Promise<Decision | undefined> {
+    if (budget === null) return undefined;
+    const request = budgetFor(budget, team, cost);
+    const waitMs = callContext.getStore()?.preferWaitMs;
+    const decision = waitMs ? await this.limiter.takeOrWait(request, waitMs) : await this.limiter.take(request);
+    if (!decision.allowed) throw rateLimitedError(decision);
+    return decision;
+  }
+
+  /** Reads a failed upstream answer for throttling signals; never throws (a lost cool-down is only a lost hint). */
+  feedback(budget: RouteBudget | null, reply: JsonReply): void {
+    if (budget === null || reply.status < 400) return;
+    const retryAfter = reply.headers['retry-after'];
+    const body = parseBody(reply.text);
+    const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
+    const throttle = upstreamThrottleOf(
+      { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
+      Date.now(),
+    );
+    if (throttle) void this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
+  }
+}

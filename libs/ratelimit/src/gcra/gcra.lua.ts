@@ -1,0 +1,106 @@
+/**
+ * Decides a batch of requests in one round trip; each request takes all its cells or none, in
+ * batch order, so later requests see what earlier ones took (the twin of gcra.ts). Time comes
+ * from Redis `TIME`, once per batch, so the clocks of gateway instances do not matter. TAT keys
+ * carry no expiry: there is one per bucket (and team share) in config, and a TAT in the past reads
+ * as a full cell; without PX the write is one plain SET per touched key per batch.
+ *
+ * KEYS   every distinct key of the batch: TATs of cells, cool-down keys of upstream buckets
+ * ARGV   plan count, then per plan (a request shape, sent once per batch): class letter, cell
+ *        count, cool-down count, per cell its KEYS index, emission interval ms and usable span ms
+ *        (tokens its class may use × interval), per cool-down key its KEYS index; then per
+ *        request: plan number, cost. A cool-down value lists the classes it blocks.
+ * Reply  per request: allowed, wait ms, limiting cell (1-based, 0 none), reason (0 ok, 1 bucket,
+ *        2 cool-down), then per cell its debt after the decision, TAT − now in µs (0 = full)
+ */
+export const TAKE_SCRIPT = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+local vals = redis.call('MGET', unpack(KEYS))
+local plans, touched, out, tats, nexts = {}, {}, {}, {}, {}
+local a = 1
+for p = 1, tonumber(ARGV[1]) do
+  plans[p] = a
+  a = a + 3 + 3 * ARGV[a + 2] + ARGV[a + 3]
+end
+while a < #ARGV do
+  local o, cost = plans[tonumber(ARGV[a + 1])], tonumber(ARGV[a + 2])
+  a = a + 2
+  local class, cells, cools = ARGV[o + 1], tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
+  local wait, limiting, reason = 0, 0, 0
+  for j = 1, cools do
+    local k = tonumber(ARGV[o + 3 + 3 * cells + j])
+    local v = vals[k]
+    if v and string.find(v, class, 1, true) then
+      local pttl = redis.call('PTTL', KEYS[k])
+      if pttl > 0 and (reason == 0 or pttl > wait) then wait = pttl; limiting = j; reason = 2 end
+    end
+  end
+  for i = 1, cells do
+    local c = o + 3 * i
+    local tat = tonumber(vals[tonumber(ARGV[c + 1])]) or now
+    if tat < now then tat = now end
+    local nextTat = tat + cost * ARGV[c + 2]
+    local late = nextTat - ARGV[c + 3] - now
+    if late > 1e-6 and (reason == 0 or late > wait) then wait = late; limiting = i; reason = 1 end
+    tats[i] = tat
+    nexts[i] = nextTat
+  end
+  local base = #out
+  out[base + 1], out[base + 2], out[base + 3], out[base + 4] = 0, math.ceil(wait), limiting, reason
+  if reason == 0 then
+    out[base + 1] = 1
+    for i = 1, cells do
+      local k = tonumber(ARGV[o + 3 * i + 1])
+      vals[k] = nexts[i]
+      touched[k] = true
+      tats[i] = nexts[i]
+    end
+  end
+  for i = 1, cells do out[base + 4 + i] = math.floor((tats[i] - now) * 1000) end
+end
+for k in pairs(touched) do redis.call('SET', KEYS[k], vals[k]) end
+return out
+`;
+
+/** Blocks the listed classes on each bucket for at least ARGV[2] ms; never shortens nor narrows a running cool-down. */
+export const COOL_DOWN_SCRIPT = `
+local ms = tonumber(ARGV[2])
+for _, key in ipairs(KEYS) do
+  local classes = ARGV[1]
+  local keep = ms
+  local current = redis.call('GET', key)
+  if current then
+    for c in string.gmatch(current, '.') do
+      if not string.find(classes, c, 1, true) then classes = classes .. c end
+    end
+    local pttl = redis.call('PTTL', key)
+    if pttl > keep then keep = pttl end
+  end
+  redis.call('SET', key, classes, 'PX', keep)
+end
+return #KEYS
+`;
+
+/** Announces this instance (sorted set scored by Redis time), drops silent ones, publishes its usage; replies the live count. */
+export const HEARTBEAT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
+return redis.call('ZCARD', KEYS[1])
+`;
+
+/** Reads bucket state for the admin view: Redis time in ms, each TAT ('' when absent), then each cool-down's PTTL. */
+export const READ_SCRIPT = `
+local n = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local out = { t[1] .. string.format('%06d', tonumber(t[2])) }
+for i = 1, #KEYS do
+  if i <= n then out[#out + 1] = redis.call('GET', KEYS[i]) or '' else out[#out + 1] = tostring(redis.call('PTTL', KEYS[i])) end
+end
+return out
+`;

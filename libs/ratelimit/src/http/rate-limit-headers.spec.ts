@@ -1,0 +1,53 @@
+import type { Decision } from '../budget/decision.js';
+import { rateLimitedError, rateLimitHeaders } from './rate-limit-headers.js';
+import { retryAfterOf, upstreamThrottleOf } from './upstream-feedback.js';
+
+const refused: Decision = {
+  allowed: false,
+  retryAfterMs: 1_250,
+  bucket: 'retail.all',
+  team: 'desk',
+  remaining: 0,
+  limit: 900,
+  windowSeconds: 10,
+  limitedBy: 'team-share',
+  mode: 'redis',
+  readings: [
+    { bucket: 'retail.orders.create', remaining: 12, limit: 396, windowSeconds: 10, resetMs: 9_700 },
+    { bucket: 'retail.all', team: 'desk', remaining: 0, limit: 900, windowSeconds: 10, resetMs: 10_000 },
+  ],
+};
+
+describe(rateLimitHeaders.name, () => {
+  it('lists one policy per cell taken, team shares named bucket@team', () => {
+    expect(rateLimitHeaders(refused)).toEqual({
+      'RateLimit-Policy': '"retail.orders.create";q=396;w=10, "retail.all@desk";q=900;w=10',
+      RateLimit: '"retail.orders.create";r=12;t=10, "retail.all@desk";r=0;t=10',
+    });
+  });
+
+  it('turns a refusal into a 429 error with Retry-After rounded up and the limiting bucket', () => {
+    const error = rateLimitedError(refused);
+    expect(error.headers).toMatchObject({ 'Retry-After': '2', RateLimit: expect.stringContaining('r=0') });
+    expect(error.extensions).toMatchObject({ bucket: 'retail.all', team: 'desk', limitedBy: 'team-share', retryAfterMs: 1_250 });
+  });
+});
+
+describe(upstreamThrottleOf.name, () => {
+  const now = Date.parse('2026-11-02T10:00:00Z');
+
+  it('cools every class down for Retry-After on a 429', () => {
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, now)).toEqual({ seconds: 3, classes: ['read', 'write', 'cancel'] });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, now)?.seconds).toBe(5);
+    expect(upstreamThrottleOf({ status: 429 }, now, 2)?.seconds).toBe(2);
+  });
+
+  it('spares cancels on "Global Rate Limit Exceeded" (upstream-facts: pure cancels exempt)', () => {
+    expect(upstreamThrottleOf({ status: 400, message: 'Global Rate Limit Exceeded' }, now)).toEqual({ seconds: 1, classes: ['write'] });
+  });
+
+  it('ignores other answers and unreadable Retry-After values', () => {
+    expect(upstreamThrottleOf({ status: 503 }, now)).toBeUndefined();
+    expect(retryAfterOf('soon', now)).toBeUndefined();
+  });
+});

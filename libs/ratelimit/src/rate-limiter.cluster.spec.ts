@@ -1,0 +1,104 @@
+import type { ChildProcess } from 'node:child_process';
+
+import type { RedisClient } from '@lib/core';
+
+import { startRedisServer } from '../../../test/support/redis-server.js';
+import { eventually, LimiterPool, type LimiterOptions, slowBucket, testRedis, uniquePrefix } from '../test/limiter.fixture.js';
+import { RateLimiter } from './rate-limiter.service.js';
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** Several limiters sharing a private redis-server that the tests may flush, stop and restart. */
+describe(`${RateLimiter.name} across instances`, () => {
+  let server: Awaited<ReturnType<typeof startRedisServer>>;
+  const clients: RedisClient[] = [];
+  const pool = new LimiterPool();
+
+  beforeEach(async () => {
+    server = await startRedisServer();
+  });
+  afterEach(async () => {
+    await pool.stopAll();
+    clients.splice(0).forEach((c) => c.disconnect());
+    await stopServer(server.process);
+  });
+
+  /** A limiter with its own connection, as on another gateway instance. */
+  function instance(options: Omit<LimiterOptions, 'redis'>) {
+    const redis = testRedis(server.url);
+    clients.push(redis);
+    return pool.start({ redis, ...options });
+  }
+
+  it('keeps working after SCRIPT FLUSH, with the bucket state intact', async () => {
+    const { limiter: sut } = await instance({ limits: { buckets: { 'retail.orders.open': slowBucket(3) } } });
+    const request = { buckets: ['retail.orders.open'] as const, class: 'read' as const };
+    await sut.take(request);
+    await clients[0].script('FLUSH');
+    expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 1, mode: 'redis' });
+    await clients[0].script('FLUSH');
+    await sut.coolDown(['retail.orders.open'], 1);
+    expect(await sut.take(request)).toMatchObject({ allowed: false, limitedBy: 'cool-down', mode: 'redis' });
+  });
+
+  it('counts live instances through their heartbeats', async () => {
+    const keyPrefix = uniquePrefix();
+    const limits = { heartbeatMs: 50, instanceTtlMs: 500 };
+    const { limiter: a } = await instance({ keyPrefix, limits });
+    const { limiter: b } = await instance({ keyPrefix, limits });
+    expect(b.status().instances).toBe(2);
+    expect(await eventually(() => a.status().instances === 2, 2_000)).toBe(true);
+    await b.stop();
+    expect(await eventually(() => a.status().instances === 1, 2_000)).toBe(true);
+  });
+
+  it('stops every instance on a bucket for the cool-down an upstream 429 asked for', async () => {
+    const keyPrefix = uniquePrefix();
+    const { limiter: a } = await instance({ keyPrefix });
+    const { limiter: b } = await instance({ keyPrefix });
+    await a.coolDown(['retail.all'], 2);
+    const refused = await b.take({ buckets: ['retail.orders.create', 'retail.all'], class: 'write' });
+    expect(refused).toMatchObject({ allowed: false, limitedBy: 'cool-down', bucket: 'retail.all', mode: 'redis' });
+    expect(refused.retryAfterMs).toBeGreaterThan(1_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(2_000);
+    expect((await b.take({ buckets: ['retail.orders.create'], class: 'write' })).allowed).toBe(true);
+  });
+
+  it('spares the classes a cool-down does not name (cancels on "Global Rate Limit Exceeded")', async () => {
+    const keyPrefix = uniquePrefix();
+    const { limiter: a } = await instance({ keyPrefix });
+    const { limiter: b } = await instance({ keyPrefix });
+    await a.coolDown(['retail.all'], 5, { classes: ['write'] });
+    expect(await b.take({ buckets: ['retail.orders.create', 'retail.all'], class: 'write' })).toMatchObject({ allowed: false, limitedBy: 'cool-down' });
+    expect(await b.take({ buckets: ['retail.orders.cancel', 'retail.all'], class: 'cancel' })).toMatchObject({ allowed: true });
+  });
+
+  it('falls back to local buckets sized for the fleet while Redis is down, then returns by itself', async () => {
+    const keyPrefix = uniquePrefix();
+    const limits = { heartbeatMs: 100, probeMs: 200, failClosed: ['write' as const], buckets: { 'retail.orders.get': slowBucket(10), 'retail.all': slowBucket(100) } };
+    await instance({ keyPrefix, limits });
+    const { limiter: sut, readiness } = await instance({ keyPrefix, limits });
+    expect(sut.status()).toEqual({ mode: 'redis', degraded: false, instances: 2 });
+
+    await stopServer(server.process);
+    const read = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
+    const decisions = [];
+    for (let i = 0; i < 6; i++) decisions.push(await sut.take(read));
+    expect(decisions.map((d) => [d.allowed, d.mode])).toEqual([...Array(5).fill([true, 'local']), [false, 'local']]);
+    expect(decisions[5]).toMatchObject({ bucket: 'retail.orders.get', limit: 5, remaining: 0 });
+    expect(await sut.take({ buckets: ['retail.all'], class: 'write' })).toMatchObject({ allowed: false, limitedBy: 'unavailable' });
+    expect(await sut.take({ buckets: ['retail.all'], class: 'cancel' })).toMatchObject({ allowed: true, mode: 'local' });
+    expect((await readiness.report()).checks.ratelimit).toEqual({ status: 'degraded', details: { mode: 'local', instances: 2 } });
+
+    server = await startRedisServer(server.port);
+    expect(await eventually(() => sut.status().mode === 'redis', 5_000)).toBe(true);
+    expect(await sut.take(read)).toMatchObject({ allowed: true, mode: 'redis', remaining: 9 });
+    expect((await readiness.report()).checks.ratelimit.status).toBe('up');
+  });
+});

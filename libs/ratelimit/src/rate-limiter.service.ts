@@ -1,0 +1,188 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+
+import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, SystemClock } from '@lib/core';
+
+import { BucketRegistry } from './budget/bucket-registry.js';
+import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
+import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
+import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
+import { type LinkLogger, RedisLink } from './cluster/redis-link.js';
+import { assembleView, type LimitsView, viewCells } from './observe/limits-view.js';
+import { RateLimitMetrics } from './observe/ratelimit.metrics.js';
+import { sumUsage, TeamUsage, type UsageByBucket, type UsageRing } from './observe/team-usage.js';
+import { CLASS_LETTER } from './store/budget-keys.js';
+import { LocalBudgetStore } from './store/local-budget.store.js';
+import { RedisBudgetStore } from './store/redis-budget.store.js';
+import { WaitQueues } from './waiting/wait-queues.js';
+
+export interface RateLimiterDeps {
+  limits: LimitsConfig;
+  teams?: readonly TeamConfig[];
+  /** null: single-instance mode, every decision local. */
+  redis: RedisClient | null;
+  /** The deployment's Redis key prefix (config `redis.keyPrefix`); it becomes the keys' hash tag. */
+  keyPrefix?: string;
+  metrics: MetricsRegistry;
+  readiness?: Readiness;
+  /** Time of local buckets (Redis buckets use Redis TIME). */
+  clock?: Clock;
+  instanceId?: string;
+  logger?: LinkLogger;
+}
+
+export interface CoolDownOptions {
+  /** Classes to stop; default all. A "Global Rate Limit Exceeded" refusal spares cancels. */
+  classes?: readonly RequestClass[];
+}
+
+interface PreparedPlan {
+  plan: TakePlan;
+  rings: UsageRing[];
+}
+
+const ALL_CLASSES: readonly RequestClass[] = ['read', 'write', 'cancel'];
+
+/**
+ * The shared upstream budget. Each decision is one Redis script call over all buckets of the
+ * request; when Redis fails, decisions continue from local buckets and never throw for it.
+ */
+export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
+  readonly buckets: BucketRegistry;
+  private readonly redisStore: RedisBudgetStore | undefined;
+  private readonly link: RedisLink | undefined;
+  private readonly local = new LocalBudgetStore();
+  private readonly usage = new TeamUsage();
+  private readonly metrics: RateLimitMetrics;
+  private readonly queues: WaitQueues;
+  private readonly plans = new Map<string, PreparedPlan>();
+  private readonly clock: Clock;
+  private readonly failClosed: ReadonlySet<RequestClass>;
+  private readonly probeMs: number;
+
+  constructor(deps: RateLimiterDeps) {
+    this.buckets = new BucketRegistry(deps.limits, deps.teams ?? []);
+    this.clock = deps.clock ?? new SystemClock();
+    this.metrics = new RateLimitMetrics(deps.metrics);
+    this.failClosed = new Set(deps.limits.failClosed);
+    this.probeMs = deps.limits.probeMs;
+    this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
+    if (deps.redis) {
+      this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:');
+      const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
+      const usage = () => JSON.stringify(this.usage.lastMinute(Date.now()));
+      this.link = new RedisLink(this.redisStore, options, usage, () => this.statusChanged(), deps.logger ?? new Logger('RateLimiter'));
+    }
+    deps.readiness?.register('ratelimit', () => this.readiness());
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Loads the scripts and starts the heartbeat. Never throws: an unreachable Redis means degraded mode. */
+  async start(): Promise<void> {
+    await this.link?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.link?.stop();
+  }
+
+  /** One all-or-none decision over every bucket of the request (and the team's shares of them). */
+  async take(request: TakeRequest): Promise<Decision> {
+    const prepared = this.prepare(request);
+    const cost = request.cost ?? 1;
+    if (!(cost > 0) || cost > prepared.plan.maxCost) throw new RangeError(`Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`);
+    const decision = await this.decide(prepared.plan, cost);
+    const now = Date.now();
+    for (const ring of prepared.rings) ring.record(decision.allowed, cost, now);
+    this.metrics.decision(prepared.plan, decision);
+    return decision;
+  }
+
+  /**
+   * Waits in line (per class and bucket set) until the request is allowed; rejects with
+   * BudgetWaitTooLongError, carrying the wait needed, when that wait would exceed `maxWaitMs`.
+   */
+  takeOrWait(request: TakeRequest, maxWaitMs: number): Promise<Decision> {
+    return this.queues.takeOrWait(request, maxWaitMs);
+  }
+
+  /** Upstream said 429: every instance stops sending on these buckets for `seconds`. Never throws. */
+  async coolDown(buckets: readonly BucketName[], seconds: number, options: CoolDownOptions = {}): Promise<void> {
+    if (buckets.length === 0) return;
+    const keys = buckets.map((b) => this.buckets.get(b).key);
+    const letters = (options.classes ?? ALL_CLASSES).map((c) => CLASS_LETTER[c]).join('');
+    const ms = Math.max(1, seconds * 1000);
+    for (const bucket of buckets) this.metrics.upstreamRefusal(bucket);
+    this.local.coolDown(keys, letters, ms, this.clock.now());
+    if (!this.redisStore || !this.link || this.link.degraded) return;
+    try {
+      await this.redisStore.coolDown(keys, letters, ms);
+    } catch (error) {
+      this.link.failed(error);
+    }
+  }
+
+  /** Every bucket with capacity, level, refill rate and per-team use over the last minute. */
+  async view(): Promise<LimitsView> {
+    const cells = viewCells(this.buckets);
+    if (this.redisStore && this.link && !this.link.degraded) {
+      try {
+        const states = await this.redisStore.read(cells);
+        const usage = sumUsage((await this.redisStore.liveUsage()).map((doc) => JSON.parse(doc) as UsageByBucket));
+        return assembleView(this.buckets, cells, states, usage, this.status());
+      } catch (error) {
+        this.link.failed(error);
+      }
+    }
+    const states = this.local.read(cells, this.link?.instances ?? 1, this.clock.now());
+    return assembleView(this.buckets, cells, states, this.usage.lastMinute(Date.now()), this.status());
+  }
+
+  status(): Omit<LimitsView, 'buckets'> {
+    if (!this.link) return { mode: 'single-instance', degraded: false, instances: 1 };
+    return { mode: this.link.degraded ? 'local' : 'redis', degraded: this.link.degraded, instances: this.link.instances };
+  }
+
+  private async decide(plan: TakePlan, cost: number): Promise<Decision> {
+    if (this.redisStore && this.link && !this.link.degraded) {
+      try {
+        return decisionOf(plan, await this.redisStore.take(plan, cost), 'redis');
+      } catch (error) {
+        this.link.failed(error);
+      }
+    }
+    if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
+    const instances = this.link?.instances ?? 1;
+    return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances);
+  }
+
+  private prepare(request: TakeRequest): PreparedPlan {
+    const id = planId(request);
+    let prepared = this.plans.get(id);
+    if (!prepared) {
+      const plan = buildPlan(this.buckets, request);
+      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucket.name, request.team)) };
+      this.plans.set(id, prepared);
+    }
+    return prepared;
+  }
+
+  private statusChanged(): void {
+    const { degraded, instances } = this.status();
+    this.metrics.setDegraded(degraded);
+    this.metrics.setInstances(instances);
+  }
+
+  private readiness(): ReadinessReport {
+    const { mode, degraded, instances } = this.status();
+    return { status: degraded ? 'degraded' : 'up', details: { mode, instances } };
+  }
+}

@@ -1,0 +1,42 @@
+import { Test } from '@nestjs/testing';
+import { ConfigModule, MetricsModule, Readiness, ReadinessModule, RedisModule } from '@lib/core';
+
+import { resolveLimits, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
+import { RateLimiter, RateLimitModule, ROUTE_BUDGETS, budgetFor } from './index.js';
+
+describe(RateLimitModule.name, () => {
+  async function boot(redis: boolean) {
+    const { limits, teams } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const redisConfig = redis ? { mode: 'single' as const, url: testRedisUrl(process.env.TEST_REDIS_URL), keyPrefix: uniquePrefix(), commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 } : undefined;
+    // Only the fields the limiter reads; the rest of the gateway config is not its business.
+    const config = { limits, teams, redis: redisConfig } as Parameters<typeof ConfigModule.forRoot>[0];
+    const moduleRef = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(config), MetricsModule, ReadinessModule, RedisModule.forRoot(redisConfig), RateLimitModule],
+    }).compile();
+    moduleRef.useLogger(false);
+    return moduleRef.init();
+  }
+
+  it('provides the limiter on the shared Redis from the global config', async () => {
+    const app = await boot(true);
+    try {
+      const sut = app.get(RateLimiter);
+      const decision = await sut.take(budgetFor(ROUTE_BUDGETS.retail.createOrder, 'desk'));
+      expect(decision).toMatchObject({ allowed: true, mode: 'redis' });
+      expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.orders.create', 'retail.all']);
+      expect((await app.get(Readiness).report()).checks.ratelimit.status).toBe('up');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('runs single-instance when no Redis is configured', async () => {
+    const app = await boot(false);
+    try {
+      expect(app.get(RateLimiter).status().mode).toBe('single-instance');
+      expect((await app.get(RateLimiter).take(budgetFor(ROUTE_BUDGETS.catalog.publicCall, undefined))).allowed).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});

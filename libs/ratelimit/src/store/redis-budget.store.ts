@@ -1,0 +1,119 @@
+import type { RedisClient } from '@lib/core';
+
+import type { PlanCell, TakePlan } from '../budget/take-plan.js';
+import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import { LuaScript } from '../gcra/lua-script.js';
+import { BudgetKeys } from './budget-keys.js';
+import type { CellState, StoreOutcome } from './store-outcome.js';
+import { type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
+
+/**
+ * Requests arriving while this many calls are in flight wait for the next batch: one call carries
+ * many decisions, so TIME, the script start and the socket round trip are paid once per batch.
+ */
+const MAX_IN_FLIGHT = 2;
+/** Bounds a batch, so one script run stays short (Redis runs nothing else meanwhile). */
+const MAX_BATCH = 128;
+
+/** The shared budget in Redis: one script round trip per decision. Every method rejects when Redis fails. */
+export class RedisBudgetStore {
+  readonly keys: BudgetKeys;
+  private readonly takeScript = new LuaScript(TAKE_SCRIPT);
+  private readonly coolDownScript = new LuaScript(COOL_DOWN_SCRIPT);
+  private readonly heartbeatScript = new LuaScript(HEARTBEAT_SCRIPT);
+  private readonly readScript = new LuaScript(READ_SCRIPT);
+  private readonly prepared = new WeakMap<TakePlan, PreparedPlan>();
+  private readonly pending: PendingTake[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly redis: RedisClient,
+    keyPrefix: string,
+  ) {
+    this.keys = new BudgetKeys(keyPrefix);
+  }
+
+  /** Waits (bounded) for the connection a fresh client is still opening: with no offline queue, commands sent earlier fail. */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    const redis = this.redis;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      redis.once('ready', done);
+    });
+  }
+
+  async load(): Promise<void> {
+    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript]) await script.load(this.redis);
+  }
+
+  /** Decides one request; concurrent requests share a script call, each still all or none. */
+  take(plan: TakePlan, cost: number): Promise<StoreOutcome> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ plan, cost, resolve, reject });
+      if (this.inFlight < MAX_IN_FLIGHT) this.flush();
+    });
+  }
+
+  async coolDown(bucketKeys: readonly string[], classLetters: string, ms: number): Promise<void> {
+    const keys = bucketKeys.map((k) => this.keys.coolDown(k));
+    await this.coolDownScript.run(this.redis, keys.length, [...keys, classLetters, Math.max(1, Math.ceil(ms))]);
+  }
+
+  /** Announces the instance and publishes its usage; answers how many instances are alive. */
+  async heartbeat(instanceId: string, ttlMs: number, usage: string): Promise<number> {
+    const keys = [this.keys.instances(), this.keys.usage(instanceId)];
+    return (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, ttlMs, usage])) as number;
+  }
+
+  async leave(instanceId: string): Promise<void> {
+    await this.redis.zrem(this.keys.instances(), instanceId);
+    await this.redis.del(this.keys.usage(instanceId));
+  }
+
+  /** Usage documents published by the instances alive now. */
+  async liveUsage(): Promise<string[]> {
+    const ids = await this.redis.zrange(this.keys.instances(), '0', '-1');
+    if (ids.length === 0) return [];
+    const docs = await this.redis.mget(...ids.map((id) => this.keys.usage(id)));
+    return docs.filter((d): d is string => typeof d === 'string');
+  }
+
+  /** Current level and cool-down of each cell, read at one Redis instant. */
+  async read(cells: readonly PlanCell[]): Promise<CellState[]> {
+    const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucket.key))];
+    const reply = (await this.readScript.run(this.redis, keys.length, [...keys, cells.length])) as string[];
+    const now = Number(reply[0]) / 1000;
+    return cells.map((cell, i) => {
+      const tat = reply[1 + i] === '' ? now : Math.max(now, Number(reply[1 + i]));
+      const level = Math.max(0, (now + cell.capacity * cell.emissionMs - tat) / cell.emissionMs);
+      return { level, coolDownMs: Math.max(0, Number(reply[1 + cells.length + i])) };
+    });
+  }
+
+  private flush(): void {
+    const batch = new TakeBatch();
+    for (const entry of this.pending.splice(0, MAX_BATCH)) batch.add(entry, this.prepare(entry.plan));
+    this.inFlight++;
+    this.takeScript
+      .run(this.redis, batch.keys.length, batch.keysAndArgs())
+      .then((reply) => batch.settle(reply as number[]))
+      // A failed call (or an unreadable reply) fails every request of the batch; each then decides locally.
+      .catch((error: unknown) => batch.fail(error))
+      .finally(() => {
+        this.inFlight--;
+        if (this.pending.length > 0 && this.inFlight < MAX_IN_FLIGHT) this.flush();
+      });
+  }
+
+  private prepare(plan: TakePlan): PreparedPlan {
+    let prepared = this.prepared.get(plan);
+    if (!prepared) this.prepared.set(plan, (prepared = preparePlan(plan, this.keys)));
+    return prepared;
+  }
+}
