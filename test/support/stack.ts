@@ -23,6 +23,10 @@ export interface StackOptions {
   redis?: boolean;
   clients?: TestClient[];
   sandbox?: Partial<SandboxConfigInput>;
+  /** Point this gateway at an already running sandbox (a second instance); close() leaves it running. */
+  reuseSandbox?: RunningSandbox;
+  /** Redis key prefix, so several gateways share one cluster state; default: unique per stack. */
+  redisKeyPrefix?: string;
   /** Last word on the gateway config before validation. */
   gateway?: (config: GatewayConfigInput) => GatewayConfigInput;
 }
@@ -31,6 +35,8 @@ export interface Stack {
   sandbox: RunningSandbox;
   gateway: NestFastifyApplication;
   config: GatewayConfig;
+  /** The config as written (before defaults), e.g. to start more gateway processes on the same sandbox. */
+  configInput: GatewayConfigInput;
   url: string;
   /** Plain API keys by client id; `all` has every scope. */
   keys: Record<string, string>;
@@ -46,7 +52,7 @@ export const OTHER_PARTICIPANT = `firms/${FIRM}/users/bob`;
 /** Boots the sandbox and a gateway in-process on ephemeral ports, wired to each other. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const keyDir = mkdtempSync(join(tmpdir(), 'gateway-test-keys-'));
-  const sandbox = await startSandbox({
+  const sandbox = options.reuseSandbox ?? await startSandbox({
     ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
     keyDir,
     logLevel: 'silent',
@@ -78,7 +84,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let input: GatewayConfigInput = {
     server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 },
     logging: { level: 'info' },
-    redis: options.redis ? { mode: 'single', url: redisUrl(), keyPrefix: `t${process.pid}:${Math.random().toString(36).slice(2, 8)}:` } : undefined,
+    // Production keeps Redis commands to 50 ms so a slow Redis degrades the gateway; tests share two
+    // busy cores, where a 50 ms stall is ordinary, so they allow 500 ms unless they test outages.
+    redis: options.redis
+      ? { mode: 'single', url: redisUrl(), keyPrefix: options.redisKeyPrefix ?? `t${process.pid}:${Math.random().toString(36).slice(2, 8)}:`, commandTimeoutMs: 500 }
+      : undefined,
     environment: 'development',
     environments: {
       development: {
@@ -97,6 +107,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   if (options.gateway) input = options.gateway(input);
   const config = GatewayConfigSchema.parse(input);
+  const configInput = input;
 
   const logs: string[] = [];
   const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `worker-${process.pid}.log`) : undefined;
@@ -109,7 +120,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     gateway = await createGateway(config, { logDestination: { write } });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {
-    await sandbox.close();
+    if (!options.reuseSandbox) await sandbox.close();
     throw error;
   }
   const { port } = gateway.getHttpServer().address() as { port: number };
@@ -118,12 +129,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sandbox,
     gateway,
     config,
+    configInput,
     url: `http://127.0.0.1:${port}`,
     keys,
     logs,
     close: async () => {
       await gateway.close();
-      await sandbox.close();
+      if (!options.reuseSandbox) await sandbox.close();
       rmSync(keyDir, { recursive: true, force: true });
     },
   };

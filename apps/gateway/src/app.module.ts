@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import {
   ClockModule,
   ConfigModule,
@@ -10,11 +10,14 @@ import {
   ReadinessModule,
   RedisModule,
 } from '@lib/core';
+import { RateLimitModule } from '@lib/ratelimit';
 import type { DestinationStream } from 'pino';
 
 import { AdminController } from './admin/admin.controller.js';
+import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
+import { PreferWaitInterceptor } from './common/prefer-wait.interceptor.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -40,9 +43,11 @@ export class AppModule {
         RedisModule.forRoot(config.redis),
         HttpModule,
         HealthModule,
+        RateLimitModule,
         GatewayMetricsModule,
         ExchangeRoutesModule,
         RetailRoutesModule,
+        CatalogRoutesModule,
       ],
       module: AppModule,
       providers: [
@@ -50,6 +55,7 @@ export class AppModule {
         ClientAuthGuard,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_INTERCEPTOR, useClass: PreferWaitInterceptor },
       ],
     };
   }

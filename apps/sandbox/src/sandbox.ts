@@ -9,6 +9,7 @@ import { AuthSurfaceModule } from './auth/auth-surface.module.js';
 import { CatalogSurfaceModule } from './catalog/catalog-surface.module.js';
 import { SandboxConfigSchema, type SandboxConfig, type SandboxConfigInput } from './config/sandbox-config.schema.js';
 import { ExchangeSurfaceModule } from './exchange/exchange-surface.module.js';
+import { addMarketDataService } from './grpc/market-data.grpc-service.js';
 import { provisionExchangeKey, provisionRetailKey } from './keys/key-material.js';
 import { RetailSurfaceModule } from './retail/retail-surface.module.js';
 import { SandboxStateModule } from './shared/sandbox-state.module.js';
@@ -67,6 +68,7 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
     const retail = await surface(RetailSurfaceModule.forRoot(), config.ports.retail);
     const catalog = await surface(CatalogSurfaceModule.forRoot(), config.ports.catalog);
     const grpcServer = new Server();
+    addMarketDataService(grpcServer, state);
     const grpcPort = await new Promise<number>((resolve, reject) =>
       grpcServer.bindAsync(`${config.host}:${config.ports.grpc}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );

@@ -1,4 +1,30 @@
 import { Module } from '@nestjs/common';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { RateLimitModule } from '@lib/ratelimit';
 
-@Module({})
+import { CatalogCache } from './cache/catalog-cache.service.js';
+import { CATALOG_STORE, type CatalogStore } from './cache/catalog-store.js';
+import { MemoryCatalogStore } from './cache/memory-catalog.store.js';
+import { RedisCatalogStore } from './cache/redis-catalog.store.js';
+import { CatalogClient } from './client/catalog.client.js';
+import { CatalogUpstream } from './client/catalog-upstream.js';
+import { CatalogMetrics } from './metrics/catalog.metrics.js';
+
+/** The catalog client and its cache; relies on @lib/core's global config, Redis, HTTP pools, clock and metrics. */
+@Module({
+  exports: [CatalogClient],
+  imports: [RateLimitModule],
+  providers: [
+    CatalogCache,
+    CatalogClient,
+    CatalogUpstream,
+    { inject: [MetricsRegistry], provide: CatalogMetrics, useFactory: (registry: MetricsRegistry) => new CatalogMetrics(registry) },
+    {
+      inject: [REDIS, GATEWAY_CONFIG, Clock],
+      provide: CATALOG_STORE,
+      useFactory: (redis: RedisClient | null, config: GatewayConfig, clock: Clock): CatalogStore =>
+        redis ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:') : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),
+    },
+  ],
+})
 export class CatalogModule {}

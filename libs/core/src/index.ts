@@ -29,7 +29,7 @@ export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.j
 export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
 export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
-export { LoggingModule, REQUEST_ID_HEADER, ROOT_LOGGER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
+export { ACCESS_LOGGER, LoggingModule, REQUEST_ID_HEADER, ROOT_LOGGER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText, serializeRequest } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { createRedisClient, type RedisClient } from './redis/redis.factory.js';

@@ -1,11 +1,20 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
+import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
+import { MarketDataStreams } from './grpc/market-data-streams.service.js';
+import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
+import { ExchangeMarketData } from './operations/exchange-market-data.service.js';
+import { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
+import { ExchangeReports } from './operations/exchange-reports.service.js';
+import { ExchangeTrading } from './operations/exchange-trading.service.js';
+
+const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient],
-  imports: [AuthModule],
-  providers: [ExchangeHttpClient],
+  exports: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
+  imports: [AuthModule, RateLimitModule],
+  providers: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
 })
 export class ExchangeModule {}

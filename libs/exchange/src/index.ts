@@ -1,2 +1,27 @@
 export { ExchangeHttpClient, type ExchangeCall } from './client/exchange-http.client.js';
 export { ExchangeModule } from './exchange.module.js';
+export {
+  EXCHANGE_MARKET_DATA_POLICY,
+  EXCHANGE_MARKET_DATA_PREFIX,
+  MarketDataStreams,
+  registerExchangeTopics,
+} from './grpc/market-data-streams.service.js';
+export type * from './grpc/market-data.messages.js';
+export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type MarketDataProto } from './grpc/market-data.proto.js';
+export { assertBatchSize } from './operations/batch-size.js';
+export type { AccountCallerContext, CallerContext } from './operations/caller-context.js';
+export { ExchangeAccounts } from './operations/exchange-accounts.service.js';
+export { ExchangeMarketData } from './operations/exchange-market-data.service.js';
+export { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
+export { ExchangeReports } from './operations/exchange-reports.service.js';
+export { ExchangeTrading } from './operations/exchange-trading.service.js';
+export * from './schemas/exchange-enums.schema.js';
+export * from './schemas/exchange-order.schema.js';
+export * from './schemas/funding.schema.js';
+export * from './schemas/instrument-list.schema.js';
+export * from './schemas/instrument.schema.js';
+export * from './schemas/order-book.schema.js';
+export * from './schemas/order-request.schema.js';
+export * from './schemas/order-search.schema.js';
+export * from './schemas/trade-stats.schema.js';
+export * from './schemas/wire-types.schema.js';

@@ -1,11 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
+import { RateLimitModule } from '@lib/ratelimit';
 
 import { RetailHttpClient } from './client/retail-http.client.js';
+import { RetailOrders } from './operations/retail-orders.service.js';
+import { RetailPortfolio } from './operations/retail-portfolio.service.js';
+import { RetailStreams } from './stream/retail-streams.service.js';
 
 @Module({
-  exports: [RetailHttpClient],
-  imports: [AuthModule],
-  providers: [RetailHttpClient],
+  exports: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams],
+  imports: [AuthModule, RateLimitModule],
+  providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams],
 })
 export class RetailModule {}

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { RequireScopes } from '../common/auth.decorators.js';
 
@@ -17,7 +18,16 @@ export interface ClientView {
 @Controller('admin')
 @RequireScopes('admin')
 export class AdminController {
-  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {}
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  /** Every upstream bucket: capacity, level, refill rate, per-team use over the last minute, and the limiter's mode. */
+  @Get('limits')
+  limits(): Promise<LimitsView> {
+    return this.limiter.view();
+  }
 
   /** The configured clients and what they may do; key hashes are not shown. */
   @Get('clients')

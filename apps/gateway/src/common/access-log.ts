@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ROOT_LOGGER, serializeRequest } from '@lib/core';
+import { ACCESS_LOGGER, serializeRequest } from '@lib/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
@@ -10,7 +10,7 @@ const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
 @Injectable()
 export class AccessLog implements OnModuleInit {
   constructor(
-    @Inject(ROOT_LOGGER) private readonly logger: Logger,
+    @Inject(ACCESS_LOGGER) private readonly logger: Logger,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 

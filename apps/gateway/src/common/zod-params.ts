@@ -1,6 +1,6 @@
-import { Body, Query, type PipeTransform } from '@nestjs/common';
-import { ApiBody, ApiQuery } from '@nestjs/swagger';
-import { ValidationError } from '@lib/core';
+import { Body, Param, Query, type PipeTransform } from '@nestjs/common';
+import { ApiBody, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { type FieldError, ValidationError } from '@lib/core';
 import { z } from 'zod';
 
 type Where = 'body' | 'query' | 'params';
@@ -9,9 +9,14 @@ type Where = 'body' | 'query' | 'params';
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({ path: [where, ...issue.path.map(String)].join('.'), message: issue.message })),
-  );
+  throw new ValidationError(result.error.issues.flatMap((issue) => fieldErrorsOf(issue, where)));
+}
+
+/** One field error per issue; a strict object's unknown keys get one each, named (`query.colour`), not one for the object. */
+function fieldErrorsOf(issue: z.core.$ZodIssue, where: Where): FieldError[] {
+  const path = [where, ...issue.path.map(String)];
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'Unknown parameter.' }));
+  return [{ path: path.join('.'), message: issue.message }];
 }
 
 export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.infer<S>> {
@@ -40,6 +45,20 @@ export function ZodBody(schema: z.ZodType): ParameterDecorator {
       ApiBody({ schema: openApiSchemaOf(schema) })(target, key, descriptor);
     }
   };
+}
+
+/** `@ZodParams(Schema) params: T`: validates the path parameters and documents each one. */
+export function ZodParams(schema: z.ZodObject): ParameterDecorator {
+  return (target, key, index) => {
+    Param(new ZodPipe(schema, 'params'))(target, key, index);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
+    for (const [name, property] of Object.entries(propertiesOf(schema))) ApiParam({ name, required: true, schema: property })(target, key, descriptor);
+  };
+}
+
+function propertiesOf(schema: z.ZodObject): Record<string, Record<string, unknown>> {
+  return (openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
 }
 
 /** `@ZodQuery(Schema) query: T`: validates the query string (unknown keys refused when the schema is strict) and documents each parameter. */

@@ -2,9 +2,21 @@ import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 
 import { ExchangeAccountController } from './exchange-account.controller.js';
+import { ExchangeFundingController } from './exchange-funding.controller.js';
+import { ExchangeMarketDataController } from './exchange-market-data.controller.js';
+import { ExchangeReferenceDataController } from './exchange-reference-data.controller.js';
+import { ExchangeReportsController } from './exchange-reports.controller.js';
+import { ExchangeTradingController } from './exchange-trading.controller.js';
 
 @Module({
-  controllers: [ExchangeAccountController],
+  controllers: [
+    ExchangeAccountController,
+    ExchangeFundingController,
+    ExchangeMarketDataController,
+    ExchangeReferenceDataController,
+    ExchangeReportsController,
+    ExchangeTradingController,
+  ],
   imports: [ExchangeModule],
 })
 export class ExchangeRoutesModule {}

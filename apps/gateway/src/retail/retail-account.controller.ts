@@ -1,22 +1,53 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
-import { RetailHttpClient } from '@lib/retail';
+import { Get, Res } from '@nestjs/common';
+import {
+  ActivitiesQuerySchema,
+  NoQuerySchema,
+  PositionsQuerySchema,
+  RetailPortfolio,
+  SlugParamsSchema,
+  type ActivitiesQuery,
+  type PositionsQuery,
+  type RetailCaller,
+} from '@lib/retail';
 import type { FastifyReply } from 'fastify';
 
-import { RETAIL_ACCOUNT_HEADER, RequestId, RetailAccount } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
+import { ZodParams, ZodQuery } from '../common/zod-params.js';
+import { Caller, RetailController } from './retail.decorators.js';
 
-@ApiTags('retail')
-@ApiBearerAuth()
-@ApiHeader({ name: RETAIL_ACCOUNT_HEADER, required: false, description: "retail account name; default: the client's first" })
-@Controller('retail/v1')
+/** Retail portfolio reads (read:positions) and market data (read:marketdata), at the upstream paths under /retail. */
+@RetailController()
 export class RetailAccountController {
-  constructor(private readonly retail: RetailHttpClient) {}
+  constructor(private readonly portfolio: RetailPortfolio) {}
 
   @Get('account/balances')
   @RequireScopes('read:positions')
-  async balances(@Res() res: FastifyReply, @RetailAccount() account: string, @RequestId() requestId: string) {
-    relay(res, await this.retail.send({ method: 'GET', path: '/v1/account/balances', account, requestId }));
+  async balances(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(NoQuerySchema) _query: object) {
+    relay(res, await this.portfolio.balances(caller));
+  }
+
+  @Get('portfolio/positions')
+  @RequireScopes('read:positions')
+  async positions(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(PositionsQuerySchema) query: PositionsQuery) {
+    relay(res, await this.portfolio.positions(caller, query));
+  }
+
+  @Get('portfolio/activities')
+  @RequireScopes('read:positions')
+  async activities(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(ActivitiesQuerySchema) query: ActivitiesQuery) {
+    relay(res, await this.portfolio.activities(caller, query));
+  }
+
+  @Get('markets/:slug/bbo')
+  @RequireScopes('read:marketdata')
+  async bbo(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(SlugParamsSchema) { slug }: { slug: string }, @ZodQuery(NoQuerySchema) _query: object) {
+    relay(res, await this.portfolio.bbo(caller, slug));
+  }
+
+  @Get('markets/:slug/book')
+  @RequireScopes('read:marketdata')
+  async book(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(SlugParamsSchema) { slug }: { slug: string }, @ZodQuery(NoQuerySchema) _query: object) {
+    relay(res, await this.portfolio.book(caller, slug));
   }
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { EXCHANGE_LIMIT_CLASSES, EXCHANGE_TIERS } from '../exchange/rate-limit/published-limits.js';
+
 const port = z.number().int().min(0).max(65535);
 const UPSTREAM_SCOPES = [
   'read:marketdata',
@@ -33,7 +35,13 @@ export const SandboxConfigSchema = z
     exchange: z
       .object({
         tokenTtlSeconds: z.number().int().min(1).default(180),
-        tier: z.enum(['T1', 'T2', 'T3', 'T4']).default('T1'),
+        tier: z.enum(EXCHANGE_TIERS).default('T1'),
+        /** Per-class replacements of the published limits: a lower one makes upstream throttle first, 'off' lifts it (benchmarks). */
+        limits: z
+          .partialRecord(z.enum(EXCHANGE_LIMIT_CLASSES), z.union([z.literal('off'), z.object({ limit: z.int().positive(), perSeconds: z.number().positive() }).strict()]))
+          .default({}),
+        /** Path segments of `POST /v1/<processor>/deposits`; spec 4.1 names checkout and hides the other as <processor_a>. */
+        depositProcessors: z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1).default(['checkout', 'processor-a']),
         clients: z
           .array(
             z

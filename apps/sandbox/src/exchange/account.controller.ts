@@ -3,6 +3,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { Caller, ExchangeScope } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
+import { ExchangeOperation } from './exchange-operation.decorator.js';
 
 interface WhoAmI {
   clientId: string;
@@ -18,11 +19,13 @@ export class AccountController {
   constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
 
   @Get('whoami')
+  @ExchangeOperation('whoami')
   whoami(@Caller() { client, scopes }: ExchangeCaller): WhoAmI {
     return { clientId: client.clientId, firm: client.firm, participants: this.state.participantsOf(client), scopes: [...scopes] };
   }
 
   @Get('users')
+  @ExchangeOperation('users')
   users(@Caller() { client }: ExchangeCaller): { users: string[] } {
     return { users: this.state.participantsOf(client) };
   }

@@ -1,11 +1,24 @@
-import { Catch } from '@nestjs/common';
+import { type ArgumentsHost, Catch } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { FastifyReply } from 'fastify';
 
+import { EngineError, engineErrorStatus } from '../engine/index.js';
 import { type ResolvedError, SurfaceErrorFilter } from '../shared/surface-error.filter.js';
+import { SurfaceError } from '../shared/surface-error.js';
+import { RateLimitedError } from './rate-limit/rate-limited.error.js';
 
 /** Every error of the exchange surface in the gRPC-status shape `{code, message, details}` (upstream-facts). */
 @Catch()
 export class ExchangeErrorFilter extends SurfaceErrorFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    if (exception instanceof RateLimitedError) {
+      host.switchToHttp().getResponse<FastifyReply>().header('retry-after', String(exception.retryAfterSeconds));
+    }
+    // The engine's refusals carry the status the exchange gives them (409 duplicate, 404 unknown, ...).
+    const error = exception instanceof EngineError ? new SurfaceError(engineErrorStatus(exception.code), exception.message) : exception;
+    super.catch(error, host);
+  }
+
   protected body({ status, message }: ResolvedError): object {
     return { code: grpcCodeOf(status), message, details: [] };
   }

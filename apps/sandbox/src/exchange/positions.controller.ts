@@ -1,16 +1,45 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { z } from 'zod';
 
-import { type ExchangePosition, SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
-import { AccountScoped, ExchangeScope, Participant } from './exchange-auth.decorators.js';
+import { parseBody } from '../shared/parse-body.js';
+import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { AccountScoped, Caller, ExchangeScope, Participant } from './exchange-auth.decorators.js';
+import type { ExchangeCaller } from './exchange-authorization.js';
+import { ExchangeOperation } from './exchange-operation.decorator.js';
+import { accountFor, visibleAccounts } from './firm-accounts.js';
+import { type BalanceRecord, type PositionRecord, balanceRecord, positionRecord } from './wire/ledger-wire.js';
 
+// Request payloads are not shown upstream: the sandbox takes an optional account (or accounts) of the firm.
+const BalanceBody = z.strictObject({ account: z.string().optional() });
+const BalancesBody = z.strictObject({ accounts: z.array(z.string()).optional() });
+
+/** Positions and cash from the engine's ledger, for the x-participant-id (spec 4.1 "other operations"). */
 @Controller('v1/positions')
+@AccountScoped()
+@ExchangeScope('read:positions')
 export class PositionsController {
   constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
 
   @Get()
-  @ExchangeScope('read:positions')
-  @AccountScoped()
-  positions(@Participant() participant: string): { positions: ExchangePosition[] } {
-    return { positions: this.state.positionsOf(participant) };
+  @ExchangeOperation('positions')
+  positions(@Participant() participant: string): { positions: PositionRecord[] } {
+    return { positions: this.state.engine.positions(participant).map(positionRecord) };
+  }
+
+  @Post('balance')
+  @HttpCode(200)
+  @ExchangeOperation('balance')
+  balance(@Caller() caller: ExchangeCaller, @Body() body: unknown): { balance: BalanceRecord } {
+    const account = accountFor(this.state, caller, parseBody(BalanceBody, body ?? {}).account);
+    return { balance: balanceRecord(this.state.engine.balance(account)) };
+  }
+
+  /** Every user of the firm unless the request names some. */
+  @Post('balances')
+  @HttpCode(200)
+  @ExchangeOperation('balances')
+  balances(@Caller() caller: ExchangeCaller, @Body() body: unknown): { balances: BalanceRecord[] } {
+    const accounts = visibleAccounts(this.state, caller, parseBody(BalancesBody, body ?? {}).accounts);
+    return { balances: accounts.map((account) => balanceRecord(this.state.engine.balance(account))) };
   }
 }

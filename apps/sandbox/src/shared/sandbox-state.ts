@@ -4,6 +4,9 @@ import type { SandboxConfig, UpstreamScope } from '../config/sandbox-config.sche
 import { parseRsaPublicKeyPem, publicKeyFingerprint } from '../keys/key-material.js';
 import { SandboxClock } from './sandbox-clock.js';
 import { SurfaceError } from './surface-error.js';
+import { MatchingEngine } from '../engine/index.js';
+import { MarketDataStreamRegistry } from '../grpc/market-data-stream.registry.js';
+import { RetailVenue } from '../retail/retail-venue.js';
 
 export interface SandboxUrls {
   auth: string;
@@ -33,33 +36,13 @@ export interface RegisteredRetailKey {
 export interface SandboxFaults {
   /** `/oauth/token` drops the connection without an answer: an unreachable auth server (spec §7). */
   authDown: boolean;
+  /** Exchange operations (by the name counted in `exchange.calls.<name>`) held this long before they run: a slow upstream. */
+  exchangeDelayMs?: Record<string, number>;
+  /** Every catalog route answers 503: an unreachable catalog gateway, for stale-if-error. Unset: off. */
+  catalogDown?: boolean;
+  /** Every catalog answer is held this long: a slow upstream, so concurrent misses overlap. Unset: 0. */
+  catalogLatencyMs?: number;
 }
-
-/** Placeholder record until the matching engine lands; int64 quantities as strings, as on the exchange. */
-export interface ExchangePosition {
-  symbol: string;
-  netPosition: string;
-  qtyBought: string;
-  qtySold: string;
-}
-
-/** upstream-facts "Balance": every amount is a JSON number. */
-export interface RetailBalance {
-  currentBalance: number;
-  currency: 'USD';
-  buyingPower: number;
-  lastUpdated: string;
-  assetNotional: number;
-  assetAvailable: number;
-  pendingCredit: number;
-  openOrders: number;
-  unsettledFunds: number;
-  pendingWithdrawals: number;
-  marginRequirement: number;
-  balanceReservation: number;
-}
-
-const STARTING_BALANCE_USD = 10_000;
 
 /** What every surface of the sandbox shares: the clock, the onboarded credentials, account stores, counters. */
 export class SandboxState {
@@ -71,16 +54,22 @@ export class SandboxState {
   readonly faults: SandboxFaults = { authDown: false };
   /** Signs the access tokens the auth surface issues; made per run and never leaves the process. */
   readonly tokenSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  /** Exchange positions by participant (`firms/<FIRM>/users/<USER>`). */
-  readonly positions = new Map<string, ExchangePosition[]>();
-  /** Retail balances by key id. */
-  readonly balances = new Map<string, RetailBalance>();
   /** Tokens carry the epoch they were issued in; `revokeAccessTokens()` moves it on. */
   tokenEpoch = 0;
   private knownUrls?: SandboxUrls;
 
+  /** One engine for the whole sandbox: exchange, retail and catalog books are the same books. */
+  readonly engine: MatchingEngine;
+  /** Retail orders' terms, deposits, limits and channels; cash and positions are the engine's. */
+  readonly retail: RetailVenue;
+  /** Open gRPC market-data streams, their heartbeat interval and counters. */
+  readonly marketDataStreams: MarketDataStreamRegistry;
+
   constructor(readonly config: SandboxConfig) {
     this.clock = new SandboxClock(config.clockSkewMs);
+    this.engine = new MatchingEngine({ clock: () => this.clock.now() });
+    this.retail = new RetailVenue(this.engine, () => this.clock.now());
+    this.marketDataStreams = new MarketDataStreamRegistry(this.engine, (name, by) => this.count(name, by), () => this.clock.now());
   }
 
   /** The surfaces' own addresses (token audience, assertion `aud`); known once every surface listens. */
@@ -99,36 +88,11 @@ export class SandboxState {
 
   registerRetailKey(name: string, keyId: string, publicKey: KeyObject): void {
     this.retailKeys.set(keyId, { name, keyId, publicKey, fingerprint: publicKeyFingerprint(publicKey) });
+    this.retail.onboard(keyId);
   }
 
   participantsOf(client: RegisteredExchangeClient): string[] {
     return client.users.map((user) => `firms/${client.firm}/users/${user}`);
-  }
-
-  positionsOf(participant: string): ExchangePosition[] {
-    return this.positions.get(participant) ?? [];
-  }
-
-  retailBalance(keyId: string): RetailBalance {
-    let balance = this.balances.get(keyId);
-    if (!balance) {
-      balance = {
-        currentBalance: STARTING_BALANCE_USD,
-        currency: 'USD',
-        buyingPower: STARTING_BALANCE_USD,
-        lastUpdated: new Date(this.clock.now()).toISOString(),
-        assetNotional: 0,
-        assetAvailable: 0,
-        pendingCredit: 0,
-        openOrders: 0,
-        unsettledFunds: 0,
-        pendingWithdrawals: 0,
-        marginRequirement: 0,
-        balanceReservation: 0,
-      };
-      this.balances.set(keyId, balance);
-    }
-    return balance;
   }
 
   count(name: string, by = 1): void {
@@ -144,6 +108,16 @@ export class SandboxState {
   /** Every access token issued so far stops working (401), as if the operator revoked them. */
   revokeAccessTokens(): void {
     this.tokenEpoch++;
+  }
+
+  /** Drops every open retail WebSocket (an upstream restart, for reconnect tests); returns how many. */
+  dropRetailWebSockets(): number {
+    return this.retail.dropConnections();
+  }
+
+  /** Ends every open gRPC market-data stream with UNAVAILABLE (an exchange restart); returns how many. */
+  endMarketDataStreams(): number {
+    return this.marketDataStreams.endAll();
   }
 
   setClockSkew(skewMs: number): void {

@@ -85,6 +85,8 @@ const ExchangeSchema = z
     refreshBackoffInitialMs: z.number().int().positive().default(250),
     refreshBackoffMaxMs: z.number().int().positive().default(15_000),
     requestTimeoutMs: z.number().int().positive().default(10_000),
+    /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
+    protoDir: z.string().min(1).default('libs/exchange/proto'),
   })
   .strict();
 

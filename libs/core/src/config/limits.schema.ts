@@ -36,6 +36,13 @@ interface DocumentedLimit {
   windowSeconds: number;
   /** The upstream counts per source IP, not per firm: one bucket per egress address. */
   perEgressIp?: boolean;
+  /**
+   * Published as "N requests per window" (spec §8) rather than as a token bucket. A bucket may admit
+   * its burst plus a window's refill within one window, so its default burst is kept to
+   * limit × (1 − safetyMargin): then burst + refill ≤ limit in every sliding window (spec §8 counts
+   * "requests / 10 seconds"; upstream-facts calls only the exchange figures token buckets).
+   */
+  window?: boolean;
 }
 
 const ORDER_ENTRY_PER_SECOND: Record<ExchangeTier, { insert: number; cancel: number }> = {
@@ -50,14 +57,14 @@ const ORDER_ENTRY_PER_SECOND: Record<ExchangeTier, { insert: number; cancel: num
 export function documentedLimits(tier: ExchangeTier): Record<BucketName, DocumentedLimit> {
   const entry = ORDER_ENTRY_PER_SECOND[tier];
   return {
-    'retail.orders.create': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s
-    'retail.orders.cancel': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
-    'retail.orders.modify': { limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
-    'retail.orders.cancel-all': { limit: 110, windowSeconds: 10 }, // spec §8: 110 per 10 s
-    'retail.orders.close-position': { limit: 220, windowSeconds: 10 }, // spec §8: 220 per 10 s
-    'retail.orders.open': { limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
-    'retail.orders.get': { limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
-    'retail.all': { limit: 2_000, windowSeconds: 10 }, // spec §8: 2,000 per 10 s, all retail combined
+    'retail.orders.create': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s
+    'retail.orders.cancel': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.modify': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.cancel-all': { window: true, limit: 110, windowSeconds: 10 }, // spec §8: 110 per 10 s
+    'retail.orders.close-position': { window: true, limit: 220, windowSeconds: 10 }, // spec §8: 220 per 10 s
+    'retail.orders.open': { window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.orders.get': { window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.all': { window: true, limit: 2_000, windowSeconds: 10 }, // spec §8: 2,000 per 10 s, all retail combined
     // Insert and cancel-replace are published as one figure; one shared bucket is the reading that cannot overshoot.
     'exchange.orders.insert': { limit: entry.insert, windowSeconds: 1 },
     'exchange.orders.cancel': { limit: entry.cancel, windowSeconds: 1 },
@@ -68,7 +75,7 @@ export function documentedLimits(tier: ExchangeTier): Record<BucketName, Documen
     'exchange.search': { limit: 12, windowSeconds: 60 }, // upstream-facts: order, execution, trade search 12/min
     'exchange.settlement': { limit: 10, windowSeconds: 1 }, // upstream-facts: instrument settlement 10/s
     'exchange.public': { limit: 20, windowSeconds: 1, perEgressIp: true }, // upstream-facts: 20/s per IP
-    'catalog.public': { limit: 20, windowSeconds: 1, perEgressIp: true }, // spec §8: 20 per second per IP
+    'catalog.public': { window: true, limit: 20, windowSeconds: 1, perEgressIp: true }, // spec §8: 20 per second per IP
   };
 }
 
@@ -124,11 +131,14 @@ export const LimitsSchema = z
     for (const name of BUCKET_NAMES) {
       const o = overrides[name] ?? {};
       const base = documented[name];
+      const limit = o.limit ?? base.limit;
+      const safetyMargin = o.safetyMargin ?? limits.safetyMargin;
       buckets[name] = {
-        limit: o.limit ?? base.limit,
+        limit,
         windowSeconds: o.windowSeconds ?? base.windowSeconds,
-        safetyMargin: o.safetyMargin ?? limits.safetyMargin,
-        burst: o.burst,
+        safetyMargin,
+        // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole capacity is the burst.
+        burst: o.burst ?? (base.window && safetyMargin < 1 ? Math.max(1, Math.floor(limit * (1 - safetyMargin) + 1e-9)) : undefined),
         reserve: o.reserve ?? (name === 'retail.all' ? limits.priorityReserve : 0),
         perEgressIp: base.perEgressIp ?? false,
       };

@@ -46,20 +46,32 @@ export interface LoggingOptions {
   destination?: DestinationStream;
 }
 
-/** The root pino logger: Nest's logger and the access log write through it, with one redaction setup. */
+/** The root pino logger: Nest's logger and every library log line, with redaction and scrubbing. */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+
+/**
+ * The access-log pino logger. It has no redact paths or scrubbing hooks on purpose: the redact walk
+ * cost most of a request's CPU, and access records are built to hold no secret (no headers, query
+ * values of secret-named parameters replaced; see serializeRequest), which the log-redaction test checks.
+ */
+export const ACCESS_LOGGER = Symbol('ACCESS_LOGGER');
 
 @Global()
 @Module({})
 export class LoggingModule {
   static forRoot(options: LoggingOptions): DynamicModule {
-    const logger = pino(pinoOptions(options.level), options.destination ?? process.stdout);
+    const destination = options.destination ?? process.stdout;
+    const logger = pino(pinoOptions(options.level), destination);
+    const access = pino({ level: options.level, base: { pid: process.pid, log: 'access' } }, destination);
     return {
-      exports: [ROOT_LOGGER],
+      exports: [ACCESS_LOGGER, ROOT_LOGGER],
       // Request lines come from the gateway's access-log hook, not pino-http's middleware.
       imports: [LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false } })],
       module: LoggingModule,
-      providers: [{ provide: ROOT_LOGGER, useValue: logger }],
+      providers: [
+        { provide: ACCESS_LOGGER, useValue: access },
+        { provide: ROOT_LOGGER, useValue: logger },
+      ],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
+import { BudgetGate, type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
 import {
   GATEWAY_CONFIG,
   type GatewayConfig,
@@ -12,6 +13,15 @@ import {
 } from '@lib/core';
 
 export interface ExchangeCall extends Omit<JsonCall, 'base' | 'headers'> {
+  /**
+   * What the call spends of the shared upstream budget (ROUTE_BUDGETS in @lib/ratelimit), taken after
+   * validation and before sending; `null` only for operations with no published limit.
+   */
+  budget: RouteBudget | null;
+  /** The calling client's team, whose share of each bucket the call also takes. */
+  team: string;
+  /** Operations this call counts for in buckets that count operations (a batch of n: n). */
+  cost?: number;
   /** `firms/<FIRM>/users/<USER>`, sent as x-participant-id on account-scoped routes (spec §5.1.4). */
   participant?: string;
   /** spec §4.1: only the health check is unauthenticated. */
@@ -34,13 +44,15 @@ export class ExchangeHttpClient {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly http: UpstreamHttp,
     private readonly tokens: ExchangeTokenProvider,
+    private readonly budget: BudgetGate,
   ) {
     this.base = config.environments[config.environment]!.exchangeUrl;
     this.timeoutMs = config.exchange.requestTimeoutMs;
   }
 
-  async send(call: ExchangeCall): Promise<JsonReply> {
+  async send(call: ExchangeCall): Promise<BudgetedReply> {
     const url = urlOf({ ...call, base: this.base });
+    const decision = await this.budget.spend(call.budget, call.team, call.cost);
     let authorization = call.anonymous ? undefined : await this.tokens.authorization(url);
     let reply = await this.once(call, url, authorization);
     if (reply.status === 401 && authorization) {
@@ -48,7 +60,8 @@ export class ExchangeHttpClient {
       authorization = await this.tokens.authorization(url);
       reply = await this.once(call, url, authorization);
     }
-    return okOrThrow('exchange', reply, call.context);
+    this.budget.feedback(call.budget, reply);
+    return { ...okOrThrow('exchange', reply, call.context), decision };
   }
 
   private async once(call: ExchangeCall, url: string, authorization: string | undefined): Promise<JsonReply> {

@@ -12,11 +12,12 @@ const registryOf = (...args: Parameters<typeof resolveLimits>) => {
 describe(BucketRegistry.name, () => {
   it('defaults every bucket to the documented limit times the 0.9 margin', () => {
     const sut = registryOf();
-    // spec §8: 440 per 10 s → 396 per 10 s, one token every 10,000/396 ms.
-    expect(sut.get('retail.orders.create')).toMatchObject({ published: 440, windowSeconds: 10, capacity: 396, reserve: 0 });
+    // spec §8: 440 per 10 s → 396 per 10 s, one token every 10,000/396 ms; a window, so the burst
+    // is the 44 left over: burst + refill stays within 440 in every sliding 10 s.
+    expect(sut.get('retail.orders.create')).toMatchObject({ published: 440, windowSeconds: 10, capacity: 44, reserve: 0 });
     expect(sut.get('retail.orders.create').emissionMs).toBeCloseTo(10_000 / 396);
-    expect(sut.get('retail.all')).toMatchObject({ published: 2_000, capacity: 1_800, reserve: 0.2 });
-    expect(sut.get('retail.orders.cancel-all').capacity).toBe(99);
+    expect(sut.get('retail.all')).toMatchObject({ published: 2_000, capacity: 200, reserve: 0.2 });
+    expect(sut.get('retail.orders.cancel-all').capacity).toBe(11);
     expect(sut.get('exchange.orders.insert')).toMatchObject({ published: 30, windowSeconds: 1, capacity: 27 });
     expect(sut.get('exchange.orders.cancel').published).toBe(90);
     expect(sut.get('exchange.instruments')).toMatchObject({ published: 6, windowSeconds: 60, capacity: 5 });
@@ -51,10 +52,10 @@ describe(BucketRegistry.name, () => {
     const plan = buildPlan(sut, { buckets: ['retail.orders.open', 'retail.all'], team: 'desk', class: 'read' });
     expect(plan.upstreamCount).toBe(2);
     expect(plan.cells.map((c) => [c.key, c.capacity, c.usable])).toEqual([
-      ['retail.orders.open', 49, 49],
-      ['retail.all', 1_800, 1_440],
-      ['retail.orders.open:team:desk', 24, 24],
-      ['retail.all:team:desk', 900, 720],
+      ['retail.orders.open', 5, 5],
+      ['retail.all', 200, 160],
+      ['retail.orders.open:team:desk', 2, 2],
+      ['retail.all:team:desk', 100, 80],
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
+import { BudgetGate, type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
 import {
   GATEWAY_CONFIG,
   type GatewayConfig,
@@ -12,6 +13,13 @@ import {
 } from '@lib/core';
 
 export interface RetailCall extends Omit<JsonCall, 'base' | 'headers'> {
+  /**
+   * What the call spends of the shared upstream budget (ROUTE_BUDGETS in @lib/ratelimit), taken after
+   * validation and before sending; `null` only for operations with no published limit.
+   */
+  budget: RouteBudget | null;
+  /** The calling client's team, whose share of each bucket the call also takes. */
+  team: string;
   /** Name of the retail account (key) the request is signed with. */
   account: string;
   context?: Record<string, unknown>;
@@ -25,24 +33,28 @@ export interface RetailCall extends Omit<JsonCall, 'base' | 'headers'> {
 @Injectable()
 export class RetailHttpClient {
   readonly base: string;
-  private readonly timeoutMs: number;
+  /** The deadline of an ordinary call (config `retail.requestTimeoutMs`); blocking calls extend it. */
+  readonly timeoutMs: number;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly http: UpstreamHttp,
     private readonly signer: RetailSigner,
+    private readonly budget: BudgetGate,
   ) {
     this.base = config.environments[config.environment]!.retailUrl;
     this.timeoutMs = config.retail.requestTimeoutMs;
   }
 
-  async send(call: RetailCall): Promise<JsonReply> {
+  async send(call: RetailCall): Promise<BudgetedReply> {
     const url = urlOf({ ...call, base: this.base });
+    const decision = await this.budget.spend(call.budget, call.team);
     let reply = await this.once(call, url);
     if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
       reply = await this.once(call, url);
     }
-    return okOrThrow('retail', reply, call.context);
+    this.budget.feedback(call.budget, reply);
+    return { ...okOrThrow('retail', reply, call.context), decision };
   }
 
   private async once(call: RetailCall, url: string): Promise<JsonReply> {

@@ -1,0 +1,29 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { AccountCallerContext, CallerContext } from '@lib/exchange';
+import type { FastifyRequest } from 'fastify';
+
+import { PARTICIPANT_HEADER, participantFor } from '../common/accounts.decorators.js';
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+
+function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client: AuthenticatedClient } {
+  const request = ctx.switchToHttp().getRequest<FastifyRequest>();
+  if (!request.client) throw new Error('exchange caller decorators need an authenticated route');
+  return { request, client: request.client };
+}
+
+/** Team and request id of a route that acts for no participant (reference and market data). */
+export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext => {
+  const { request, client } = authenticated(ctx);
+  return { team: client.team, requestId: request.id };
+});
+
+/**
+ * Team, request id and participant of an account-scoped route (spec 5.1.4): the x-participant-id
+ * header when the client may use it, else the client's default; 403 before anything is sent otherwise.
+ */
+export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): AccountCallerContext => {
+  const { request, client } = authenticated(ctx);
+  const header = request.headers[PARTICIPANT_HEADER];
+  const requested = typeof header === 'string' && header !== '' ? header : undefined;
+  return { team: client.team, requestId: request.id, participant: participantFor(client, requested) };
+});

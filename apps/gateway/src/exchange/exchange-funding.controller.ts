@@ -1,0 +1,47 @@
+import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { type AccountCallerContext, BalanceRequestSchema, DepositRequestSchema, ExchangeAccounts, type JsonObject } from '@lib/exchange';
+import type { FastifyReply } from 'fastify';
+
+import { PARTICIPANT_HEADER } from '../common/accounts.decorators.js';
+import { RequireScopes } from '../common/auth.decorators.js';
+import { relay } from '../common/relay.js';
+import { ZodBody } from '../common/zod-params.js';
+import { AccountCaller } from './exchange-caller.decorators.js';
+
+/** Funding and balances (spec 4.1 "other operations"); payloads not shown, passed through; account-scoped. */
+@ApiTags('exchange funding and balances')
+@ApiBearerAuth()
+@ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" })
+@Controller('exchange/v1')
+export class ExchangeFundingController {
+  constructor(private readonly accounts: ExchangeAccounts) {}
+
+  @Get('funding/accounts')
+  @RequireScopes('read:funding')
+  async fundingAccounts(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext) {
+    relay(res, await this.accounts.fundingAccounts(caller));
+  }
+
+  /** `checkout` and the other processor of spec 4.1 (`<processor_a>`); an unknown processor is a 404. */
+  @Post(':processor/deposits')
+  @HttpCode(200)
+  @RequireScopes('write:funding')
+  async deposit(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @Param('processor') processor: string, @ZodBody(DepositRequestSchema) body: JsonObject) {
+    relay(res, await this.accounts.deposit(caller, processor, body));
+  }
+
+  @Post('positions/balance')
+  @HttpCode(200)
+  @RequireScopes('read:positions')
+  async balance(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(BalanceRequestSchema) body: JsonObject) {
+    relay(res, await this.accounts.balance(caller, body));
+  }
+
+  @Post('positions/balances')
+  @HttpCode(200)
+  @RequireScopes('read:positions')
+  async balances(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(BalanceRequestSchema) body: JsonObject) {
+    relay(res, await this.accounts.balances(caller, body));
+  }
+}

@@ -1,0 +1,42 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+
+import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
+import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
+import { RateLimitedError } from './rate-limit/rate-limited.error.js';
+
+/**
+ * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is
+ * looked at. Then the call is counted (tests count upstream calls by these counters) and, when a
+ * delay fault names it, held before it runs: the operation still happens, only late.
+ */
+@Injectable()
+export class ExchangeOperationInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiter: FirmRateLimiter,
+    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const operation = this.reflector.get<ExchangeOperationMeta | undefined>(EXCHANGE_OPERATION, context.getHandler());
+    if (!operation) return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (operation.limit) {
+      // Per firm (upstream-facts "per-firm rate limits"); the public class is per IP.
+      const holder = operation.limit === 'public' ? request.ip : (request.exchangeCaller?.client.firm ?? request.ip);
+      const answer = this.limiter.take(operation.limit, holder, this.state.clock.now());
+      if (!answer.ok) {
+        this.state.count(`exchange.throttled.${operation.limit}`);
+        throw new RateLimitedError(answer.retryAfterMs);
+      }
+    }
+    this.state.count(`exchange.calls.${operation.name}`);
+    const delayMs = this.state.faults.exchangeDelayMs?.[operation.name] ?? 0;
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return next.handle();
+  }
+}

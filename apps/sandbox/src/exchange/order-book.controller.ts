@@ -1,0 +1,30 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { type OrderBookSnapshot, OrderBookQuerySchema } from '@lib/exchange';
+
+import { parseBody } from '../shared/parse-body.js';
+import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { ExchangeScope } from './exchange-auth.decorators.js';
+import { ExchangeOperation } from './exchange-operation.decorator.js';
+import { type BboRecord, bboRecord, bookRecord } from './wire/market-wire.js';
+
+/** Spec 4.1 /v1/orderbook/*: live snapshots of the shared engine's books; an unknown symbol is a 404. */
+@Controller('v1/orderbook')
+export class OrderBookController {
+  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+
+  /** Depth 1-10, default 3 (spec 4.1, 8). */
+  @Get(':symbol')
+  @ExchangeScope('read:l2marketdata')
+  @ExchangeOperation('orderBook', 'book')
+  book(@Param('symbol') symbol: string, @Query() query: unknown): OrderBookSnapshot {
+    const { depth } = parseBody(OrderBookQuerySchema, query);
+    return bookRecord(this.state.engine.book(symbol, depth));
+  }
+
+  @Get(':symbol/bbo')
+  @ExchangeScope('read:marketdata')
+  @ExchangeOperation('bbo', 'book')
+  bbo(@Param('symbol') symbol: string): BboRecord {
+    return bboRecord(this.state.engine.bbo(symbol));
+  }
+}

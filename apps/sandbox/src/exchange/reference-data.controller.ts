@@ -1,0 +1,60 @@
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { type Instrument, InstrumentListRequestSchema } from '@lib/exchange';
+import { z } from 'zod';
+
+import { parseBody } from '../shared/parse-body.js';
+import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { SurfaceError } from '../shared/surface-error.js';
+import { ExchangeScope } from './exchange-auth.decorators.js';
+import { ExchangeOperation } from './exchange-operation.decorator.js';
+import { listInstruments } from './instrument-query/instrument-list.js';
+import { instrumentRecord } from './wire/market-wire.js';
+
+/** The metadata payload is not shown upstream; the sandbox takes the symbols wanted (all when none). */
+const MetadataBody = z.strictObject({ symbols: z.array(z.string()).optional() });
+
+interface InstrumentMetadata {
+  symbol: string;
+  metadata: Record<string, string>;
+  eventAttributes: Instrument['eventAttributes'];
+  jsonAttributes: string;
+}
+
+/** Spec 4.1 /v1/refdata/*: instruments with every listed filter, symbols (same filters) and metadata. */
+@Controller('v1/refdata')
+@ExchangeScope('read:instruments')
+export class ReferenceDataController {
+  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+
+  @Post('instruments')
+  @HttpCode(200)
+  @ExchangeOperation('instruments', 'instruments')
+  instruments(@Body() body: unknown): { instruments: Instrument[]; nextPageToken: string; eof: boolean } {
+    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequestSchema, body));
+    return { ...page, instruments: page.instruments.map(instrumentRecord) };
+  }
+
+  /** Payload not shown upstream: the sandbox takes the instrument list's request and answers symbols only. */
+  @Post('symbols')
+  @HttpCode(200)
+  @ExchangeOperation('symbols', 'instruments')
+  symbols(@Body() body: unknown): { symbols: string[]; nextPageToken: string; eof: boolean } {
+    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequestSchema, body));
+    return { symbols: page.instruments.map((instrument) => instrument.symbol), nextPageToken: page.nextPageToken, eof: page.eof };
+  }
+
+  /** No published limit for metadata. A symbol asked for by name must exist (404). */
+  @Post('metadata')
+  @HttpCode(200)
+  @ExchangeOperation('metadata')
+  metadata(@Body() body: unknown): { metadata: InstrumentMetadata[] } {
+    const { symbols } = parseBody(MetadataBody, body);
+    const all = this.state.engine.instruments();
+    const unknown = symbols?.find((symbol) => !all.some((instrument) => instrument.symbol === symbol));
+    if (unknown !== undefined) throw new SurfaceError(404, `unknown symbol ${unknown}`);
+    const wanted = symbols && symbols.length > 0 ? all.filter((instrument) => symbols.includes(instrument.symbol)) : all;
+    return {
+      metadata: wanted.map(({ symbol, metadata, eventAttributes, jsonAttributes }) => ({ symbol, metadata, eventAttributes, jsonAttributes })),
+    };
+  }
+}

@@ -1,0 +1,49 @@
+import type { BookEntryMessage, MarketDataUpdateMessage } from '@lib/exchange';
+
+import type { BookLevel, BookSnapshot, Instrument } from '../engine/index.js';
+import { int64 } from '../exchange/wire/int64-wire.js';
+
+export interface BookScales {
+  priceScale: number;
+  quantityScale: number;
+}
+
+export function scalesOf(instrument: Instrument): BookScales {
+  return { priceScale: Number(instrument.priceScale), quantityScale: Number(instrument.fractionalQtyScale) };
+}
+
+function entry(level: BookLevel): BookEntryMessage {
+  return { px: int64(level.px), qty: int64(level.qty) };
+}
+
+/**
+ * An engine book as a polymarket.v1 MarketDataUpdate, `depth` levels a side. `transactTime` is when
+ * the book last changed, so a snapshot of an unchanged book is the same state as the last update.
+ * Prices the session has not had yet are 0 (proto3 has no absent int64 without `optional`).
+ */
+export function updateMessage(book: BookSnapshot, depth: number, transactTime: number, scales: BookScales): MarketDataUpdateMessage {
+  const { stats } = book;
+  return {
+    symbol: book.symbol,
+    bids: book.bids.slice(0, depth).map(entry),
+    offers: book.offers.slice(0, depth).map(entry),
+    state: book.state,
+    stats: {
+      lastTradePx: int64(stats.lastTradePx ?? 0),
+      lastTradeQty: int64(stats.lastTradeQty ?? 0),
+      openPx: int64(stats.openPx ?? 0),
+      highPx: int64(stats.highPx ?? 0),
+      lowPx: int64(stats.lowPx ?? 0),
+      closePx: int64(stats.closePx ?? 0),
+      sharesTraded: int64(stats.sharesTraded),
+      openInterest: int64(stats.openInterest),
+      notionalTraded: int64(stats.notionalTraded),
+      settlementPx: int64(stats.settlementPx ?? 0),
+      indicativeOpenPx: int64(stats.indicativeOpenPx ?? 0),
+    },
+    transactTime: { seconds: String(Math.floor(transactTime / 1000)), nanos: (transactTime % 1000) * 1_000_000 },
+    // The engine does not run the schedule's hidden phases, so books are always shown.
+    bookHidden: false,
+    ...scales,
+  };
+}

@@ -1,0 +1,180 @@
+// Catalog cache, measured end to end on one machine (servers on the main thread, autocannon in a
+// worker thread): cache-hit throughput and p99 of the gateway (API key checked on every request)
+// against a bare Fastify route sending the same bytes, and the p50 a miss adds over calling the
+// sandbox catalog directly. Targets: hits ≥ 0.6× bare Fastify with p99 < 5 ms; a miss adds ≤ 1 ms p50.
+// In-memory mode (no Redis): hits never leave the in-process LRU either way.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { generateApiKey, hashApiKey } from '@lib/auth';
+import { GatewayConfigSchema, SCOPES } from '@lib/core';
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+
+import { createGateway } from '../apps/gateway/src/gateway.factory.js';
+import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
+
+interface LoadResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string>; workers?: number }) => Promise<LoadResult>;
+// autocannon ships no types; this is the part of its API used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const LOAD_SECONDS = 8;
+const CONNECTIONS = 50;
+const MISS_SAMPLES = 2_000;
+const WARM_UP = 200;
+/** Small and large hit bodies: throughput on a big body is bounded by copying bytes, whatever the gateway does. */
+const HIT_ROUTES = { sports: '/v1/sports', events5: '/v1/events?limit=5' } as const;
+/** Each request names other provider ids, so each is a miss; the upstream work stays the same tiny lookup. */
+const missPath = (i: number) => `/v1/sports/teams/provider?teamIds=${900_000 + i}`;
+
+interface Gateway {
+  app: NestFastifyApplication;
+  url: string;
+  headers: Record<string, string>;
+}
+
+async function startGateway(sandbox: RunningSandbox, logLevel: 'info' | 'warn'): Promise<Gateway> {
+  const key = generateApiKey();
+  const config = GatewayConfigSchema.parse({
+    server: { host: '127.0.0.1', port: 0 },
+    logging: { level: logLevel },
+    environment: 'development',
+    environments: {
+      development: {
+        authUrl: sandbox.urls.auth,
+        exchangeUrl: sandbox.urls.exchange,
+        grpcTarget: sandbox.urls.grpc,
+        grpcTls: false,
+        retailUrl: sandbox.urls.retail,
+        catalogUrl: sandbox.urls.catalog,
+      },
+    },
+    catalog: { ttlSeconds: { sports: 3_600, events: 3_600 } },
+    // The public budget (20/s) would throttle the miss measurement; the bench measures the gateway, not the budget.
+    limits: { buckets: { 'catalog.public': { limit: 1_000_000 } } },
+    inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
+    teams: [{ id: 'bench' }],
+    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES] }],
+  });
+  // Log lines are formatted as in production and dropped, so their cost is counted without flooding the output.
+  const app = await createGateway(config, { logDestination: { write: () => undefined } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${key}` } };
+}
+
+async function load(url: string, headers: Record<string, string> = {}): Promise<{ reqPerSec: number; p50Ms: number; p99Ms: number; failures: number }> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: LOAD_SECONDS, headers, workers: 1 });
+  return { reqPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors };
+}
+
+/** A bare Fastify route answering with exactly the bytes and content type the gateway sends. */
+async function bareFastify(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = Fastify();
+  app.get('/', (_request, reply) => {
+    reply.header('content-type', 'application/json; charset=utf-8').send(body);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/`, close: () => app.close() };
+}
+
+/** Sequential GETs on one keep-alive connection; latency percentiles in microseconds. */
+async function sequentialLatency(origin: string, path: (i: number) => string, headers: Record<string, string>, samples: number): Promise<{ p50Us: number; p99Us: number; failures: number }> {
+  const pool = new Pool(origin, { connections: 1 });
+  const times: number[] = [];
+  let failures = 0;
+  try {
+    for (let i = 0; i < WARM_UP + samples; i++) {
+      const started = process.hrtime.bigint();
+      const res = await pool.request({ method: 'GET', path: path(i), headers });
+      await res.body.text();
+      if (res.statusCode !== 200) failures++;
+      if (i >= WARM_UP) times.push(Number(process.hrtime.bigint() - started) / 1_000);
+    }
+  } finally {
+    await pool.close();
+  }
+  times.sort((a, b) => a - b);
+  return { p50Us: Math.round(times[Math.floor(times.length / 2)]), p99Us: Math.round(times[Math.floor(times.length * 0.99)]), failures };
+}
+
+async function hitComparison(gateways: { info: Gateway; warn: Gateway }, path: string, withWarn: boolean) {
+  const { info, warn } = gateways;
+  const warm = await fetch(`${info.url}/catalog${path}`, { headers: info.headers });
+  const body = await warm.text();
+  if (warm.status !== 200) throw new Error(`warm-up of ${path} answered ${warm.status}`);
+  const bare = await bareFastify(body);
+  try {
+    const bareResult = await load(bare.url);
+    const hit = await load(`${info.url}/catalog${path}`, info.headers);
+    const ratio = (r: { reqPerSec: number }) => Number((r.reqPerSec / bareResult.reqPerSec).toFixed(2));
+    const result: Record<string, unknown> = { bodyBytes: Buffer.byteLength(body), bareFastify: bareResult, gatewayHit: hit, ratio: ratio(hit) };
+    if (withWarn) {
+      await fetch(`${warn.url}/catalog${path}`, { headers: warn.headers });
+      const quiet = await load(`${warn.url}/catalog${path}`, warn.headers);
+      // The gateway's floor: an authenticated route that does nothing, with the access log on.
+      const floor = await load(`${info.url}/me`, info.headers);
+      Object.assign(result, { gatewayHitWithoutAccessLog: quiet, ratioWithoutAccessLog: ratio(quiet), authenticatedNoopRoute: floor });
+    }
+    return result as { ratio: number; gatewayHit: { p99Ms: number } } & Record<string, unknown>;
+  } finally {
+    await bare.close();
+  }
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  Logger.overrideLogger(false);
+  const keyDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
+  const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir, logLevel: 'silent' });
+  const gateways = { info: await startGateway(sandbox, 'info'), warn: await startGateway(sandbox, 'warn') };
+  try {
+    const sports = await hitComparison(gateways, HIT_ROUTES.sports, true);
+    const events5 = await hitComparison(gateways, HIT_ROUTES.events5, false);
+    const { info } = gateways;
+    const before = sandbox.state.counter('catalog.teams');
+    const direct = await sequentialLatency(sandbox.urls.catalog, missPath, {}, MISS_SAMPLES);
+    const miss = await sequentialLatency(info.url, (i) => `/catalog${missPath(i + WARM_UP + MISS_SAMPLES)}`, info.headers, MISS_SAMPLES);
+    const hit = await sequentialLatency(info.url, () => `/catalog${HIT_ROUTES.sports}`, info.headers, MISS_SAMPLES);
+    // The sandbox counts the direct calls and the gateway's upstream calls alike.
+    const upstreamCalls = sandbox.state.counter('catalog.teams') - before;
+    const addedUs = miss.p50Us - direct.p50Us;
+    return {
+      loadSeconds: LOAD_SECONDS,
+      connections: CONNECTIONS,
+      logging: 'gatewayHit: info (access log formatted, then discarded); gatewayHitWithoutAccessLog: warn',
+      hits: { sports, events5 },
+      miss: {
+        route: '/v1/sports/teams/provider?teamIds=<distinct per request>',
+        samples: MISS_SAMPLES,
+        directSandboxP50Us: direct.p50Us,
+        gatewayMissP50Us: miss.p50Us,
+        gatewayMissP99Us: miss.p99Us,
+        addedP50Us: addedUs,
+        gatewayHitP50Us: hit.p50Us,
+        everyGatewayRequestWasAMiss: upstreamCalls === 2 * (WARM_UP + MISS_SAMPLES),
+        failures: direct.failures + miss.failures + hit.failures,
+      },
+      targets: {
+        hitsAtLeast60PercentOfBareFastify: sports.ratio >= 0.6,
+        hitP99Under5Ms: sports.gatewayHit.p99Ms < 5,
+        missAddsAtMost1MsP50: addedUs <= 1_000,
+      },
+    };
+  } finally {
+    await gateways.warn.app.close();
+    await gateways.info.app.close();
+    await sandbox.close();
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,217 @@
+// What the gateway adds on GET /exchange/v1/orderbook/{symbol}?depth=3, against calling the sandbox's
+// exchange directly with a valid bearer token and the same depth, in the same run: p50, p99 and req/s
+// at a fixed 1,000 req/s and at saturation. Servers share the main thread; load comes from a worker.
+// Targets: at 1,000 req/s the gateway adds ≤ 1 ms p50 and ≤ 3 ms p99.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ExchangeTokenProvider, generateApiKey, hashApiKey } from '@lib/auth';
+import { GatewayConfigSchema, SCOPES } from '@lib/core';
+import { Pool } from 'undici';
+
+import { createGateway } from '../apps/gateway/src/gateway.factory.js';
+import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
+import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+
+const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
+const DEPTH = 3;
+const FIXED_RATE = 1_000;
+const FIXED_CONNECTIONS = 10;
+const SATURATION_CONNECTIONS = 50;
+/** Direct and gateway runs alternate in short rounds, so a burst of load from elsewhere on the machine hits both alike. */
+const ROUNDS = 4;
+const ROUND_SECONDS = 4;
+const WARM_UP_SECONDS = 2;
+
+interface LoadReport {
+  reqPerSec: number;
+  samples: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  failures: number;
+}
+
+function load(spec: LoadSpec): Promise<LoadRun> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./exchange-load.worker.js', import.meta.url), { workerData: spec });
+    worker.once('message', (run: LoadRun) => resolve(run));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load worker exited with ${code}`))));
+  });
+}
+
+function report(runs: LoadRun[]): LoadReport {
+  const sorted = Float64Array.from(runs.flatMap((run) => [...run.timesMs])).sort();
+  const at = (p: number) => (sorted.length === 0 ? Number.NaN : Number(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(3)));
+  const seconds = runs.reduce((sum, run) => sum + run.elapsedSeconds, 0);
+  return {
+    reqPerSec: Math.round(sorted.length / seconds),
+    samples: sorted.length,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    p99Ms: at(0.99),
+    maxMs: at(1),
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
+  };
+}
+
+type Target = Pick<LoadSpec, 'url' | 'headers'>;
+
+const SEQUENTIAL_SAMPLES = 2_000;
+
+/** One request at a time on one keep-alive connection: the added latency with no queueing at all. */
+async function sequential(target: Target): Promise<{ p50Ms: number; p99Ms: number }> {
+  const url = new URL(target.url);
+  const pool = new Pool(url.origin, { connections: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 200 + SEQUENTIAL_SAMPLES; i++) {
+      const started = process.hrtime.bigint();
+      const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers: target.headers });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`sequential request answered ${res.statusCode}`);
+      if (i >= 200) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  } finally {
+    await pool.close();
+  }
+  times.sort((a, b) => a - b);
+  return { p50Ms: Number(times[Math.floor(times.length / 2)].toFixed(3)), p99Ms: Number(times[Math.floor(times.length * 0.99)].toFixed(3)) };
+}
+
+/** Warm-up of each, then ROUNDS alternating runs of direct and gateway; each side's samples pooled. */
+async function compare(direct: Target, gateway: Target, connections: number, overallRate?: number): Promise<{ direct: LoadReport; gateway: LoadReport }> {
+  for (const target of [direct, gateway]) await load({ ...target, connections, durationSeconds: WARM_UP_SECONDS, overallRate });
+  const runs = { direct: [] as LoadRun[], gateway: [] as LoadRun[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.direct.push(await load({ ...direct, connections, durationSeconds: ROUND_SECONDS, overallRate }));
+    runs.gateway.push(await load({ ...gateway, connections, durationSeconds: ROUND_SECONDS, overallRate }));
+  }
+  return { direct: report(runs.direct), gateway: report(runs.gateway) };
+}
+
+async function startGateway(sandbox: RunningSandbox): Promise<{ app: NestFastifyApplication; url: string; key: string }> {
+  const key = generateApiKey();
+  const exchangeKey = sandbox.keys.exchange[0];
+  const config = GatewayConfigSchema.parse({
+    server: { host: '127.0.0.1', port: 0 },
+    logging: { level: 'info' },
+    environment: 'development',
+    environments: {
+      development: {
+        authUrl: sandbox.urls.auth,
+        exchangeUrl: sandbox.urls.exchange,
+        grpcTarget: sandbox.urls.grpc,
+        grpcTls: false,
+        retailUrl: sandbox.urls.retail,
+        catalogUrl: sandbox.urls.catalog,
+        exchangeClient: { clientId: exchangeKey.clientId, privateKeyFile: exchangeKey.privateKeyFile },
+      },
+    },
+    // The published 12/min book limit would throttle the measurement: lifted, so every request takes a
+    // (local, in-memory) budget decision that always allows. Redis is not used.
+    limits: { buckets: { 'exchange.book': { limit: 1_000_000_000, windowSeconds: 1 } } },
+    inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
+    teams: [{ id: 'bench' }],
+    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: ['firms/BENCH/users/alice'] }],
+  });
+  // Access log lines are formatted as in production and dropped, so their cost is counted.
+  const app = await createGateway(config, { logDestination: { write: () => undefined } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}`, key };
+}
+
+/** Three levels a side from another firm, so the snapshot is a realistic one of depth 3. */
+function fillBook(sandbox: RunningSandbox): void {
+  for (let i = 0; i < 3; i++) {
+    sandbox.state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 10 + i, price: 50 - i, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: 'firms/MM/users/maker' });
+    sandbox.state.engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 10 + i, price: 52 + i, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: 'firms/MM/users/maker' });
+  }
+}
+
+const ms = (value: number) => Number(value.toFixed(3));
+
+export async function run(): Promise<Record<string, unknown>> {
+  Logger.overrideLogger(false);
+  const keyDir = mkdtempSync(join(tmpdir(), 'exchange-bench-'));
+  const sandbox = await startSandbox({
+    ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
+    keyDir,
+    logLevel: 'silent',
+    // One token for the whole direct run; the book's 12/min per-firm limit lifted, as on the gateway.
+    exchange: { tokenTtlSeconds: 3_600, limits: { book: 'off' }, clients: [{ clientId: 'bench', firm: 'BENCH', users: ['alice'] }] },
+  });
+  const gateway = await startGateway(sandbox);
+  try {
+    fillBook(sandbox);
+    const path = `/v1/orderbook/${SYMBOL}?depth=${DEPTH}`;
+    const directUrl = `${sandbox.urls.exchange}${path}`;
+    const direct = { url: directUrl, headers: { authorization: await gateway.app.get(ExchangeTokenProvider).authorization(directUrl) } };
+    const viaGateway = { url: `${gateway.url}/exchange${path}`, headers: { authorization: `Bearer ${gateway.key}` } };
+    const [a, b] = await Promise.all([fetch(direct.url, { headers: direct.headers }), fetch(viaGateway.url, { headers: viaGateway.headers })]);
+    const [directBody, gatewayBody] = [await a.json(), await b.json()] as { bids: unknown[]; transactTime: string }[];
+    if (a.status !== 200 || b.status !== 200 || directBody.bids.length !== DEPTH) throw new Error(`warm-up answered ${a.status}/${b.status}`);
+
+    const before = sandbox.state.counter('exchange.calls.orderBook');
+    const loadBefore = loadavg()[0];
+    const sequentialDirect = await sequential(direct);
+    const sequentialGateway = await sequential(viaGateway);
+    const { direct: fixedDirect, gateway: fixedGateway } = await compare(direct, viaGateway, FIXED_CONNECTIONS, FIXED_RATE);
+    const { direct: saturatedDirect, gateway: saturatedGateway } = await compare(direct, viaGateway, SATURATION_CONNECTIONS);
+    const sandboxCalls = sandbox.state.counter('exchange.calls.orderBook') - before;
+
+    const addedP50Ms = ms(fixedGateway.p50Ms - fixedDirect.p50Ms);
+    const addedP99Ms = ms(fixedGateway.p99Ms - fixedDirect.p99Ms);
+    return {
+      route: `GET /exchange/v1/orderbook/${SYMBOL}?depth=${DEPTH} (gateway) vs GET ${path} (sandbox, bearer token)`,
+      sameBodyShape: JSON.stringify(Object.keys(directBody)) === JSON.stringify(Object.keys(gatewayBody)),
+      rounds: `${ROUNDS} alternating rounds of ${ROUND_SECONDS} s per side and load level, after ${WARM_UP_SECONDS} s of warm-up each`,
+      fixedRate: {
+        requestsPerSecond: FIXED_RATE,
+        connections: FIXED_CONNECTIONS,
+        direct: fixedDirect,
+        gateway: fixedGateway,
+        addedP50Ms,
+        addedP99Ms,
+      },
+      saturation: {
+        connections: SATURATION_CONNECTIONS,
+        direct: saturatedDirect,
+        gateway: saturatedGateway,
+        gatewayOverDirectThroughput: Number((saturatedGateway.reqPerSec / saturatedDirect.reqPerSec).toFixed(2)),
+      },
+      sequential: {
+        samples: SEQUENTIAL_SAMPLES,
+        direct: sequentialDirect,
+        gateway: sequentialGateway,
+        addedP50Ms: ms(sequentialGateway.p50Ms - sequentialDirect.p50Ms),
+        addedP99Ms: ms(sequentialGateway.p99Ms - sequentialDirect.p99Ms),
+      },
+      sandboxOrderBookCallsDuringRun: sandboxCalls,
+      // The machine is shared (2 cores); its load says how much of each figure is other work queueing ahead of ours.
+      loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
+      notes: [
+        'Latencies are every 2xx response time at full precision (autocannon own histogram counts whole ms); no coordinated-omission correction.',
+        'Sandbox and gateway share the main thread of one process on this machine; the load generator runs in a worker thread on the same cores.',
+        "The sandbox's per-firm 12/min book limit is lifted by config (exchange.limits.book = 'off').",
+        "The gateway's upstream budget is wired: each request takes one in-memory exchange.book decision (bucket lifted to 1e9/s, no Redis).",
+        'Gateway access log formatted at info level and discarded.',
+      ],
+      targets: {
+        addsAtMost1MsP50At1000PerSecond: addedP50Ms <= 1,
+        addsAtMost3MsP99At1000PerSecond: addedP99Ms <= 3,
+      },
+    };
+  } finally {
+    await gateway.app.close();
+    await sandbox.close();
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+}

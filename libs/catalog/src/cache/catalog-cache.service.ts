@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+
+import { type CacheResult, CatalogMetrics } from '../metrics/catalog.metrics.js';
+import type { CatalogEntry } from './catalog-entry.js';
+import { CATALOG_STORE, type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
+import { phaseOf, retentionMs, type StaleWindows, usableOnError } from './freshness.js';
+import { Lru } from './lru.js';
+
+export interface CacheLookup {
+  route: string;
+  key: string;
+  /** The upstream call, made by whichever request leads the fill. */
+  fetch: () => Promise<CatalogEntry>;
+}
+
+export interface Served {
+  entry: CatalogEntry;
+  result: CacheResult;
+}
+
+interface Fill {
+  entry: CatalogEntry;
+  /** Another instance made the call and this one waited for its result. */
+  elsewhere: boolean;
+}
+
+/** Upstream failures a stale entry may answer for (RFC 5861 stale-if-error); a bad request may not. */
+const STALE_IF = new Set<ErrorCode>([
+  ErrorCode.UPSTREAM_ERROR,
+  ErrorCode.UPSTREAM_UNAVAILABLE,
+  ErrorCode.UPSTREAM_TIMEOUT,
+  ErrorCode.UPSTREAM_RATE_LIMITED,
+  ErrorCode.RATE_LIMITED,
+]);
+
+/**
+ * Two tiers: a bounded LRU in this process (a hit costs no Redis round trip), then the shared store.
+ * Concurrent misses of one key make one upstream call: within the instance they share one promise,
+ * across instances one of them holds the key's fill lock and the others wait for its result.
+ */
+@Injectable()
+export class CatalogCache implements OnApplicationShutdown {
+  private readonly logger = new Logger('CatalogCache');
+  private readonly local: Lru<CatalogEntry>;
+  private readonly inflight = new Map<string, Promise<Fill>>();
+  private readonly refreshing = new Set<string>();
+  private readonly windows: StaleWindows;
+  private readonly lockMs: number;
+  private readonly followerWaitMs: number;
+
+  constructor(
+    @Inject(CATALOG_STORE) private readonly store: CatalogStore,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly metrics: CatalogMetrics,
+    private readonly clock: Clock,
+  ) {
+    const catalog = config.catalog;
+    this.local = new Lru(catalog.lruEntries, catalog.lruMaxBytes);
+    this.windows = { staleWhileRevalidateMs: catalog.staleWhileRevalidateSeconds * 1000, staleIfErrorMs: catalog.staleIfErrorSeconds * 1000 };
+    this.lockMs = catalog.lockMs;
+    this.followerWaitMs = catalog.followerWaitMs;
+    store.onPurge((match) => this.local.purge(purgeFilter(match)));
+  }
+
+  async get(lookup: CacheLookup): Promise<Served> {
+    let entry = this.local.get(lookup.key, this.clock.now());
+    if (entry && phaseOf(entry, this.clock.now(), this.windows) === 'fresh') return this.served(lookup, entry, 'hit');
+    // Stale or absent here: another instance may have refreshed the shared copy meanwhile.
+    const shared = await this.store.get(lookup.key);
+    if (shared && (!entry || shared.storedAt > entry.storedAt)) {
+      this.remember(lookup.key, shared);
+      entry = shared;
+    }
+    const phase = entry ? phaseOf(entry, this.clock.now(), this.windows) : 'expired';
+    if (entry && phase === 'fresh') return this.served(lookup, entry, 'hit');
+    if (entry && phase === 'revalidate') {
+      this.refreshInBackground(lookup);
+      return this.served(lookup, entry, 'stale');
+    }
+    try {
+      const { fill, joined } = this.load(lookup, entry?.storedAt ?? 0);
+      const { entry: loaded, elsewhere } = await fill;
+      return this.served(lookup, loaded, joined || elsewhere ? 'coalesced' : 'miss');
+    } catch (error) {
+      const fallback = entry && usableOnError(entry, this.clock.now(), this.windows) && error instanceof DomainError && STALE_IF.has(error.code);
+      if (entry && fallback) return this.served(lookup, entry, 'stale');
+      throw error;
+    }
+  }
+
+  /** Drops matching entries here and in the shared store; other instances drop theirs when told. */
+  async purge(match: PurgeMatch): Promise<{ shared: number; local: number }> {
+    const local = this.local.purge(purgeFilter(match));
+    try {
+      return { shared: await this.store.purge(match), local };
+    } catch (error) {
+      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Local copies were purged, but the shared cache cannot be reached.', { cause: error });
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+
+  /** One fill per key in this instance: later callers join the running one. */
+  private load(lookup: CacheLookup, after: number): { fill: Promise<Fill>; joined: boolean } {
+    const running = this.inflight.get(lookup.key);
+    if (running) return { fill: running, joined: true };
+    const fill = this.lead(lookup, after).finally(() => this.inflight.delete(lookup.key));
+    this.inflight.set(lookup.key, fill);
+    return { fill, joined: false };
+  }
+
+  /** Holds the key's lock and calls upstream, or waits for the instance that holds it; falls back to its own call. */
+  private async lead(lookup: CacheLookup, after: number): Promise<Fill> {
+    const token = randomUUID();
+    if (await this.store.acquire(lookup.key, token, this.lockMs)) {
+      try {
+        // Double-checked: another instance may have filled and released between our miss and our lock.
+        const shared = await this.store.get(lookup.key);
+        if (shared && shared.storedAt > after) {
+          this.remember(lookup.key, shared);
+          return { entry: shared, elsewhere: true };
+        }
+        return { entry: await this.fill(lookup), elsewhere: false };
+      } finally {
+        void this.store.release(lookup.key, token);
+      }
+    }
+    const filled = await this.store.waitForFill(lookup.key, after, this.followerWaitMs);
+    if (filled) {
+      this.remember(lookup.key, filled);
+      return { entry: filled, elsewhere: true };
+    }
+    return { entry: await this.fill(lookup), elsewhere: false };
+  }
+
+  /** Stale-while-revalidate: at most one refresh per key at a time here, and none while another instance holds the lock. */
+  private refreshInBackground(lookup: CacheLookup): void {
+    if (this.refreshing.has(lookup.key) || this.inflight.has(lookup.key)) return;
+    this.refreshing.add(lookup.key);
+    const token = randomUUID();
+    const refresh = async (): Promise<'ok' | 'skipped'> => {
+      if (!(await this.store.acquire(lookup.key, token, this.lockMs))) return 'skipped';
+      try {
+        await this.fill(lookup);
+        return 'ok';
+      } finally {
+        void this.store.release(lookup.key, token);
+      }
+    };
+    refresh()
+      .then((outcome) => this.metrics.refreshed(lookup.route, outcome))
+      .catch((error: unknown) => {
+        this.metrics.refreshed(lookup.route, 'failed');
+        this.logger.warn(`background refresh of ${lookup.key} failed: ${(error as Error).message}`);
+      })
+      .finally(() => this.refreshing.delete(lookup.key));
+  }
+
+  private async fill(lookup: CacheLookup): Promise<CatalogEntry> {
+    const entry = await lookup.fetch();
+    await this.store.set(lookup.key, entry, retentionMs(entry, this.windows));
+    this.remember(lookup.key, entry);
+    return entry;
+  }
+
+  private remember(key: string, entry: CatalogEntry): void {
+    this.local.set(key, entry, entry.body.length, entry.storedAt + retentionMs(entry, this.windows));
+  }
+
+  private served(lookup: CacheLookup, entry: CatalogEntry, result: CacheResult): Served {
+    this.metrics.result(lookup.route, result);
+    return { entry, result };
+  }
+}

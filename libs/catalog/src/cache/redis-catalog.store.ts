@@ -1,0 +1,148 @@
+import { Logger } from '@nestjs/common';
+import { type RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
+
+import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js';
+import { type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
+
+/** Compare-and-delete: only the lock's owner releases it, never a later leader's lock. */
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+/** Poll intervals of a waiting follower: quick at first (a catalog answer takes milliseconds), then steady. */
+const POLL_MS = [2, 5, 10, 20, 25];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const globEscape = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/**
+ * The catalog cache shared by every instance: one string per entry (`<prefix>catalog:e:<key>`), a
+ * fill lock per key (`<prefix>catalog:l:<key>`, SET NX PX) and a pub/sub channel for purges.
+ */
+export class RedisCatalogStore implements CatalogStore {
+  readonly shared = true;
+  private readonly logger = new Logger('CatalogCache');
+  private readonly listeners: ((match: PurgeMatch) => void)[] = [];
+  private readonly subscriber: RedisClient;
+  private readonly channel: string;
+  private failures = 0;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
+    this.channel = `${prefix}catalog:purge`;
+    // A subscribed connection can do nothing else, so purges get their own.
+    this.subscriber = redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('ready', () => void this.subscriber.subscribe(this.channel).catch(() => undefined));
+    this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
+  }
+
+  /** Store errors absorbed so far (each one made the cache local for one operation). */
+  get errorCount(): number {
+    return this.failures;
+  }
+
+  async get(key: string): Promise<CatalogEntry | undefined> {
+    try {
+      const raw = await this.redis.get(this.entryKey(key));
+      return raw === null ? undefined : decodeEntry(raw);
+    } catch (error) {
+      return this.failed(error, undefined);
+    }
+  }
+
+  async set(key: string, entry: CatalogEntry, retainMs: number): Promise<void> {
+    try {
+      await this.redis.set(this.entryKey(key), encodeEntry(entry), 'PX', Math.max(1, Math.ceil(retainMs)));
+    } catch (error) {
+      this.failed(error, undefined);
+    }
+  }
+
+  async acquire(key: string, token: string, ms: number): Promise<boolean> {
+    try {
+      return (await this.redis.set(this.lockKey(key), token, 'PX', ms, 'NX')) === 'OK';
+    } catch (error) {
+      return this.failed(error, true);
+    }
+  }
+
+  async release(key: string, token: string): Promise<void> {
+    try {
+      await this.redis.eval(RELEASE, 1, this.lockKey(key), token);
+    } catch (error) {
+      this.failed(error, undefined);
+    }
+  }
+
+  async waitForFill(key: string, after: number, ms: number): Promise<CatalogEntry | undefined> {
+    const deadline = Date.now() + ms;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      await sleep(Math.min(POLL_MS[Math.min(attempt, POLL_MS.length - 1)], Math.max(0, deadline - Date.now())));
+      try {
+        // Lock first, entry second: the leader stores the entry before it releases the lock, so an
+        // entry read after seeing no lock includes any fill that lock covered (reading both at once
+        // could miss the entry just before it was written and the lock just after it was released).
+        const locked = await this.redis.exists(this.lockKey(key));
+        const raw = await this.redis.get(this.entryKey(key));
+        const entry = raw === null ? undefined : decodeEntry(raw);
+        if (entry && entry.storedAt > after) return entry;
+        if (!locked) return undefined; // the leader gave up without a result: fall back at once
+      } catch (error) {
+        return this.failed(error, undefined);
+      }
+    }
+    return undefined;
+  }
+
+  async purge(match: PurgeMatch): Promise<number> {
+    const pattern = `${globEscape(this.entryKey(''))}${match.route === undefined ? '*' : globEscape(match.route)}|${globEscape(match.prefix ?? '')}*`;
+    const selected = purgeFilter(match);
+    const base = this.entryKey('').length;
+    let removed = 0;
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        const chosen = keys.filter((k) => selected(k.slice(base)));
+        // One key per command: in a cluster the keys of one scan page live in different slots.
+        const counts = await Promise.all(chosen.map((k) => this.redis.unlink(k)));
+        removed += counts.reduce((sum, n) => sum + n, 0);
+      } while (cursor !== '0');
+    }
+    await this.redis.publish(this.channel, JSON.stringify(match));
+    return removed;
+  }
+
+  onPurge(listener: (match: PurgeMatch) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+  }
+
+  private received(message: string): void {
+    try {
+      const match = JSON.parse(message) as PurgeMatch;
+      for (const listener of this.listeners) listener(match);
+    } catch {
+      // not ours: ignore
+    }
+  }
+
+  private entryKey(key: string): string {
+    return `${this.prefix}catalog:e:${key}`;
+  }
+
+  private lockKey(key: string): string {
+    return `${this.prefix}catalog:l:${key}`;
+  }
+
+  private failed<T>(error: unknown, fallback: T): T {
+    if (this.failures++ % 1_000 === 0) this.logger.warn(`Redis unavailable for the catalog cache, serving locally: ${(error as Error).message}`);
+    return fallback;
+  }
+}

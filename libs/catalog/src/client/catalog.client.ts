@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+
+import { CatalogCache, type Served } from '../cache/catalog-cache.service.js';
+import type { PurgeMatch } from '../cache/catalog-store.js';
+import { type CanonicalValue, canonicalKey, upstreamTarget } from '../cache/canonical-key.js';
+import { type CatalogParams, type CatalogQuery, type CatalogRouteName, pathOf } from '../routes/catalog-routes.js';
+import { CatalogUpstream } from './catalog-upstream.js';
+
+export interface CatalogCallContext {
+  requestId?: string;
+  team?: string;
+}
+
+/**
+ * The typed catalog client: validated parameters in, an upstream answer (fresh, cached, stale or
+ * shared with concurrent callers) out. Callers validate with the route's schemas first.
+ */
+@Injectable()
+export class CatalogClient {
+  constructor(
+    private readonly cache: CatalogCache,
+    private readonly upstream: CatalogUpstream,
+  ) {}
+
+  get<R extends CatalogRouteName>(route: R, params: CatalogParams<R>, query: CatalogQuery<R>, context: CatalogCallContext = {}): Promise<Served> {
+    const target = upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>);
+    const key = canonicalKey(route, target);
+    return this.cache.get({ route, key, fetch: () => this.upstream.fetch({ route, target, ...context }) });
+  }
+
+  purge(match: PurgeMatch): Promise<{ shared: number; local: number }> {
+    return this.cache.purge(match);
+  }
+}

@@ -1,0 +1,44 @@
+import type { MetricsRegistry } from '@lib/core';
+import { Counter } from 'prom-client';
+
+/** How a request was answered: from a fresh entry, by the upstream, stale, or from another request's call. */
+export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced';
+
+export class CatalogMetrics {
+  private readonly requests: Counter<'route' | 'result'>;
+  private readonly upstream: Counter<'route' | 'status'>;
+  private readonly refreshes: Counter<'route' | 'outcome'>;
+
+  constructor(registry: MetricsRegistry) {
+    this.requests = new Counter({
+      name: 'catalog_cache_requests_total',
+      help: 'Catalog requests by route and cache result (hit, miss, stale, coalesced)',
+      labelNames: ['route', 'result'],
+      registers: [registry],
+    });
+    this.upstream = new Counter({
+      name: 'catalog_upstream_requests_total',
+      help: 'Calls to the catalog upstream by route and answer status (0: no answer)',
+      labelNames: ['route', 'status'],
+      registers: [registry],
+    });
+    this.refreshes = new Counter({
+      name: 'catalog_cache_background_refreshes_total',
+      help: 'Stale-while-revalidate refreshes by route and outcome',
+      labelNames: ['route', 'outcome'],
+      registers: [registry],
+    });
+  }
+
+  result(route: string, result: CacheResult): void {
+    this.requests.inc({ route, result });
+  }
+
+  upstreamCall(route: string, status: number): void {
+    this.upstream.inc({ route, status: String(status) });
+  }
+
+  refreshed(route: string, outcome: 'ok' | 'failed' | 'skipped'): void {
+    this.refreshes.inc({ route, outcome });
+  }
+}

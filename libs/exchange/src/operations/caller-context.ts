@@ -1,0 +1,12 @@
+/** Who an exchange operation is performed for: the gateway client's team, its request id and, on account-scoped routes, the participant. */
+export interface CallerContext {
+  team: string;
+  requestId: string;
+  /** `firms/<FIRM>/users/<USER>`, already checked against the client's allowed participants. */
+  participant?: string;
+}
+
+/** Account-scoped operations (trading, positions, reports, funding) cannot be sent without a participant. */
+export interface AccountCallerContext extends CallerContext {
+  participant: string;
+}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { NotFoundError } from '@lib/core';
+import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
+
+import { ExchangeHttpClient } from '../client/exchange-http.client.js';
+import { DEFAULT_DEPOSIT_PROCESSORS } from '../schemas/funding.schema.js';
+import type { JsonObject } from '../schemas/wire-types.schema.js';
+import type { AccountCallerContext, CallerContext } from './caller-context.js';
+
+// upstream-facts publishes limits for order entry and queries only: identity, positions, balances and
+// funding have none, hence `budget: null` on those calls.
+
+/** Identity, health, positions, balances and funding (spec 4.1 "other operations"; payloads not shown). */
+@Injectable()
+export class ExchangeAccounts {
+  private readonly processors = new Set(DEFAULT_DEPOSIT_PROCESSORS);
+
+  constructor(private readonly exchange: ExchangeHttpClient) {}
+
+  /** spec 4.1: the only unauthenticated call; it counts against the per-IP public limit. */
+  health(caller: CallerContext): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/health', anonymous: true, budget: ROUTE_BUDGETS.exchange.publicCall });
+  }
+
+  whoami(caller: CallerContext): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/whoami', budget: null });
+  }
+
+  users(caller: CallerContext): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/users', budget: null });
+  }
+
+  positions(caller: AccountCallerContext): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/positions', budget: null });
+  }
+
+  balance(caller: AccountCallerContext, request: JsonObject): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balance', body: request, budget: null });
+  }
+
+  balances(caller: AccountCallerContext, request: JsonObject): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balances', body: request, budget: null });
+  }
+
+  fundingAccounts(caller: AccountCallerContext): Promise<BudgetedReply> {
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/funding/accounts', budget: null });
+  }
+
+  /** An unknown processor is a route the exchange does not have: 404 before anything is sent. */
+  async deposit(caller: AccountCallerContext, processor: string, request: JsonObject): Promise<BudgetedReply> {
+    if (!this.processors.has(processor)) throw new NotFoundError(`No deposit processor ${processor}; known: ${[...this.processors].join(', ')}.`);
+    return this.exchange.send({ ...caller, method: 'POST', path: `/v1/${processor}/deposits`, body: request, budget: null });
+  }
+}

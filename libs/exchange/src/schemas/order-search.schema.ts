@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+import { OrderStateFilterSchema, OrderTypeSchema, SideSchema } from './exchange-enums.schema.js';
+import { ExchangeExecutionSchema, ExchangeOrderSchema } from './exchange-order.schema.js';
+import { DateObjectSchema, DateTimeSchema, JsonObjectSchema } from './wire-types.schema.js';
+
+/** Search bounds are not shown; the instrument list's (1 to 1000) are the documented ones closest to hand. */
+export const SearchPageSizeSchema = z.int().min(1).max(1000);
+
+/** Spec 4.1 order search. */
+export const OrderSearchRequestSchema = z.strictObject({
+  pageSize: SearchPageSizeSchema.optional(),
+  pageToken: z.string().optional(),
+  orderId: z.string().optional(),
+  clordId: z.string().optional(),
+  startTime: DateTimeSchema.optional(),
+  endTime: DateTimeSchema.optional(),
+  symbol: z.string().optional(),
+  accounts: z.array(z.string()).optional(),
+  side: SideSchema.optional(),
+  type: OrderTypeSchema.optional(),
+  orderStateFilter: OrderStateFilterSchema.optional(),
+  crossId: z.string().optional(),
+  hostCrossId: z.string().optional(),
+  clientAccountId: z.string().optional(),
+  clientParticipantId: z.string().optional(),
+  parentOrderId: z.string().optional(),
+  startTransactTradeDate: DateObjectSchema.optional(),
+  endTransactTradeDate: DateObjectSchema.optional(),
+  withLastExecution: z.boolean().optional(),
+});
+export type OrderSearchRequest = z.infer<typeof OrderSearchRequestSchema>;
+
+/** upstream-facts: the field holding the orders is `order`, an array. */
+export const OrderSearchResponseSchema = z.object({
+  order: z.array(ExchangeOrderSchema).optional(),
+  nextPageToken: z.string().optional(),
+  lastExecutions: z.array(ExchangeExecutionSchema).optional(),
+});
+
+/** Trade search records and request: not shown (spec 2.8, 4.1); passed through. */
+export const TradeSearchRequestSchema = JsonObjectSchema;

@@ -1,0 +1,24 @@
+import type { TopicState } from '../hub/topic.state.js';
+
+/** What the cluster coordinator asks of the hub; the hub alone touches sources and clients. */
+export interface TopicHost {
+  /** Become the holder: open upstream, continue after `seq`, and send the next snapshot as `resync`. */
+  hold(state: TopicState, seq: number): Promise<void>;
+  /** Stop holding (the lease is gone): close upstream and relay the new holder's frames. */
+  relay(state: TopicState): void;
+  /** Seed a relaying topic from the holder's recorded state. */
+  seed(state: TopicState, snapshotJson: string | undefined, seq: number): void;
+  /** A frame published by the holder, exactly as it was published. */
+  relayed(state: TopicState, payload: Buffer): void;
+  /** A relay missed frames: get a fresh upstream snapshot out as `resync`. */
+  reopen(state: TopicState): void;
+}
+
+/** How a topic is coordinated across instances; without Redis the hub has none and holds every topic. */
+export interface TopicCoordinator {
+  join(state: TopicState): Promise<void>;
+  leave(state: TopicState): Promise<void>;
+  publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string): void;
+  requestResync(state: TopicState): void;
+  close(): Promise<void>;
+}

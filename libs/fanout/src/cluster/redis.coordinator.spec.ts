@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+
+import { type RedisClient, createRedisClient } from '@lib/core';
+import { Registry } from 'prom-client';
+
+import { FanoutHub } from '../hub/fanout.hub.js';
+import { TopicSourceRegistry } from '../source/topic-source.registry.js';
+import { MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { FakeSource, HubServer, TestClient, eventually } from '../testing/hub.fixture.js';
+import { RedisCoordinator } from './redis.coordinator.js';
+
+const TOPIC = 'test.market.alpha';
+
+/** One gateway instance: its own Redis connection, upstream source, hub and `ws` server. */
+interface Instance {
+  name: string;
+  redis: RedisClient;
+  source: FakeSource;
+  hub: FanoutHub;
+  server: HubServer;
+  client: TestClient;
+}
+
+describe(RedisCoordinator.name, () => {
+  let keyPrefix: string;
+  let admin: RedisClient;
+  const instances: Instance[] = [];
+
+  function redisClient(): RedisClient {
+    const url = process.env.TEST_REDIS_URL as string;
+    const client = createRedisClient({ mode: 'single', url, keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+    client.on('error', () => undefined);
+    return client;
+  }
+
+  async function instance(name: string): Promise<Instance> {
+    const redis = redisClient();
+    const source = new FakeSource();
+    const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY);
+    const hub = new FanoutHub({
+      sources,
+      redis,
+      registry: new Registry(),
+      lingerMs: 200,
+      cluster: { keyPrefix, instanceId: name, leaseMs: 1_000, renewEveryMs: 200 },
+    });
+    const server = await HubServer.start(hub);
+    const created = { name, redis, source, hub, server, client: await TestClient.connect(server.url) };
+    instances.push(created);
+    return created;
+  }
+
+  beforeEach(() => {
+    keyPrefix = `test:fanout:${randomUUID()}:`;
+    admin = redisClient();
+  });
+
+  afterEach(async () => {
+    for (const { client, server, hub, redis } of instances.splice(0)) {
+      client.close();
+      await server.close();
+      await hub.close();
+      await quit(redis);
+    }
+    await quit(admin);
+  });
+
+  it('holds a topic once for two instances, and clients on both get the same frames', async () => {
+    const a = await instance('a');
+    const b = await instance('b');
+    await a.client.subscribe(TOPIC);
+    await b.client.subscribe(TOPIC);
+
+    expect(a.source.opened).toEqual([TOPIC]);
+    expect(b.source.opened).toEqual([]);
+    expect(await admin.get(`${keyPrefix}{${TOPIC}}:lease`)).toBe('a');
+    expect(b.hub.info(TOPIC)?.mode).toBe('relay');
+
+    a.source.sink(TOPIC).snapshot({ book: 1 });
+    a.source.sink(TOPIC).update({ trade: 1 });
+    a.source.sink(TOPIC).update({ trade: 2 });
+    for (const { client } of [a, b]) await client.until(() => client.of(TOPIC).length === 3, 'three frames');
+    expect(b.client.of(TOPIC)).toEqual(a.client.of(TOPIC));
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3]]);
+  });
+
+  it('seeds a relay that joins late with the holder snapshot', async () => {
+    const a = await instance('a');
+    await a.client.subscribe(TOPIC);
+    a.source.sink(TOPIC).snapshot({ book: 1 });
+    a.source.sink(TOPIC).update({ trade: 1 });
+    await a.client.until(() => a.client.of(TOPIC).length === 2, 'two frames');
+
+    const b = await instance('b');
+    await b.client.subscribe(TOPIC);
+    a.source.sink(TOPIC).update({ trade: 2 });
+    await b.client.until(() => b.client.of(TOPIC).length === 2, 'snapshot and update');
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq, f.data])).toEqual([
+      ['snapshot', 2, { book: 1 }],
+      ['update', 3, { trade: 2 }],
+    ]);
+  });
+
+  it.each([
+    ['closes', (holder: Instance) => holder.hub.close()],
+    // A crash: it can neither renew nor release, so the lease must lapse.
+    ['loses Redis', (holder: Instance) => void holder.redis.disconnect()],
+  ])('moves the lease to the survivor when the holder %s, and the seq continues with a resync', async (_, kill) => {
+    const a = await instance('a');
+    const b = await instance('b');
+    await a.client.subscribe(TOPIC);
+    await b.client.subscribe(TOPIC);
+    a.source.sink(TOPIC).snapshot({ book: 1 });
+    a.source.sink(TOPIC).update({ trade: 1 });
+    await b.client.until(() => b.client.of(TOPIC).length === 2, 'two relayed frames');
+
+    await kill(a);
+    await eventually(() => b.source.isOpen(TOPIC), 'the survivor to open the upstream', 8_000);
+    expect(await admin.get(`${keyPrefix}{${TOPIC}}:lease`)).toBe('b');
+    expect(b.hub.info(TOPIC)?.mode).toBe('holder');
+
+    b.source.sink(TOPIC).snapshot({ book: 2 });
+    b.source.sink(TOPIC).update({ trade: 2 });
+    await b.client.until(() => b.client.of(TOPIC).length === 4, 'the frames of the new holder');
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq, f.data])).toEqual([
+      ['snapshot', 1, { book: 1 }],
+      ['update', 2, { trade: 1 }],
+      ['resync', 3, { book: 2 }],
+      ['update', 4, { trade: 2 }],
+    ]);
+  });
+
+  it('asks the holder for a resync when a relay misses a frame', async () => {
+    const a = await instance('a');
+    const b = await instance('b');
+    await a.client.subscribe(TOPIC);
+    await b.client.subscribe(TOPIC);
+    a.source.sink(TOPIC).snapshot({ book: 1 });
+    await b.client.until(() => b.client.of(TOPIC).length === 1, 'the snapshot');
+
+    // A blip on the holder's connection: frame 2 is never published.
+    a.redis.disconnect(true);
+    await eventually(() => a.redis.status !== 'ready', 'the connection to drop');
+    a.source.sink(TOPIC).update({ lost: true });
+    await eventually(() => a.redis.status === 'ready', 'the connection to come back');
+    a.source.sink(TOPIC).update({ after: 'blip' });
+    await eventually(() => a.source.opened.length === 2, 'the holder to reopen its upstream');
+    a.source.sink(TOPIC).snapshot({ book: 2 });
+
+    await b.client.until(() => b.client.of(TOPIC).length === 3, 'the resync');
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
+    expect(a.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
+  });
+
+  it('releases the lease after the linger once no instance wants the topic', async () => {
+    const a = await instance('a');
+    await a.client.subscribe(TOPIC);
+    a.client.unsubscribe(TOPIC);
+    await eventually(async () => (await admin.exists(`${keyPrefix}{${TOPIC}}:lease`)) === 0, 'the lease to be released');
+    expect(a.source.closed).toEqual([TOPIC]);
+  });
+});
+
+/** `quit` rather than `disconnect`: ioredis keeps a timer for a disconnect, which holds jest open. */
+async function quit(redis: RedisClient): Promise<void> {
+  if (redis.status === 'end') return;
+  await redis.quit().catch(() => undefined);
+}

@@ -1,0 +1,91 @@
+import type { RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
+
+export interface RelayHandlers {
+  frame(channel: string, payload: Buffer): void;
+  resync(topic: string): void;
+}
+
+/**
+ * The pub/sub connection of one instance (a subscribed connection can do nothing else, hence its own).
+ * It listens on one channel per wanted topic, plus one channel where relays ask holders for a resync.
+ */
+export class RelaySubscriber {
+  private connection: RedisClient | undefined;
+  private listening: Promise<unknown> | undefined;
+  private readonly channels = new Set<string>();
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly resyncChannel: string,
+    private readonly handlers: RelayHandlers,
+    private readonly readyTimeoutMs = 2_000,
+  ) {}
+
+  async subscribe(channel: string): Promise<void> {
+    if (this.channels.has(channel)) return;
+    // Tracked before the reply, so an unsubscribe racing with it is not lost.
+    this.channels.add(channel);
+    try {
+      const connection = await this.connect();
+      if (this.channels.has(channel)) await connection.subscribe(channel);
+    } catch (error) {
+      this.channels.delete(channel);
+      throw error;
+    }
+  }
+
+  async unsubscribe(channel: string): Promise<void> {
+    if (!this.channels.delete(channel) || !this.connection) return;
+    await this.connection.unsubscribe(channel).catch(() => undefined);
+  }
+
+  async requestResync(topic: string): Promise<void> {
+    await this.redis.publish(this.resyncChannel, topic);
+  }
+
+  async close(): Promise<void> {
+    this.channels.clear();
+    const connection = this.connection;
+    this.connection = undefined;
+    this.listening = undefined;
+    if (connection) await connection.quit().catch(() => connection.disconnect());
+  }
+
+  private async connect(): Promise<RedisClient> {
+    const connection = (this.connection ??= this.create());
+    if (connection.status !== 'ready') await waitReady(connection, this.readyTimeoutMs);
+    this.listening ??= connection.subscribe(this.resyncChannel).catch((error: unknown) => {
+      this.listening = undefined;
+      throw error;
+    });
+    await this.listening;
+    return connection;
+  }
+
+  private create(): RedisClient {
+    const connection = this.redis instanceof Cluster ? this.redis.duplicate() : this.redis.duplicate();
+    connection.on('error', () => undefined); // it reconnects and re-subscribes by itself
+    connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+      const name = channel.toString();
+      if (name === this.resyncChannel) this.handlers.resync(message.toString());
+      else this.handlers.frame(name, message);
+    });
+    return connection;
+  }
+}
+
+/** Bounded: while Redis is down ioredis retries for ever, and a subscriber must not wait that long. */
+function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      connection.off('ready', onReady);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const timer = setTimeout(() => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)), timeoutMs);
+    connection.once('ready', onReady);
+  });
+}

@@ -1,0 +1,226 @@
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type Clock, SystemClock } from '@lib/core';
+import { Registry } from 'prom-client';
+import type { WebSocket } from 'ws';
+
+import { HubClient, type HubClientOptions } from '../client/hub.client.js';
+import type { TopicCoordinator, TopicHost } from '../cluster/coordinator.types.js';
+import { RedisCoordinator } from '../cluster/redis.coordinator.js';
+import { DEFAULT_CLIENT_OPTIONS, DEFAULT_LINGER_MS, type FanoutHubOptions, clusterOptions } from '../fanout.options.js';
+import { FanoutMetrics } from '../metrics/fanout.metrics.js';
+import type { TopicSourceRegistry } from '../source/topic-source.registry.js';
+import { type FrameMessage, type WireFrame, decodeRelayed } from './frame.codec.js';
+import type { TopicState } from './topic.state.js';
+import { TopicTable } from './topic.table.js';
+import { UpstreamLink } from './upstream.link.js';
+
+export interface SubscribeOptions {
+  /** The last seq the client received: it gets exactly the frames after it, or a `resync`. */
+  resumeFrom?: number;
+}
+
+export interface TopicInfo {
+  mode: TopicState['mode'];
+  seq: number;
+  subscribers: number;
+}
+
+/**
+ * The topic hub: one upstream subscription per topic however many clients want it (one per
+ * cluster with Redis), frames numbered and serialized once per topic, written to every client
+ * without waiting for any of them.
+ */
+export class FanoutHub implements OnModuleDestroy, TopicHost {
+  private readonly logger = new Logger(FanoutHub.name);
+  /** Each connected client and the topics it is subscribed to. */
+  private readonly clients = new Map<HubClient, Set<TopicState>>();
+  private readonly topics: TopicTable;
+  private readonly sources: TopicSourceRegistry;
+  private readonly clock: Clock;
+  private readonly metrics: FanoutMetrics;
+  private readonly upstream: UpstreamLink;
+  private readonly coordinator: TopicCoordinator | undefined;
+  private readonly clientOptions: HubClientOptions;
+
+  constructor(options: FanoutHubOptions) {
+    this.sources = options.sources;
+    this.clock = options.clock ?? new SystemClock();
+    this.clientOptions = { ...DEFAULT_CLIENT_OPTIONS, ...options.client };
+    this.metrics = new FanoutMetrics(options.registry ?? new Registry(), () => [...this.clients.keys()].map((client) => client.queuedBytes));
+    this.upstream = new UpstreamLink(this.metrics, (state, kind, payload) => this.fromUpstream(state, kind, payload));
+    this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));
+    this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, clusterOptions(options.cluster)) : undefined;
+  }
+
+  /** Adopts an open server-side WebSocket; the hub forgets it when it closes. */
+  connect(ws: WebSocket, options: Partial<HubClientOptions> = {}): HubClient {
+    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone));
+    this.clients.set(client, new Set());
+    this.metrics.clients.inc();
+    return client;
+  }
+
+  /**
+   * Subscribes a client; resolves once it has its first frames (cached snapshot, or the missed frames
+   * for `resumeFrom`). Rejects with `UnknownTopicError`, or when the upstream subscription fails.
+   */
+  async subscribe(client: HubClient, topic: string, options: SubscribeOptions = {}): Promise<void> {
+    const route = this.sources.resolve(topic);
+    const state = this.topics.want(topic, route, (created) => this.activate(created));
+    if (state.subscribers.has(client)) return;
+    state.joining += 1;
+    try {
+      await state.ready;
+    } finally {
+      state.joining -= 1;
+    }
+    if (!client.isOpen || state.mode === 'closed' || state.subscribers.has(client)) return this.topics.lingerIfIdle(state);
+    for (const frame of this.initialFrames(state, options.resumeFrom)) {
+      if (client.deliver(frame, state)) this.metrics.messagesOut.inc();
+    }
+    state.subscribers.add(client);
+    this.clients.get(client)?.add(state);
+    this.metrics.subscriptions.inc({ family: state.route.prefix });
+  }
+
+  unsubscribe(client: HubClient, topic: string): void {
+    const state = this.topics.get(topic);
+    if (state) this.detach(client, state);
+  }
+
+  info(topic: string): TopicInfo | undefined {
+    const state = this.topics.get(topic);
+    return state && { mode: state.mode, seq: state.seq, subscribers: state.subscribers.size };
+  }
+
+  /** Closes every upstream subscription and releases leases; connected clients are left to their server. */
+  async close(): Promise<void> {
+    await Promise.all(this.topics.all().map((state) => this.teardown(state)));
+    await this.coordinator?.close();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
+  // --- TopicHost: what the cluster coordinator drives ---
+
+  async hold(state: TopicState, seq: number): Promise<void> {
+    if (state.mode === 'closed') return;
+    if (state.mode === 'relay') this.metrics.relayedTopics.dec();
+    state.seq = Math.max(state.seq, seq);
+    // The state clients hold came from another holder, or from nobody: the next snapshot resets it.
+    state.gapPending = state.seq > 0;
+    state.mode = 'holder';
+    try {
+      await this.upstream.open(state);
+    } catch (error) {
+      this.upstream.close(state);
+      throw error;
+    }
+  }
+
+  relay(state: TopicState): void {
+    if (state.mode === 'closed' || state.mode === 'relay') return;
+    this.upstream.close(state);
+    state.mode = 'relay';
+    this.metrics.relayedTopics.inc();
+  }
+
+  seed(state: TopicState, snapshotJson: string | undefined, seq: number): void {
+    state.seed(snapshotJson ? (JSON.parse(snapshotJson) as FrameMessage) : undefined, seq);
+    this.relay(state);
+  }
+
+  relayed(state: TopicState, payload: Buffer): void {
+    let decoded: { frame: WireFrame; message: FrameMessage };
+    try {
+      decoded = decodeRelayed(payload, (sentAt) => performance.now() - Math.max(0, this.clock.now() - sentAt));
+    } catch {
+      return this.logger.warn(`Ignored an unreadable relayed frame on ${state.name}`);
+    }
+    const { frame, message } = decoded;
+    if (message.type !== 'resync' && message.seq <= state.seq) return; // already had it
+    if (message.type === 'update' && state.seq > 0 && message.seq > state.seq + 1) {
+      this.metrics.relayGaps.inc();
+      this.coordinator?.requestResync(state);
+    }
+    state.applyRelayed(frame, message, this.clock.now());
+    this.dispatch(state, frame, 'relay');
+  }
+
+  reopen(state: TopicState): void {
+    if (state.mode !== 'holder') return;
+    this.upstream.close(state);
+    state.gapPending = true;
+    this.upstream.open(state).catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
+  }
+
+  // --- internals ---
+
+  private async activate(state: TopicState): Promise<void> {
+    try {
+      if (this.coordinator) await this.coordinator.join(state);
+      else await this.hold(state, 0);
+    } catch (error) {
+      void this.teardown(state);
+      throw error;
+    }
+  }
+
+  private fromUpstream(state: TopicState, kind: 'snapshot' | 'update', payload: unknown): void {
+    const frame = state.emit(kind, payload, this.clock.now(), performance.now());
+    // Publish first: other instances then fan out while this one writes its own sockets.
+    if (this.coordinator) {
+      const snapshot = frame.type !== 'update' ? frame.json : state.route.policy.merge ? (state.stateFrame('snapshot')?.json ?? '') : '';
+      this.coordinator.publish(state, frame.json, frame.seq, snapshot);
+    }
+    this.dispatch(state, frame, 'upstream');
+  }
+
+  /** The broadcast loop: one comparison and at most one socket write per client, never a wait. */
+  private dispatch(state: TopicState, frame: WireFrame, origin: 'upstream' | 'relay'): void {
+    this.metrics.messagesIn.inc({ origin });
+    let written = 0;
+    for (const client of state.subscribers) {
+      if (client.deliver(frame, state)) written += 1;
+    }
+    this.metrics.broadcast(frame, written);
+  }
+
+  private initialFrames(state: TopicState, resumeFrom: number | undefined): WireFrame[] {
+    if (resumeFrom === undefined) return optional(state.stateFrame('snapshot'));
+    if (resumeFrom === state.seq && state.seq > 0) return [];
+    return state.replayAfter(resumeFrom, this.clock.now()) ?? optional(state.stateFrame('resync'));
+  }
+
+  private detach(client: HubClient, state: TopicState): void {
+    if (!state.subscribers.delete(client)) return;
+    this.clients.get(client)?.delete(state);
+    this.metrics.subscriptions.dec({ family: state.route.prefix });
+    this.topics.lingerIfIdle(state);
+  }
+
+  private forget(client: HubClient): void {
+    const topics = this.clients.get(client);
+    if (!topics) return;
+    this.clients.delete(client);
+    this.metrics.clients.dec();
+    for (const state of topics) this.detach(client, state);
+  }
+
+  /** Resolves once the cluster let go of the topic (lease released); local effects are immediate. */
+  private async teardown(state: TopicState): Promise<void> {
+    if (state.mode === 'closed') return;
+    if (state.mode === 'relay') this.metrics.relayedTopics.dec();
+    this.upstream.close(state);
+    state.mode = 'closed';
+    for (const client of state.subscribers) this.detach(client, state);
+    this.topics.remove(state);
+    await this.coordinator?.leave(state).catch(() => undefined);
+  }
+}
+
+function optional(frame: WireFrame | undefined): WireFrame[] {
+  return frame ? [frame] : [];
+}

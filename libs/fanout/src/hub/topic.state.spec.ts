@@ -1,0 +1,48 @@
+import type { TopicPolicy } from '../source/topic-source.types.js';
+import { TopicState } from './topic.state.js';
+
+const source = { open: () => undefined, close: () => undefined };
+
+function topic(policy: TopicPolicy): TopicState {
+  return new TopicState('t', { prefix: 't', source, policy });
+}
+
+describe(TopicState.name, () => {
+  it('numbers every frame it emits by one, whatever its type', () => {
+    const sut = topic({ conflate: true });
+    expect(sut.emit('snapshot', { a: 1 }, 1, 0).seq).toBe(1);
+    expect(sut.emit('update', { b: 1 }, 2, 0).seq).toBe(2);
+    sut.gapPending = true;
+    const resync = sut.emit('snapshot', { a: 2 }, 3, 0);
+    expect([resync.type, resync.seq]).toEqual(['resync', 3]);
+    expect(JSON.parse(resync.json)).toEqual({ type: 'resync', topic: 't', seq: 3, ts: 3, data: { a: 2 } });
+  });
+
+  it('catches a conflated client up with the state when the frames it skipped reset it', () => {
+    const sut = topic({ conflate: true });
+    sut.emit('snapshot', { a: 1 }, 1, 0);
+    const latest = sut.emit('update', { trade: 1 }, 2, 0);
+
+    expect(sut.catchUp(latest, false)).toBe(latest);
+    const caughtUp = sut.catchUp(latest, true);
+    expect(JSON.parse(caughtUp.json)).toMatchObject({ type: 'resync', seq: 2, data: { a: 1 } });
+  });
+
+  it('catches a conflated client up with the merged state when updates change the state', () => {
+    const sut = topic({ conflate: true, merge: (state, change) => ({ ...(state as object), ...(change as object) }) });
+    sut.emit('snapshot', { bid: 1, ask: 3 }, 1, 0);
+    sut.emit('update', { bid: 2 }, 2, 0);
+    const latest = sut.emit('update', { ask: 4 }, 3, 0);
+    expect(JSON.parse(sut.catchUp(latest, false).json)).toMatchObject({ type: 'snapshot', seq: 3, data: { bid: 2, ask: 4 } });
+  });
+
+  it('replays from its window only what it still holds, contiguous', () => {
+    const sut = topic({ conflate: false, replayWindow: { messages: 3, ms: 1_000 } });
+    for (let i = 1; i <= 5; i += 1) sut.emit('update', { i }, i, 0);
+    expect(sut.replayAfter(2, 5)?.map((f) => f.seq)).toEqual([3, 4, 5]);
+    expect(sut.replayAfter(5, 5)).toEqual([]);
+    expect(sut.replayAfter(1, 5)).toBeUndefined(); // frame 2 fell out
+    expect(sut.replayAfter(9, 5)).toBeUndefined(); // a seq from another life of the topic
+    expect(sut.replayAfter(2, 1_004)).toBeUndefined(); // frame 3 is too old by then
+  });
+});

@@ -1,0 +1,105 @@
+import type { HubClient } from '../client/hub.client.js';
+import type { TopicRoute } from '../source/topic-source.registry.js';
+import { type FrameMessage, type FrameType, type WireFrame, encodeFrame } from './frame.codec.js';
+import { ReplayWindow } from './replay.window.js';
+
+/**
+ * `holder`: this instance runs the upstream subscription (always so without Redis).
+ * `relay`: another instance holds it; frames arrive through Redis.
+ */
+export type TopicMode = 'joining' | 'holder' | 'relay' | 'closed';
+
+/** Everything the hub knows about one topic on this instance: sequence, latest state, subscribers. */
+export class TopicState {
+  readonly subscribers = new Set<HubClient>();
+  readonly conflate: boolean;
+  mode: TopicMode = 'joining';
+  /** Seq of the last frame the topic emitted (or relayed); the next frame gets seq + 1. */
+  seq = 0;
+  /** Set by a source `gap()` and by a takeover: the next snapshot goes out as `resync`. */
+  gapPending = false;
+  /** Clients waiting for the topic to become ready; they keep it from lingering away. */
+  joining = 0;
+  ready: Promise<void> = Promise.resolve();
+  lingerTimer: NodeJS.Timeout | undefined;
+  /** Bumped whenever the upstream subscription is (re)opened or closed, so a stale sink is ignored. */
+  upstreamGeneration = 0;
+
+  private snapshot: { data: unknown } | undefined;
+  private lastTs = 0;
+  private readonly window: ReplayWindow | undefined;
+  private stateFrames: { seq: number; snapshot?: WireFrame; resync?: WireFrame } = { seq: -1 };
+
+  constructor(
+    readonly name: string,
+    readonly route: TopicRoute,
+  ) {
+    this.conflate = route.policy.conflate;
+    this.window = route.policy.replayWindow ? new ReplayWindow(route.policy.replayWindow) : undefined;
+  }
+
+  get hasSnapshot(): boolean {
+    return this.snapshot !== undefined;
+  }
+
+  /** Turns an upstream event into the topic's next frame, keeping the snapshot current. */
+  emit(kind: 'snapshot' | 'update', data: unknown, ts: number, receivedAt: number): WireFrame {
+    const type: FrameType = kind === 'update' ? 'update' : this.gapPending ? 'resync' : 'snapshot';
+    if (kind === 'snapshot') this.gapPending = false;
+    const frame = encodeFrame({ type, topic: this.name, seq: this.seq + 1, ts, data }, receivedAt);
+    this.apply(frame, data, ts, ts);
+    return frame;
+  }
+
+  /** Applies a frame another instance emitted: same seq, same bytes. */
+  applyRelayed(frame: WireFrame, message: FrameMessage, now: number): void {
+    this.apply(frame, message.data, message.ts, now);
+  }
+
+  /** Seeds a relay from the state the holder stored: its snapshot and the seq it has reached. */
+  seed(snapshot: FrameMessage | undefined, seq: number): void {
+    if (snapshot && !this.snapshot) this.snapshot = { data: snapshot.data };
+    this.lastTs = Math.max(this.lastTs, snapshot?.ts ?? 0);
+    this.seq = Math.max(this.seq, seq);
+  }
+
+  /**
+   * The current state as one frame tagged with the latest seq, so the frames that follow are
+   * consecutive for its receiver. Encoded at most once per seq and type, whatever the number of joiners.
+   */
+  stateFrame(type: 'snapshot' | 'resync'): WireFrame | undefined {
+    if (!this.snapshot) return undefined;
+    if (this.stateFrames.seq !== this.seq) this.stateFrames = { seq: this.seq };
+    this.stateFrames[type] ??= encodeFrame({ type, topic: this.name, seq: this.seq, ts: this.lastTs, data: this.snapshot.data });
+    return this.stateFrames[type];
+  }
+
+  /**
+   * What a conflated client gets instead of the frames it skipped: the latest frame, or the current
+   * state when the skipped frames changed it (a resync, or updates that a merge policy folds in).
+   */
+  catchUp(latest: WireFrame, skippedReset: boolean): WireFrame {
+    if (latest.type !== 'update' || (!skippedReset && !this.route.policy.merge)) return latest;
+    if (latest.seq !== this.seq) return latest;
+    return this.stateFrame(skippedReset ? 'resync' : 'snapshot') ?? latest;
+  }
+
+  /** Frames after `seq` for a resuming client, or `undefined` when it needs a resync instead. */
+  replayAfter(seq: number, now: number): WireFrame[] | undefined {
+    return this.window?.after(seq, this.seq, now);
+  }
+
+  /** `now` is this instance's clock: the replay window ages frames by local time, whatever the holder's clock says. */
+  private apply(frame: WireFrame, data: unknown, ts: number, now: number): void {
+    this.seq = frame.seq;
+    this.lastTs = ts;
+    if (frame.type !== 'update') {
+      this.snapshot = { data };
+      // The broadcast frame is the state frame at its seq: later joiners reuse its bytes.
+      this.stateFrames = { seq: frame.seq, [frame.type]: frame };
+    } else if (this.route.policy.merge && this.snapshot) {
+      this.snapshot = { data: this.route.policy.merge(this.snapshot.data, data) };
+    }
+    this.window?.push(frame, now);
+  }
+}

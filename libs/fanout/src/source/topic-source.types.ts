@@ -1,0 +1,47 @@
+/** Where an upstream stream client reports what it received for one topic. */
+export interface TopicSink {
+  /** The full current state of the topic; after `gap()` it replaces whatever clients held. */
+  snapshot(payload: unknown): void;
+  /** An incremental message (a book change, an execution, a trade). */
+  update(payload: unknown): void;
+  /** The upstream reconnected or missed data: the next snapshot is sent to every subscriber as `resync`. */
+  gap(): void;
+}
+
+/**
+ * What an upstream stream client implements. The hub calls `open` once per topic however many
+ * clients want it, and `close` after the last one left and the linger passed. A sink stays valid
+ * until `close`; calls after that are ignored.
+ */
+export interface TopicSource {
+  open(topic: string, sink: TopicSink): Promise<void> | void;
+  close(topic: string): void;
+}
+
+export interface ReplayWindowPolicy {
+  /** At most this many frames are kept... */
+  messages: number;
+  /** ...and none older than this. */
+  ms: number;
+}
+
+/** How the hub treats one family of topics; the hub knows nothing else about them. */
+export interface TopicPolicy {
+  /**
+   * `true` for market-data-like topics: a slow client gets only the latest frame per topic.
+   * `false` for account topics: nothing is ever dropped; a client too slow for its queue is closed.
+   */
+  conflate: boolean;
+  /** Frames kept for `resumeFrom`; without a window a resuming client gets a `resync`. */
+  replayWindow?: ReplayWindowPolicy;
+  /**
+   * Folds an update into the cached snapshot, so late joiners get the current state. Without it an
+   * update changes nothing in the snapshot, which only snapshot events refresh.
+   */
+  merge?: (snapshot: unknown, update: unknown) => unknown;
+}
+
+export const MARKET_DATA_POLICY: TopicPolicy = { conflate: true };
+
+/** An account stream must be replayable over a short reconnect: 1,000 frames or one minute. */
+export const ACCOUNT_POLICY: TopicPolicy = { conflate: false, replayWindow: { messages: 1_000, ms: 60_000 } };

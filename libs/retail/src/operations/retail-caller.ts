@@ -1,0 +1,14 @@
+/** Who a retail operation runs for: the key it is signed with and the team whose budget share it spends. */
+export interface RetailCaller {
+  account: string;
+  team: string;
+  requestId?: string;
+}
+
+/** The parts of a RetailCall every operation takes from its caller. */
+export function callerFields(caller: RetailCaller): { account: string; team: string; requestId?: string } {
+  return { account: caller.account, team: caller.team, ...(caller.requestId === undefined ? {} : { requestId: caller.requestId }) };
+}
+
+/** Path segments are validated upstream of here, but are still encoded so one can never change the path. */
+export const segment = (value: string): string => encodeURIComponent(value);

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
+
+import { RetailHttpClient } from '../client/retail-http.client.js';
+import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, PreviewOrder } from '../schemas/order-request.schema.js';
+import type { OpenOrdersQuery } from '../schemas/query.schema.js';
+import { blockingDeadlineMs } from './blocking-deadline.js';
+import { type RetailCaller, callerFields, segment } from './retail-caller.js';
+
+/**
+ * Retail order operations (spec 4.2, 4.3; paths and bodies from upstream-facts). Answers are the
+ * upstream's bytes, for the gateway to relay unchanged. Order entry is never resent after a timeout:
+ * RetailHttpClient resends only on a 401, which means the request was not processed.
+ */
+@Injectable()
+export class RetailOrders {
+  constructor(private readonly http: RetailHttpClient) {}
+
+  create(caller: RetailCaller, order: CreateOrder): Promise<BudgetedReply> {
+    const timeoutMs = blockingDeadlineMs(order, this.http.timeoutMs);
+    const context = { operation: 'createOrder', marketSlug: order.marketSlug };
+    const call = { ...callerFields(caller), method: 'POST', path: '/v1/orders', body: order, budget: ROUTE_BUDGETS.retail.createOrder, context } as const;
+    return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
+  }
+
+  preview(caller: RetailCaller, body: PreviewOrder): Promise<BudgetedReply> {
+    return this.http.send({ ...callerFields(caller), method: 'POST', path: '/v1/order/preview', body, budget: ROUTE_BUDGETS.retail.previewOrder });
+  }
+
+  cancel(caller: RetailCaller, orderId: string, body: CancelOrder): Promise<BudgetedReply> {
+    const path = `/v1/order/${segment(orderId)}/cancel`;
+    return this.http.send({ ...callerFields(caller), method: 'POST', path, body, budget: ROUTE_BUDGETS.retail.cancelOrder });
+  }
+
+  modify(caller: RetailCaller, orderId: string, body: ModifyOrder): Promise<BudgetedReply> {
+    const path = `/v1/order/${segment(orderId)}/modify`;
+    return this.http.send({ ...callerFields(caller), method: 'POST', path, body, budget: ROUTE_BUDGETS.retail.modifyOrder });
+  }
+
+  cancelAll(caller: RetailCaller, body: CancelAllOrders): Promise<BudgetedReply> {
+    return this.http.send({ ...callerFields(caller), method: 'POST', path: '/v1/orders/open/cancel', body, budget: ROUTE_BUDGETS.retail.cancelAllOrders });
+  }
+
+  /** Places an order like create does, so it blocks and is never resent the same way. */
+  closePosition(caller: RetailCaller, body: ClosePosition): Promise<BudgetedReply> {
+    const timeoutMs = blockingDeadlineMs(body, this.http.timeoutMs);
+    const context = { operation: 'closePosition', marketSlug: body.marketSlug };
+    const call = { ...callerFields(caller), method: 'POST', path: '/v1/order/close-position', body, budget: ROUTE_BUDGETS.retail.closePosition, context } as const;
+    return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
+  }
+
+  open(caller: RetailCaller, query: OpenOrdersQuery): Promise<BudgetedReply> {
+    return this.http.send({ ...callerFields(caller), method: 'GET', path: '/v1/orders/open', query, budget: ROUTE_BUDGETS.retail.openOrders });
+  }
+
+  get(caller: RetailCaller, orderId: string): Promise<BudgetedReply> {
+    return this.http.send({ ...callerFields(caller), method: 'GET', path: `/v1/order/${segment(orderId)}`, budget: ROUTE_BUDGETS.retail.getOrder });
+  }
+}

@@ -1,0 +1,90 @@
+import { Logger } from '@nestjs/common';
+import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicSink, type TopicSource, type TopicSourceRegistry } from '@lib/fanout';
+
+import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
+import type { RetailStreamEvent } from './retail-stream-message.js';
+import type { RetailSocket, SubscriptionRequest } from './retail-socket.js';
+import type { RetailChannel, RetailStreams } from './retail-streams.service.js';
+
+interface TopicSpec extends SubscriptionRequest {
+  channel: RetailChannel;
+}
+
+/** Per-market topic families: `retail.<family>.<slug>`. */
+const MARKET_TOPICS: Record<string, RetailSubscriptionType> = {
+  marketData: 'SUBSCRIPTION_TYPE_MARKET_DATA',
+  marketDataLite: 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE',
+  trade: 'SUBSCRIPTION_TYPE_TRADE',
+};
+
+/**
+ * `retail.marketData.<slug>`, `retail.marketDataLite.<slug>`, `retail.trade.<slug>` on the markets
+ * channel; `retail.orders[.<slug>]`, `retail.positions`, `retail.balances` on the private channel.
+ * An order subscription without markets covers them all (upstream-facts "Retail extras").
+ */
+export function parseRetailTopic(topic: string): TopicSpec {
+  const [root, family, ...rest] = topic.split('.');
+  const slug = rest.join('.');
+  if (root === 'retail' && Object.hasOwn(MARKET_TOPICS, family) && slug) return { channel: 'markets', subscriptionType: MARKET_TOPICS[family], marketSlugs: [slug] };
+  if (root === 'retail' && family === 'orders') return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: slug ? [slug] : [] };
+  if (root === 'retail' && family === 'positions' && !slug) return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_POSITION' };
+  if (root === 'retail' && family === 'balances' && !slug) return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' };
+  throw new Error(`not a retail topic: ${topic}`);
+}
+
+/** What a hub topic carries: the internal stream name and the upstream payload under its upstream key. */
+export type RetailTopicPayload = Pick<RetailStreamEvent, 'stream' | 'key' | 'data'>;
+
+/**
+ * The fan-out hub's source for retail topics, for one retail key: one upstream subscription per topic.
+ * Snapshot messages become `sink.snapshot`, updates `sink.update`; a dropped connection is `sink.gap`,
+ * and the resubscription's snapshot follows on its own.
+ */
+export class RetailTopicSource implements TopicSource {
+  private readonly logger = new Logger(RetailTopicSource.name);
+  private readonly opened = new Map<string, { socket: RetailSocket; requestId: string }>();
+
+  constructor(
+    private readonly streams: RetailStreams,
+    private readonly account: string,
+  ) {}
+
+  async open(topic: string, sink: TopicSink): Promise<void> {
+    const { channel, ...request } = parseRetailTopic(topic);
+    const socket = this.streams.socket(this.account, channel);
+    const { requestId, ready } = socket.subscribe(request, {
+      event: (event) => {
+        const payload: RetailTopicPayload = { stream: event.stream, key: event.key, data: event.data };
+        if (event.kind === 'snapshot') sink.snapshot(payload);
+        else sink.update(payload);
+      },
+      gap: () => sink.gap(),
+      error: (message) => this.logger.warn(`retail topic ${topic}: upstream error ${message}`),
+    });
+    this.opened.set(topic, { socket, requestId });
+    try {
+      await ready;
+    } catch (error) {
+      this.close(topic);
+      throw error;
+    }
+  }
+
+  close(topic: string): void {
+    const opened = this.opened.get(topic);
+    if (!opened) return;
+    this.opened.delete(topic);
+    opened.socket.unsubscribe(opened.requestId);
+  }
+}
+
+/** Registers every retail topic family with the hub; trades are events, so they are never conflated away. */
+export function registerRetailTopics(registry: TopicSourceRegistry, source: RetailTopicSource): void {
+  registry
+    .register('retail.marketData.', source, MARKET_DATA_POLICY)
+    .register('retail.marketDataLite.', source, MARKET_DATA_POLICY)
+    .register('retail.trade.', source, { conflate: false })
+    .register('retail.orders', source, ACCOUNT_POLICY)
+    .register('retail.positions', source, ACCOUNT_POLICY)
+    .register('retail.balances', source, ACCOUNT_POLICY);
+}

@@ -1,0 +1,61 @@
+import { limit, post } from './support/exchange-stack.js';
+import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+
+describe('exchange upstream throttling and timeouts', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      // The sandbox's instrument limit is set below the gateway's own (6/min less its margin), so upstream throttles first.
+      sandbox: { exchange: { limits: { instruments: { limit: 2, perSeconds: 60 } } } },
+      gateway: (config) => ({ ...config, exchange: { requestTimeoutMs: 300 } }),
+    });
+  });
+  afterAll(() => stack.close());
+
+  it('turns the upstream 429 into a 429 problem with Retry-After, keeping the upstream body', async () => {
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await post(stack, '/exchange/v1/refdata/instruments', {})).status);
+    expect(statuses).toEqual([200, 200]);
+    const res = await post(stack, '/exchange/v1/refdata/symbols', {});
+    expect(res.status).toBe(429);
+    // Upstream's own Retry-After (a token every 30 s at 2 per minute) reaches the client unchanged.
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(25);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await json(res)).toMatchObject({
+      code: 'UPSTREAM_RATE_LIMITED',
+      upstream: { status: 429, body: { code: 8, message: 'rate limit exceeded', details: [] } },
+    });
+    expect(stack.sandbox.state.counter('exchange.throttled.instruments')).toBe(1);
+  });
+
+  it('answers an insert that times out with 504 and its clordId, and never sends it again', async () => {
+    const { state } = stack.sandbox;
+    state.setFaults({ exchangeDelayMs: { insertOrder: 1_000 } });
+    try {
+      const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20, { clordId: 'slow-1' }));
+      expect(res.status).toBe(504);
+      expect(await json(res)).toMatchObject({ code: 'UPSTREAM_TIMEOUT', clordId: 'slow-1' });
+      // The exchange processed it late: the order exists, and it was sent exactly once.
+      await eventually(async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length, (n) => n === 1, 3_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(state.counter('exchange.calls.insertOrder')).toBe(1);
+    } finally {
+      state.setFaults({ exchangeDelayMs: {} });
+    }
+  });
+
+  it('names the clordId it assigned when the order came without one', async () => {
+    const { state } = stack.sandbox;
+    state.setFaults({ exchangeDelayMs: { insertOrder: 1_000 } });
+    try {
+      const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20));
+      expect(res.status).toBe(504);
+      const { clordId } = await json(res);
+      expect(clordId).toMatch(/^gw-[0-9a-f-]{36}$/);
+      await eventually(async () => state.engine.searchOrders({ clordId }).order.length, (n) => n === 1, 3_000);
+    } finally {
+      state.setFaults({ exchangeDelayMs: {} });
+    }
+    expect((await api(stack)('/exchange/v1/trading/orders/open')).status).toBe(200);
+  });
+});

@@ -1,0 +1,60 @@
+import type { GatewayConfigInput } from '@lib/core';
+
+import { type Stack, api, json, startStack } from './support/stack.js';
+
+/** GET /exchange/v1/health spends `exchange.public`; here slowed to 20 per 60 s (18 with the 0.9 margin) so counts are exact. */
+const slowPublicBucket = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  limits: { buckets: { 'exchange.public': { limit: 20, windowSeconds: 60 } } },
+});
+
+describe('upstream budget at the gateway', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ redis: true, clients: [{ id: 'reader', scopes: ['read:marketdata'] }], gateway: slowPublicBucket });
+  });
+  afterAll(() => stack.close());
+
+  it('answers 429 naming the bucket, with Retry-After and RateLimit headers, before sending', async () => {
+    const responses = await Promise.all(Array.from({ length: 40 }, () => api(stack)('/exchange/v1/health')));
+    const ok = responses.filter((r) => r.status === 200);
+    const limited = responses.filter((r) => r.status === 429);
+    expect(ok.length + limited.length).toBe(40);
+    expect(ok.length).toBeGreaterThanOrEqual(18);
+    expect(ok.length).toBeLessThanOrEqual(19); // 0.3 tokens/s may add one during the burst
+    expect(ok[0].headers.get('ratelimit-policy')).toMatch(/"exchange\.public";q=18;w=60/);
+    expect(ok[0].headers.get('ratelimit')).toMatch(/"exchange\.public";r=\d+;t=\d+/);
+    const problem = await json(limited[0]);
+    expect(problem).toMatchObject({ status: 429, code: 'RATE_LIMITED', bucket: 'exchange.public' });
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0].headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  it('refuses at once when the wait needed exceeds what the client allows', async () => {
+    const res = await api(stack)('/exchange/v1/health', { headers: { prefer: 'wait=1' } });
+    expect(res.status).toBe(429);
+    expect(await json(res)).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('shows every bucket to admins only', async () => {
+    const view = await json(await api(stack)('/admin/limits'));
+    const text = JSON.stringify(view);
+    expect(text).toContain('exchange.public');
+    expect(text).toContain('retail.orders.create');
+    expect((await api(stack, 'reader')('/admin/limits')).status).toBe(403);
+  });
+});
+
+describe('Prefer: wait', () => {
+  it('queues instead of refusing when the client prefers to wait', async () => {
+    const stack = await startStack({ redis: true });
+    try {
+      const responses = await Promise.all(Array.from({ length: 30 }, () => api(stack)('/exchange/v1/health', { headers: { prefer: 'wait=5' } })));
+      expect(responses.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+      expect(responses[0].headers.get('preference-applied')).toBe('wait=5');
+    } finally {
+      await stack.close();
+    }
+  });
+});

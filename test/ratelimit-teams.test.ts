@@ -1,0 +1,108 @@
+import type { GatewayConfigInput } from '@lib/core';
+
+import type { GatewayProcess } from './support/gateway-process.js';
+import { type Answer, caller, flood, offer, restingBuy, spawnFleet, tally, QUIET_MARKETS } from './support/load.js';
+import { type Json, type Stack, type TestClient, json, redisUrl, startStack } from './support/stack.js';
+
+const MAIN_KEY = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d'; // retail account `main` of the stack
+const HEDGE_KEY = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'; // retail account `hedge`
+const SCOPES: TestClient['scopes'] = ['write:orders', 'read:orders', 'read:positions', 'read:marketdata'];
+/** Team B's half of `retail.orders.create`: a burst of floor(44 × 0.5) and half of 39.6 per second (take-plan.ts). */
+const B_BURST = 22;
+const B_PER_SECOND = 19.8;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Teams a and b with half of every retail bucket each; each team trades on its own retail account, so the sandbox tells them apart. */
+function withTeams(config: GatewayConfigInput): GatewayConfigInput {
+  return {
+    ...config,
+    logging: { level: 'warn' },
+    redis: { mode: 'single', url: redisUrl(), keyPrefix: `teams${process.pid}:` },
+    teams: [...(config.teams ?? []), { id: 'a', shares: { retail: 0.5 } }, { id: 'b', shares: { retail: 0.5 } }],
+  };
+}
+
+describe('team shares and the priority reserve across gateway processes', () => {
+  let stack: Stack;
+  let fleet: GatewayProcess[] = [];
+  const via = (i: number, client: string) => caller(fleet[i % fleet.length].url, stack.keys[client]);
+
+  beforeAll(async () => {
+    stack = await startStack({
+      clients: [
+        { id: 'team-a', team: 'a', scopes: SCOPES, retailAccounts: ['main'] },
+        { id: 'team-b', team: 'b', scopes: SCOPES, retailAccounts: ['hedge'] },
+      ],
+    });
+    fleet = await spawnFleet(withTeams(stack.configInput), 2);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(fleet.map((gateway) => gateway.stop()));
+    await stack?.close();
+  });
+
+  it('lets every cancel through while reads flood retail.all: reads stop at the reserve', async () => {
+    const { state } = stack.sandbox;
+    state.retail.limiter.reset();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await via(i, 'all')('/retail/v1/orders', restingBuy(i));
+      expect(res.status).toBe(200);
+      ids.push((await json(res)).id);
+    }
+
+    const reads = ['/retail/v1/portfolio/positions', '/retail/v1/account/balances', '/retail/v1/portfolio/activities?limit=5', `/retail/v1/markets/${QUIET_MARKETS[0]}/book`];
+    const cancelledBefore = state.counter('retail.route.cancelOrder');
+    let done = false;
+    const flooding = flood(48, () => done, (i) => via(i, 'all')(reads[i % reads.length]));
+    await sleep(1_500); // long enough to drain retail.all's burst (200) down to the reserve
+    const cancels: Answer[] = [];
+    for (const [i, id] of ids.entries()) {
+      const res = await via(i, 'all')(`/retail/v1/order/${id}/cancel`, { method: 'POST', body: JSON.stringify({ marketSlug: QUIET_MARKETS[i % QUIET_MARKETS.length] }) });
+      cancels.push({ status: res.status, at: Date.now() });
+      await res.text();
+      await sleep(100);
+    }
+    done = true;
+    const flooded = await flooding;
+
+    const readsRefusedByAll = flooded.filter((a) => a.status === 429 && a.bucket === 'retail.all');
+    console.log(`reads flood: ${flooded.length} answers ${JSON.stringify(tally(flooded))}, ${readsRefusedByAll.length} refused on retail.all; cancels ${JSON.stringify(tally(cancels))}`);
+    expect(readsRefusedByAll.length).toBeGreaterThan(0); // the flood did reach the reserve
+    expect(flooded.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    expect(cancels.map((a) => a.status)).toEqual(ids.map(() => 200));
+    expect(state.counter('retail.route.cancelOrder') - cancelledBefore).toBe(ids.length);
+    expect(state.counter('retail.limited.all') + state.counter('retail.limited.cancel')).toBe(0);
+  }, 60_000);
+
+  it("gives team B its half of the create budget while team A floods", async () => {
+    const { state } = stack.sandbox;
+    state.retail.limiter.reset();
+    await sleep(1_200); // the create bucket full again after the last test
+    const arrivals = state.retail.recordArrivals('createOrder');
+    const seconds = 10;
+    const began = Date.now();
+    const [a, b] = await Promise.all([
+      offer(90, seconds * 1_000, (i) => via(i, 'team-a')('/retail/v1/orders', restingBuy(i))),
+      offer(30, seconds * 1_000, (i) => via(i, 'team-b')('/retail/v1/orders', restingBuy(i))),
+    ]);
+    const elapsed = (Date.now() - began) / 1_000;
+
+    const acceptedOf = (keyId: string) => arrivals.filter((x) => x.accepted && x.keyId === keyId).length;
+    const share = B_BURST + B_PER_SECOND * elapsed;
+    console.log(
+      `${elapsed.toFixed(1)} s: team A offered ${a.length} (${JSON.stringify(tally(a))}), sandbox accepted ${acceptedOf(MAIN_KEY)}; ` +
+        `team B offered ${b.length} (${JSON.stringify(tally(b))}), sandbox accepted ${acceptedOf(HEDGE_KEY)} = ${((100 * acceptedOf(HEDGE_KEY)) / share).toFixed(1)} % of its share ${share.toFixed(0)}`,
+    );
+    expect(acceptedOf(HEDGE_KEY)).toBeGreaterThanOrEqual(0.8 * share);
+    expect(acceptedOf(MAIN_KEY)).toBeLessThanOrEqual(share + 1); // A's half is its ceiling, though it asks for far more
+    expect(a.filter((x) => x.status === 429 && x.limitedBy === 'team-share').length).toBeGreaterThan(0);
+    expect([...a, ...b].filter((x) => x.status !== 200 && !(x.status === 429 && x.code === 'RATE_LIMITED'))).toEqual([]);
+    expect(arrivals.filter((x) => !x.accepted)).toEqual([]);
+    const view: Json = await json(await via(0, 'all')('/admin/limits'));
+    expect(view.buckets.find((v: Json) => v.bucket === 'retail.orders.create').teams).toEqual(
+      expect.arrayContaining([expect.objectContaining({ team: 'a', share: 0.5 }), expect.objectContaining({ team: 'b', share: 0.5 })]),
+    );
+  }, 60_000);
+});

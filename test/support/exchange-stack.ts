@@ -1,0 +1,52 @@
+import type { GatewayConfigInput } from '@lib/core';
+
+import { type Stack, type StackOptions, type TestClient, api, startStack } from './stack.js';
+
+/** An OPEN instrument of the sandbox fixture. */
+export const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
+/** Another firm, trading straight on the engine: orders of one firm never match each other (self-match prevention). */
+export const COUNTERPARTY = 'firms/OTHERFIRM/users/carol';
+
+/** Query limits of a few per minute would throttle a test that lists instruments a dozen times; both sides lift them. */
+const liftGatewayQueryLimits = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  limits: {
+    buckets: {
+      'exchange.instruments': { limit: 10_000, windowSeconds: 1 },
+      'exchange.book': { limit: 10_000, windowSeconds: 1 },
+      'exchange.search': { limit: 10_000, windowSeconds: 1 },
+      'exchange.trade-stats': { limit: 10_000, windowSeconds: 1 },
+    },
+  },
+});
+
+export function startExchangeStack(clients: TestClient[] = [], options: StackOptions = {}): Promise<Stack> {
+  return startStack({
+    clients,
+    gateway: liftGatewayQueryLimits,
+    ...options,
+    sandbox: { exchange: { limits: { instruments: 'off', book: 'off', search: 'off', 'trade-stats': 'off' } }, ...options.sandbox },
+  });
+}
+
+/** Every exchange operation the sandbox ran (its `exchange.calls.*` counters): what the gateway sent upstream. */
+export function upstreamCalls(stack: Stack): number {
+  return Object.entries(stack.sandbox.state.counterSnapshot())
+    .filter(([name]) => name.startsWith('exchange.calls.'))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** POST a JSON body through the gateway. */
+export function post(stack: Stack, path: string, body: unknown, clientId = 'all', headers: Record<string, string> = {}) {
+  return api(stack, clientId)(path, { method: 'POST', body: JSON.stringify(body), headers });
+}
+
+export const limit = (side: 'SIDE_BUY' | 'SIDE_SELL', orderQty: number, price: number, extra: object = {}) => ({
+  symbol: SYMBOL,
+  side,
+  type: 'ORDER_TYPE_LIMIT',
+  timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+  orderQty: String(orderQty),
+  price: String(price),
+  ...extra,
+});

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { GatewayConfigInput } from '@lib/core';
+import { stringify } from 'yaml';
+
+import { freePort } from './redis-server.js';
+
+export interface GatewayProcess {
+  url: string;
+  process: ChildProcess;
+  /** stdout + stderr of the process so far (JSON log lines). */
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+const MAIN = 'dist/apps/gateway/src/main.js';
+
+/**
+ * A real gateway process (the compiled build, as production runs it) with the given config,
+ * listening on a free port. `npm test` builds first, so dist/ matches the sources.
+ */
+export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
+  const configFile = join(dir, 'gateway.yaml');
+  writeFileSync(configFile, stringify({ ...input, server: { ...input.server, host: '127.0.0.1', port } }));
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  // Every line also goes to the run's log directory, which global teardown scans for secrets.
+  const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `process-${process.pid}-${port}.log`) : undefined;
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (runLog) appendFileSync(runLog, chunk);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway process exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}/health/live`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`gateway process did not come up within 20 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    process: child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
