@@ -87,6 +87,11 @@ const ExchangeSchema = z
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
     protoDir: z.string().min(1).default('libs/exchange/proto'),
+    /**
+     * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other
+     * vendor as `<processor_a>`; operators put its real name here).
+     */
+    depositProcessors: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).min(1).default(['checkout', 'processor-a']),
   })
   .strict();
 

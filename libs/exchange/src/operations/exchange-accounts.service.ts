@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '@lib/core';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError } from '@lib/core';
 import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
-import { DEFAULT_DEPOSIT_PROCESSORS } from '../schemas/funding.schema.js';
 import type { JsonObject } from '../schemas/wire-types.schema.js';
 import type { AccountCallerContext, CallerContext } from './caller-context.js';
 
@@ -13,9 +12,14 @@ import type { AccountCallerContext, CallerContext } from './caller-context.js';
 /** Identity, health, positions, balances and funding (spec 4.1 "other operations"; payloads not shown). */
 @Injectable()
 export class ExchangeAccounts {
-  private readonly processors = new Set(DEFAULT_DEPOSIT_PROCESSORS);
+  private readonly processors: ReadonlySet<string>;
 
-  constructor(private readonly exchange: ExchangeHttpClient) {}
+  constructor(
+    private readonly exchange: ExchangeHttpClient,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.processors = new Set(config.exchange.depositProcessors);
+  }
 
   /** spec 4.1: the only unauthenticated call; it counts against the per-IP public limit. */
   health(caller: CallerContext): Promise<BudgetedReply> {
