@@ -10,6 +10,7 @@ import {
   ReadinessModule,
   RedisModule,
 } from '@lib/core';
+import { FanoutModule } from '@lib/fanout';
 import { RateLimitModule } from '@lib/ratelimit';
 import type { DestinationStream } from 'pino';
 
@@ -17,6 +18,7 @@ import { AdminController } from './admin/admin.controller.js';
 import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
+import { ClientAuthModule } from './common/client-auth.module.js';
 import { PreferWaitInterceptor } from './common/prefer-wait.interceptor.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
@@ -24,6 +26,7 @@ import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
 import { GatewayMetricsModule } from './metrics/metrics.module.js';
 import { RetailRoutesModule } from './retail/retail-routes.module.js';
+import { StreamRoutesModule } from './stream/stream-routes.module.js';
 
 export interface AppModuleOptions {
   logDestination?: DestinationStream;
@@ -44,15 +47,18 @@ export class AppModule {
         HttpModule,
         HealthModule,
         RateLimitModule,
+        ClientAuthModule,
+        // Cluster keys under the gateway's Redis prefix, so instances sharing a prefix share topics.
+        FanoutModule.forRoot({ cluster: { keyPrefix: `${config.redis?.keyPrefix ?? 'pmgw:'}fanout:` } }),
         GatewayMetricsModule,
         ExchangeRoutesModule,
         RetailRoutesModule,
         CatalogRoutesModule,
+        StreamRoutesModule,
       ],
       module: AppModule,
       providers: [
         AccessLog,
-        ClientAuthGuard,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_INTERCEPTOR, useClass: PreferWaitInterceptor },

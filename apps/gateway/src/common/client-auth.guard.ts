@@ -59,6 +59,11 @@ export class ClientAuthGuard implements CanActivate {
     return true;
   }
 
+  /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */
+  clientById(id: string): AuthenticatedClient | undefined {
+    return this.clients.get(id);
+  }
+
   /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. */
   authenticate(header: string | undefined, ip: string): AuthenticatedClient {
     const now = this.clock.now();

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { ExchangeModule } from '@lib/exchange';
+import { RetailModule } from '@lib/retail';
+
+import { StreamTopics } from './stream-topics.js';
+import { WsDocsController } from './ws-docs.controller.js';
+import { WsEndpoint } from './ws-endpoint.js';
+import { WsTicketStore } from './ws-ticket.store.js';
+import { WsTicketsController } from './ws-tickets.controller.js';
+
+/** `/ws`, its tickets and its AsyncAPI document; the hub itself is FanoutModule's (global). */
+@Module({
+  controllers: [WsDocsController, WsTicketsController],
+  imports: [ExchangeModule, RetailModule],
+  providers: [StreamTopics, WsEndpoint, WsTicketStore],
+})
+export class StreamRoutesModule {}

@@ -1,0 +1,30 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { MarketDataStreams, registerExchangeTopics } from '@lib/exchange';
+import { TopicSourceRegistry } from '@lib/fanout';
+import { RetailStreams, RetailTopicSource, registerRetailTopics } from '@lib/retail';
+
+/**
+ * Registers the stream clients with the hub at start. Retail topics are served for one account, the
+ * environment's first retail account: a retail stream is per key, and the hub keys topics by name only.
+ */
+@Injectable()
+export class StreamTopics implements OnModuleInit {
+  private readonly logger = new Logger(StreamTopics.name);
+  readonly retailAccount: string | undefined;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly registry: TopicSourceRegistry,
+    private readonly retailStreams: RetailStreams,
+    private readonly marketData: MarketDataStreams,
+  ) {
+    this.retailAccount = config.environments[config.environment]?.retailAccounts[0]?.name;
+  }
+
+  onModuleInit(): void {
+    registerExchangeTopics(this.registry, this.marketData);
+    if (this.retailAccount) registerRetailTopics(this.registry, new RetailTopicSource(this.retailStreams, this.retailAccount));
+    else this.logger.warn('No retail account is configured: retail.* topics are not served.');
+  }
+}

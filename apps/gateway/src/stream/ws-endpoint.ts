@@ -1,0 +1,99 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { DomainError, ErrorCode, PROBLEM_CONTENT_TYPE, httpStatusOf, problemOf, requestIdOf, titleOf, toDomainError, UnauthenticatedError } from '@lib/core';
+import { FanoutHub } from '@lib/fanout';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { StreamTopics } from './stream-topics.js';
+import { WS_LIMITS } from './ws-protocol.js';
+import { WsSession } from './ws-session.js';
+import { WsTicketStore } from './ws-ticket.store.js';
+
+export const WS_PATH = '/ws';
+
+/**
+ * `/ws` on the gateway's own HTTP server. A plain `ws` server on the 'upgrade' event rather than
+ * @nestjs/platform-ws: the credentials are checked before the handshake completes, so a refused
+ * client gets a real HTTP 401 (a Nest gateway only sees the connection once it is open).
+ */
+@Injectable()
+export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WsEndpoint.name);
+  // perMessageDeflate stays off: the hub writes pre-framed, uncompressed frames straight to the socket.
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxFrameBytes, perMessageDeflate: false });
+  private readonly sessions = new Set<WsSession>();
+  private readonly sockets = new Set<WebSocket>();
+  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly auth: ClientAuthGuard,
+    private readonly tickets: WsTicketStore,
+    private readonly hub: FanoutHub,
+    private readonly topics: StreamTopics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.adapterHost.httpAdapter.getHttpServer().on('upgrade', this.onUpgrade);
+    this.pingTimer = setInterval(() => this.sessions.forEach((session) => session.heartbeat()), WS_LIMITS.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.pingTimer);
+    this.adapterHost.httpAdapter.getHttpServer().off('upgrade', this.onUpgrade);
+    for (const ws of this.sockets) ws.close(1001, 'server shutting down');
+    this.wss.close();
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${url.pathname}.`));
+    let caller: AuthenticatedClient;
+    try {
+      caller = await this.authenticate(req, url);
+    } catch (error) {
+      return refuse(req, socket, toDomainError(error));
+    }
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, caller));
+  }
+
+  /** `?ticket=` (browsers) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
+  private async authenticate(req: IncomingMessage, url: URL): Promise<AuthenticatedClient> {
+    const ticket = url.searchParams.get('ticket');
+    if (ticket === null) return this.auth.authenticate(req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
+    const clientId = await this.tickets.redeem(ticket);
+    const caller = clientId === undefined ? undefined : this.auth.clientById(clientId);
+    if (!caller) throw new UnauthenticatedError('The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
+    return caller;
+  }
+
+  private accept(ws: WebSocket, caller: AuthenticatedClient): void {
+    const session = new WsSession(ws, this.hub.connect(ws), caller, this.hub, this.topics.retailAccount);
+    this.sessions.add(session);
+    this.sockets.add(ws);
+    ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));
+    ws.once('close', () => {
+      this.sessions.delete(session);
+      this.sockets.delete(ws);
+    });
+  }
+}
+
+/** Answers the upgrade request with a problem document and closes the socket once it is written. */
+function refuse(req: IncomingMessage, socket: Duplex, error: DomainError): void {
+  const status = httpStatusOf(error.code);
+  const body = JSON.stringify(problemOf(error, requestIdOf(req)));
+  const headers = { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...error.headers };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${titleOf(error.code)}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+}

@@ -1,0 +1,30 @@
+import { parseClientMessage, topicRule } from './ws-protocol.js';
+
+describe('topicRule', () => {
+  it.each([
+    ['retail.marketData.aec-nba-mil-phi-2026-11-21', 'read:marketdata', false],
+    ['retail.trade.x', 'read:marketdata', false],
+    ['exchange.marketData.aec-nba-mil-phi-2026-11-21', 'read:marketdata', false],
+    ['retail.orders', 'read:orders', true],
+    ['retail.orders.x', 'read:orders', true],
+    ['retail.positions', 'read:positions', true],
+    ['retail.balances', 'read:positions', true],
+  ])('maps %s to %s', (topic, scope, account) => {
+    expect(topicRule(topic)).toEqual({ scope, account });
+  });
+
+  it.each(['retail.marketData.', 'retail.positions.x', 'retail.ordersx', 'exchange.trades.x', 'retail.marketData.a b'])('refuses %s', (topic) => {
+    expect(topicRule(topic)).toBeUndefined();
+  });
+});
+
+describe('parseClientMessage', () => {
+  it('accepts a subscribe with resumeFrom', () => {
+    expect(parseClientMessage('{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":4}}')).toMatchObject({ type: 'subscribe' });
+  });
+
+  it('names what is wrong with a refused frame', () => {
+    expect(parseClientMessage('nope')).toBe('the frame is not JSON');
+    expect(parseClientMessage('{"type":"subscribe","id":"1","topics":[]}')).toMatch(/^topics: /);
+  });
+});

@@ -1,0 +1,93 @@
+import type { Scope } from '@lib/core';
+import { z } from 'zod';
+
+/** Bounds per connection; each one is documented in the AsyncAPI description. */
+export const WS_LIMITS = {
+  /** A subscribe of 100 topics is a few KiB; anything near this is abuse (ws closes with 1009). */
+  maxFrameBytes: 64 * 1024,
+  maxSubscriptions: 100,
+  /** Client frames per one-second window; beyond it an error frame, then close 1008. */
+  maxFramesPerSecond: 50,
+  /** Server ping interval: a client that has not answered the previous ping by the next is dropped. */
+  pingIntervalMs: 30_000,
+  /** POST /ws/tickets: a browser has this long to open the socket with it. */
+  ticketTtlMs: 30_000,
+} as const;
+
+const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
+
+/** Every topic family the endpoint serves, its exact syntax and the scope reading it needs. */
+const TOPIC_FAMILIES: { pattern: RegExp; scope: Scope; account: boolean }[] = [
+  { pattern: new RegExp(`^retail\\.(marketData|marketDataLite|trade)\\.${slug}$`), scope: 'read:marketdata', account: false },
+  { pattern: new RegExp(`^exchange\\.marketData\\.${slug}$`), scope: 'read:marketdata', account: false },
+  { pattern: new RegExp(`^retail\\.orders(\\.${slug})?$`), scope: 'read:orders', account: true },
+  { pattern: /^retail\.(positions|balances)$/, scope: 'read:positions', account: true },
+];
+
+export interface TopicRule {
+  scope: Scope;
+  /** An account topic of the gateway's retail account: the client must be allowed that account. */
+  account: boolean;
+}
+
+export function topicRule(topic: string): TopicRule | undefined {
+  const family = TOPIC_FAMILIES.find((candidate) => candidate.pattern.test(topic));
+  return family && { scope: family.scope, account: family.account };
+}
+
+const id = z.string().min(1).max(64);
+const topics = z.array(z.string().min(1).max(200)).min(1).max(WS_LIMITS.maxSubscriptions);
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('subscribe'), id, topics, resumeFrom: z.record(z.string(), z.number().int().nonnegative()).optional() }).strict(),
+  z.object({ type: z.literal('unsubscribe'), id, topics }).strict(),
+  z.object({ type: z.literal('ping'), id: id.optional() }).strict(),
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+
+export type WsErrorCode = 'bad_request' | 'unknown_topic' | 'forbidden' | 'too_many_subscriptions' | 'rate_limited' | 'upstream_failed';
+
+export interface AckMessage {
+  type: 'ack';
+  id: string;
+  topics: string[];
+}
+
+export interface ErrorMessage {
+  type: 'error';
+  id?: string;
+  code: WsErrorCode;
+  message: string;
+  topic?: string;
+  missingScope?: Scope;
+}
+
+export interface PongMessage {
+  type: 'pong';
+  id?: string;
+}
+
+/** Parses one client text frame; a string is the reason it was refused. */
+export function parseClientMessage(text: string): ClientMessage | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return 'the frame is not JSON';
+  }
+  const parsed = ClientMessageSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return `${issue.path.join('.') || 'frame'}: ${issue.message}`;
+}
+
+/** The `id` of a refused frame, when it had one, so the client can match the error to its request. */
+export function idOf(text: string): string | undefined {
+  try {
+    const raw: unknown = JSON.parse(text);
+    const value = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+    return typeof value === 'string' ? value.slice(0, 64) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,131 @@
+import { DomainError } from '@lib/core';
+import type { FanoutHub, HubClient } from '@lib/fanout';
+import { UnknownTopicError } from '@lib/fanout';
+import type { RawData, WebSocket } from 'ws';
+
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { type ClientMessage, type ErrorMessage, WS_LIMITS, idOf, parseClientMessage, topicRule } from './ws-protocol.js';
+
+/** RFC 6455 §7.4.1: 1008 policy violation. */
+const POLICY_VIOLATION = 1008;
+
+/**
+ * One authenticated `/ws` connection: parses client frames, checks scopes and bounds, and hands
+ * subscriptions to the hub. Every refused frame gets an error frame; none is dropped silently.
+ */
+export class WsSession {
+  /** Topics asked for (subscribed or being subscribed), counted against the subscription bound. */
+  private readonly topics = new Set<string>();
+  private windowStart = 0;
+  private framesInWindow = 0;
+  alive = true;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly client: HubClient,
+    private readonly caller: AuthenticatedClient,
+    private readonly hub: FanoutHub,
+    /** The retail account whose account topics this gateway serves. */
+    private readonly retailAccount: string | undefined,
+  ) {
+    ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+    ws.on('pong', () => (this.alive = true));
+  }
+
+  /** Called by the endpoint's ping timer: false means the client missed the last ping and was dropped. */
+  heartbeat(): boolean {
+    if (!this.alive) {
+      this.ws.terminate();
+      return false;
+    }
+    this.alive = false;
+    this.ws.ping();
+    return true;
+  }
+
+  private onFrame(data: RawData, isBinary: boolean): void {
+    if (!this.withinRate()) return;
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8');
+    if (isBinary) return this.error({ code: 'bad_request', message: 'binary frames are not accepted: send JSON text frames' });
+    const message = parseClientMessage(text);
+    if (typeof message === 'string') return this.error({ id: idOf(text), code: 'bad_request', message });
+    void this.handle(message);
+  }
+
+  private withinRate(): boolean {
+    const now = Date.now();
+    if (now - this.windowStart >= 1_000) {
+      this.windowStart = now;
+      this.framesInWindow = 0;
+    }
+    this.framesInWindow += 1;
+    if (this.framesInWindow <= WS_LIMITS.maxFramesPerSecond) return true;
+    if (this.framesInWindow === WS_LIMITS.maxFramesPerSecond + 1) {
+      this.error({ code: 'rate_limited', message: `more than ${WS_LIMITS.maxFramesPerSecond} frames per second` });
+      this.client.close(POLICY_VIOLATION, 'frame rate exceeded');
+    }
+    return false;
+  }
+
+  private async handle(message: ClientMessage): Promise<void> {
+    switch (message.type) {
+      case 'ping':
+        return this.client.sendJson({ type: 'pong', id: message.id });
+      case 'unsubscribe':
+        for (const topic of message.topics) {
+          this.topics.delete(topic);
+          this.hub.unsubscribe(this.client, topic);
+        }
+        return this.client.sendJson({ type: 'ack', id: message.id, topics: message.topics });
+      case 'subscribe':
+        return this.subscribe(message.id, message.topics, message.resumeFrom ?? {});
+    }
+  }
+
+  private async subscribe(id: string, topics: string[], resumeFrom: Record<string, number>): Promise<void> {
+    const wanted = [...new Set(topics)].filter((topic) => this.admit(id, topic));
+    const fresh = wanted.filter((topic) => !this.topics.has(topic));
+    if (this.topics.size + fresh.length > WS_LIMITS.maxSubscriptions) {
+      return this.error({ id, code: 'too_many_subscriptions', message: `at most ${WS_LIMITS.maxSubscriptions} topics per connection` });
+    }
+    fresh.forEach((topic) => this.topics.add(topic));
+    const results = await Promise.all(wanted.map((topic) => this.subscribeOne(id, topic, resumeFrom[topic])));
+    const acked = wanted.filter((_, i) => results[i]);
+    if (acked.length > 0) this.client.sendJson({ type: 'ack', id, topics: acked });
+  }
+
+  /** Syntax and authorization of one topic; a refusal is reported here, naming the topic. */
+  private admit(id: string, topic: string): boolean {
+    const rule = topicRule(topic);
+    if (!rule) {
+      this.error({ id, topic, code: 'unknown_topic', message: `"${topic}" is not a topic this endpoint serves` });
+      return false;
+    }
+    if (!this.caller.scopes.has(rule.scope)) {
+      this.error({ id, topic, code: 'forbidden', missingScope: rule.scope, message: `Missing scope ${rule.scope}.` });
+      return false;
+    }
+    if (rule.account && !(this.retailAccount && this.caller.retailAccounts.includes(this.retailAccount))) {
+      this.error({ id, topic, code: 'forbidden', message: `This client may not read the retail account ${this.retailAccount ?? '(none configured)'}.` });
+      return false;
+    }
+    return true;
+  }
+
+  private async subscribeOne(id: string, topic: string, resumeFrom: number | undefined): Promise<boolean> {
+    try {
+      await this.hub.subscribe(this.client, topic, { resumeFrom });
+      return true;
+    } catch (error) {
+      this.topics.delete(topic);
+      const unknown = error instanceof UnknownTopicError;
+      const detail = error instanceof DomainError ? error.message : 'the upstream refused or failed the subscription';
+      this.error({ id, topic, code: unknown ? 'unknown_topic' : 'upstream_failed', message: detail });
+      return false;
+    }
+  }
+
+  private error(error: Omit<ErrorMessage, 'type'>): void {
+    this.client.sendJson({ type: 'error', ...error });
+  }
+}

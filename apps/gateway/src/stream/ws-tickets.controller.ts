@@ -1,0 +1,20 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { CurrentClient } from '../common/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { type IssuedTicket, WsTicketStore } from './ws-ticket.store.js';
+
+@ApiTags('streams')
+@ApiBearerAuth()
+@Controller('ws/tickets')
+export class WsTicketsController {
+  constructor(private readonly tickets: WsTicketStore) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'A one-time ticket (valid 30 s) for opening /ws?ticket=… from a browser' })
+  issue(@CurrentClient() client: AuthenticatedClient): Promise<IssuedTicket> {
+    return this.tickets.issue(client.id);
+  }
+}

@@ -1,0 +1,150 @@
+import { Clock } from '@lib/core';
+
+import { PARTICIPANT, type Stack, api, json, startStack } from './support/stack.js';
+import { RefusedUpgrade, WsTestClient, seqGaps } from './support/ws-client.js';
+
+const slug = 'aec-nba-mil-phi-2026-11-21';
+const topic = `retail.marketData.${slug}`;
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ clients: [{ id: 'md', scopes: ['read:marketdata'] }] });
+});
+afterAll(() => stack.close());
+
+/** The HTTP status an upgrade was refused with, or 101 when it was accepted. */
+async function upgradeStatus(options: { key?: string; ticket?: string }): Promise<number> {
+  try {
+    (await WsTestClient.open(stack.url, options)).close();
+    return 101;
+  } catch (error) {
+    if (error instanceof RefusedUpgrade) return error.status;
+    throw error;
+  }
+}
+
+async function ticket(clientId = 'all'): Promise<string> {
+  const res = await api(stack, clientId)('/ws/tickets', { method: 'POST' });
+  expect(res.status).toBe(201);
+  return (await json(res)).ticket;
+}
+
+const bid = (price: number) => stack.sandbox.state.engine.insert({ symbol: slug, side: 'SIDE_BUY', orderQty: 1, price, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+
+describe('/ws upgrade', () => {
+  it('refuses an upgrade without credentials, or with a bad key, with 401', async () => {
+    expect(await upgradeStatus({})).toBe(401);
+    expect(await upgradeStatus({ key: 'not-a-key' })).toBe(401);
+    expect(await upgradeStatus({ ticket: 'made-up' })).toBe(401);
+    expect(await upgradeStatus({ key: stack.keys.all })).toBe(101);
+  });
+
+  it('accepts a ticket once, then refuses it with 401', async () => {
+    const issued = await ticket();
+    expect(await upgradeStatus({ ticket: issued })).toBe(101);
+    expect(await upgradeStatus({ ticket: issued })).toBe(401);
+  });
+
+  it('refuses a ticket older than 30 s with 401', async () => {
+    const issued = await ticket();
+    const clock = stack.gateway.get(Clock);
+    const later = Date.now() + 31_000;
+    // The in-memory store reads the gateway's Clock: move it past the ticket's 30 s.
+    clock.now = () => later;
+    try {
+      expect(await upgradeStatus({ ticket: issued })).toBe(401);
+    } finally {
+      Reflect.deleteProperty(clock, 'now');
+    }
+  });
+
+  it('issues tickets only to an authenticated caller (401)', async () => {
+    expect((await fetch(`${stack.url}/ws/tickets`, { method: 'POST' })).status).toBe(401);
+  });
+
+  it('serves the AsyncAPI document without a key', async () => {
+    const res = await fetch(`${stack.url}/docs/ws`);
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ asyncapi: '3.0.0', channels: { stream: { address: '/ws' } } });
+  });
+});
+
+describe('/ws protocol', () => {
+  it('sends a snapshot, an ack, then a frame per book change with consecutive seq', async () => {
+    const sut = await WsTestClient.open(stack.url, { ticket: await ticket() });
+    try {
+      sut.send({ type: 'subscribe', id: 's1', topics: [topic] });
+      expect(await sut.next((f) => f.type === 'ack')).toEqual({ type: 'ack', id: 's1', topics: [topic] });
+      expect(sut.topic(topic)[0]).toMatchObject({ type: 'snapshot', topic, data: { stream: 'marketData' } });
+      for (const price of [11, 12, 13]) bid(price);
+      const frames = await waitForFrames(sut, topic, 4);
+      expect(seqGaps(frames)).toEqual([]);
+      // Retail market data carries the whole book each time, so every frame is a snapshot (libs/retail).
+      expect(frames.map((f) => f.type)).toEqual(['snapshot', 'snapshot', 'snapshot', 'snapshot']);
+    } finally {
+      sut.close();
+    }
+  });
+
+  it('serves exchange market data on the same socket', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.md });
+    try {
+      sut.send({ type: 'subscribe', id: 'x', topics: [`exchange.marketData.${slug}`] });
+      expect(await sut.next((f) => f.type === 'ack', 10_000)).toMatchObject({ topics: [`exchange.marketData.${slug}`] });
+      expect(sut.topic(`exchange.marketData.${slug}`)[0]).toMatchObject({ type: 'snapshot', seq: 1 });
+    } finally {
+      sut.close();
+    }
+  });
+
+  it('refuses topics the client has no scope for, naming the scope', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.md });
+    try {
+      sut.send({ type: 'subscribe', id: 's2', topics: ['retail.orders', 'retail.balances'] });
+      expect(await sut.next((f) => f.topic === 'retail.orders')).toMatchObject({ type: 'error', id: 's2', code: 'forbidden', missingScope: 'read:orders' });
+      expect(await sut.next((f) => f.topic === 'retail.balances')).toMatchObject({ type: 'error', code: 'forbidden', missingScope: 'read:positions' });
+    } finally {
+      sut.close();
+    }
+  });
+
+  it('answers malformed frames with an error frame, and ping with pong', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    try {
+      sut.send('{not json');
+      sut.send({ type: 'hello', id: 'h' });
+      sut.send({ type: 'subscribe', id: 'b', topics: ['retail.nothing'] });
+      sut.send({ type: 'subscribe', id: 'big', topics: Array.from({ length: 101 }, (_, i) => `retail.trade.m${i}`) });
+      sut.send({ type: 'ping', id: 'p' });
+      await sut.next((f) => f.type === 'pong');
+      expect(sut.frames).toEqual([
+        expect.objectContaining({ type: 'error', code: 'bad_request', message: 'the frame is not JSON' }),
+        expect.objectContaining({ type: 'error', id: 'h', code: 'bad_request' }),
+        expect.objectContaining({ type: 'error', id: 'b', code: 'unknown_topic', topic: 'retail.nothing' }),
+        expect.objectContaining({ type: 'error', id: 'big', code: 'bad_request' }),
+        { type: 'pong', id: 'p' },
+      ]);
+    } finally {
+      sut.close();
+    }
+  });
+
+  it('closes a connection sending more than 50 frames a second with 1008, after an error frame', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    for (let i = 0; i < 60; i++) sut.send({ type: 'ping' });
+    expect(await sut.closed()).toBe(1008);
+    expect(sut.frames.filter((f) => f.type === 'pong')).toHaveLength(50);
+    expect(sut.frames.at(-1)).toMatchObject({ type: 'error', code: 'rate_limited' });
+  });
+
+  it('closes a connection sending a frame over 64 KiB with 1009', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    sut.send({ type: 'ping', id: 'x'.repeat(70 * 1024) });
+    expect(await sut.closed()).toBe(1009);
+  });
+});
+
+async function waitForFrames(client: WsTestClient, name: string, count: number): Promise<Record<string, unknown>[]> {
+  await client.next(() => client.topic(name).length >= count);
+  return client.topic(name);
+}
