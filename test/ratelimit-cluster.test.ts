@@ -9,6 +9,8 @@ const WINDOW_MS = 10_000;
 const REFILL_PER_WINDOW = LIMIT * 0.9; // limits.safetyMargin 0.9
 const BURST = LIMIT * 0.1; // window-safe default burst: limit × (1 − safetyMargin), limits.schema.ts
 const RUN_MS = 30_000;
+/** The first window after a start holds the burst, so a run a little longer than one window shows whether it fits. */
+const COLD_RUN_MS = 11_000;
 const PER_PROCESS_PER_SECOND = 44; // three processes together: 3 × the limit
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -38,30 +40,43 @@ describe('the retail budget shared by three gateway processes', () => {
     await stack?.close();
   });
 
-  it('sends the upstream at most 440 creates per sliding 10 s under 3× that load, using at least 90 % of the budget', async () => {
+  /** Offers 3× the create limit for `ms` through the three processes; what the gateways answered and what reached the sandbox. */
+  async function overload(ms: number) {
     const { state } = stack.sandbox;
     state.retail.limiter.reset(); // the published limits (spec §8)
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();
-    const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, RUN_MS, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
+    const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, ms, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
     const seconds = (Date.now() - began) / 1_000;
-
-    const accepted = arrivals.filter((a) => a.accepted);
+    const accepted = arrivals.filter((a) => a.accepted).length;
     const perWindowMax = maxInWindow(arrivals.map((a) => a.at), WINDOW_MS);
     const budget = REFILL_PER_WINDOW * (seconds / 10) + BURST;
     const refusedUpstream = arrivals.filter((a) => !a.accepted).map((a) => a.at - began);
     console.log(
       `3 processes, ${seconds.toFixed(1)} s at ${PER_PROCESS_PER_SECOND * fleet.length}/s: gateway answers ${JSON.stringify(tally(answers))}; ` +
         `sandbox received ${arrivals.length} creates, at most ${perWindowMax} in a sliding 10 s (limit ${LIMIT}), refused ${refusedUpstream.length} (at ms ${refusedUpstream.join(', ') || '-'}); ` +
-        `utilisation ${((100 * accepted.length) / budget).toFixed(1)} % (${accepted.length} of ${budget.toFixed(0)}); ${degradedEpisodes(fleet)}`,
+        `utilisation ${((100 * accepted) / budget).toFixed(1)} % (${accepted} of ${budget.toFixed(0)}); ${degradedEpisodes(fleet)}`,
     );
     expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
     expect(perWindowMax).toBeLessThanOrEqual(LIMIT);
     expect(refusedUpstream).toEqual([]);
     expect(state.counter('retail.limited.create') + state.counter('retail.limited.all')).toBe(0);
     expect(answers.filter((a) => a.status === 429 && a.code !== 'RATE_LIMITED')).toEqual([]); // every 429 decided at the gateway
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(accepted.length);
-    expect(accepted.length).toBeGreaterThanOrEqual(0.9 * budget);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(accepted);
+    return { accepted, budget };
+  }
+
+  // First, as deployed: fresh processes open their connections to the upstream with the first creates, which are slower.
+  it('stays within 440 creates per sliding 10 s from a cold start under 3× that load', async () => {
+    await overload(COLD_RUN_MS);
+  }, 60_000);
+
+  it('sends the upstream at most 440 creates per sliding 10 s under 3× that load, using at least 90 % of the budget', async () => {
+    // Warm processes (connections to the sandbox open, code compiled), by reads that leave the create bucket alone.
+    for (const call of calls) for (let i = 0; i < 20; i++) expect((await call('/retail/v1/account/balances')).status).toBe(200);
+    await sleep(1_500); // an earlier test may have left the create bucket empty; 1.1 s fills its burst again
+    const { accepted, budget } = await overload(RUN_MS);
+    expect(accepted).toBeGreaterThanOrEqual(0.9 * budget);
   }, 90_000);
 
   it('pauses creates on every instance for the Retry-After of an upstream 429 seen by one, then lets them flow', async () => {

@@ -30,17 +30,6 @@ export async function offer(perSecond: number, durationMs: number, send: (i: num
   return Promise.all(pending);
 }
 
-/** Keeps `concurrency` requests in flight until `until()` says stop (closed loop: a flood as fast as answers come). */
-export async function flood(concurrency: number, until: () => boolean, send: (i: number) => Promise<Response>): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (!until()) answers.push(await answerOf(send(next++)));
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return answers;
-}
-
 export async function answerOf(response: Promise<Response>): Promise<Answer> {
   try {
     const res = await response;

@@ -86,19 +86,26 @@ describe(`${RateLimiter.name} across instances`, () => {
     const { limiter: sut, readiness } = await instance({ keyPrefix, limits });
     expect(sut.status()).toEqual({ mode: 'redis', degraded: false, instances: 2 });
 
-    await stopServer(server.process);
+    // Before the outage: this instance has spent 2 of its read bucket on Redis.
     const read = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
-    const decisions = [];
-    for (let i = 0; i < 6; i++) decisions.push(await sut.take(read));
-    expect(decisions.map((d) => [d.allowed, d.mode])).toEqual([...Array(5).fill([true, 'local']), [false, 'local']]);
-    expect(decisions[5]).toMatchObject({ bucket: 'retail.orders.get', limit: 5, remaining: 0 });
+    expect(await sut.take(read)).toMatchObject({ allowed: true, mode: 'redis' });
+    await stopServer(server.process);
+    // What the fleet spent in Redis is unknown now, so local cells start spent (not full) and refill
+    // at this instance's share of the rate: 5 per 1,000 s here, one token per 200 s.
+    const refused = await sut.take(read);
+    expect(refused).toMatchObject({ allowed: false, mode: 'local', bucket: 'retail.orders.get', limit: 5, remaining: 0 });
+    expect(refused.retryAfterMs).toBeGreaterThan(150_000);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(200_000);
     expect(await sut.take({ buckets: ['retail.all'], class: 'write' })).toMatchObject({ allowed: false, limitedBy: 'unavailable' });
-    expect(await sut.take({ buckets: ['retail.all'], class: 'cancel' })).toMatchObject({ allowed: true, mode: 'local' });
+    // Cancels are not failed closed: they keep the conservative local rate (here: wait for the refill).
+    expect(await sut.take({ buckets: ['retail.all'], class: 'cancel' })).toMatchObject({ allowed: false, mode: 'local', limitedBy: 'bucket' });
     expect((await readiness.report()).checks.ratelimit).toEqual({ status: 'degraded', details: { mode: 'local', instances: 2 } });
 
+    // Redis comes back empty (a restart): the cells this instance uses are re-seeded spent rather
+    // than read as full, so the return to Redis hands out no second burst.
     server = await startRedisServer(server.port);
     expect(await eventually(() => sut.status().mode === 'redis', 5_000)).toBe(true);
-    expect(await sut.take(read)).toMatchObject({ allowed: true, mode: 'redis', remaining: 9 });
+    expect(await sut.take(read)).toMatchObject({ allowed: false, mode: 'redis', remaining: 0 });
     expect((await readiness.report()).checks.ratelimit.status).toBe('up');
   });
 });

@@ -57,6 +57,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly metrics: RateLimitMetrics;
   private readonly queues: WaitQueues;
   private readonly plans = new Map<string, PreparedPlan>();
+  private wasDegraded = false;
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
@@ -72,7 +73,11 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:');
       const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
       const usage = () => JSON.stringify(this.usage.lastMinute(Date.now()));
-      this.link = new RedisLink(this.redisStore, options, usage, () => this.statusChanged(), deps.logger ?? new Logger('RateLimiter'));
+      const store = this.redisStore;
+      const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
+      this.link = new RedisLink(store, options, usage, () => this.statusChanged(), deps.logger ?? new Logger('RateLimiter'), async () => {
+        await store.reseed(knownCells());
+      });
     }
     deps.readiness?.register('ratelimit', () => this.readiness());
   }
@@ -177,6 +182,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private statusChanged(): void {
     const { degraded, instances } = this.status();
+    if (degraded && !this.wasDegraded) this.local.beginOutage(this.clock.now());
+    this.wasDegraded = degraded;
     this.metrics.setDegraded(degraded);
     this.metrics.setInstances(instances);
   }

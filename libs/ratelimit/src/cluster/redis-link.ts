@@ -34,6 +34,8 @@ export class RedisLink {
     private readonly usage: () => string,
     private readonly onChange: () => void,
     private readonly logger: LinkLogger,
+    /** Runs against Redis before this instance leaves degraded mode (re-seeds lost bucket state). */
+    private readonly beforeRejoin: () => Promise<void> = async () => undefined,
   ) {}
 
   /** Loads the scripts and beats once, so the instance count is known before the first request. */
@@ -67,6 +69,7 @@ export class RedisLink {
     try {
       this.instances = Math.max(1, await this.store.heartbeat(this.options.instanceId, this.options.instanceTtlMs, this.usage()));
       if (this.degraded) {
+        await this.beforeRejoin();
         this.degraded = false;
         this.logger.log('Rate-limit budget: Redis reachable again; back on the shared buckets.');
       }

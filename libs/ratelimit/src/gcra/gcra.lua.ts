@@ -104,3 +104,24 @@ for i = 1, #KEYS do
 end
 return out
 `;
+
+/**
+ * Run when an instance gets Redis back after an outage. A missing TAT may mean Redis lost its
+ * state (a restart); reading it as full would hand out a second burst on top of what the local
+ * buckets spent meanwhile, and the retail buckets have no slack for that (burst + refill = the
+ * published window). So a missing key is created spent (TAT = now + capacity span); an existing
+ * one is left alone (SET NX), which makes a mere network blip change nothing.
+ *
+ * KEYS   TAT keys of the cells this instance uses
+ * ARGV   per key its capacity span in ms (capacity × emission interval)
+ * Reply  how many keys were created
+ */
+export const RESEED_SCRIPT = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+local created = 0
+for i = 1, #KEYS do
+  if redis.call('SET', KEYS[i], now + tonumber(ARGV[i]), 'NX') then created = created + 1 end
+end
+return created
+`;

@@ -16,10 +16,25 @@ export class LocalBudgetStore {
   private readonly tats = new Map<string, number>();
   private readonly coolDowns = new Map<string, LocalCoolDown>();
   private readonly scaled = new WeakMap<TakePlan, { instances: number; cells: GcraCell[] }>();
+  /** Set while standing in for Redis: cells this store has not seen count as spent at that moment, not full. */
+  private spentAt: number | undefined;
+
+  /**
+   * Redis became unreachable: what the fleet spent there is unknown, so every local cell starts
+   * spent and refills from now (starting full would add a burst the window limits have no room for).
+   */
+  beginOutage(now: number): void {
+    this.tats.clear();
+    this.spentAt = now;
+  }
+
+  private tatOf(key: string, cell: GcraCell): number | undefined {
+    return this.tats.get(key) ?? (this.spentAt === undefined ? undefined : this.spentAt + cell.capacity * cell.emissionMs);
+  }
 
   take(plan: TakePlan, cost: number, instances: number, now: number): StoreOutcome {
     const cells = this.cellsOf(plan, instances);
-    const tats = plan.cells.map((c) => this.tats.get(c.key));
+    const tats = plan.cells.map((c, i) => this.tatOf(c.key, cells[i]));
     // A batch may need more than this instance's part of a bucket: then it takes the whole part, or it could never pass.
     const outcome = gcraTake(now, tats, cells, Math.min(cost, ...cells.map((c) => c.usable)));
     const blocked = this.coolDownOf(plan, now);
@@ -52,7 +67,7 @@ export class LocalBudgetStore {
   read(cells: readonly PlanCell[], instances: number, now: number): CellState[] {
     return cells.map((cell) => {
       const local = scaleCell(cell, instances);
-      const tat = Math.max(now, this.tats.get(cell.key) ?? now);
+      const tat = Math.max(now, this.tatOf(cell.key, local) ?? now);
       const cool = this.coolDowns.get(cell.bucket.key);
       return {
         level: Math.max(0, (now + local.capacity * local.emissionMs - tat) / local.emissionMs),

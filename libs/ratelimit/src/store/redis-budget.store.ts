@@ -1,7 +1,7 @@
 import type { RedisClient } from '@lib/core';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
-import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
 import { LuaScript } from '../gcra/lua-script.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
@@ -22,6 +22,7 @@ export class RedisBudgetStore {
   private readonly coolDownScript = new LuaScript(COOL_DOWN_SCRIPT);
   private readonly heartbeatScript = new LuaScript(HEARTBEAT_SCRIPT);
   private readonly readScript = new LuaScript(READ_SCRIPT);
+  private readonly reseedScript = new LuaScript(RESEED_SCRIPT);
   private readonly prepared = new WeakMap<TakePlan, PreparedPlan>();
   private readonly pending: PendingTake[] = [];
   private inFlight = 0;
@@ -82,6 +83,13 @@ export class RedisBudgetStore {
     if (ids.length === 0) return [];
     const docs = await this.redis.mget(...ids.map((id) => this.keys.usage(id)));
     return docs.filter((d): d is string => typeof d === 'string');
+  }
+
+  /** After an outage: creates the missing TATs of `cells` spent, leaves existing ones (see RESEED_SCRIPT). */
+  async reseed(cells: readonly PlanCell[]): Promise<number> {
+    if (cells.length === 0) return 0;
+    const keys = cells.map((c) => this.keys.tat(c.key));
+    return (await this.reseedScript.run(this.redis, keys.length, [...keys, ...cells.map((c) => c.capacity * c.emissionMs)])) as number;
   }
 
   /** Current level and cool-down of each cell, read at one Redis instant. */
