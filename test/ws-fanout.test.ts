@@ -3,7 +3,7 @@ import { FanoutHub } from '@lib/fanout';
 import { PARTICIPANT, type Stack, eventually, startStack } from './support/stack.js';
 import { WsTestClient, seqGaps } from './support/ws-client.js';
 
-const CLIENTS = 200;
+const CLIENTS = 500; // issue 7: 500 clients over 10 topics
 const TOPICS = 10;
 const ROUNDS = 20;
 
