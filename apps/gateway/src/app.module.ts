@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import {
   ClockModule,
   ConfigModule,
@@ -19,7 +19,7 @@ import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
 import { ClientAuthModule } from './common/client-auth.module.js';
-import { PreferWaitInterceptor } from './common/prefer-wait.interceptor.js';
+import { PreferWait } from './common/prefer-wait.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -59,9 +59,9 @@ export class AppModule {
       module: AppModule,
       providers: [
         AccessLog,
+        PreferWait,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
-        { provide: APP_INTERCEPTOR, useClass: PreferWaitInterceptor },
       ],
     };
   }

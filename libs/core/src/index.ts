@@ -36,4 +36,3 @@ export { createRedisClient, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
 export { okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';
-export { callContext, type CallContext } from './context/call-context.js';

@@ -14,7 +14,7 @@ function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client
 /** Team and request id of a route that acts for no participant (reference and market data). */
 export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext => {
   const { request, client } = authenticated(ctx);
-  return { team: client.team, requestId: request.id };
+  return { team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });
 
 /**
@@ -25,5 +25,5 @@ export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionCon
   const { request, client } = authenticated(ctx);
   const header = request.headers[PARTICIPANT_HEADER];
   const requested = typeof header === 'string' && header !== '' ? header : undefined;
-  return { team: client.team, requestId: request.id, participant: participantFor(client, requested) };
+  return { team: client.team, requestId: request.id, participant: participantFor(client, requested), preferWaitMs: request.preferWaitMs };
 });

@@ -24,5 +24,5 @@ export const Caller = createParamDecorator((_: unknown, ctx: ExecutionContext): 
   if (!client) throw new Error('Caller used on a public route');
   const requested = request.headers[RETAIL_ACCOUNT_HEADER];
   const account = retailAccountFor(client, typeof requested === 'string' && requested !== '' ? requested : undefined);
-  return { account, team: client.team, requestId: request.id };
+  return { account, team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });

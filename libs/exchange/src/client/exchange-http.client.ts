@@ -22,6 +22,8 @@ export interface ExchangeCall extends Omit<JsonCall, 'base' | 'headers'> {
   team: string;
   /** Operations this call counts for in buckets that count operations (a batch of n: n). */
   cost?: number;
+  /** The client's `Prefer: wait` in ms (capped): queue for budget this long rather than answer 429. */
+  preferWaitMs?: number;
   /** `firms/<FIRM>/users/<USER>`, sent as x-participant-id on account-scoped routes (spec §5.1.4). */
   participant?: string;
   /** spec §4.1: only the health check is unauthenticated. */
@@ -52,7 +54,7 @@ export class ExchangeHttpClient {
 
   async send(call: ExchangeCall): Promise<BudgetedReply> {
     const url = urlOf({ ...call, base: this.base });
-    const decision = await this.budget.spend(call.budget, call.team, call.cost);
+    const decision = await this.budget.spend(call.budget, call.team, call.cost, call.preferWaitMs);
     let authorization = call.anonymous ? undefined : await this.tokens.authorization(url);
     let reply = await this.once(call, url, authorization);
     if (reply.status === 401 && authorization) {

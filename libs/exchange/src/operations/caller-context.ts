@@ -4,6 +4,8 @@ export interface CallerContext {
   requestId: string;
   /** `firms/<FIRM>/users/<USER>`, already checked against the client's allowed participants. */
   participant?: string;
+  /** `Prefer: wait` in ms, already capped by the gateway. */
+  preferWaitMs?: number;
 }
 
 /** Account-scoped operations (trading, positions, reports, funding) cannot be sent without a participant. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type JsonReply, callContext, parseBody } from '@lib/core';
+import { type JsonReply, parseBody } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { type RouteBudget, budgetFor } from '../budget/route-budgets.js';
@@ -22,10 +22,10 @@ export interface BudgetedReply extends JsonReply {
 export class BudgetGate {
   constructor(private readonly limiter: RateLimiter) {}
 
-  async spend(budget: RouteBudget | null, team: string, cost?: number): Promise<Decision | undefined> {
+  /** `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429. */
+  async spend(budget: RouteBudget | null, team: string, cost?: number, waitMs?: number): Promise<Decision | undefined> {
     if (budget === null) return undefined;
     const request = budgetFor(budget, team, cost);
-    const waitMs = callContext.getStore()?.preferWaitMs;
     const decision = waitMs ? await this.limiter.takeOrWait(request, waitMs) : await this.limiter.take(request);
     if (!decision.allowed) throw rateLimitedError(decision);
     return decision;

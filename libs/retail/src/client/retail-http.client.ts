@@ -20,6 +20,8 @@ export interface RetailCall extends Omit<JsonCall, 'base' | 'headers'> {
   budget: RouteBudget | null;
   /** The calling client's team, whose share of each bucket the call also takes. */
   team: string;
+  /** The client's `Prefer: wait` in ms (capped): queue for budget this long rather than answer 429. */
+  preferWaitMs?: number;
   /** Name of the retail account (key) the request is signed with. */
   account: string;
   context?: Record<string, unknown>;
@@ -48,7 +50,7 @@ export class RetailHttpClient {
 
   async send(call: RetailCall): Promise<BudgetedReply> {
     const url = urlOf({ ...call, base: this.base });
-    const decision = await this.budget.spend(call.budget, call.team);
+    const decision = await this.budget.spend(call.budget, call.team, undefined, call.preferWaitMs);
     let reply = await this.once(call, url);
     if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
       reply = await this.once(call, url);

@@ -3,11 +3,18 @@ export interface RetailCaller {
   account: string;
   team: string;
   requestId?: string;
+  /** `Prefer: wait` in ms, already capped by the gateway. */
+  preferWaitMs?: number;
 }
 
 /** The parts of a RetailCall every operation takes from its caller. */
-export function callerFields(caller: RetailCaller): { account: string; team: string; requestId?: string } {
-  return { account: caller.account, team: caller.team, ...(caller.requestId === undefined ? {} : { requestId: caller.requestId }) };
+export function callerFields(caller: RetailCaller): { account: string; team: string; requestId?: string; preferWaitMs?: number } {
+  return {
+    account: caller.account,
+    team: caller.team,
+    ...(caller.requestId === undefined ? {} : { requestId: caller.requestId }),
+    ...(caller.preferWaitMs === undefined ? {} : { preferWaitMs: caller.preferWaitMs }),
+  };
 }
 
 /** Path segments are validated upstream of here, but are still encoded so one can never change the path. */
