@@ -7,7 +7,7 @@ import { type Json, type Stack, json, redisUrl, startStack } from './support/sta
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;
 const REFILL_PER_WINDOW = LIMIT * 0.9; // limits.safetyMargin 0.9
-const BURST = LIMIT * 0.1; // window-safe default burst: limit × (1 − safetyMargin), limits.schema.ts
+const BURST = (LIMIT * 0.1) / 2; // window-safe default burst: limit × (1 − safetyMargin) / 2, limits.schema.ts
 const RUN_MS = 30_000;
 /** The first window after a start holds the burst, so a run a little longer than one window shows whether it fits. */
 const COLD_RUN_MS = 11_000;

@@ -118,8 +118,10 @@ describe('retail routes through the gateway', () => {
     limiter.reset(); // the calls of earlier tests are still in the window
     limiter.limits.getOrder = 1;
     try {
-      await api(stack)('/retail/v1/order/O1');
-      const res = await api(stack)('/retail/v1/order/O1');
+      // Queue for the gateway's own budget (small burst on this route), so both calls reach the sandbox.
+      const queue = { headers: { prefer: 'wait=10' } };
+      await api(stack)('/retail/v1/order/O1', queue);
+      const res = await api(stack)('/retail/v1/order/O1', queue);
       expect(res.status).toBe(429);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(await json(res)).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { status: 429, body: { status: 429, message: 'Too Many Requests' } } });

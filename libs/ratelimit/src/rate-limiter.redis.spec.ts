@@ -128,9 +128,9 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(view).toMatchObject({ mode: 'redis', degraded: false, instances: 1 });
     expect(view.buckets).toHaveLength(18);
     const all = view.buckets.find((b) => b.bucket === 'retail.all');
-    expect(all).toMatchObject({ published: 2_000, capacity: 200, windowSeconds: 10, refillPerSecond: 180, reserve: 0.2, coolDownMs: 0 });
-    expect(all?.level).toBeGreaterThanOrEqual(198);
-    expect(all?.level).toBeLessThan(200);
-    expect(all?.teams).toEqual([{ team: 'desk', share: 0.25, capacity: 50, level: expect.any(Number), lastMinute: { allowed: 2, denied: 0 } }]);
+    expect(all).toMatchObject({ published: 2_000, capacity: 100, windowSeconds: 10, refillPerSecond: 180, reserve: 0.2, coolDownMs: 0 });
+    expect(all?.level).toBeGreaterThanOrEqual(98);
+    expect(all?.level).toBeLessThan(100);
+    expect(all?.teams).toEqual([{ team: 'desk', share: 0.25, capacity: 25, level: expect.any(Number), lastMinute: { allowed: 2, denied: 0 } }]);
   });
 });

@@ -38,8 +38,9 @@ interface DocumentedLimit {
   perEgressIp?: boolean;
   /**
    * Published as "N requests per window" (spec §8) rather than as a token bucket. A bucket may admit
-   * its burst plus a window's refill within one window, so its default burst is kept to
-   * limit × (1 − safetyMargin): then burst + refill ≤ limit in every sliding window (spec §8 counts
+   * its burst plus a window's refill within one window, so its default burst is half of
+   * limit × (1 − safetyMargin): burst + refill stays below the limit in every sliding window, and the
+   * other half is slack for jitter between admission here and arrival upstream (spec §8 counts
    * "requests / 10 seconds"; upstream-facts calls only the exchange figures token buckets).
    */
   window?: boolean;
@@ -138,7 +139,7 @@ export const LimitsSchema = z
         windowSeconds: o.windowSeconds ?? base.windowSeconds,
         safetyMargin,
         // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole capacity is the burst.
-        burst: o.burst ?? (base.window && safetyMargin < 1 ? Math.max(1, Math.floor(limit * (1 - safetyMargin) + 1e-9)) : undefined),
+        burst: o.burst ?? (base.window && safetyMargin < 1 ? Math.max(1, Math.floor((limit * (1 - safetyMargin)) / 2 + 1e-9)) : undefined),
         reserve: o.reserve ?? (name === 'retail.all' ? limits.priorityReserve : 0),
         perEgressIp: base.perEgressIp ?? false,
       };
