@@ -1,14 +1,25 @@
-// One autocannon run in its own thread, keeping every 2xx response time at full precision: autocannon's
-// own histogram counts whole milliseconds, too coarse to see what a gateway adds under 1 ms.
+// One load run in its own thread, keeping every 2xx response time at full precision (autocannon's own
+// histogram counts whole milliseconds, too coarse to see what a gateway adds under 1 ms).
+//
+// Saturation (no rate): autocannon, closed loop, each connection sending its next request as soon as
+// the previous one is answered.
+// Fixed rate: an open-loop pacer. autocannon's own rate option is not one: each connection sends its
+// share of a second's requests back to back as soon as the second starts, then waits for the next
+// second, so "1,000 req/s" arrives as a burst at saturation every second and the latencies measured
+// are that burst's queueing. Here request i is due at start + i / rate and is sent then, whatever
+// the previous answers; its time is measured from when it was due, not from when a connection was
+// free (no coordinated omission: a slow answer that holds the next request back is counted in both).
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+
+import { Pool } from 'undici';
 
 export interface LoadSpec {
   url: string;
   headers: Record<string, string>;
   connections: number;
   durationSeconds: number;
-  /** Requests per second over all connections; absent: as fast as the server answers (saturation). */
+  /** Requests per second over all connections, evenly spaced; absent: as fast as the server answers (saturation). */
   overallRate?: number;
 }
 
@@ -30,27 +41,68 @@ interface Instance {
 // autocannon ships no types; this is the part of its API used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: object, done: (error: Error | null, result: Result) => void) => Instance;
 
-const spec = workerData as LoadSpec;
-const times: number[] = [];
-const started = process.hrtime.bigint();
-const options = {
-  url: spec.url,
-  headers: spec.headers,
-  connections: spec.connections,
-  duration: spec.durationSeconds,
-  ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
-};
-const instance = autocannon(options, (error, result) => {
-  if (error) throw error;
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+function finish(times: number[], startedMs: number, failures: number): void {
   const timesMs = new Float64Array(new ArrayBuffer(times.length * Float64Array.BYTES_PER_ELEMENT));
   timesMs.set(times);
-  const run: LoadRun = {
-    timesMs,
-    elapsedSeconds: Number(process.hrtime.bigint() - started) / 1e9,
-    failures: result.non2xx + result.errors + result.timeouts,
-  };
+  const run: LoadRun = { timesMs, elapsedSeconds: (nowMs() - startedMs) / 1000, failures };
   parentPort?.postMessage(run, [timesMs.buffer as ArrayBuffer]);
-});
-instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
-  if (statusCode >= 200 && statusCode < 300) times.push(responseTimeMs);
-});
+}
+
+function saturate(spec: LoadSpec): void {
+  const times: number[] = [];
+  const started = nowMs();
+  const instance = autocannon({ url: spec.url, headers: spec.headers, connections: spec.connections, duration: spec.durationSeconds }, (error, result) => {
+    if (error) throw error;
+    finish(times, started, result.non2xx + result.errors + result.timeouts);
+  });
+  instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+    if (statusCode >= 200 && statusCode < 300) times.push(responseTimeMs);
+  });
+}
+
+async function pace(spec: LoadSpec, rate: number): Promise<void> {
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
+  const path = url.pathname + url.search;
+  const total = Math.round(rate * spec.durationSeconds);
+  const times: number[] = [];
+  let failures = 0;
+  const send = (dueMs: number) =>
+    pool
+      .request({ method: 'GET', path, headers: spec.headers })
+      .then(async (res) => {
+        await res.body.dump();
+        if (res.statusCode >= 200 && res.statusCode < 300) times.push(nowMs() - dueMs);
+        else failures++;
+      })
+      .catch(() => {
+        failures++;
+      });
+  // This thread and its connections start cold: a fifth of a second at the same pace first, not recorded.
+  await paced(rate, Math.round(rate / 5), () => pool.request({ method: 'GET', path, headers: spec.headers }).then((res) => res.body.dump()).catch(() => undefined));
+  const started = nowMs();
+  await paced(rate, total, send);
+  await pool.close();
+  finish(times, started, failures);
+}
+
+/** Calls `send` `count` times, the i-th at start + i / rate; a late timer sends its backlog at once, each with its own due time. */
+async function paced(rate: number, count: number, send: (dueMs: number) => Promise<unknown>): Promise<void> {
+  const intervalMs = 1000 / rate;
+  const pending: Promise<unknown>[] = [];
+  const started = nowMs();
+  let sent = 0;
+  while (sent < count) {
+    const now = nowMs();
+    while (sent < count && started + sent * intervalMs <= now) pending.push(send(started + sent++ * intervalMs));
+    const nextDue = started + sent * intervalMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextDue - nowMs())));
+  }
+  await Promise.all(pending);
+}
+
+const spec = workerData as LoadSpec;
+if (spec.overallRate) await pace(spec, spec.overallRate);
+else saturate(spec);

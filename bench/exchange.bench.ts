@@ -198,7 +198,9 @@ export async function run(): Promise<Record<string, unknown>> {
       // The machine is shared (2 cores); its load says how much of each figure is other work queueing ahead of ours.
       loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
       notes: [
-        'Latencies are every 2xx response time at full precision (autocannon own histogram counts whole ms); no coordinated-omission correction.',
+        'Latencies are every 2xx response time at full precision (autocannon own histogram counts whole ms).',
+        'Fixed rate: an open-loop pacer (undici, 10 keep-alive connections) sends request i at start + i/rate and times it from then, so queueing behind a slow answer is counted (no coordinated omission). autocannon rate mode is not used: it sends each second of requests back to back at the start of the second.',
+        'Saturation: autocannon, closed loop, 50 connections.',
         'Sandbox and gateway share the main thread of one process on this machine; the load generator runs in a worker thread on the same cores.',
         "The sandbox's per-firm 12/min book limit is lifted by config (exchange.limits.book = 'off').",
         "The gateway's upstream budget is wired: each request takes one in-memory exchange.book decision (bucket lifted to 1e9/s, no Redis).",

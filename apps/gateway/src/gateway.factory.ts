@@ -7,6 +7,7 @@ import { type GatewayConfig, REQUEST_ID_HEADER, requestIdOf } from '@lib/core';
 import { Logger } from 'nestjs-pino';
 
 import { AppModule, type AppModuleOptions } from './app.module.js';
+import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
 
 export type GatewayOptions = AppModuleOptions;
 
@@ -46,6 +47,8 @@ function setupDocs(app: NestFastifyApplication): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Internal API key' })
       .build(),
   );
+  // The catalog routes are registered on Fastify directly (see CatalogHttpRoutes), so Nest's scanner does not see them.
+  Object.assign(document.paths, catalogOpenApiPaths());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });
 }
 

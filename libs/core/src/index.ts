@@ -30,7 +30,7 @@ export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './
 export { HttpModule } from './http/http.module.js';
 export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
 export { ACCESS_LOGGER, LoggingModule, REQUEST_ID_HEADER, ROOT_LOGGER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
-export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText, serializeRequest } from './logging/redaction.js';
+export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { createRedisClient, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';

@@ -45,18 +45,24 @@ export class ClientAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    this.admit(context.switchToHttp().getRequest<FastifyRequest>(), this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? []);
+    return true;
+  }
+
+  /**
+   * The whole admission of an HTTP request, for Nest routes (through canActivate) and for routes
+   * registered on Fastify directly: API key (401), inbound rate (429), every required scope (403).
+   */
+  admit(request: FastifyRequest, required: readonly Scope[]): AuthenticatedClient {
     const client = this.authenticate(request.headers.authorization, request.ip);
     request.client = client;
-
     const limit = this.perClient.take(client.id, this.clock.now());
     if (!limit.allowed) {
       throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, { bucket: 'inbound.client' });
     }
-    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? [];
     const missing = required.find((scope) => !client.scopes.has(scope));
     if (missing) throw new ForbiddenError(`Missing scope ${missing}.`, { missingScope: missing });
-    return true;
+    return client;
   }
 
   /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */

@@ -13,6 +13,19 @@ describe(Lru.name, () => {
     expect(sut.size).toBe(2);
   });
 
+  it('gives every read entry a second chance before evicting one', () => {
+    const sut = new Lru<string>(3);
+    for (const key of ['a', 'b', 'c']) sut.set(key, key, 1, 100);
+    sut.get('a', 0);
+    sut.get('b', 0);
+    sut.get('c', 0);
+    sut.set('d', 'd', 1, 100); // every older entry was read: each is moved back once, then the oldest goes
+    expect(['a', 'b', 'c', 'd'].filter((key) => sut.get(key, 0) !== undefined)).toEqual(['b', 'c', 'd']);
+    sut.set('e', 'e', 1, 100); // b, c and d were just read again; a new entry is never its own victim
+    expect(sut.size).toBe(3);
+    expect(sut.get('e', 0)).toBe('e');
+  });
+
   it('keeps the total size under its byte bound and refuses a value larger than the bound', () => {
     const sut = new Lru<string>(10, 100);
     sut.set('a', 'A', 60, 100);

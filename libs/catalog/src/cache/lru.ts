@@ -1,9 +1,11 @@
 /**
- * Least-recently-used map bounded by entry count and total size, with a per-entry deadline. A Map keeps
- * insertion order, so re-inserting on read makes the first key the least recently used.
+ * Least-recently-used map bounded by entry count and total size, with a per-entry deadline. Recency is
+ * approximated by second chance (CLOCK): a read only marks its entry, and eviction, walking from the
+ * oldest insertion (a Map keeps insertion order), moves a marked entry to the back unmarked instead of
+ * dropping it. A read, the hot path of every cache hit, then never reorders the Map.
  */
 export class Lru<V> {
-  private readonly items = new Map<string, { value: V; size: number; expiresAt: number }>();
+  private readonly items = new Map<string, { value: V; size: number; expiresAt: number; used: boolean }>();
   private bytes = 0;
 
   constructor(
@@ -26,8 +28,7 @@ export class Lru<V> {
       this.remove(key);
       return undefined;
     }
-    this.items.delete(key);
-    this.items.set(key, item);
+    item.used = true;
     return item.value;
   }
 
@@ -35,11 +36,19 @@ export class Lru<V> {
   set(key: string, value: V, size: number, expiresAt: number): void {
     this.remove(key);
     if (this.maxEntries <= 0 || size > this.maxBytes) return;
-    this.items.set(key, { value, size, expiresAt });
+    this.items.set(key, { value, size, expiresAt, used: false });
     this.bytes += size;
-    for (const oldest of this.items.keys()) {
+    // Entries moved to the back are visited again by this same iteration, unmarked: it ends.
+    for (const [oldest, item] of this.items) {
       if (this.items.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.remove(oldest);
+      if (oldest === key) continue;
+      if (item.used) {
+        item.used = false;
+        this.items.delete(oldest);
+        this.items.set(oldest, item);
+      } else {
+        this.remove(oldest);
+      }
     }
   }
 

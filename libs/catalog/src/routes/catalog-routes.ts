@@ -54,11 +54,17 @@ export type CatalogQuery<R extends CatalogRouteName> = z.infer<CatalogRoutes[R][
 
 export const CATALOG_ROUTE_NAMES = Object.keys(CATALOG_ROUTES) as CatalogRouteName[];
 
+/** Each route's path split at its `{name}` segments: even indexes literal text, odd ones parameter names. */
+const PATH_PARTS = Object.fromEntries(CATALOG_ROUTE_NAMES.map((name) => [name, CATALOG_ROUTES[name].path.split(/\{(\w+)\}/)])) as Record<CatalogRouteName, string[]>;
+
 /** The upstream path of a route with its parameters filled in (each one a validated slug or id). */
 export function pathOf(name: CatalogRouteName, params: Record<string, string>): string {
-  return CATALOG_ROUTES[name].path.replace(/\{(\w+)\}/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined) throw new Error(`route ${name} needs path parameter ${key}`);
-    return encodeURIComponent(value);
-  });
+  const parts = PATH_PARTS[name];
+  let path = parts[0];
+  for (let i = 1; i < parts.length; i += 2) {
+    const value = params[parts[i]];
+    if (value === undefined) throw new Error(`route ${name} needs path parameter ${parts[i]}`);
+    path += encodeURIComponent(value) + parts[i + 1];
+  }
+  return path;
 }

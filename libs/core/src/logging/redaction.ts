@@ -1,5 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-
 /**
  * Names that never reach a log line with their value. Matched case-insensitively as header names,
  * body/object keys (any depth, by the `sanitize` walk) and query parameters.
@@ -65,14 +63,4 @@ export function redactUrl(url: string): string {
   const params = new URLSearchParams(url.slice(q + 1));
   for (const key of [...params.keys()]) if (isSecretName(key)) params.set(key, REDACTED);
   return `${url.slice(0, q)}?${params.toString()}`;
-}
-
-/** The request as logged: method, redacted url, remote address, and no headers but safe ones. */
-export function serializeRequest(req: IncomingMessage): Record<string, unknown> {
-  return {
-    method: req.method,
-    url: redactUrl(req.url ?? ''),
-    remoteAddress: req.socket?.remoteAddress,
-    userAgent: req.headers['user-agent'],
-  };
 }

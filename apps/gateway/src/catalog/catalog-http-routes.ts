@@ -1,0 +1,108 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { CATALOG_ROUTE_NAMES, CATALOG_ROUTES, type CatalogParams, type CatalogQuery, type CatalogRouteName } from '@lib/catalog';
+import type { Scope } from '@lib/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { sendProblem } from '../common/problem.filter.js';
+import { openApiSchemaOf, parseOrThrow } from '../common/zod-params.js';
+import { CatalogResponder } from './catalog-responder.js';
+
+/**
+ * The scope each catalog route needs. Events, markets, series, sports and search are reference data:
+ * read:instruments ("instrument listing and metadata", spec §5.1). Book and best bid/offer are market
+ * data: read:marketdata ("best bid/offer and streaming market data").
+ */
+export const CATALOG_SCOPES: Readonly<Record<CatalogRouteName, Scope>> = {
+  events: 'read:instruments',
+  event: 'read:instruments',
+  eventBySlug: 'read:instruments',
+  markets: 'read:instruments',
+  market: 'read:instruments',
+  marketBySlug: 'read:instruments',
+  book: 'read:marketdata',
+  bbo: 'read:marketdata',
+  settlement: 'read:instruments',
+  series: 'read:instruments',
+  seriesById: 'read:instruments',
+  sports: 'read:instruments',
+  teams: 'read:instruments',
+  search: 'read:instruments',
+  sport: 'read:instruments',
+  leagueEvents: 'read:instruments',
+  seriesEvents: 'read:instruments',
+};
+
+/** `/catalog` + the upstream path, in the routers' `:name` form. */
+const gatewayPathOf = (name: CatalogRouteName) => `/catalog${CATALOG_ROUTES[name].path.replace(/\{(\w+)\}/g, ':$1')}`;
+
+/**
+ * `/catalog/v1|v2/*`: one GET route per entry of the catalog route table, registered on Fastify
+ * directly. A cache hit is the gateway's most frequent answer and little more than a lookup, so it
+ * skips Nest's per-request machinery (execution context, guard and pipe chains, metadata reflection),
+ * which cost more than the hit itself. Admission, validation and errors are the same functions the
+ * Nest routes use: ClientAuthGuard.admit, parseOrThrow, sendProblem.
+ */
+@Injectable()
+export class CatalogHttpRoutes implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly auth: ClientAuthGuard,
+    private readonly responder: CatalogResponder,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    for (const name of CATALOG_ROUTE_NAMES) {
+      fastify.get(gatewayPathOf(name), (request, reply) => this.serve(name, request, reply));
+    }
+  }
+
+  private async serve<R extends CatalogRouteName>(name: R, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    try {
+      this.auth.admit(request, [CATALOG_SCOPES[name]]);
+      const route = CATALOG_ROUTES[name];
+      const params = parseOrThrow(route.params, request.params, 'params') as CatalogParams<R>;
+      const query = parseOrThrow(route.query, request.query, 'query') as CatalogQuery<R>;
+      await this.responder.send(request, reply, name, params, query);
+    } catch (error) {
+      sendProblem(request, reply, error);
+    }
+    return reply;
+  }
+}
+
+/** The OpenAPI path items of the catalog routes, generated from the schemas that validate them. */
+export function catalogOpenApiPaths(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const name of CATALOG_ROUTE_NAMES) {
+    const route = CATALOG_ROUTES[name];
+    const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
+    paths[`/catalog${route.path}`] = {
+      get: {
+        operationId: `catalog_${name}`,
+        summary: `GET ${route.path} of the catalog gateway, through the shared cache (requires ${CATALOG_SCOPES[name]})`,
+        tags: ['catalog'],
+        security: [{ bearer: [] }],
+        parameters,
+        responses: {
+          200: { description: 'The upstream body unchanged, with ETag, Cache-Control, Age and X-Cache.' },
+          304: { description: 'If-None-Match matched the current ETag.' },
+          default: { description: 'application/problem+json' },
+        },
+      },
+    };
+  }
+  return paths;
+}
+
+function parametersOf(schema: Parameters<typeof openApiSchemaOf>[0], where: 'path' | 'query') {
+  const json = openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required?.includes(name) ?? false),
+    schema: property,
+  }));
+}
