@@ -59,17 +59,23 @@ export class CatalogHttpRoutes implements OnModuleInit {
     }
   }
 
-  private async serve<R extends CatalogRouteName>(name: R, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  /**
+   * Synchronous for a hit of this instance's memory; a promise only when the answer has to wait. It
+   * sends the reply itself and never returns it: Fastify would send a returned reply again, and an
+   * already-sent reply costs an error object (with its stack) per request.
+   */
+  private serve<R extends CatalogRouteName>(name: R, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    const failed = (error: unknown) => sendProblem(request, reply, error);
     try {
       this.auth.admit(request, [CATALOG_SCOPES[name]]);
       const route = CATALOG_ROUTES[name];
       const params = parseOrThrow(route.params, request.params, 'params') as CatalogParams<R>;
       const query = parseOrThrow(route.query, request.query, 'query') as CatalogQuery<R>;
-      await this.responder.send(request, reply, name, params, query);
+      return this.responder.send(request, reply, name, params, query)?.catch(failed);
     } catch (error) {
-      sendProblem(request, reply, error);
+      failed(error);
+      return undefined;
     }
-    return reply;
   }
 }
 

@@ -14,9 +14,12 @@ export class CatalogResponder {
     private readonly clock: Clock,
   ) {}
 
-  async send<R extends CatalogRouteName>(request: FastifyRequest, reply: FastifyReply, route: R, params: CatalogParams<R>, query: CatalogQuery<R>): Promise<void> {
-    const served = await this.catalog.get(route, params, query, { requestId: request.id, team: request.client?.team });
+  /** Sends the answer; a promise only when it has to wait (a miss, a stale entry, the shared store). */
+  send<R extends CatalogRouteName>(request: FastifyRequest, reply: FastifyReply, route: R, params: CatalogParams<R>, query: CatalogQuery<R>): Promise<void> | undefined {
+    const served = this.catalog.get(route, params, query, { requestId: request.id, team: request.client?.team });
+    if (served instanceof Promise) return served.then((answer) => this.render(request, reply, answer));
     this.render(request, reply, served);
+    return undefined;
   }
 
   private render(request: FastifyRequest, reply: FastifyReply, { entry, result }: Served): void {

@@ -21,9 +21,9 @@ export class AccessLog implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
-      if (!QUIET_ROUTES.has(request.routeOptions.url ?? '')) {
-        const status = reply.statusCode;
-        const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const status = reply.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (this.logger.isLevelEnabled(level) && !QUIET_ROUTES.has(request.routeOptions.url ?? '')) {
         this.logger[level](
           {
             method: request.method,

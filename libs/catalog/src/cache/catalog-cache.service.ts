@@ -65,10 +65,17 @@ export class CatalogCache implements OnApplicationShutdown {
     store.onPurge((match) => this.local.purge(purgeFilter(match)));
   }
 
+  /** The hit path of get(), answered without waiting: a fresh entry of this process's LRU, or undefined. */
+  peek(lookup: Pick<CacheLookup, 'route' | 'key'>): Served | undefined {
+    const entry = this.local.get(lookup.key, this.clock.now());
+    return entry && phaseOf(entry, this.clock.now(), this.windows) === 'fresh' ? this.served(lookup, entry, 'hit') : undefined;
+  }
+
   async get(lookup: CacheLookup): Promise<Served> {
-    let entry = this.local.get(lookup.key, this.clock.now());
-    if (entry && phaseOf(entry, this.clock.now(), this.windows) === 'fresh') return this.served(lookup, entry, 'hit');
+    const hit = this.peek(lookup);
+    if (hit) return hit;
     // Stale or absent here: another instance may have refreshed the shared copy meanwhile.
+    let entry = this.local.get(lookup.key, this.clock.now());
     const shared = await this.store.get(lookup.key);
     if (shared && (!entry || shared.storedAt > entry.storedAt)) {
       this.remember(lookup.key, shared);
@@ -172,7 +179,7 @@ export class CatalogCache implements OnApplicationShutdown {
     this.local.set(key, entry, entry.body.length, entry.storedAt + retentionMs(entry, this.windows));
   }
 
-  private served(lookup: CacheLookup, entry: CatalogEntry, result: CacheResult): Served {
+  private served(lookup: Pick<CacheLookup, 'route'>, entry: CatalogEntry, result: CacheResult): Served {
     this.metrics.result(lookup.route, result);
     return { entry, result };
   }
