@@ -28,9 +28,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   app.useLogger(app.get(Logger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onSend', (request, reply, payload, done) => {
+  // Set when the request arrives (error answers keep it): no onSend hook, so Fastify skips that stage on every reply.
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    done(null, payload);
+    done();
   });
   setupDocs(app);
   await app.init();
