@@ -106,7 +106,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     clients,
   };
   if (options.gateway) input = options.gateway(input);
-  const config = GatewayConfigSchema.parse(input);
   const configInput = input;
 
   const logs: string[] = [];
@@ -116,11 +115,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (runLog) appendFileSync(runLog, line);
   };
   let gateway: NestFastifyApplication;
+  let config: GatewayConfig;
   try {
+    // Inside the try: a config the schema refuses must not leave the sandbox running either.
+    config = GatewayConfigSchema.parse(input);
     gateway = await createGateway(config, { logDestination: { write } });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {
     if (!options.reuseSandbox) await sandbox.close();
+    rmSync(keyDir, { recursive: true, force: true });
     throw error;
   }
   const { port } = gateway.getHttpServer().address() as { port: number };
