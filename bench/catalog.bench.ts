@@ -105,7 +105,11 @@ async function alternate<K extends string>(sides: Record<K, Side>): Promise<Reco
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of names) runs[name].push(await load(sides[name].url, sides[name].headers));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   return Object.fromEntries(
     names.map((name) => {
       const rounds = runs[name];

@@ -26,6 +26,15 @@ describe(Lru.name, () => {
     expect(sut.get('e', 0)).toBe('e');
   });
 
+  it('does not make a new entry the next victim when every older entry was read', () => {
+    const sut = new Lru<string>(4);
+    for (const key of ['a', 'b', 'c', 'd']) sut.set(key, key, 1, 100);
+    for (const key of ['a', 'b', 'c', 'd']) sut.get(key, 0);
+    sut.set('x', 'x', 1, 100); // a goes; b, c and d are moved back unmarked, still ahead of x
+    sut.set('y', 'y', 1, 100); // the least recently used unread entry is b, not the newer x
+    expect(['b', 'c', 'd', 'x', 'y'].filter((key) => sut.get(key, 0) !== undefined)).toEqual(['c', 'd', 'x', 'y']);
+  });
+
   it('keeps the total size under its byte bound and refuses a value larger than the bound', () => {
     const sut = new Lru<string>(10, 100);
     sut.set('a', 'A', 60, 100);

@@ -36,12 +36,10 @@ export class Lru<V> {
   set(key: string, value: V, size: number, expiresAt: number): void {
     this.remove(key);
     if (this.maxEntries <= 0 || size > this.maxBytes) return;
-    this.items.set(key, { value, size, expiresAt, used: false });
-    this.bytes += size;
-    // Entries moved to the back are visited again by this same iteration, unmarked: it ends.
+    // Room is made before the new entry goes in, so entries given a second chance end up ahead of it
+    // and it is not the next victim. Entries moved to the back are visited again, unmarked: it ends.
     for (const [oldest, item] of this.items) {
-      if (this.items.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      if (oldest === key) continue;
+      if (this.items.size < this.maxEntries && this.bytes + size <= this.maxBytes) break;
       if (item.used) {
         item.used = false;
         this.items.delete(oldest);
@@ -50,6 +48,8 @@ export class Lru<V> {
         this.remove(oldest);
       }
     }
+    this.items.set(key, { value, size, expiresAt, used: false });
+    this.bytes += size;
   }
 
   delete(key: string): boolean {
