@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { newEd25519Secret, newRsaPem } from '../testing/auth.fixtures.js';
+import { fakePemBlock, newEd25519Secret, newRsaPem } from '../testing/auth.fixtures.js';
 import { parseEd25519Secret, parseRsaPrivateKey, readKeyFile } from './key-files.js';
 import { KeyFileError } from './key-load.error.js';
 
@@ -38,8 +38,8 @@ describe(parseRsaPrivateKey.name, () => {
 
   it.each([
     ['text that is no PEM', 'hello', 'not a PEM private key'],
-    ['a damaged PEM body', '-----BEGIN PRIVATE KEY-----\nAAAAsecretish\n-----END PRIVATE KEY-----\n', 'does not decode'],
-    ['an encrypted key', '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n', 'encrypted'],
+    ['a damaged PEM body', fakePemBlock('PRIVATE KEY', 'AAAAsecretish'), 'does not decode'],
+    ['an encrypted key', fakePemBlock('ENCRYPTED PRIVATE KEY', 'MIIB'), 'encrypted'],
   ])('refuses %s, naming the file but not the content', async (_case, pem, problem) => {
     const error = await problemOf(() => parseRsaPrivateKey(FILE, pem));
     expect(error.message).toContain(FILE);

@@ -37,11 +37,14 @@ export async function readKeyFile(file: string): Promise<string> {
   }
 }
 
+/** The opening line of a PEM block of this label (RFC 7468), e.g. `pemBegin('PRIVATE KEY')`. */
+export const pemBegin = (label: string) => `-----BEGIN ${label}-----`;
+
 /** An RSA private key in PEM: PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`, converted). */
 export async function parseRsaPrivateKey(file: string, pem: string): Promise<RsaPrivateKey> {
-  if (pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----')) throw new KeyFileError(file, 'encrypted private keys are not supported');
-  const pkcs1 = pem.includes('-----BEGIN RSA PRIVATE KEY-----');
-  if (!pkcs1 && !pem.includes('-----BEGIN PRIVATE KEY-----'))
+  if (pem.includes(pemBegin('ENCRYPTED PRIVATE KEY'))) throw new KeyFileError(file, 'encrypted private keys are not supported');
+  const pkcs1 = pem.includes(pemBegin('RSA PRIVATE KEY'));
+  if (!pkcs1 && !pem.includes(pemBegin('PRIVATE KEY')))
     throw new KeyFileError(file, 'not a PEM private key (expected BEGIN PRIVATE KEY or BEGIN RSA PRIVATE KEY)');
   let keyObject: KeyObject;
   try {

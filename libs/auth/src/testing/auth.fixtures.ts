@@ -7,6 +7,8 @@ import { join } from 'node:path';
 
 import { Clock, type GatewayConfig, GatewayConfigSchema, type GatewayConfigInput } from '@lib/core';
 
+import { pemBegin } from '../keys/key-files.js';
+
 /** Test and bench helpers for libs/auth; not exported from the library. */
 
 export const RETAIL_KEY_ID = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
@@ -158,4 +160,9 @@ export async function eventually(condition: () => boolean, timeoutMs = 5_000): P
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A PEM block of this label around a made-up body: shaped like key material, holding none. */
+export function fakePemBlock(label: string, body: string): string {
+  return `${pemBegin(label)}\n${body}\n${pemBegin(label).replace('BEGIN', 'END')}\n`;
 }

