@@ -3,22 +3,17 @@
 // orders and cancels, over eight instruments and forty firms. Target: at least 50,000 inserts/s.
 import { loadavg } from 'node:os';
 
+import { Prng } from '../apps/sandbox/src/catalog/fixture/prng.js';
 import { MatchingEngine, type OrderRequest, type Side } from '../apps/sandbox/src/engine/index.js';
 
 const TARGET_INSERTS_PER_SECOND = 50_000;
 const ROUND_OPERATIONS = 100_000;
 const ROUNDS = 3;
 
-/** mulberry32: a seeded PRNG, so every run replays the same order flow. */
+/** The sandbox fixtures' seeded PRNG (mulberry32), so every run replays the same order flow. */
 function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const generator = new Prng(seed);
+  return () => generator.next();
 }
 
 interface RoundResult extends Counts {

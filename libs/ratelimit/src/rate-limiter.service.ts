@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, SystemClock } from '@lib/core';
+import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
 import { BucketRegistry } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
@@ -42,7 +42,7 @@ interface PreparedPlan {
   rings: UsageRing[];
 }
 
-const ALL_CLASSES: readonly RequestClass[] = ['read', 'write', 'cancel'];
+const ALL_CLASSES: readonly RequestClass[] = REQUEST_CLASSES;
 
 /**
  * The shared upstream budget. Each decision is one Redis script call over all buckets of the

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
 import { sendProblem } from '../common/problem.filter.js';
-import { openApiSchemaOf, parseOrThrow } from '../common/zod-params.js';
+import { openApiParametersOf, parseOrThrow } from '../common/zod-params.js';
 import { CatalogResponder } from './catalog-responder.js';
 
 /**
@@ -55,7 +55,8 @@ export class CatalogHttpRoutes implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     for (const name of CATALOG_ROUTE_NAMES) {
-      fastify.get(gatewayPathOf(name), (request, reply) => this.serve(name, request, reply));
+      const required: readonly Scope[] = [CATALOG_SCOPES[name]];
+      fastify.get(gatewayPathOf(name), (request, reply) => this.serve(name, required, request, reply));
     }
   }
 
@@ -64,10 +65,10 @@ export class CatalogHttpRoutes implements OnModuleInit {
    * sends the reply itself and never returns it: Fastify would send a returned reply again, and an
    * already-sent reply costs an error object (with its stack) per request.
    */
-  private serve<R extends CatalogRouteName>(name: R, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  private serve<R extends CatalogRouteName>(name: R, required: readonly Scope[], request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
     const failed = (error: unknown) => sendProblem(request, reply, error);
     try {
-      this.auth.admit(request, [CATALOG_SCOPES[name]]);
+      this.auth.admit(request, required);
       const route = CATALOG_ROUTES[name];
       const params = parseOrThrow(route.params, request.params, 'params') as CatalogParams<R>;
       const query = parseOrThrow(route.query, request.query, 'query') as CatalogQuery<R>;
@@ -84,7 +85,7 @@ export function catalogOpenApiPaths(): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const name of CATALOG_ROUTE_NAMES) {
     const route = CATALOG_ROUTES[name];
-    const parameters = [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')];
+    const parameters = [...openApiParametersOf(route.params, 'path'), ...openApiParametersOf(route.query, 'query')];
     paths[`/catalog${route.path}`] = {
       get: {
         operationId: `catalog_${name}`,
@@ -101,14 +102,4 @@ export function catalogOpenApiPaths(): Record<string, unknown> {
     };
   }
   return paths;
-}
-
-function parametersOf(schema: Parameters<typeof openApiSchemaOf>[0], where: 'path' | 'query') {
-  const json = openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: where,
-    required: where === 'path' || (json.required?.includes(name) ?? false),
-    schema: property,
-  }));
 }

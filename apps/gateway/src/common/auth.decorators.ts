@@ -13,8 +13,10 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 /** Every listed scope is required; the 403 names the first one missing. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);
 
-export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedClient => {
-  const client = ctx.switchToHttp().getRequest<FastifyRequest>().client;
-  if (!client) throw new Error('CurrentClient used on a public route');
-  return client;
-});
+/** The client the guard authenticated; a programming error on a public route. */
+export function clientOf(request: FastifyRequest): AuthenticatedClient {
+  if (!request.client) throw new Error('a client decorator was used on a public route');
+  return request.client;
+}
+
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedClient => clientOf(ctx.switchToHttp().getRequest<FastifyRequest>()));

@@ -47,18 +47,32 @@ export function ZodBody(schema: z.ZodType): ParameterDecorator {
   };
 }
 
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  schema: Record<string, unknown>;
+}
+
+/** The OpenAPI parameters of an object schema's properties: every path parameter is required, a query one when the schema requires it. */
+export function openApiParametersOf(schema: z.ZodObject, where: 'path' | 'query'): OpenApiParameter[] {
+  const json = openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required?.includes(name) ?? false),
+    schema: property,
+  }));
+}
+
 /** `@ZodParams(Schema) params: T`: validates the path parameters and documents each one. */
 export function ZodParams(schema: z.ZodObject): ParameterDecorator {
   return (target, key, index) => {
     Param(new ZodPipe(schema, 'params'))(target, key, index);
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-    for (const [name, property] of Object.entries(propertiesOf(schema))) ApiParam({ name, required: true, schema: property })(target, key, descriptor);
+    for (const { name, required, schema: property } of openApiParametersOf(schema, 'path')) ApiParam({ name, required, schema: property })(target, key, descriptor);
   };
-}
-
-function propertiesOf(schema: z.ZodObject): Record<string, Record<string, unknown>> {
-  return (openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
 }
 
 /** `@ZodQuery(Schema) query: T`: validates the query string (unknown keys refused when the schema is strict) and documents each parameter. */
@@ -67,9 +81,6 @@ export function ZodQuery(schema: z.ZodObject): ParameterDecorator {
     Query(new ZodPipe(schema, 'query'))(target, key, index);
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-    const json = openApiSchemaOf(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-    for (const [name, property] of Object.entries(json.properties ?? {})) {
-      ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: property })(target, key, descriptor);
-    }
+    for (const { name, required, schema: property } of openApiParametersOf(schema, 'query')) ApiQuery({ name, required, schema: property })(target, key, descriptor);
   };
 }

@@ -1,9 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { type AccountCallerContext, type CallerContext, ExchangeAccounts } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { PARTICIPANT_HEADER } from '../common/accounts.decorators.js';
+import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
 import { AccountCaller, MarketCaller } from './exchange-caller.decorators.js';
@@ -37,7 +37,7 @@ export class ExchangeAccountController {
 
   @Get('positions')
   @RequireScopes('read:positions')
-  @ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" })
+  @ApiParticipantHeader()
   async positions(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext) {
     relay(res, await this.accounts.positions(caller));
   }

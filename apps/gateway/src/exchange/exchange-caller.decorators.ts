@@ -2,13 +2,13 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { AccountCallerContext, CallerContext } from '@lib/exchange';
 import type { FastifyRequest } from 'fastify';
 
-import { PARTICIPANT_HEADER, participantFor } from '../common/accounts.decorators.js';
+import { PARTICIPANT_HEADER, headerOf, participantFor } from '../common/accounts.decorators.js';
+import { clientOf } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 
 function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client: AuthenticatedClient } {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-  if (!request.client) throw new Error('exchange caller decorators need an authenticated route');
-  return { request, client: request.client };
+  return { request, client: clientOf(request) };
 }
 
 /** Team and request id of a route that acts for no participant (reference and market data). */
@@ -23,7 +23,5 @@ export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionCont
  */
 export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): AccountCallerContext => {
   const { request, client } = authenticated(ctx);
-  const header = request.headers[PARTICIPANT_HEADER];
-  const requested = typeof header === 'string' && header !== '' ? header : undefined;
-  return { team: client.team, requestId: request.id, participant: participantFor(client, requested), preferWaitMs: request.preferWaitMs };
+  return { team: client.team, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: request.preferWaitMs };
 });

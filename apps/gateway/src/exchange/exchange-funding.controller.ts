@@ -1,9 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { type AccountCallerContext, BalanceRequestSchema, DepositRequestSchema, ExchangeAccounts, type JsonObject } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { PARTICIPANT_HEADER } from '../common/accounts.decorators.js';
+import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
 import { ZodBody } from '../common/zod-params.js';
@@ -12,7 +12,7 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 /** Funding and balances (spec 4.1 "other operations"); payloads not shown, passed through; account-scoped. */
 @ApiTags('exchange funding and balances')
 @ApiBearerAuth()
-@ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" })
+@ApiParticipantHeader()
 @Controller('exchange/v1')
 export class ExchangeFundingController {
   constructor(private readonly accounts: ExchangeAccounts) {}

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AccountCallerContext,
   ExchangeReports,
@@ -14,7 +14,7 @@ import {
 } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { PARTICIPANT_HEADER } from '../common/accounts.decorators.js';
+import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
 import { ZodBody, openApiSchemaOf } from '../common/zod-params.js';
@@ -23,7 +23,7 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 /** Reports (spec 4.1 /v1/report/*), account-scoped (spec 5.1.4). */
 @ApiTags('exchange reports')
 @ApiBearerAuth()
-@ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" })
+@ApiParticipantHeader()
 @Controller('exchange/v1/report')
 export class ExchangeReportsController {
   constructor(private readonly reports: ExchangeReports) {}

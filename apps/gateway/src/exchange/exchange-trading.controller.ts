@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AccountCallerContext,
   BatchInsertRequestSchema,
@@ -21,7 +21,7 @@ import {
 } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { PARTICIPANT_HEADER } from '../common/accounts.decorators.js';
+import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
 import { ZodBody, openApiSchemaOf } from '../common/zod-params.js';
@@ -31,7 +31,7 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 /** Order entry (spec 4.1 /v1/trading/*), account-scoped; upstream answers pass through unchanged. */
 @ApiTags('exchange trading')
 @ApiBearerAuth()
-@ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" })
+@ApiParticipantHeader()
 @Controller('exchange/v1/trading')
 export class ExchangeTradingController {
   constructor(private readonly trading: ExchangeTrading) {}

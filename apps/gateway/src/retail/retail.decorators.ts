@@ -3,7 +3,8 @@ import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { RetailCaller } from '@lib/retail';
 import type { FastifyRequest } from 'fastify';
 
-import { RETAIL_ACCOUNT_HEADER, retailAccountFor } from '../common/accounts.decorators.js';
+import { RETAIL_ACCOUNT_HEADER, headerOf, retailAccountFor } from '../common/accounts.decorators.js';
+import { clientOf } from '../common/auth.decorators.js';
 
 /** Every retail controller: under /retail/v1 (the upstream paths), an API key, and the account header documented. */
 export const RetailController = () =>
@@ -15,14 +16,12 @@ export const RetailController = () =>
   );
 
 /**
- * `@Caller() caller: RetailCaller`: the retail account as `@RetailAccount()` picks it (x-retail-account
+ * `@Caller() caller: RetailCaller`: the retail account (x-retail-account
  * when the client may use it, else its first; 403 otherwise), the client's team and the request id.
  */
 export const Caller = createParamDecorator((_: unknown, ctx: ExecutionContext): RetailCaller => {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-  const client = request.client;
-  if (!client) throw new Error('Caller used on a public route');
-  const requested = request.headers[RETAIL_ACCOUNT_HEADER];
-  const account = retailAccountFor(client, typeof requested === 'string' && requested !== '' ? requested : undefined);
+  const client = clientOf(request);
+  const account = retailAccountFor(client, headerOf(request, RETAIL_ACCOUNT_HEADER));
   return { account, team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { ClientMessageSchema, WS_LIMITS } from './ws-protocol.js';
+import { ClientMessageSchema, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ const serverSchemas: Record<string, JsonSchema> = {
     properties: {
       type: { const: 'error' },
       id: str,
-      code: { enum: ['bad_request', 'unknown_topic', 'forbidden', 'too_many_subscriptions', 'rate_limited', 'upstream_failed'] },
+      code: { enum: [...WS_ERROR_CODES] },
       message: str,
       topic,
       missingScope: str,
@@ -76,7 +76,7 @@ export const WS_ASYNCAPI = {
   components: {
     securitySchemes: {
       apiKey: { type: 'httpApiKey', in: 'header', name: 'Authorization', description: 'Bearer <api key> (servers)' },
-      ticket: { type: 'httpApiKey', in: 'query', name: 'ticket', description: 'one-time ticket from POST /ws/tickets, valid 30 s (browsers)' },
+      ticket: { type: 'httpApiKey', in: 'query', name: 'ticket', description: `one-time ticket from POST /ws/tickets, valid ${WS_LIMITS.ticketTtlMs / 1000} s (browsers)` },
     },
   },
 } as const;

@@ -45,7 +45,8 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
-export type WsErrorCode = 'bad_request' | 'unknown_topic' | 'forbidden' | 'too_many_subscriptions' | 'rate_limited' | 'upstream_failed';
+export const WS_ERROR_CODES = ['bad_request', 'unknown_topic', 'forbidden', 'too_many_subscriptions', 'rate_limited', 'upstream_failed'] as const;
+export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 export interface AckMessage {
   type: 'ack';

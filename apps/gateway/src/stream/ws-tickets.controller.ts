@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentClient } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { type IssuedTicket, WsTicketStore } from './ws-ticket.store.js';
+import { WS_LIMITS } from './ws-protocol.js';
 
 @ApiTags('streams')
 @ApiBearerAuth()
@@ -13,7 +14,7 @@ export class WsTicketsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'A one-time ticket (valid 30 s) for opening /ws?ticket=… from a browser' })
+  @ApiOperation({ summary: `A one-time ticket (valid ${WS_LIMITS.ticketTtlMs / 1000} s) for opening /ws?ticket=… from a browser` })
   issue(@CurrentClient() client: AuthenticatedClient): Promise<IssuedTicket> {
     return this.tickets.issue(client.id);
   }

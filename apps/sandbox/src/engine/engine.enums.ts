@@ -1,20 +1,12 @@
 /**
  * Enumerations of the exchange surface (spec 2.1, 2.4, 3.1, 3.2; upstream-facts "Exchange surface"), as
- * const tuples so a zod schema can reuse them (`z.enum(SIDES)`). The `*_NUMBER` maps give the gRPC wire
- * numbers from upstream-facts, for the market-data and order streams.
+ * const tuples so a zod schema can reuse them (`z.enum(SIDES)`).
  */
 export const SIDES = ['SIDE_BUY', 'SIDE_SELL'] as const;
 export type Side = (typeof SIDES)[number];
-export const SIDE_NUMBER: Record<Side, number> = { SIDE_BUY: 1, SIDE_SELL: 2 };
 
 export const ORDER_TYPES = ['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_LIMIT', 'ORDER_TYPE_STOP', 'ORDER_TYPE_STOP_LIMIT'] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
-export const ORDER_TYPE_NUMBER: Record<OrderType, number> = {
-  ORDER_TYPE_MARKET_TO_LIMIT: 1,
-  ORDER_TYPE_LIMIT: 2,
-  ORDER_TYPE_STOP: 3,
-  ORDER_TYPE_STOP_LIMIT: 4,
-};
 
 export const TIME_IN_FORCES = [
   'TIME_IN_FORCE_DAY',
@@ -24,13 +16,6 @@ export const TIME_IN_FORCES = [
   'TIME_IN_FORCE_FILL_OR_KILL',
 ] as const;
 export type TimeInForce = (typeof TIME_IN_FORCES)[number];
-export const TIME_IN_FORCE_NUMBER: Record<TimeInForce, number> = {
-  TIME_IN_FORCE_DAY: 1,
-  TIME_IN_FORCE_GOOD_TILL_CANCEL: 2,
-  TIME_IN_FORCE_IMMEDIATE_OR_CANCEL: 3,
-  TIME_IN_FORCE_GOOD_TILL_TIME: 4,
-  TIME_IN_FORCE_FILL_OR_KILL: 5,
-};
 
 /** In wire-number order: ORDER_STATE_NEW = 0 ... ORDER_STATE_PENDING_RISK = 10. */
 export const ORDER_STATES = [
@@ -47,7 +32,6 @@ export const ORDER_STATES = [
   'ORDER_STATE_PENDING_RISK',
 ] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
-export const orderStateNumber = (state: OrderState): number => ORDER_STATES.indexOf(state);
 
 export const ORDER_STATE_FILTERS = [
   'ORDER_STATE_FILTER_OPEN',
@@ -88,7 +72,6 @@ export const INSTRUMENT_STATES = [
   'INSTRUMENT_STATE_PENDING',
 ] as const;
 export type InstrumentState = (typeof INSTRUMENT_STATES)[number];
-export const instrumentStateNumber = (state: InstrumentState): number => INSTRUMENT_STATES.indexOf(state);
 
 export const SELF_MATCH_PREVENTION_INSTRUCTIONS = [
   'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR',

@@ -15,6 +15,8 @@ export interface ExchangeCaller {
   scopes: ReadonlySet<string>;
   /** `firms/<FIRM>/users/<USER>`, checked against the token's firm; set on account-scoped calls. */
   participant?: string;
+  /** When the access token expires (a stream must end then). */
+  expiresAtMs: number;
 }
 
 /** Raw values of the `authorization` and `x-participant-id` headers (REST) or metadata keys (gRPC). */
@@ -48,9 +50,9 @@ function authorize(state: SandboxState, credentials: ExchangeCredentials, requir
   if (!token) return unauthenticated('no_token', 'a bearer access token is required');
   const check = verifyAccessToken(state, token);
   if (!check.ok) return unauthenticated(check.reason, check.message);
-  const { client, scopes } = check.grant;
+  const { client, scopes, expiresAtMs } = check.grant;
   if (!scopes.has(requirement.scope)) return denied('missing_scope', `missing required scope ${requirement.scope}`);
-  if (!requirement.accountScoped) return { ok: true, caller: { client, scopes } };
+  if (!requirement.accountScoped) return { ok: true, caller: { client, scopes, expiresAtMs } };
 
   const participant = credentials.participantId;
   if (!participant) return denied('no_participant', 'x-participant-id is required for this call');
@@ -58,7 +60,7 @@ function authorize(state: SandboxState, credentials: ExchangeCredentials, requir
   if (firm !== client.firm || !client.users.includes(user)) {
     return denied('foreign_participant', `participant ${participant} is not a user of firm ${client.firm}`);
   }
-  return { ok: true, caller: { client, scopes, participant } };
+  return { ok: true, caller: { client, scopes, participant, expiresAtMs } };
 }
 
 function unauthenticated(reason: ExchangeRejection, detail: string): ExchangeAuthorization {

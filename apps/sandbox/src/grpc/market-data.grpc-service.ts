@@ -1,7 +1,6 @@
 import { type Server, status as GrpcStatus } from '@grpc/grpc-js';
 import { DEFAULT_PROTO_DIR, type MarketDataSubscriptionRequest, loadMarketDataProto } from '@lib/exchange';
 
-import { verifyAccessToken } from '../auth/access-token.js';
 import { authorizeExchangeCall } from '../exchange/exchange-authorization.js';
 import type { SandboxState } from '../shared/sandbox-state.js';
 import { type MarketDataCall, MarketDataStream, type StreamTerms } from './market-data.stream.js';
@@ -35,9 +34,6 @@ function subscribe(state: SandboxState, call: MarketDataCall): void {
   const authorization = typeof value === 'string' ? value : undefined;
   const auth = authorizeExchangeCall(state, { authorization }, { scope: 'read:marketdata', accountScoped: false });
   if (!auth.ok) return refuse(auth.grpcCode, auth.message, auth.reason);
-  // Checked a moment ago; read again only for the expiry the stream must end at.
-  const grant = verifyAccessToken(state, authorization!.replace(/^Bearer +/i, ''));
-  if (!grant.ok) return refuse(GrpcStatus.UNAUTHENTICATED, `unauthenticated: ${grant.message}`, grant.reason);
 
   const books = requestedBooks(state, call.request);
   if (typeof books === 'string') return refuse(GrpcStatus.INVALID_ARGUMENT, books, 'invalid_argument');
@@ -54,7 +50,7 @@ function subscribe(state: SandboxState, call: MarketDataCall): void {
     depth,
     // `unaggregated` is accepted and ignored: the engine keeps price levels only.
     snapshotOnly: call.request.snapshotOnly === true,
-    expiresAtMs: grant.grant.expiresAtMs,
+    expiresAtMs: auth.caller.expiresAtMs,
   };
   new MarketDataStream(call, registry, state.engine, terms).start(state.clock.now());
 }

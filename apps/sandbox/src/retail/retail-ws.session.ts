@@ -135,14 +135,21 @@ export class RetailWsSession implements DroppableConnection {
 
   /** Balance messages only when balance or buying power moved, however many executions moved them. */
   private balanceChanged(): void {
+    let current: { balance: ReturnType<RetailWsMessages['balance']>; text: string } | undefined;
     for (const [requestId, sub] of this.subscriptions) {
       if (sub.type !== 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE') continue;
-      const balance = this.messages.balance(this.keyId);
-      const text = JSON.stringify(balance);
+      current ??= this.currentBalance();
+      const { balance, text } = current;
       if (text === sub.lastBalance) continue;
       sub.lastBalance = text;
       this.data(requestId, sub, { accountBalanceSubscriptionUpdate: balance });
     }
+  }
+
+  /** The key's balance message and its text, worked out once per change however many subscriptions read it. */
+  private currentBalance(): { balance: ReturnType<RetailWsMessages['balance']>; text: string } {
+    const balance = this.messages.balance(this.keyId);
+    return { balance, text: JSON.stringify(balance) };
   }
 
   private data(requestId: string, sub: Subscription, payload: Record<string, unknown>): void {

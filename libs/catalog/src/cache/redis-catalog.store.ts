@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type RedisClient } from '@lib/core';
+import { type RedisClient, duplicateRedis } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js';
@@ -31,8 +31,7 @@ export class RedisCatalogStore implements CatalogStore {
   ) {
     this.channel = `${prefix}catalog:purge`;
     // A subscribed connection can do nothing else, so purges get their own.
-    this.subscriber = redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
-    this.subscriber.on('error', () => undefined);
+    this.subscriber = duplicateRedis(redis);
     this.subscriber.on('ready', () => void this.subscriber.subscribe(this.channel).catch(() => undefined));
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig, UpstreamHttp, parseBody, upstreamError, upstreamTransportError, urlOf } from '@lib/core';
-import { ROUTE_BUDGETS, RateLimiter, budgetFor, rateLimitedError, upstreamThrottleOf } from '@lib/ratelimit';
+import { BudgetGate, ROUTE_BUDGETS } from '@lib/ratelimit';
 
 import { type CatalogEntry, entryOf } from '../cache/catalog-entry.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
@@ -32,7 +32,7 @@ export class CatalogUpstream {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly http: UpstreamHttp,
-    private readonly limiter: RateLimiter,
+    private readonly budget: BudgetGate,
     private readonly metrics: CatalogMetrics,
     private readonly clock: Clock,
   ) {
@@ -43,8 +43,7 @@ export class CatalogUpstream {
   }
 
   async fetch(call: CatalogFetch): Promise<CatalogEntry> {
-    const decision = await this.limiter.takeOrWait(budgetFor(ROUTE_BUDGETS.catalog.publicCall, call.team), this.budgetWaitMs);
-    if (!decision.allowed) throw rateLimitedError(decision);
+    await this.budget.spend(ROUTE_BUDGETS.catalog.publicCall, call.team, undefined, this.budgetWaitMs);
     const url = urlOf({ base: this.base, path: call.target });
     let reply;
     try {
@@ -58,15 +57,10 @@ export class CatalogUpstream {
       const contentType = typeof reply.headers['content-type'] === 'string' ? reply.headers['content-type'] : DEFAULT_CONTENT_TYPE;
       return entryOf(reply.status, reply.text, contentType, this.clock.now(), this.ttlSeconds[call.route] * 1000);
     }
+    // An upstream 429 stops every instance from spending the public budget for its Retry-After.
+    await this.budget.feedback(ROUTE_BUDGETS.catalog.publicCall, reply);
     const retryAfter = typeof reply.headers['retry-after'] === 'string' ? reply.headers['retry-after'] : undefined;
-    await this.feedBack(reply.status, retryAfter);
     // Anything but 200 and 404 is a failure; a redirect or empty success from a JSON API counts as a bad upstream.
     throw upstreamError('catalog', { status: reply.status >= 400 ? reply.status : 502, body: parseBody(reply.text), retryAfter });
-  }
-
-  /** An upstream 429 stops every instance from spending the public budget for its Retry-After. */
-  private async feedBack(status: number, retryAfter: string | undefined): Promise<void> {
-    const throttle = upstreamThrottleOf({ status, retryAfter }, Date.now());
-    if (throttle) await this.limiter.coolDown(ROUTE_BUDGETS.catalog.publicCall.buckets, throttle.seconds, { classes: throttle.classes });
   }
 }

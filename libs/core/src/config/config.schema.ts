@@ -4,6 +4,9 @@ import { SCOPES } from '../auth/scopes.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 
+/** Where the exchange market-data protos are loaded from unless `exchange.protoDir` says otherwise. */
+export const DEFAULT_PROTO_DIR = 'libs/exchange/proto';
+
 /** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
 export const ENVIRONMENT_NAMES = ['development', 'pre-production', 'production'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
@@ -86,7 +89,7 @@ const ExchangeSchema = z
     refreshBackoffMaxMs: z.number().int().positive().default(15_000),
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
-    protoDir: z.string().min(1).default('libs/exchange/proto'),
+    protoDir: z.string().min(1).default(DEFAULT_PROTO_DIR),
     /**
      * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other
      * vendor as `<processor_a>`; operators put its real name here).

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
@@ -11,11 +11,9 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Takes the caller's request id when it is well formed, else makes one; the same id is echoed and sent upstream. */
-export function requestIdOf(req: IncomingMessage, res?: ServerResponse): string {
+export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
-  const id = typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : randomUUID();
-  res?.setHeader(REQUEST_ID_HEADER, id);
-  return id;
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : randomUUID();
 }
 
 export function pinoOptions(level: string): LoggerOptions {
@@ -46,9 +44,6 @@ export interface LoggingOptions {
   destination?: DestinationStream;
 }
 
-/** The root pino logger: Nest's logger and every library log line, with redaction and scrubbing. */
-export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
-
 /**
  * The access-log pino logger. It has no redact paths or scrubbing hooks on purpose: the redact walk
  * cost most of a request's CPU, and access records are built to hold no secret (no headers, query
@@ -64,7 +59,7 @@ export class LoggingModule {
     const logger = pino(pinoOptions(options.level), destination);
     const access = pino({ level: options.level, base: { pid: process.pid, log: 'access' } }, destination);
     return {
-      exports: [ACCESS_LOGGER, ROOT_LOGGER],
+      exports: [ACCESS_LOGGER],
       // nestjs-pino is Nest's LoggerService here, nothing more. Its per-request pino-http middleware
       // (a child logger and an AsyncLocalStorage scope on every request) is mounted on no route: removing
       // it saved 3–4 µs of CPU per catalog cache hit in our measurements, about what the hit's own work
@@ -74,7 +69,6 @@ export class LoggingModule {
       module: LoggingModule,
       providers: [
         { provide: ACCESS_LOGGER, useValue: access },
-        { provide: ROOT_LOGGER, useValue: logger },
       ],
     };
   }

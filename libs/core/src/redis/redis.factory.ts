@@ -29,3 +29,14 @@ export function createRedisClient(config: RedisConfig, connectionName = 'gateway
       return new Cluster(config.nodes ?? [], { redisOptions: common, enableOfflineQueue: false });
   }
 }
+
+/**
+ * A second connection with the same settings, for subscriptions (a subscribed connection can do
+ * nothing else). Its errors are absorbed: ioredis reconnects and re-subscribes by itself.
+ */
+export function duplicateRedis(client: RedisClient): RedisClient {
+  // The two branches are one call; the narrowing lets TypeScript pick an overload of `duplicate`.
+  const connection: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
+  connection.on('error', () => undefined);
+  return connection;
+}

@@ -62,7 +62,7 @@ export class ExchangeHttpClient {
       authorization = await this.tokens.authorization(url);
       reply = await this.once(call, url, authorization);
     }
-    this.budget.feedback(call.budget, reply);
+    void this.budget.feedback(call.budget, reply);
     return { ...okOrThrow('exchange', reply, call.context), decision };
   }
 

@@ -26,12 +26,3 @@ export const FEED_TIMING: FeedTiming = {
   backoffInitialMs: 250,
   backoffMaxMs: 15_000,
 };
-
-/**
- * Exponential backoff with full jitter: after an upstream restart the feeds of every gateway instance
- * come back spread out instead of all at once.
- */
-export function jitteredBackoff(failures: number, timing: FeedTiming, random: () => number = Math.random): number {
-  const cap = Math.min(timing.backoffMaxMs, timing.backoffInitialMs * 2 ** Math.max(0, failures - 1));
-  return Math.floor(random() * cap);
-}

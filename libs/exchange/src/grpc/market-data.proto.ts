@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { type GrpcObject, type MethodDefinition, type ServiceClientConstructor, loadPackageDefinition } from '@grpc/grpc-js';
 import { type Options, loadSync } from '@grpc/proto-loader';
 
+export { DEFAULT_PROTO_DIR } from '@lib/core';
+
 import type { MarketDataResponseMessage, MarketDataSubscriptionRequest } from './market-data.messages.js';
 
-/** Where the protos live unless `exchange.protoDir` says otherwise (relative to the working directory). */
-export const DEFAULT_PROTO_DIR = 'libs/exchange/proto';
 export const MARKET_DATA_PROTO_FILE = 'polymarket/v1/market_data.proto';
 export const MARKET_DATA_SERVICE = 'polymarket.v1.MarketDataSubscriptionAPI';
 

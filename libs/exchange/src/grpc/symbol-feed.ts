@@ -1,9 +1,10 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { fullJitterDelay } from '@lib/auth';
 import { DomainError, ErrorCode } from '@lib/core';
 import type { TopicSink } from '@lib/fanout';
 
 import { Handover, bookContentKey, bookStateKey } from './book-state.js';
-import { type FeedTiming, jitteredBackoff } from './feed-timing.js';
+import type { FeedTiming } from './feed-timing.js';
 import type { MarketDataMetrics } from './market-data.metrics.js';
 import type { MarketDataUpdateMessage } from './market-data.messages.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
@@ -142,7 +143,8 @@ export class SymbolFeed {
     if (this.closed) return;
     this.failures += 1;
     this.lastProblem = reason;
-    const delay = jitteredBackoff(this.failures, this.deps.timing);
+    // Full jitter: after an upstream restart the feeds of every gateway instance come back spread out.
+    const delay = fullJitterDelay(this.failures, this.deps.timing.backoffInitialMs, this.deps.timing.backoffMaxMs);
     this.deps.warn(`exchange market data ${this.symbol}: stream lost (${reason}); reconnecting in ${delay} ms`);
     this.arm(delay, () => void this.connect());
   }

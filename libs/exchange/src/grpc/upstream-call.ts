@@ -27,7 +27,8 @@ export class UpstreamCall {
   /** Book messages received; the first one is the stream's snapshot. */
   received = 0;
   private done = false;
-  private watchdog?: NodeJS.Timeout;
+  /** Fires after `silenceMs` without a message; every message pushes it back (refresh, not a new timer). */
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly stream: ClientReadableStream<MarketDataResponseMessage>,
@@ -37,7 +38,12 @@ export class UpstreamCall {
     private readonly silenceMs: number,
   ) {
     metrics.streamOpened();
-    this.arm();
+    this.watchdog = setTimeout(() => {
+      if (this.done) return;
+      this.cancel();
+      this.listener.ended(this, { code: GrpcStatus.UNAVAILABLE, details: `no message for ${this.silenceMs} ms` });
+    }, this.silenceMs);
+    this.watchdog.unref();
     stream.on('data', (message: MarketDataResponseMessage) => this.message(message));
     // Every final status comes as 'status'; 'error' repeats the non-OK ones and must have a listener.
     stream.on('status', (status: StreamStatus) => this.finish(status));
@@ -61,7 +67,7 @@ export class UpstreamCall {
 
   private message(message: MarketDataResponseMessage): void {
     if (this.done) return;
-    this.arm();
+    this.watchdog.refresh();
     this.metrics.received(message.event);
     if (message.event !== 'update') return;
     this.received += 1;
@@ -72,16 +78,6 @@ export class UpstreamCall {
     if (this.done) return;
     this.close();
     this.listener.ended(this, status);
-  }
-
-  private arm(): void {
-    clearTimeout(this.watchdog);
-    this.watchdog = setTimeout(() => {
-      if (this.done) return;
-      this.cancel();
-      this.listener.ended(this, { code: GrpcStatus.UNAVAILABLE, details: `no message for ${this.silenceMs} ms` });
-    }, this.silenceMs);
-    this.watchdog.unref();
   }
 
   private close(): void {

@@ -1,5 +1,4 @@
-import type { RedisClient } from '@lib/core';
-import { Cluster } from 'ioredis';
+import { type RedisClient, duplicateRedis } from '@lib/core';
 
 export interface RelayHandlers {
   frame(channel: string, payload: Buffer): void;
@@ -64,8 +63,7 @@ export class RelaySubscriber {
   }
 
   private create(): RedisClient {
-    const connection = this.redis instanceof Cluster ? this.redis.duplicate() : this.redis.duplicate();
-    connection.on('error', () => undefined); // it reconnects and re-subscribes by itself
+    const connection = duplicateRedis(this.redis);
     connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const name = channel.toString();
       if (name === this.resyncChannel) this.handlers.resync(message.toString());

@@ -38,10 +38,6 @@ export class TopicState {
     this.window = route.policy.replayWindow ? new ReplayWindow(route.policy.replayWindow) : undefined;
   }
 
-  get hasSnapshot(): boolean {
-    return this.snapshot !== undefined;
-  }
-
   /** Turns an upstream event into the topic's next frame, keeping the snapshot current. */
   emit(kind: 'snapshot' | 'update', data: unknown, ts: number, receivedAt: number): WireFrame {
     const type: FrameType = kind === 'update' ? 'update' : this.gapPending ? 'resync' : 'snapshot';

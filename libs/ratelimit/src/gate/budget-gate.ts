@@ -23,7 +23,7 @@ export class BudgetGate {
   constructor(private readonly limiter: RateLimiter) {}
 
   /** `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429. */
-  async spend(budget: RouteBudget | null, team: string, cost?: number, waitMs?: number): Promise<Decision | undefined> {
+  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number): Promise<Decision | undefined> {
     if (budget === null) return undefined;
     const request = budgetFor(budget, team, cost);
     const decision = waitMs ? await this.limiter.takeOrWait(request, waitMs) : await this.limiter.take(request);
@@ -31,8 +31,11 @@ export class BudgetGate {
     return decision;
   }
 
-  /** Reads a failed upstream answer for throttling signals; never throws (a lost cool-down is only a lost hint). */
-  feedback(budget: RouteBudget | null, reply: JsonReply): void {
+  /**
+   * Reads a failed upstream answer for throttling signals. Never rejects (a lost cool-down is only a
+   * lost hint); resolves once any cool-down is stored, for callers that must not answer before it holds.
+   */
+  async feedback(budget: RouteBudget | null, reply: JsonReply): Promise<void> {
     if (budget === null || reply.status < 400) return;
     const retryAfter = reply.headers['retry-after'];
     const body = parseBody(reply.text);
@@ -41,6 +44,6 @@ export class BudgetGate {
       { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
       Date.now(),
     );
-    if (throttle) void this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
+    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
   }
 }

@@ -1,3 +1,5 @@
+import { REQUEST_CLASSES } from '@lib/core';
+
 import type { RequestClass } from '../budget/limits.types.js';
 
 export interface UpstreamAnswer {
@@ -21,7 +23,7 @@ export interface UpstreamThrottle {
  */
 export function upstreamThrottleOf(answer: UpstreamAnswer, nowMs: number, fallbackSeconds = 1): UpstreamThrottle | undefined {
   const seconds = retryAfterOf(answer.retryAfter, nowMs) ?? fallbackSeconds;
-  if (answer.status === 429) return { seconds, classes: ['read', 'write', 'cancel'] };
+  if (answer.status === 429) return { seconds, classes: [...REQUEST_CLASSES] };
   if (answer.message && /global rate limit exceeded/i.test(answer.message)) return { seconds, classes: ['write'] };
   return undefined;
 }

@@ -55,7 +55,7 @@ export class RetailHttpClient {
     if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
       reply = await this.once(call, url);
     }
-    this.budget.feedback(call.budget, reply);
+    void this.budget.feedback(call.budget, reply);
     return { ...okOrThrow('retail', reply, call.context), decision };
   }
 
