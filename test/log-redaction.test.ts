@@ -40,4 +40,28 @@ describe('log redaction', () => {
     }
     expect(log).not.toContain('pmgw_wrong-key');
   });
+
+  it('writes one JSON access line per request, every client-chosen string escaped', async () => {
+    const userAgent = 'probe "quoted" \\ back\\slash é';
+    const lineOf = (requestId: string) => {
+      const found = stack.logs.join('').split('\n').filter((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"log":"access"'));
+      expect(found).toHaveLength(1);
+      return JSON.parse(found[0]) as Record<string, unknown>;
+    };
+    const ok = await fetch(`${stack.url}/me?access_token=secret-in-query&symbol=x`, { headers: { authorization: `Bearer ${stack.keys.all}`, 'user-agent': userAgent, 'x-request-id': 'access-line-ok' } });
+    expect(ok.status).toBe(200);
+    const missing = await fetch(`${stack.url}/no/such/route`, { headers: { 'x-request-id': 'access-line-404' } });
+    expect(missing.status).toBe(404);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const line = lineOf('access-line-ok');
+    expect(line).toMatchObject({ level: 30, pid: process.pid, log: 'access', method: 'GET', userAgent, client: 'all', status: 200, msg: 'request completed' });
+    expect(line.url).toMatch(/^\/me\?access_token=[^&]*&symbol=x$/);
+    expect(line.url).not.toContain('secret-in-query');
+    expect(typeof line.time).toBe('number');
+    expect(typeof line.ms).toBe('number');
+    expect(typeof line.remoteAddress).toBe('string');
+    expect(lineOf('access-line-404')).toMatchObject({ level: 40, status: 404, url: '/no/such/route' });
+    expect(lineOf('access-line-404')).not.toHaveProperty('client');
+  });
 });

@@ -19,6 +19,7 @@ import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
 import { ClientAuthModule } from './common/client-auth.module.js';
+import { CompletedRequests } from './common/completed-requests.js';
 import { PreferWait } from './common/prefer-wait.js';
 import { ProblemFilter } from './common/problem.filter.js';
 import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
@@ -59,6 +60,7 @@ export class AppModule {
       module: AppModule,
       providers: [
         AccessLog,
+        CompletedRequests,
         PreferWait,
         { provide: APP_GUARD, useExisting: ClientAuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

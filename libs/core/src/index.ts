@@ -31,9 +31,10 @@ export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.j
 export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
 export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
-export { ACCESS_LOGGER, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
+export { LOG_DESTINATION, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
+export { CounterSeries, HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';

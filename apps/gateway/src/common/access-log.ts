@@ -1,44 +1,52 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { ACCESS_LOGGER, redactUrl } from '@lib/core';
-import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl } from '@lib/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type DestinationStream, levels } from 'pino';
 
 const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
+const INFO = levels.values.info;
+const WARN = levels.values.warn;
+const ERROR = levels.values.error;
 
 /**
- * One line per request: who, what (secret query values redacted, no headers), status and time. Flat
- * on purpose: pino writes top-level strings and numbers itself, but hands any nested object to
- * JSON.stringify, which cost more than the rest of the line.
+ * One line per request: who, what (secret query values redacted, no headers), status and time.
+ *
+ * The line has the shape of the gateway's pino lines (level, time, pid, the fields, msg), but this
+ * class writes it to the log destination itself. Its fields are fixed, so one template does it, with
+ * JSON.stringify for every string a client or the config chose (url, user agent, client id); the
+ * method, the peer address and the request id are quoted as they are, since Node and the request-id
+ * check only let through characters that need no escaping. Through pino the same line cost 17.4k of
+ * the ~152k instructions of a whole catalog cache hit (callgrind): its general walk over an object
+ * (for-in, a character loop per string, dozens of concatenations) on every request.
  */
 @Injectable()
-export class AccessLog implements OnModuleInit {
-  constructor(
-    @Inject(ACCESS_LOGGER) private readonly logger: Logger,
-    private readonly adapterHost: HttpAdapterHost,
-  ) {}
+export class AccessLog {
+  /** The lowest pino level written; Infinity for 'silent'. */
+  private readonly threshold: number;
+  private readonly prefix = `,"pid":${process.pid},"log":"access","method":"`;
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onResponse', (request, reply, done) => {
-      const status = reply.statusCode;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      if (this.logger.isLevelEnabled(level) && !QUIET_ROUTES.has(request.routeOptions.url ?? '')) {
-        this.logger[level](
-          {
-            method: request.method,
-            url: redactUrl(request.url),
-            remoteAddress: request.socket.remoteAddress,
-            userAgent: request.headers['user-agent'],
-            requestId: request.id,
-            client: request.client?.id,
-            status,
-            ms: Math.round(reply.elapsedTime * 100) / 100,
-          },
-          'request completed',
-        );
-      }
-      done();
-    });
+  constructor(
+    @Inject(LOG_DESTINATION) private readonly destination: DestinationStream,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.threshold = config.logging.level === 'silent' ? Infinity : levels.values[config.logging.level];
+  }
+
+  /** Called by CompletedRequests once the response is sent. */
+  record(request: FastifyRequest, reply: FastifyReply, route: string | undefined): void {
+    const status = reply.statusCode;
+    const level = status >= 500 ? ERROR : status >= 400 ? WARN : INFO;
+    if (level < this.threshold || (route !== undefined && QUIET_ROUTES.has(route))) return;
+    const peer = request.socket.remoteAddress;
+    const userAgent = request.headers['user-agent'];
+    const client = request.client?.id;
+    this.destination.write(
+      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(redactUrl(request.url))}` +
+        (peer === undefined ? '' : `,"remoteAddress":"${peer}"`) +
+        (userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(userAgent)}`) +
+        `,"requestId":"${request.id}"` +
+        (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
+        `,"status":${status},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`,
+    );
   }
 }

@@ -1,21 +1,21 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** RFC 7240 `Prefer: wait=<seconds>`; other preferences are ignored. */
 const WAIT = /(?:^|[,;\s])wait\s*=\s*"?(\d+(?:\.\d+)?)"?/i;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `Prefer: wait` in ms, capped by `limits.maxPreferWaitSeconds`; the caller decorators pass it to the budget. */
-    preferWaitMs?: number;
+    /** `Prefer: wait` in ms, capped by `limits.maxPreferWaitSeconds`; read through preferWaitOf. */
+    readonly preferWaitMs: number | undefined;
   }
 }
 
 /**
- * Reads `Prefer: wait` once per request in a Fastify hook (a Nest interceptor would put every route
- * through rxjs) and echoes the honoured value as `Preference-Applied`.
+ * `request.preferWaitMs`: a getter on Fastify's request prototype, so the header is parsed only by
+ * the routes that spend budget (through preferWaitOf), not on every request by a hook.
  */
 @Injectable()
 export class PreferWait implements OnModuleInit {
@@ -29,16 +29,25 @@ export class PreferWait implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    if (this.maxWaitMs === 0) return;
+    const maxWaitMs = this.maxWaitMs;
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', (request, reply, done) => {
-      const prefer = request.headers.prefer;
-      const match = typeof prefer === 'string' ? WAIT.exec(prefer) : null;
-      if (match) {
-        request.preferWaitMs = Math.min(this.maxWaitMs, Number(match[1]) * 1000);
-        reply.header('Preference-Applied', `wait=${request.preferWaitMs / 1000}`);
-      }
-      done();
+    fastify.decorateRequest('preferWaitMs', {
+      getter(this: FastifyRequest): number | undefined {
+        const prefer = this.headers.prefer;
+        const match = maxWaitMs > 0 && typeof prefer === 'string' ? WAIT.exec(prefer) : null;
+        return match ? Math.min(maxWaitMs, Number(match[1]) * 1000) : undefined;
+      },
     });
   }
+}
+
+/**
+ * The wait a budget-spending route honours, echoed as `Preference-Applied` (RFC 7240: the
+ * preferences that were applied, so routes that spend no budget do not echo it).
+ */
+export function preferWaitOf(ctx: ExecutionContext): number | undefined {
+  const http = ctx.switchToHttp();
+  const waitMs = http.getRequest<FastifyRequest>().preferWaitMs;
+  if (waitMs !== undefined) http.getResponse<FastifyReply>().header('Preference-Applied', `wait=${waitMs / 1000}`);
+  return waitMs;
 }

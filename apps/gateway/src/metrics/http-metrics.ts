@@ -1,19 +1,19 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { MetricsRegistry } from '@lib/core';
-import type { FastifyInstance } from 'fastify';
-import { Histogram } from 'prom-client';
+import { Injectable } from '@nestjs/common';
+import { type HistogramSeries, MetricsRegistry, SeriesHistogram } from '@lib/core';
+import type { FastifyReply } from 'fastify';
 
-/** Request duration by route template (never the raw URL: bounded label values) and status. */
+/**
+ * Request duration by method, route template (never the raw URL: bounded label values) and status.
+ * Each combination's series is resolved once and kept in nested maps, so an observation costs three
+ * map lookups of strings and a number that already exist, not a label key built per request.
+ */
 @Injectable()
-export class HttpMetrics implements OnModuleInit {
-  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+export class HttpMetrics {
+  private readonly duration: SeriesHistogram<'method' | 'route' | 'status'>;
+  private readonly series = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
-  constructor(
-    registry: MetricsRegistry,
-    private readonly adapterHost: HttpAdapterHost,
-  ) {
-    this.duration = new Histogram({
+  constructor(registry: MetricsRegistry) {
+    this.duration = new SeriesHistogram({
       name: 'gateway_http_request_duration_seconds',
       help: 'Duration of HTTP requests served by the gateway',
       labelNames: ['method', 'route', 'status'],
@@ -22,12 +22,15 @@ export class HttpMetrics implements OnModuleInit {
     });
   }
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      this.duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-      done();
-    });
+  observe(method: string, route: string | undefined, reply: FastifyReply): void {
+    const template = route ?? 'unmatched';
+    const status = reply.statusCode;
+    let routes = this.series.get(method);
+    if (!routes) this.series.set(method, (routes = new Map()));
+    let statuses = routes.get(template);
+    if (!statuses) routes.set(template, (statuses = new Map()));
+    let series = statuses.get(status);
+    if (!series) statuses.set(status, (series = this.duration.series({ method, route: template, status: String(status) })));
+    series.observe(reply.elapsedTime / 1000);
   }
 }

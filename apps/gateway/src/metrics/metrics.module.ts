@@ -5,6 +5,7 @@ import { MetricsController } from './metrics.controller.js';
 
 @Module({
   controllers: [MetricsController],
+  exports: [HttpMetrics],
   providers: [HttpMetrics],
 })
 export class GatewayMetricsModule {}

@@ -15,6 +15,17 @@ describe(ApiKeyVerifier.name, () => {
     expect(sut.verify('x'.repeat(1000))).toBeUndefined();
   });
 
+  it('answers a remembered key again, and still refuses its near misses and unknown keys', () => {
+    const fresh = new ApiKeyVerifier([{ id: 'a', keyHash: hashApiKey(key) }]);
+    const wrong = generateApiKey();
+    expect(fresh.verify(wrong)).toBeUndefined();
+    expect(fresh.verify(key)?.id).toBe('a');
+    expect(fresh.verify(key)?.id).toBe('a');
+    expect(fresh.verify(wrong)).toBeUndefined();
+    expect(fresh.verify(`${key} `)).toBeUndefined();
+    expect(fresh.verify(key.toUpperCase())).toBeUndefined();
+  });
+
   it('stores hashes in the sha256:<hex> form the config schema accepts', () => {
     expect(hashApiKey('pmgw_example_key_value')).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(generateApiKey()).toMatch(/^pmgw_[A-Za-z0-9_-]{43}$/);

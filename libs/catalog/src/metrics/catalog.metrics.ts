@@ -1,16 +1,18 @@
-import type { MetricsRegistry } from '@lib/core';
+import { type CounterSeries, type MetricsRegistry, SeriesCounter } from '@lib/core';
 import { Counter } from 'prom-client';
 
 /** How a request was answered: from a fresh entry, by the upstream, stale, or from another request's call. */
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced';
 
 export class CatalogMetrics {
-  private readonly requests: Counter<'route' | 'result'>;
+  /** Counted on every catalog request, cache hits included: series resolved once per route and result. */
+  private readonly requests: SeriesCounter<'route' | 'result'>;
+  private readonly requestSeries = new Map<string, Map<CacheResult, CounterSeries>>();
   private readonly upstream: Counter<'route' | 'status'>;
   private readonly refreshes: Counter<'route' | 'outcome'>;
 
   constructor(registry: MetricsRegistry) {
-    this.requests = new Counter({
+    this.requests = new SeriesCounter({
       name: 'catalog_cache_requests_total',
       help: 'Catalog requests by route and cache result (hit, miss, stale, coalesced)',
       labelNames: ['route', 'result'],
@@ -31,7 +33,11 @@ export class CatalogMetrics {
   }
 
   result(route: string, result: CacheResult): void {
-    this.requests.inc({ route, result });
+    let results = this.requestSeries.get(route);
+    if (!results) this.requestSeries.set(route, (results = new Map()));
+    let series = results.get(result);
+    if (!series) results.set(result, (series = this.requests.series({ route, result })));
+    series.inc();
   }
 
   upstreamCall(route: string, status: number): void {
