@@ -1,3 +1,14 @@
+import {
+  ActivitiesResponseSchema,
+  CreateOrderResponseSchema,
+  PositionsResponseSchema,
+  RetailBalanceSchema,
+  RetailBboSchema,
+  RetailBookSchema,
+  RetailOrderSchema,
+} from '@lib/retail';
+import { z } from 'zod';
+
 import { type Stack, api, json, startStack } from './support/stack.js';
 
 const usd = (value: string) => ({ value, currency: 'USD' });
@@ -59,6 +70,24 @@ describe('retail routes through the gateway', () => {
     expect(await json(await call(`/retail/v1/markets/${slug}/bbo`))).toMatchObject({ marketSlug: slug, lastTradePx: usd('0.30') });
     expect(await json(await call(`/retail/v1/markets/${slug}/book`))).toMatchObject({ marketSlug: slug, bids: [], offers: [], state: 'MARKET_STATE_OPEN' });
     expect((await call('/retail/v1/markets/no-such-market/book')).status).toBe(404);
+  });
+
+  it("answers in the shapes of the library's response schemas (the sandbox's answers are written separately)", async () => {
+    const call = api(stack);
+    const issuesOf = async (res: Response, schema: z.ZodType) => z.prettifyError(schema.safeParse(await json(res)).error ?? new z.ZodError([]));
+    const filled = await call('/retail/v1/orders', post({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.99'), quantity: 1, synchronousExecution: true, maxBlockTime: '1' }));
+    const resting = await call('/retail/v1/orders', post({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.02'), quantity: 1 }));
+    const { id } = await json(resting.clone());
+    expect(await issuesOf(filled, CreateOrderResponseSchema)).toBe('');
+    expect(await issuesOf(resting, CreateOrderResponseSchema)).toBe('');
+    expect(await issuesOf(await call(`/retail/v1/order/${id}`), z.object({ order: RetailOrderSchema }))).toBe('');
+    expect(await issuesOf(await call('/retail/v1/orders/open'), z.object({ orders: z.array(RetailOrderSchema).min(1) }))).toBe('');
+    expect(await issuesOf(await call('/retail/v1/portfolio/positions'), PositionsResponseSchema)).toBe('');
+    expect(await issuesOf(await call('/retail/v1/portfolio/activities?limit=50'), ActivitiesResponseSchema)).toBe('');
+    expect(await issuesOf(await call('/retail/v1/account/balances'), z.object({ balances: z.array(RetailBalanceSchema).min(1) }))).toBe('');
+    expect(await issuesOf(await call(`/retail/v1/markets/${slug}/bbo`), RetailBboSchema)).toBe('');
+    expect(await issuesOf(await call(`/retail/v1/markets/${slug}/book`), RetailBookSchema)).toBe('');
+    await call(`/retail/v1/order/${id}/cancel`, post({ marketSlug: slug }));
   });
 
   const order = { marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.40'), quantity: 1 };

@@ -6,7 +6,7 @@ export type { BucketName, LimitsConfig, RequestClass } from './budget/limits.typ
 export { ROUTE_BUDGETS, budgetFor, type RouteBudget } from './budget/route-budgets.js';
 export type { TakeRequest } from './budget/take-plan.js';
 export { rateLimitHeaders, rateLimitedError } from './http/rate-limit-headers.js';
-export { retryAfterOf, upstreamThrottleOf, type UpstreamAnswer, type UpstreamThrottle } from './http/upstream-feedback.js';
+export { upstreamThrottleOf, type UpstreamAnswer, type UpstreamThrottle } from './http/upstream-feedback.js';
 export type { BucketView, LimitsMode, LimitsView, TeamBucketView } from './observe/limits-view.js';
 export type { UsageCount } from './observe/team-usage.js';
 export { BudgetWaitTooLongError } from './waiting/budget-wait.error.js';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
-import { ClientMessageSchema, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
+import { ClientMessageSchema, TOPIC_SYNTAX, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
 
 type JsonSchema = Record<string, unknown>;
 
 const [subscribe, unsubscribe, ping] = ClientMessageSchema.options.map((option) => z.toJSONSchema(option) as JsonSchema);
 
 const str = { type: 'string' };
-const topic = { type: 'string', description: 'retail.marketData.<slug> | retail.marketDataLite.<slug> | retail.trade.<slug> | retail.orders[.<slug>] | retail.positions | retail.balances | exchange.marketData.<symbol>' };
+const topic = { type: 'string', description: TOPIC_SYNTAX };
 
 /** Server frames; the topic frames come from the fan-out hub (libs/fanout frame.codec.ts). */
 const serverSchemas: Record<string, JsonSchema> = {

@@ -16,13 +16,26 @@ export const WS_LIMITS = {
 
 const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
 
-/** Every topic family the endpoint serves, its exact syntax and the scope reading it needs. */
-const TOPIC_FAMILIES: { pattern: RegExp; scope: Scope; account: boolean }[] = [
-  { pattern: new RegExp(`^retail\\.(marketData|marketDataLite|trade)\\.${slug}$`), scope: 'read:marketdata', account: false },
-  { pattern: new RegExp(`^exchange\\.marketData\\.${slug}$`), scope: 'read:marketdata', account: false },
-  { pattern: new RegExp(`^retail\\.orders(\\.${slug})?$`), scope: 'read:orders', account: true },
-  { pattern: /^retail\.(positions|balances)$/, scope: 'read:positions', account: true },
+/**
+ * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug or
+ * symbol, `[...]` optional), and the scope reading it needs; the matching pattern is built from it.
+ */
+const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
+  { syntax: 'retail.marketData.<slug>', scope: 'read:marketdata', account: false },
+  { syntax: 'retail.marketDataLite.<slug>', scope: 'read:marketdata', account: false },
+  { syntax: 'retail.trade.<slug>', scope: 'read:marketdata', account: false },
+  { syntax: 'retail.orders[.<slug>]', scope: 'read:orders', account: true },
+  { syntax: 'retail.positions', scope: 'read:positions', account: true },
+  { syntax: 'retail.balances', scope: 'read:positions', account: true },
+  { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
 ];
+
+/** The topic grammar for documentation: every syntax, `|`-separated. */
+export const TOPIC_SYNTAX = TOPICS.map((t) => t.syntax).join(' | ');
+
+const patternOf = (syntax: string) =>
+  new RegExp(`^${syntax.replaceAll('.', '\\.').replace(/\[(.*)\]/, '(?:$1)?').replace(/<\w+>/g, slug)}$`);
+const TOPIC_FAMILIES = TOPICS.map((topic) => ({ ...topic, pattern: patternOf(topic.syntax) }));
 
 export interface TopicRule {
   scope: Scope;

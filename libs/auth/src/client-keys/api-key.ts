@@ -41,9 +41,9 @@ export class ApiKeyVerifier<T extends KeyedIdentity> {
   }
 
   verify(presented: string): T | undefined {
+    if (presented.length < 16 || presented.length > 256) return undefined;
     const known = this.verified.get(presented);
     if (known) return known;
-    if (presented.length < 16 || presented.length > 256) return undefined;
     const identity = this.byDigest.get(digestHex(presented));
     if (identity) this.verified.set(presented, identity);
     return identity;

@@ -44,10 +44,10 @@ export class CatalogUpstream {
 
   async fetch(call: CatalogFetch): Promise<CatalogEntry> {
     await this.budget.spend(ROUTE_BUDGETS.catalog.publicCall, call.team, undefined, this.budgetWaitMs);
-    const url = urlOf({ base: this.base, path: call.target });
+    const url = urlOf(this.base, { path: call.target });
     let reply;
     try {
-      reply = await this.http.json({ method: 'GET', base: this.base, path: call.target, requestId: call.requestId, timeoutMs: this.timeoutMs }, url);
+      reply = await this.http.json(url, { method: 'GET', requestId: call.requestId, timeoutMs: this.timeoutMs });
     } catch (error) {
       this.metrics.upstreamCall(call.route, 0);
       throw upstreamTransportError('catalog', error);

@@ -1,13 +1,12 @@
-import { type CounterSeries, type MetricsRegistry, SeriesCounter } from '@lib/core';
+import { type MetricsRegistry, SeriesCounter } from '@lib/core';
 import { Counter } from 'prom-client';
 
 /** How a request was answered: from a fresh entry, by the upstream, stale, or from another request's call. */
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced';
 
 export class CatalogMetrics {
-  /** Counted on every catalog request, cache hits included: series resolved once per route and result. */
+  /** Counted on every catalog request, cache hits included (see SeriesCounter). */
   private readonly requests: SeriesCounter<'route' | 'result'>;
-  private readonly requestSeries = new Map<string, Map<CacheResult, CounterSeries>>();
   private readonly upstream: Counter<'route' | 'status'>;
   private readonly refreshes: Counter<'route' | 'outcome'>;
 
@@ -33,11 +32,7 @@ export class CatalogMetrics {
   }
 
   result(route: string, result: CacheResult): void {
-    let results = this.requestSeries.get(route);
-    if (!results) this.requestSeries.set(route, (results = new Map()));
-    let series = results.get(result);
-    if (!series) results.set(result, (series = this.requests.series({ route, result })));
-    series.inc();
+    this.requests.seriesOf(route, result).inc();
   }
 
   upstreamCall(route: string, status: number): void {

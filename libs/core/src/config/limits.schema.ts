@@ -88,7 +88,7 @@ const BucketOverrideSchema = z
     limit: z.number().positive(),
     windowSeconds: z.number().positive(),
     safetyMargin: fraction,
-    /** Capacity in requests after the margin; default: the whole margined limit. */
+    /** Capacity in requests; default: the whole margined limit, or half the margin for a limit published per window. */
     burst: z.number().positive(),
     /** Fraction of the capacity that reads may not take. */
     reserve: reserveFraction,
@@ -100,7 +100,8 @@ export interface ResolvedBucketLimit {
   limit: number;
   windowSeconds: number;
   safetyMargin: number;
-  burst?: number;
+  /** The bucket's capacity: configured, or the default for its kind (see DocumentedLimit.window). */
+  burst: number;
   reserve: number;
   perEgressIp: boolean;
 }
@@ -138,8 +139,8 @@ export const LimitsSchema = z
         limit,
         windowSeconds: o.windowSeconds ?? base.windowSeconds,
         safetyMargin,
-        // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole capacity is the burst.
-        burst: o.burst ?? (base.window && safetyMargin < 1 ? Math.max(1, Math.floor((limit * (1 - safetyMargin)) / 2 + 1e-9)) : undefined),
+        // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole margined limit is the burst.
+        burst: o.burst ?? Math.max(1, Math.floor(base.window && safetyMargin < 1 ? (limit * (1 - safetyMargin)) / 2 + 1e-9 : limit * safetyMargin)),
         reserve: o.reserve ?? (name === 'retail.all' ? limits.priorityReserve : 0),
         perEgressIp: base.perEgressIp ?? false,
       };

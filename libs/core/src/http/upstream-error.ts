@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/domain.error.js';
 import { ErrorCode } from '../errors/error-code.js';
+import { retryAfterOf } from './retry-after.js';
 import type { JsonReply } from './upstream-http.service.js';
 
 /** What the gateway keeps of a failed upstream answer: the status and the body, parsed when it is JSON. */
@@ -69,10 +70,5 @@ function messageOf(body: unknown): string | undefined {
 }
 
 function normaliseRetryAfter(value: string | undefined): string {
-  if (value && /^\d+$/.test(value)) return value;
-  if (value) {
-    const at = Date.parse(value);
-    if (!Number.isNaN(at)) return String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));
-  }
-  return '1';
+  return String(Math.max(1, Math.ceil(retryAfterOf(value, Date.now()) ?? 1)));
 }

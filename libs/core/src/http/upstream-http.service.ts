@@ -10,20 +10,23 @@ export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'> & { orig
 
 export type QueryValue = string | number | boolean | readonly (string | number)[] | undefined;
 
-/** One JSON call to an upstream: everything a surface client decides, nothing it authenticates. */
-export interface JsonCall {
+/** How one JSON request is sent: everything but its address. */
+export interface JsonRequest {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
-  /** Base address of the upstream (origin, optionally with a path prefix). */
-  base: string;
-  /** Upstream path starting with `/`. */
-  path: string;
-  /** Arrays become repeated keys (`slugs=a&slugs=b`), as the upstream expects. */
-  query?: Record<string, QueryValue>;
   body?: unknown;
+  /** The caller's authentication (a bearer token, signature headers); sent as given. */
   headers?: Record<string, string>;
   requestId?: string;
   /** Deadline for the answer's headers and body, overriding the pool default. */
   timeoutMs?: number;
+}
+
+/** One call of a surface client: what it sends and where under the upstream's base address; nothing it authenticates. */
+export interface JsonCall extends Omit<JsonRequest, 'headers'> {
+  /** Upstream path starting with `/`. */
+  path: string;
+  /** Arrays become repeated keys (`slugs=a&slugs=b`), as the upstream expects. */
+  query?: Record<string, QueryValue>;
 }
 
 /** The upstream answer as received: status, headers, and the body text untouched. */
@@ -36,8 +39,9 @@ export interface JsonReply {
   receivedAt: number;
 }
 
-export function urlOf(call: Pick<JsonCall, 'base' | 'path' | 'query'>): string {
-  const base = call.base.endsWith('/') ? call.base.slice(0, -1) : call.base;
+/** The complete address of `call` under `base` (an origin, optionally with a path prefix): what is sent, and signed. */
+export function urlOf(baseUrl: string, call: Pick<JsonCall, 'path' | 'query'>): string {
+  const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(call.query ?? {})) {
     if (value === undefined) continue;
@@ -58,9 +62,12 @@ export class UpstreamHttp implements OnApplicationShutdown {
     this.http = config.http;
   }
 
+  /** The pool of an origin. Pools are found by the origin's text as given, so a call parses no URL. */
   pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (pool) return pool;
     const key = new URL(origin).origin;
-    let pool = this.pools.get(key);
+    pool = this.pools.get(key);
     if (!pool) {
       pool = new Pool(key, {
         connections: this.http.connectionsPerOrigin,
@@ -71,6 +78,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
       });
       this.pools.set(key, pool);
     }
+    this.pools.set(origin, pool);
     return pool;
   }
 
@@ -79,31 +87,32 @@ export class UpstreamHttp implements OnApplicationShutdown {
     return this.pool(origin).request(rest);
   }
 
-  /** Sends one JSON call to `url` (from `urlOf`) and reads the whole answer; transport errors are thrown as undici raised them. */
-  async json(call: JsonCall, url: string): Promise<JsonReply> {
-    const target = new URL(url);
-    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
-    if (call.requestId) headers[REQUEST_ID_HEADER] = call.requestId;
+  /** Sends one JSON request to `url` (from `urlOf`) and reads the whole answer; transport errors are thrown as undici raised them. */
+  async json(url: string, request: JsonRequest): Promise<JsonReply> {
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    if (request.requestId) headers[REQUEST_ID_HEADER] = request.requestId;
     let body: string | undefined;
-    if (call.body !== undefined) {
-      body = JSON.stringify(call.body);
+    if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
     }
+    // urlOf builds `scheme://authority/path?query`: the origin ends where the path's first slash is.
+    const pathStart = url.indexOf('/', url.indexOf('://') + 3);
     const sentAt = Date.now();
-    const response = await this.pool(target.origin).request({
-      method: call.method,
-      path: target.pathname + target.search,
+    const response = await this.pool(pathStart === -1 ? url : url.slice(0, pathStart)).request({
+      method: request.method,
+      path: pathStart === -1 ? '/' : url.slice(pathStart),
       headers,
       body,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.timeoutMs,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
     });
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text, sentAt, receivedAt: Date.now() };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => p.destroy())));
+    await Promise.all([...new Set(this.pools.values())].map((p) => p.close().catch(() => p.destroy())));
     this.pools.clear();
   }
 }

@@ -21,7 +21,7 @@ describe('series metrics', () => {
     const histogram = new SeriesHistogram({ name: 'h_seconds', help: 'help text', labelNames: ['route', 'status'], buckets: [...buckets].reverse(), registers: [ours] });
     for (const [route, status, value] of observations) {
       reference.observe({ route, status }, value);
-      histogram.series({ route, status }).observe(value);
+      histogram.seriesOf(route, Number(status)).observe(value);
     }
     expect(await ours.metrics()).toBe(await theirs.metrics());
   });
@@ -39,6 +39,8 @@ describe('series metrics', () => {
     counter.series({ route: '/a', status: '200' }).inc(5);
     expect(await ours.metrics()).toBe(await theirs.metrics());
 
+    expect(counter.seriesOf('/a', 200)).toBe(counter.series({ route: '/a', status: '200' }));
+    expect(() => counter.seriesOf('/only-one-label')).toThrow('c_total has labels route, status');
     const kept = counter.series({ route: '/a', status: '200' });
     ours.resetMetrics();
     kept.inc();

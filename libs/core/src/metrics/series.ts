@@ -9,12 +9,16 @@ import type { Metric, Registry } from 'prom-client';
  * once (`series(labels)`, which callers keep), and counting is plain arithmetic on that object.
  *
  * The registry exposes them like its own metrics: it reads a metric's name, help, type and aggregator,
- * calls get() on a scrape and reset() on resetMetrics(). The exposition is checked against
- * prom-client's own Counter and Histogram in series.spec.ts.
+ * calls get() on a scrape and reset() on resetMetrics(). The scrape text is checked against
+ * prom-client's own Counter and Histogram in series.spec.ts. Two differences: reset() zeroes the
+ * series instead of removing them (callers keep the series they resolved), and get() puts every label
+ * in `labels` (prom-client's JSON form moves some to `sharedLabels`; the text is the same).
  */
 abstract class SeriesFamily<L extends string, S extends { labels: Readonly<Record<L, string>> }> {
   readonly aggregator = 'sum';
   protected readonly all = new Map<string, S>();
+  /** seriesOf's lookup: one map per label, in labelNames order, the series at the leaves. */
+  private readonly tree = new Map<string | number, unknown>();
 
   constructor(
     readonly name: string,
@@ -33,6 +37,27 @@ abstract class SeriesFamily<L extends string, S extends { labels: Readonly<Recor
     if (!found) {
       found = this.create({ ...labels });
       this.all.set(key, found);
+    }
+    return found;
+  }
+
+  /**
+   * The series of these label values, in labelNames order (a number stands for its decimal text):
+   * the per-request lookup, one map per label and no key built.
+   */
+  seriesOf(...values: (string | number)[]): S {
+    let level = this.tree;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]) as Map<string | number, unknown> | undefined;
+      if (!next) level.set(values[i], (next = new Map()));
+      level = next;
+    }
+    let found = level.get(values[last]) as S | undefined;
+    if (!found) {
+      if (values.length !== this.labelNames.length) throw new Error(`${this.name} has labels ${this.labelNames.join(', ')}`);
+      found = this.series(Object.fromEntries(this.labelNames.map((name, i) => [name, String(values[i])])) as Record<L, string>);
+      level.set(values[last], found);
     }
     return found;
   }

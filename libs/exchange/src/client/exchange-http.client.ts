@@ -12,7 +12,7 @@ import {
   urlOf,
 } from '@lib/core';
 
-export interface ExchangeCall extends Omit<JsonCall, 'base' | 'headers'> {
+export interface ExchangeCall extends JsonCall {
   /**
    * What the call spends of the shared upstream budget (ROUTE_BUDGETS in @lib/ratelimit), taken after
    * validation and before sending; `null` only for operations with no published limit.
@@ -53,7 +53,7 @@ export class ExchangeHttpClient {
   }
 
   async send(call: ExchangeCall): Promise<BudgetedReply> {
-    const url = urlOf({ ...call, base: this.base });
+    const url = urlOf(this.base, call);
     const decision = await this.budget.spend(call.budget, call.team, call.cost, call.preferWaitMs);
     let authorization = call.anonymous ? undefined : await this.tokens.authorization(url);
     let reply = await this.once(call, url, authorization);
@@ -71,7 +71,7 @@ export class ExchangeHttpClient {
     if (authorization) headers.authorization = authorization;
     if (call.participant) headers['x-participant-id'] = call.participant;
     try {
-      return await this.http.json({ ...call, base: this.base, headers, timeoutMs: call.timeoutMs ?? this.timeoutMs }, url);
+      return await this.http.json(url, { method: call.method, body: call.body, headers, requestId: call.requestId, timeoutMs: call.timeoutMs ?? this.timeoutMs });
     } catch (error) {
       throw upstreamTransportError('exchange', error, call.context);
     }

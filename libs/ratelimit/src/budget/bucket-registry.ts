@@ -28,7 +28,7 @@ export class BucketRegistry {
         name,
         published: b.limit,
         windowSeconds: b.windowSeconds,
-        capacity: b.burst ?? Math.max(1, Math.floor(margined)),
+        capacity: b.burst,
         emissionMs: (b.windowSeconds * 1000) / margined,
         reserve: b.reserve,
         key: b.perEgressIp ? `${name}@${limits.egressId}` : name,

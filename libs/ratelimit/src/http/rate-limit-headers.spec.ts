@@ -1,6 +1,8 @@
 import type { Decision } from '../budget/decision.js';
 import { rateLimitedError, rateLimitHeaders } from './rate-limit-headers.js';
-import { retryAfterOf, upstreamThrottleOf } from './upstream-feedback.js';
+import { retryAfterOf } from '@lib/core';
+
+import { upstreamThrottleOf } from './upstream-feedback.js';
 
 const refused: Decision = {
   allowed: false,

@@ -1,4 +1,4 @@
-import { REQUEST_CLASSES } from '@lib/core';
+import { REQUEST_CLASSES, retryAfterOf } from '@lib/core';
 
 import type { RequestClass } from '../budget/limits.types.js';
 
@@ -26,13 +26,4 @@ export function upstreamThrottleOf(answer: UpstreamAnswer, nowMs: number, fallba
   if (answer.status === 429) return { seconds, classes: [...REQUEST_CLASSES] };
   if (answer.message && /global rate limit exceeded/i.test(answer.message)) return { seconds, classes: ['write'] };
   return undefined;
-}
-
-/** Retry-After (RFC 9110 §10.2.3) in seconds, or undefined when absent or unreadable. */
-export function retryAfterOf(value: string | null | undefined, nowMs: number): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - nowMs) / 1000);
 }

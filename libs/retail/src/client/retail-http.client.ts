@@ -12,7 +12,7 @@ import {
   urlOf,
 } from '@lib/core';
 
-export interface RetailCall extends Omit<JsonCall, 'base' | 'headers'> {
+export interface RetailCall extends JsonCall {
   /**
    * What the call spends of the shared upstream budget (ROUTE_BUDGETS in @lib/ratelimit), taken after
    * validation and before sending; `null` only for operations with no published limit.
@@ -49,7 +49,7 @@ export class RetailHttpClient {
   }
 
   async send(call: RetailCall): Promise<BudgetedReply> {
-    const url = urlOf({ ...call, base: this.base });
+    const url = urlOf(this.base, call);
     const decision = await this.budget.spend(call.budget, call.team, undefined, call.preferWaitMs);
     let reply = await this.once(call, url);
     if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
@@ -63,7 +63,7 @@ export class RetailHttpClient {
     const headers = this.signer.sign(call.account, call.method, url);
     let reply: JsonReply;
     try {
-      reply = await this.http.json({ ...call, base: this.base, headers, timeoutMs: call.timeoutMs ?? this.timeoutMs }, url);
+      reply = await this.http.json(url, { method: call.method, body: call.body, headers, requestId: call.requestId, timeoutMs: call.timeoutMs ?? this.timeoutMs });
     } catch (error) {
       throw upstreamTransportError('retail', error, call.context);
     }
