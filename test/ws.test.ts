@@ -8,7 +8,12 @@ const topic = `retail.marketData.${slug}`;
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ clients: [{ id: 'md', scopes: ['read:marketdata'] }] });
+  stack = await startStack({
+    clients: [
+      { id: 'md', scopes: ['read:marketdata'] },
+      { id: 'main-only', scopes: ['read:orders', 'read:positions', 'write:orders'], retailAccounts: ['main'] },
+    ],
+  });
 });
 afterAll(() => stack.close());
 
@@ -103,6 +108,39 @@ describe('/ws protocol', () => {
       sut.send({ type: 'subscribe', id: 's2', topics: ['retail.orders', 'retail.balances'] });
       expect(await sut.next((f) => f.topic === 'retail.orders')).toMatchObject({ type: 'error', id: 's2', code: 'forbidden', missingScope: 'read:orders' });
       expect(await sut.next((f) => f.topic === 'retail.balances')).toMatchObject({ type: 'error', code: 'forbidden', missingScope: 'read:positions' });
+    } finally {
+      sut.close();
+    }
+  });
+
+  it("serves a named retail account's topics to a client allowed it, with that account's orders only", async () => {
+    const order = (headers: Record<string, string>) =>
+      api(stack)('/retail/v1/orders', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.03', currency: 'USD' }, quantity: 1 }),
+      });
+    const topics = ['retail.account.hedge.orders', 'retail.account.hedge.balances'];
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    try {
+      sut.send({ type: 'subscribe', id: 'h', topics });
+      expect(await sut.next((f) => f.type === 'ack', 10_000)).toEqual({ type: 'ack', id: 'h', topics });
+      expect(sut.topic('retail.account.hedge.balances')[0]).toMatchObject({ type: 'snapshot' });
+      const onMain = (await json(await order({ 'x-retail-account': 'main' }))).id as string;
+      const onHedge = (await json(await order({ 'x-retail-account': 'hedge' }))).id as string;
+      await sut.next((f) => f.topic === 'retail.account.hedge.orders' && f.type === 'update' && JSON.stringify(f.data).includes(onHedge), 10_000);
+      expect(JSON.stringify(sut.topic('retail.account.hedge.orders'))).not.toContain(onMain);
+    } finally {
+      sut.close();
+    }
+  });
+
+  it('refuses the topics of a retail account the client may not use, naming the account', async () => {
+    const sut = await WsTestClient.open(stack.url, { key: stack.keys['main-only'] });
+    try {
+      sut.send({ type: 'subscribe', id: 'm', topics: ['retail.account.hedge.positions', 'retail.account.main.positions'] });
+      expect(await sut.next((f) => f.topic === 'retail.account.hedge.positions')).toMatchObject({ type: 'error', id: 'm', code: 'forbidden', message: expect.stringContaining('hedge') });
+      expect(await sut.next((f) => f.type === 'ack', 10_000)).toEqual({ type: 'ack', id: 'm', topics: ['retail.account.main.positions'] });
     } finally {
       sut.close();
     }

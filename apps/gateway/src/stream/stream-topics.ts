@@ -5,8 +5,9 @@ import { TopicSourceRegistry } from '@lib/fanout';
 import { RetailStreams, RetailTopicSource, registerRetailTopics } from '@lib/retail';
 
 /**
- * Registers the stream clients with the hub at start. Retail topics are served for one account, the
- * environment's first retail account: a retail stream is per key, and the hub keys topics by name only.
+ * Registers the stream clients with the hub at start. Retail account topics name their account
+ * (`retail.account.<account>.…`) or are the environment's first retail account's: a retail stream is
+ * per key, and the hub keys topics by name only.
  */
 @Injectable()
 export class StreamTopics implements OnModuleInit {

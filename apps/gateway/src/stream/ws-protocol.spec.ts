@@ -10,10 +10,29 @@ describe('topicRule', () => {
     ['retail.positions', 'read:positions', true],
     ['retail.balances', 'read:positions', true],
   ])('maps %s to %s', (topic, scope, account) => {
-    expect(topicRule(topic)).toEqual({ scope, account });
+    expect(topicRule(topic)).toEqual({ scope, account, accountName: undefined });
   });
 
-  it.each(['retail.marketData.', 'retail.positions.x', 'retail.ordersx', 'exchange.trades.x', 'retail.marketData.a b'])('refuses %s', (topic) => {
+  it.each([
+    ['retail.account.hedge.orders', 'read:orders'],
+    ['retail.account.hedge.orders.aec-nba-mil-phi-2026-11-21', 'read:orders'],
+    ['retail.account.hedge-2.positions', 'read:positions'],
+    ['retail.account.hedge.balances', 'read:positions'],
+  ])('maps %s to %s of the account it names', (topic, scope) => {
+    expect(topicRule(topic)).toEqual({ scope, account: true, accountName: topic.split('.')[2] });
+  });
+
+  it.each([
+    'retail.marketData.',
+    'retail.positions.x',
+    'retail.ordersx',
+    'exchange.trades.x',
+    'retail.marketData.a b',
+    'retail.account.Hedge.orders',
+    'retail.account.a.b.positions',
+    'retail.account.hedge.marketData.x',
+    'retail.account..balances',
+  ])('refuses %s', (topic) => {
     expect(topicRule(topic)).toBeUndefined();
   });
 });

@@ -15,10 +15,14 @@ export const WS_LIMITS = {
 } as const;
 
 const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
+/** A retail account name as the config allows it (no dots, so the topic splits unambiguously). */
+const accountName = '(?<account>[a-z0-9][a-z0-9-]{0,63})';
 
 /**
- * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug or
- * symbol, `[...]` optional), and the scope reading it needs; the matching pattern is built from it.
+ * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug,
+ * symbol or account name, `[...]` optional), and the scope reading it needs; the matching pattern is
+ * built from it. Account topics without `account.<account>` are the gateway's default retail account
+ * (the environment's first).
  */
 const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'retail.marketData.<slug>', scope: 'read:marketdata', account: false },
@@ -27,6 +31,9 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'retail.orders[.<slug>]', scope: 'read:orders', account: true },
   { syntax: 'retail.positions', scope: 'read:positions', account: true },
   { syntax: 'retail.balances', scope: 'read:positions', account: true },
+  { syntax: 'retail.account.<account>.orders[.<slug>]', scope: 'read:orders', account: true },
+  { syntax: 'retail.account.<account>.positions', scope: 'read:positions', account: true },
+  { syntax: 'retail.account.<account>.balances', scope: 'read:positions', account: true },
   { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
 ];
 
@@ -34,18 +41,29 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
 export const TOPIC_SYNTAX = TOPICS.map((t) => t.syntax).join(' | ');
 
 const patternOf = (syntax: string) =>
-  new RegExp(`^${syntax.replaceAll('.', '\\.').replace(/\[(.*)\]/, '(?:$1)?').replace(/<\w+>/g, slug)}$`);
+  new RegExp(
+    `^${syntax
+      .replaceAll('.', '\\.')
+      .replace(/\[(.*)\]/, '(?:$1)?')
+      .replace(/<(?!account>)\w+>/g, slug)
+      .replace('<account>', accountName)}$`,
+  );
 const TOPIC_FAMILIES = TOPICS.map((topic) => ({ ...topic, pattern: patternOf(topic.syntax) }));
 
 export interface TopicRule {
   scope: Scope;
-  /** An account topic of the gateway's retail account: the client must be allowed that account. */
+  /** An account topic: the client must be allowed its retail account. */
   account: boolean;
+  /** The account an account topic names; none for the gateway's default account. */
+  accountName?: string;
 }
 
 export function topicRule(topic: string): TopicRule | undefined {
-  const family = TOPIC_FAMILIES.find((candidate) => candidate.pattern.test(topic));
-  return family && { scope: family.scope, account: family.account };
+  for (const family of TOPIC_FAMILIES) {
+    const match = family.pattern.exec(topic);
+    if (match) return { scope: family.scope, account: family.account, accountName: match.groups?.account };
+  }
+  return undefined;
 }
 
 const id = z.string().min(1).max(64);

@@ -25,7 +25,7 @@ export class WsSession {
     private readonly client: HubClient,
     private readonly caller: AuthenticatedClient,
     private readonly hub: FanoutHub,
-    /** The retail account whose account topics this gateway serves. */
+    /** The retail account of account topics that name none (the environment's first). */
     private readonly retailAccount: string | undefined,
   ) {
     ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
@@ -105,8 +105,9 @@ export class WsSession {
       this.error({ id, topic, code: 'forbidden', missingScope: rule.scope, message: `Missing scope ${rule.scope}.` });
       return false;
     }
-    if (rule.account && !(this.retailAccount && this.caller.retailAccounts.includes(this.retailAccount))) {
-      this.error({ id, topic, code: 'forbidden', message: `This client may not read the retail account ${this.retailAccount ?? '(none configured)'}.` });
+    const account = rule.accountName ?? this.retailAccount;
+    if (rule.account && !(account && this.caller.retailAccounts.includes(account))) {
+      this.error({ id, topic, code: 'forbidden', message: `This client may not read the retail account ${account ?? '(none configured)'}.` });
       return false;
     }
     return true;

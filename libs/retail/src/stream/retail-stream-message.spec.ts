@@ -40,9 +40,11 @@ describe(parseRetailTopic.name, () => {
     expect(parseRetailTopic('retail.orders')).toEqual({ channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: [] });
     expect(parseRetailTopic('retail.orders.m')).toMatchObject({ marketSlugs: ['m'] });
     expect(parseRetailTopic('retail.balances')).toEqual({ channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' });
+    expect(parseRetailTopic('retail.account.hedge.orders.m')).toEqual({ channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: ['m'], account: 'hedge' });
+    expect(parseRetailTopic('retail.account.hedge.positions')).toEqual({ channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_POSITION', account: 'hedge' });
   });
 
-  it.each(['retail.trade', 'retail.positions.m', 'retail.toString.m', 'exchange.orders'])('refuses %s', (topic) => {
-    expect(() => parseRetailTopic(topic)).toThrow(/not a retail topic/);
+  it.each(['retail.trade', 'retail.positions.m', 'retail.toString.m', 'exchange.orders', 'retail.account.hedge', 'retail.account.hedge.trade.m'])('refuses %s', (topic) => {
+    expect(() => parseRetailTopic(topic)).toThrow(/not a retail (account )?topic/);
   });
 });

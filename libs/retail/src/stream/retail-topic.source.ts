@@ -8,6 +8,8 @@ import type { RetailChannel, RetailStreams } from './retail-streams.service.js';
 
 interface TopicSpec extends SubscriptionRequest {
   channel: RetailChannel;
+  /** The account a `retail.account.<account>.…` topic names; none for the default account. */
+  account?: string;
 }
 
 /** Per-market topic families: `retail.<family>.<slug>`. */
@@ -19,10 +21,17 @@ const MARKET_TOPICS: Record<string, RetailSubscriptionType> = {
 
 /**
  * `retail.marketData.<slug>`, `retail.marketDataLite.<slug>`, `retail.trade.<slug>` on the markets
- * channel; `retail.orders[.<slug>]`, `retail.positions`, `retail.balances` on the private channel.
- * An order subscription without markets covers them all (upstream-facts "Retail extras").
+ * channel; `retail.orders[.<slug>]`, `retail.positions`, `retail.balances` on the private channel,
+ * of the default account or, after `retail.account.<account>.`, of that account (account names have
+ * no dots). An order subscription without markets covers them all (upstream-facts "Retail extras").
  */
 export function parseRetailTopic(topic: string): TopicSpec {
+  const named = /^retail\.account\.([^.]+)\.(.+)$/.exec(topic);
+  if (named) {
+    const spec = parseRetailTopic(`retail.${named[2]}`);
+    if (spec.channel !== 'private') throw new Error(`not a retail account topic: ${topic}`);
+    return { ...spec, account: named[1] };
+  }
   const [root, family, ...rest] = topic.split('.');
   const slug = rest.join('.');
   if (root === 'retail' && Object.hasOwn(MARKET_TOPICS, family) && slug) return { channel: 'markets', subscriptionType: MARKET_TOPICS[family], marketSlugs: [slug] };
@@ -36,7 +45,8 @@ export function parseRetailTopic(topic: string): TopicSpec {
 export type RetailTopicPayload = Pick<RetailStreamEvent, 'stream' | 'key' | 'data'>;
 
 /**
- * The fan-out hub's source for retail topics, for one retail key: one upstream subscription per topic.
+ * The fan-out hub's source for retail topics: one upstream subscription per topic, on the socket of
+ * the topic's account (the default account unless the topic names one).
  * Snapshot messages become `sink.snapshot`, updates `sink.update`; a dropped connection is `sink.gap`,
  * and the resubscription's snapshot follows on its own.
  */
@@ -46,12 +56,12 @@ export class RetailTopicSource implements TopicSource {
 
   constructor(
     private readonly streams: RetailStreams,
-    private readonly account: string,
+    private readonly defaultAccount: string,
   ) {}
 
   async open(topic: string, sink: TopicSink): Promise<void> {
-    const { channel, ...request } = parseRetailTopic(topic);
-    const socket = this.streams.socket(this.account, channel);
+    const { channel, account, ...request } = parseRetailTopic(topic);
+    const socket = this.streams.socket(account ?? this.defaultAccount, channel);
     const { requestId, ready } = socket.subscribe(request, {
       event: (event) => {
         const payload: RetailTopicPayload = { stream: event.stream, key: event.key, data: event.data };
@@ -86,5 +96,6 @@ export function registerRetailTopics(registry: TopicSourceRegistry, source: Reta
     .register('retail.trade.', source, { conflate: false })
     .register('retail.orders', source, ACCOUNT_POLICY)
     .register('retail.positions', source, ACCOUNT_POLICY)
-    .register('retail.balances', source, ACCOUNT_POLICY);
+    .register('retail.balances', source, ACCOUNT_POLICY)
+    .register('retail.account.', source, ACCOUNT_POLICY);
 }
