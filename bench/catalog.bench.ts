@@ -28,7 +28,7 @@ interface LoadResult {
 }
 /** autocannon's command line, run as its own process: the load generator shares the cores, not the server's heap and GC. */
 const execFileAsync = promisify(execFile);
-const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+export const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
 /** Each side runs ROUNDS times, alternating with the others, so a burst of load from elsewhere on the machine hits all alike. */
 const ROUNDS = 4;
@@ -41,13 +41,13 @@ const HIT_ROUTES = { sports: '/v1/sports', events5: '/v1/events?limit=5' } as co
 /** Each request names other provider ids, so each is a miss; the upstream work stays the same tiny lookup. */
 const missPath = (i: number) => `/v1/sports/teams/provider?teamIds=${900_000 + i}`;
 
-interface Gateway {
+export interface Gateway {
   app: NestFastifyApplication;
   url: string;
   headers: Record<string, string>;
 }
 
-async function startGateway(sandbox: RunningSandbox, logLevel: 'info' | 'warn'): Promise<Gateway> {
+export async function startGateway(sandbox: RunningSandbox, logLevel: 'info' | 'warn'): Promise<Gateway> {
   const key = generateApiKey();
   const config = GatewayConfigSchema.parse({
     server: { host: '127.0.0.1', port: 0 },
@@ -127,7 +127,7 @@ async function alternate<K extends string>(sides: Record<K, Side>): Promise<Reco
 }
 
 /** A bare Fastify route answering with exactly the bytes and content type the gateway sends. */
-async function bareFastify(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+export async function bareFastify(body: string): Promise<{ url: string; close: () => Promise<void> }> {
   const app = Fastify();
   app.get('/', (_request, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8').send(body);
