@@ -1,7 +1,8 @@
 // Run under `valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes` by
 // catalog-instructions.bench.ts: serves /catalog/v1/sports (the gateway, API key checked and access
 // line formatted, or a bare Fastify route with the same bytes), warms it up with autocannon, then
-// switches instrumentation on around exactly N requests and prints the dump's path.
+// switches instrumentation on around exactly N requests and prints its pid (the dump's name) and
+// how many of those requests were not answered 2xx.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,15 +23,22 @@ const gateway = await startGateway(sandbox, 'info');
 const body = await (await fetch(`${gateway.url}/catalog/v1/sports`, { headers: gateway.headers })).text();
 const bare = await bareFastify(body);
 const [url, headers] = side === 'gateway' ? [`${gateway.url}/catalog/v1/sports`, gateway.headers] : [bare.url, {}];
-const load = (amount: number) =>
-  execFileAsync(process.execPath, [AUTOCANNON_CLI, '-c', '10', '-a', String(amount), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url]);
+/** Sends exactly `amount` requests over 10 connections; answers how many were not 2xx. */
+async function load(amount: number): Promise<number> {
+  const args = [AUTOCANNON_CLI, '--json', '-c', '10', '-a', String(amount), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 });
+  const result = JSON.parse(stdout) as { non2xx: number; errors: number };
+  return result.non2xx + result.errors;
+}
+// callgrind_control reaches the process through vgdb; where ptrace is restricted it could wait forever.
+const control = (command: string) => execFileSync('callgrind_control', [command, String(process.pid)], { timeout: 60_000 });
 
 await load(warmUp);
-execFileSync('callgrind_control', ['--instr=on', String(process.pid)]);
-await load(requests);
-execFileSync('callgrind_control', ['--dump', String(process.pid)]);
-execFileSync('callgrind_control', ['--instr=off', String(process.pid)]);
-process.stdout.write(`${JSON.stringify({ pid: process.pid })}\n`);
+control('--instr=on');
+const failures = await load(requests);
+control('--dump');
+control('--instr=off');
+process.stdout.write(`${JSON.stringify({ pid: process.pid, failures })}\n`);
 await bare.close();
 await gateway.app.close();
 await sandbox.close();

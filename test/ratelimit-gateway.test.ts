@@ -53,6 +53,10 @@ describe('Prefer: wait', () => {
       const responses = await Promise.all(Array.from({ length: 30 }, () => api(stack)('/exchange/v1/health', { headers: { prefer: 'wait=5' } })));
       expect(responses.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
       expect(responses[0].headers.get('preference-applied')).toBe('wait=5');
+      // A route that spends no budget applies no wait, so it does not claim to (RFC 7240).
+      const unbudgeted = await api(stack)('/exchange/v1/whoami', { headers: { prefer: 'wait=5' } });
+      expect(unbudgeted.status).toBe(200);
+      expect(unbudgeted.headers.get('preference-applied')).toBeNull();
     } finally {
       await stack.close();
     }

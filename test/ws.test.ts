@@ -122,16 +122,21 @@ describe('/ws protocol', () => {
       });
     const topics = ['retail.account.hedge.orders', 'retail.account.hedge.balances'];
     const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    const placed: [string, string][] = [];
     try {
       sut.send({ type: 'subscribe', id: 'h', topics });
       expect(await sut.next((f) => f.type === 'ack', 10_000)).toEqual({ type: 'ack', id: 'h', topics });
       expect(sut.topic('retail.account.hedge.balances')[0]).toMatchObject({ type: 'snapshot' });
       const onMain = (await json(await order({ 'x-retail-account': 'main' }))).id as string;
       const onHedge = (await json(await order({ 'x-retail-account': 'hedge' }))).id as string;
+      placed.push(['main', onMain], ['hedge', onHedge]);
       await sut.next((f) => f.topic === 'retail.account.hedge.orders' && f.type === 'update' && JSON.stringify(f.data).includes(onHedge), 10_000);
       expect(JSON.stringify(sut.topic('retail.account.hedge.orders'))).not.toContain(onMain);
     } finally {
       sut.close();
+      for (const [account, id] of placed) {
+        await api(stack)(`/retail/v1/order/${id}/cancel`, { method: 'POST', headers: { 'x-retail-account': account }, body: JSON.stringify({ marketSlug: slug }) });
+      }
     }
   });
 

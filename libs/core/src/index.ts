@@ -15,7 +15,7 @@ export {
   type RetailAccountConfig,
 } from './config/config.schema.js';
 export { REQUEST_CLASSES } from './config/limits.schema.js';
-export { DEFAULT_PROTO_DIR } from './config/config.schema.js';
+export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,
   ForbiddenError,
@@ -35,7 +35,7 @@ export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type JsonRequest, t
 export { LOG_DESTINATION, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
-export { CounterSeries, HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
+export { SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';

@@ -1,21 +1,24 @@
-import { type ExecutionContext, Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** RFC 7240 `Prefer: wait=<seconds>`; other preferences are ignored. */
 const WAIT = /(?:^|[,;\s])wait\s*=\s*"?(\d+(?:\.\d+)?)"?/i;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `Prefer: wait` in ms, capped by `limits.maxPreferWaitSeconds`; read through preferWaitOf. */
+    /**
+     * `Prefer: wait` in ms, capped by `limits.maxPreferWaitSeconds`; the caller decorators pass it to
+     * the budget, whose decision echoes it as `Preference-Applied` (only routes that spend budget apply it).
+     */
     readonly preferWaitMs: number | undefined;
   }
 }
 
 /**
  * `request.preferWaitMs`: a getter on Fastify's request prototype, so the header is parsed only by
- * the routes that spend budget (through preferWaitOf), not on every request by a hook.
+ * the routes that read it, not on every request by a hook.
  */
 @Injectable()
 export class PreferWait implements OnModuleInit {
@@ -39,15 +42,4 @@ export class PreferWait implements OnModuleInit {
       },
     });
   }
-}
-
-/**
- * The wait a budget-spending route honours, echoed as `Preference-Applied` (RFC 7240: the
- * preferences that were applied, so routes that spend no budget do not echo it).
- */
-export function preferWaitOf(ctx: ExecutionContext): number | undefined {
-  const http = ctx.switchToHttp();
-  const waitMs = http.getRequest<FastifyRequest>().preferWaitMs;
-  if (waitMs !== undefined) http.getResponse<FastifyReply>().header('Preference-Applied', `wait=${waitMs / 1000}`);
-  return waitMs;
 }

@@ -5,7 +5,6 @@ import type { FastifyRequest } from 'fastify';
 import { PARTICIPANT_HEADER, headerOf, participantFor } from '../common/accounts.decorators.js';
 import { clientOf } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { preferWaitOf } from '../common/prefer-wait.js';
 
 function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client: AuthenticatedClient } {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
@@ -15,7 +14,7 @@ function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client
 /** Team and request id of a route that acts for no participant (reference and market data). */
 export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext => {
   const { request, client } = authenticated(ctx);
-  return { team: client.team, requestId: request.id, preferWaitMs: preferWaitOf(ctx) };
+  return { team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });
 
 /**
@@ -24,5 +23,5 @@ export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionCont
  */
 export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): AccountCallerContext => {
   const { request, client } = authenticated(ctx);
-  return { team: client.team, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: preferWaitOf(ctx) };
+  return { team: client.team, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: request.preferWaitMs };
 });

@@ -5,7 +5,6 @@ import type { FastifyRequest } from 'fastify';
 
 import { RETAIL_ACCOUNT_HEADER, headerOf, retailAccountFor } from '../common/accounts.decorators.js';
 import { clientOf } from '../common/auth.decorators.js';
-import { preferWaitOf } from '../common/prefer-wait.js';
 
 /** Every retail controller: under /retail/v1 (the upstream paths), an API key, and the account header documented. */
 export const RetailController = () =>
@@ -24,5 +23,5 @@ export const Caller = createParamDecorator((_: unknown, ctx: ExecutionContext): 
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
   const client = clientOf(request);
   const account = retailAccountFor(client, headerOf(request, RETAIL_ACCOUNT_HEADER));
-  return { account, team: client.team, requestId: request.id, preferWaitMs: preferWaitOf(ctx) };
+  return { account, team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });

@@ -1,4 +1,4 @@
-import type { Scope } from '@lib/core';
+import { RETAIL_ACCOUNT_NAME, type Scope } from '@lib/core';
 import { z } from 'zod';
 
 /** Bounds per connection; each one is documented in the AsyncAPI description. */
@@ -15,8 +15,7 @@ export const WS_LIMITS = {
 } as const;
 
 const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
-/** A retail account name as the config allows it (no dots, so the topic splits unambiguously). */
-const accountName = '(?<account>[a-z0-9][a-z0-9-]{0,63})';
+const accountName = `(?<account>${RETAIL_ACCOUNT_NAME})`;
 
 /**
  * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug,

@@ -58,9 +58,12 @@ const HttpSchema = z
   })
   .strict();
 
+/** A retail account's name: no dots, so it can stand inside dotted names (WebSocket topics). */
+export const RETAIL_ACCOUNT_NAME = '[a-z0-9][a-z0-9-]*';
+
 const RetailAccountSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    name: z.string().regex(new RegExp(`^${RETAIL_ACCOUNT_NAME}$`), 'lower-case letters, digits and dashes'),
     keyId: z.uuid(),
     secretKeyFile: secretFile,
   })

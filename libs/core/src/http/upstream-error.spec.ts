@@ -25,6 +25,15 @@ describe('upstreamError', () => {
     expect(sut.detail).toContain('rate limit exceeded');
   });
 
+  it.each([
+    ['0', '1'],
+    ['007', '7'],
+    ['soon', '1'],
+    [undefined, '1'],
+  ])('tells the client Retry-After %s of the upstream as %s: whole seconds, at least 1', (upstream, client) => {
+    expect(upstreamError('retail', { status: 429, body: {}, retryAfter: upstream }).headers['Retry-After']).toBe(client);
+  });
+
   it('calls a 403 UPSTREAM_FORBIDDEN', () => {
     expect(upstreamError('exchange', { status: 403, body: { code: 7 } }).code).toBe(ErrorCode.UPSTREAM_FORBIDDEN);
   });

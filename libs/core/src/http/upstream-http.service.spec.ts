@@ -41,6 +41,11 @@ describe(UpstreamHttp.name, () => {
     expect(seen.at(-1)?.headers).toMatchObject({ authorization: 'Bearer t', 'x-request-id': 'req-1', 'content-type': 'application/json', accept: 'application/json' });
   });
 
+  it('sends a query that follows the origin directly, as a target under /', async () => {
+    await sut.json(`${origin}?probe=1`, { method: 'GET' });
+    expect(seen.at(-1)?.url).toBe('/?probe=1');
+  });
+
   it('finds one pool per origin however the origin is spelled', () => {
     const pool = sut.pool(origin);
     expect(sut.pool(origin.replace('http://', 'HTTP://'))).toBe(pool);

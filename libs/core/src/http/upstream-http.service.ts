@@ -52,6 +52,8 @@ export function urlOf(baseUrl: string, call: Pick<JsonCall, 'path' | 'query'>): 
   return base + call.path + (qs ? `?${qs}` : '');
 }
 
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
 /** Keep-alive connection pools, one per upstream origin, with the timeouts of the `http` config section. */
 @Injectable()
 export class UpstreamHttp implements OnApplicationShutdown {
@@ -96,12 +98,13 @@ export class UpstreamHttp implements OnApplicationShutdown {
       body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
     }
-    // urlOf builds `scheme://authority/path?query`: the origin ends where the path's first slash is.
-    const pathStart = url.indexOf('/', url.indexOf('://') + 3);
+    // `scheme://authority` is the origin; the rest (path, query) is the request target.
+    const origin = ORIGIN.exec(url)?.[0] ?? url;
+    const target = url.slice(origin.length);
     const sentAt = Date.now();
-    const response = await this.pool(pathStart === -1 ? url : url.slice(0, pathStart)).request({
+    const response = await this.pool(origin).request({
       method: request.method,
-      path: pathStart === -1 ? '/' : url.slice(pathStart),
+      path: target.startsWith('/') ? target : `/${target}`,
       headers,
       body,
       headersTimeout: request.timeoutMs,

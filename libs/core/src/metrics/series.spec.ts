@@ -41,6 +41,7 @@ describe('series metrics', () => {
 
     expect(counter.seriesOf('/a', 200)).toBe(counter.series({ route: '/a', status: '200' }));
     expect(() => counter.seriesOf('/only-one-label')).toThrow('c_total has labels route, status');
+    expect(() => counter.seriesOf('/a')).toThrow('c_total has labels route, status'); // a prefix of a known series
     const kept = counter.series({ route: '/a', status: '200' });
     ours.resetMetrics();
     kept.inc();

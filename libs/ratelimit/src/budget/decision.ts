@@ -34,6 +34,8 @@ export interface Decision {
   limitedBy?: LimitedBy;
   mode: BudgetMode;
   readings: BucketReading[];
+  /** The `Prefer: wait` (ms) the decision was allowed to wait for, echoed as `Preference-Applied`. */
+  preferWaitMs?: number;
 }
 
 /** `instances`: local decisions report this instance's part of each limit. */

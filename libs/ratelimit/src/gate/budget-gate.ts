@@ -26,7 +26,7 @@ export class BudgetGate {
   async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number): Promise<Decision | undefined> {
     if (budget === null) return undefined;
     const request = budgetFor(budget, team, cost);
-    const decision = waitMs ? await this.limiter.takeOrWait(request, waitMs) : await this.limiter.take(request);
+    const decision = waitMs ? { ...(await this.limiter.takeOrWait(request, waitMs)), preferWaitMs: waitMs } : await this.limiter.take(request);
     if (!decision.allowed) throw rateLimitedError(decision);
     return decision;
   }

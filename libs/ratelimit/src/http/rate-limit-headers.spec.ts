@@ -1,7 +1,5 @@
 import type { Decision } from '../budget/decision.js';
 import { rateLimitedError, rateLimitHeaders } from './rate-limit-headers.js';
-import { retryAfterOf } from '@lib/core';
-
 import { upstreamThrottleOf } from './upstream-feedback.js';
 
 const refused: Decision = {
@@ -50,6 +48,6 @@ describe(upstreamThrottleOf.name, () => {
 
   it('ignores other answers and unreadable Retry-After values', () => {
     expect(upstreamThrottleOf({ status: 503 }, now)).toBeUndefined();
-    expect(retryAfterOf('soon', now)).toBeUndefined();
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'soon' }, now, 4)?.seconds).toBe(4);
   });
 });

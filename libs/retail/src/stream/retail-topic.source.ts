@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { RETAIL_ACCOUNT_NAME } from '@lib/core';
 import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicSink, type TopicSource, type TopicSourceRegistry } from '@lib/fanout';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
@@ -19,6 +20,8 @@ const MARKET_TOPICS: Record<string, RetailSubscriptionType> = {
   trade: 'SUBSCRIPTION_TYPE_TRADE',
 };
 
+const NAMED_ACCOUNT_TOPIC = new RegExp(`^retail\\.account\\.(${RETAIL_ACCOUNT_NAME})\\.(.+)$`);
+
 /**
  * `retail.marketData.<slug>`, `retail.marketDataLite.<slug>`, `retail.trade.<slug>` on the markets
  * channel; `retail.orders[.<slug>]`, `retail.positions`, `retail.balances` on the private channel,
@@ -26,7 +29,7 @@ const MARKET_TOPICS: Record<string, RetailSubscriptionType> = {
  * no dots). An order subscription without markets covers them all (upstream-facts "Retail extras").
  */
 export function parseRetailTopic(topic: string): TopicSpec {
-  const named = /^retail\.account\.([^.]+)\.(.+)$/.exec(topic);
+  const named = NAMED_ACCOUNT_TOPIC.exec(topic);
   if (named) {
     const spec = parseRetailTopic(`retail.${named[2]}`);
     if (spec.channel !== 'private') throw new Error(`not a retail account topic: ${topic}`);
