@@ -61,4 +61,17 @@ describe('Prefer: wait', () => {
       await stack.close();
     }
   });
+
+  it('says the wait was applied on a 429 after queueing too', async () => {
+    const stack = await startStack();
+    try {
+      // Open-order reads: 55 per 10 s with a burst of 2, so most of ten at once need far more than the 1 ms they may wait.
+      const responses = await Promise.all(Array.from({ length: 10 }, () => api(stack)('/retail/v1/orders/open', { headers: { prefer: 'wait=0.001' } })));
+      const refused = responses.filter((r) => r.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) expect(r.headers.get('preference-applied')).toBe('wait=0.001');
+    } finally {
+      await stack.close();
+    }
+  });
 });

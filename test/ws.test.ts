@@ -191,3 +191,31 @@ async function waitForFrames(client: WsTestClient, name: string, count: number):
   await client.next(() => client.topic(name).length >= count);
   return client.topic(name);
 }
+
+describe('/ws behind a proxy (server.trustProxy)', () => {
+  it('counts failed logins per forwarded client address, as the HTTP routes do', async () => {
+    const proxied = await startStack({
+      gateway: (config) => ({ ...config, server: { ...config.server, trustProxy: true }, inbound: { ...config.inbound, failedAuthPerIpPerMinute: 2 } }),
+    });
+    const statusFrom = async (key: string, client: string) => {
+      try {
+        (await WsTestClient.open(proxied.url, { key, headers: { 'x-forwarded-for': `${client}, 10.0.0.1` } })).close();
+        return 101;
+      } catch (error) {
+        if (error instanceof RefusedUpgrade) return error.status;
+        throw error;
+      }
+    };
+    try {
+      const guess = 'pmgw_guess-guess-guess-guess-guess-000';
+      const guessing = [];
+      for (let i = 0; i < 3; i++) guessing.push(await statusFrom(guess, '203.0.113.7'));
+      expect(guessing).toEqual([401, 401, 429]);
+      // Every client arrives from the proxy's address; only the guessing one is slowed down.
+      expect(await statusFrom(proxied.keys.all, '198.51.100.9')).toBe(101);
+      expect(await statusFrom(proxied.keys.all, '203.0.113.7')).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+});

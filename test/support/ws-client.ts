@@ -20,9 +20,9 @@ export class WsTestClient {
   }
 
   /** Opens `/ws`; rejects with the HTTP status of a refused upgrade. */
-  static open(baseUrl: string, options: { key?: string; ticket?: string } = {}): Promise<WsTestClient> {
+  static open(baseUrl: string, options: { key?: string; ticket?: string; headers?: Record<string, string> } = {}): Promise<WsTestClient> {
     const url = `${baseUrl.replace(/^http/, 'ws')}/ws${options.ticket === undefined ? '' : `?ticket=${encodeURIComponent(options.ticket)}`}`;
-    const ws = new WebSocket(url, { headers: options.key ? { authorization: `Bearer ${options.key}` } : {} });
+    const ws = new WebSocket(url, { headers: { ...options.headers, ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) } });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new WsTestClient(ws)));
       ws.once('unexpected-response', (_req, res) => reject(new RefusedUpgrade(res.statusCode ?? 0)));

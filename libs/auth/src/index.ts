@@ -2,7 +2,6 @@ export { AuthModule } from './auth.module.js';
 export { ApiKeyVerifier, generateApiKey, hashApiKey, type KeyedIdentity } from './client-keys/api-key.js';
 export { CredentialTargetError, EnvironmentBinding } from './environment/environment-binding.js';
 export { ExchangeTokenProvider, type ExchangeTokenStatus } from './exchange-token/exchange-token.provider.js';
-export { fullJitterDelay } from './exchange-token/backoff.js';
 export type { TokenFailureReason } from './exchange-token/token-endpoint.js';
 export type { Ed25519PrivateKey, RsaPrivateKey } from './keys/key-files.js';
 export { KeyLoadError, type KeyFileProblem } from './keys/key-load.error.js';

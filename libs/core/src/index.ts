@@ -31,7 +31,8 @@ export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.j
 export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
 export { retryAfterOf } from './http/retry-after.js';
-export { UpstreamHttp, urlOf, type JsonCall, type JsonReply, type JsonRequest, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
+export { fullJitterDelay } from './retry/backoff.js';
+export { UpstreamHttp, queryString, urlOf, type JsonCall, type JsonReply, type JsonRequest, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
 export { LOG_DESTINATION, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';

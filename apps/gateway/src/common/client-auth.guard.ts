@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiKeyVerifier } from '@lib/auth';
@@ -27,6 +29,7 @@ export class ClientAuthGuard implements CanActivate {
   private readonly clients = new Map<string, AuthenticatedClient>();
   private readonly perClient: KeyedBuckets;
   private readonly failuresPerIp: KeyedBuckets;
+  private readonly trustProxy: boolean;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -40,6 +43,7 @@ export class ClientAuthGuard implements CanActivate {
     const inbound = config.inbound;
     this.perClient = new KeyedBuckets(inbound.perClientBurst, inbound.perClientPerSecond);
     this.failuresPerIp = new KeyedBuckets(inbound.failedAuthPerIpPerMinute, inbound.failedAuthPerIpPerMinute / 60);
+    this.trustProxy = config.server.trustProxy;
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -68,6 +72,20 @@ export class ClientAuthGuard implements CanActivate {
   /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */
   clientById(id: string): AuthenticatedClient | undefined {
     return this.clients.get(id);
+  }
+
+  /**
+   * The client address of a raw request (a WebSocket upgrade, which has no Fastify request) as
+   * Fastify's `request.ip` has it: behind `server.trustProxy`, the first X-Forwarded-For entry, so
+   * failed logins are counted per client and not per load balancer.
+   */
+  addressOf(req: IncomingMessage): string {
+    if (this.trustProxy) {
+      const forwarded = req.headers['x-forwarded-for'];
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim();
+      if (first) return first;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
   }
 
   /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. */

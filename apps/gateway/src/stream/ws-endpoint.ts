@@ -69,7 +69,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   /** `?ticket=` (browsers) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
   private async authenticate(req: IncomingMessage, url: URL): Promise<AuthenticatedClient> {
     const ticket = url.searchParams.get('ticket');
-    if (ticket === null) return this.auth.authenticate(req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
+    if (ticket === null) return this.auth.authenticate(req.headers.authorization, this.auth.addressOf(req));
     const clientId = await this.tickets.redeem(ticket);
     const caller = clientId === undefined ? undefined : this.auth.clientById(clientId);
     if (!caller) throw new UnauthenticatedError('The ticket is unknown, used or expired: POST /ws/tickets for a new one.');

@@ -1,9 +1,8 @@
-import type { DomainError, MetricsRegistry, Readiness } from '@lib/core';
+import { type DomainError, type MetricsRegistry, type Readiness, fullJitterDelay } from '@lib/core';
 
 import { eventually, grant, ManualClock, type TokenServer } from '../testing/auth.fixtures.js';
 import { LogCapture } from '../testing/log-capture.js';
 import { EXCHANGE, TokenHarness } from '../testing/token-harness.js';
-import { fullJitterDelay } from './backoff.js';
 import { ExchangeTokenProvider } from './exchange-token.provider.js';
 
 const UNAVAILABLE = { code: 'UPSTREAM_AUTH_UNAVAILABLE' };

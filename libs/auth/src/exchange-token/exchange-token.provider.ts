@@ -6,6 +6,7 @@ import {
   GATEWAY_CONFIG,
   type GatewayConfig,
   MetricsRegistry,
+  fullJitterDelay,
   Readiness,
   type ReadinessReport,
   SystemClock,
@@ -14,7 +15,6 @@ import {
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyStore } from '../keys/key-store.service.js';
-import { fullJitterDelay } from './backoff.js';
 import { buildClientAssertion } from './client-assertion.js';
 import { type TokenFailureReason, TokenEndpoint, type TokenGrant, TokenRequestError } from './token-endpoint.js';
 import { TokenMetrics } from './token-metrics.js';

@@ -1,5 +1,7 @@
+import { type QueryValue, queryString } from '@lib/core';
+
 /** A parsed query value: what the schemas yield. */
-export type CanonicalValue = string | number | boolean | readonly (string | number)[] | undefined;
+export type CanonicalValue = QueryValue;
 
 /**
  * Lists whose order means something upstream: `orderBy=volume&orderBy=startDate` sorts differently
@@ -14,19 +16,7 @@ const ORDERED_LISTS: ReadonlySet<string> = new Set(['orderBy']);
  * so the cache key and the upstream request are one and the same.
  */
 export function canonicalQuery(query: Readonly<Record<string, CanonicalValue>>): string {
-  const params = new URLSearchParams();
-  for (const key of Object.keys(query).sort()) {
-    const value = query[key];
-    if (value === undefined) continue;
-    if (Array.isArray(value)) {
-      const items = (value as readonly (string | number)[]).map(String);
-      const values = ORDERED_LISTS.has(key) ? items : [...new Set(items)].sort();
-      for (const item of values) params.append(key, item);
-    } else {
-      params.append(key, String(value));
-    }
-  }
-  return params.toString();
+  return queryString(query, Object.keys(query).sort(), (key, items) => (ORDERED_LISTS.has(key) ? items : [...new Set(items)].sort()));
 }
 
 /** Path and canonical query, as requested upstream. */

@@ -42,14 +42,28 @@ export interface JsonReply {
 /** The complete address of `call` under `base` (an origin, optionally with a path prefix): what is sent, and signed. */
 export function urlOf(baseUrl: string, call: Pick<JsonCall, 'path' | 'query'>): string {
   const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
+  const qs = call.query ? queryString(call.query) : '';
+  return base + call.path + (qs ? `?${qs}` : '');
+}
+
+/**
+ * `a=1&b=x&b=y`: absent values dropped, lists as repeated keys (`slugs=a&slugs=b`, as the upstreams
+ * expect), form-encoded. Keys go in the order `keys` gives and each list's items as `items` arranges
+ * them (the catalog's canonical form sorts both); by default as given.
+ */
+export function queryString(
+  query: Readonly<Record<string, QueryValue>>,
+  keys: readonly string[] = Object.keys(query),
+  items: (key: string, values: string[]) => readonly string[] = (_, values) => values,
+): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(call.query ?? {})) {
+  for (const key of keys) {
+    const value = query[key];
     if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    if (Array.isArray(value)) for (const item of items(key, (value as readonly (string | number)[]).map(String))) params.append(key, item);
     else params.append(key, String(value));
   }
-  const qs = params.toString();
-  return base + call.path + (qs ? `?${qs}` : '');
+  return params.toString();
 }
 
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;

@@ -56,10 +56,16 @@ export function scrubText(text: string): string {
   return out;
 }
 
-/** Replaces the values of secret-named query parameters; the path stays readable. */
+/** A query that may name a secret: a secret name as a parameter, or any escape that could spell one. */
+const MAYBE_SECRET_QUERY = new RegExp(`(?:^|&)(?:${[...SECRET_SET].join('|')})(?:=|&|$)|[%+]`, 'i');
+
+/**
+ * Replaces the values of secret-named query parameters; the path stays readable. A query that
+ * cannot name a secret (the usual case, on every logged request) is returned as it came.
+ */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  if (q < 0 || !MAYBE_SECRET_QUERY.test(url.slice(q + 1))) return url;
   const params = new URLSearchParams(url.slice(q + 1));
   for (const key of [...params.keys()]) if (isSecretName(key)) params.set(key, REDACTED);
   return `${url.slice(0, q)}?${params.toString()}`;

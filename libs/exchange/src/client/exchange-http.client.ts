@@ -7,7 +7,6 @@ import {
   type JsonCall,
   type JsonReply,
   UpstreamHttp,
-  okOrThrow,
   upstreamTransportError,
   urlOf,
 } from '@lib/core';
@@ -63,7 +62,7 @@ export class ExchangeHttpClient {
       reply = await this.once(call, url, authorization);
     }
     void this.budget.feedback(call.budget, reply);
-    return { ...okOrThrow('exchange', reply, call.context), decision };
+    return this.budget.answer('exchange', reply, decision, call.context);
   }
 
   private async once(call: ExchangeCall, url: string, authorization: string | undefined): Promise<JsonReply> {

@@ -1,6 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { fullJitterDelay } from '@lib/auth';
-import { DomainError, ErrorCode } from '@lib/core';
+import { DomainError, ErrorCode, fullJitterDelay } from '@lib/core';
 import type { TopicSink } from '@lib/fanout';
 
 import { Handover, bookContentKey, bookStateKey } from './book-state.js';

@@ -180,7 +180,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   /** The broadcast loop: one comparison and at most one socket write per client, never a wait. */
   private dispatch(state: TopicState, frame: WireFrame, origin: 'upstream' | 'relay'): void {
-    this.metrics.messagesIn.inc({ origin });
+    this.metrics.messagesIn.seriesOf(origin).inc();
     let written = 0;
     for (const client of state.subscribers) {
       if (client.deliver(frame, state)) written += 1;

@@ -1,3 +1,4 @@
+import { SeriesCounter } from '@lib/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 import type { WireFrame } from '../hub/frame.codec.js';
@@ -11,7 +12,8 @@ export class FanoutMetrics {
   readonly subscriptions: Gauge<'family'>;
   readonly upstreamSubscriptions: Gauge;
   readonly relayedTopics: Gauge;
-  readonly messagesIn: Counter<'origin'>;
+  /** Counted per frame: a series counter (see @lib/core SeriesCounter). */
+  readonly messagesIn: SeriesCounter<'origin'>;
   readonly messagesOut: Counter;
   readonly conflatedFrames: Counter;
   readonly droppedClients: Counter;
@@ -30,7 +32,7 @@ export class FanoutMetrics {
     });
     this.upstreamSubscriptions = new Gauge({ name: 'gateway_fanout_upstream_subscriptions', help: 'Upstream subscriptions this instance holds', registers });
     this.relayedTopics = new Gauge({ name: 'gateway_fanout_relayed_topics', help: 'Topics this instance relays from the holding instance', registers });
-    this.messagesIn = new Counter({
+    this.messagesIn = new SeriesCounter({
       name: 'gateway_fanout_messages_in_total',
       help: 'Frames entering the hub, from an upstream source or relayed from another instance',
       labelNames: ['origin'],

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type JsonReply, parseBody } from '@lib/core';
+import { type JsonReply, okOrThrow, parseBody } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { type RouteBudget, budgetFor } from '../budget/route-budgets.js';
-import { rateLimitedError } from '../http/rate-limit-headers.js';
+import { rateLimitedError, withPreferenceApplied } from '../http/rate-limit-headers.js';
 import { upstreamThrottleOf } from '../http/upstream-feedback.js';
 import { RateLimiter } from '../rate-limiter.service.js';
 
@@ -26,9 +26,28 @@ export class BudgetGate {
   async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number): Promise<Decision | undefined> {
     if (budget === null) return undefined;
     const request = budgetFor(budget, team, cost);
-    const decision = waitMs ? { ...(await this.limiter.takeOrWait(request, waitMs)), preferWaitMs: waitMs } : await this.limiter.take(request);
-    if (!decision.allowed) throw rateLimitedError(decision);
-    return decision;
+    if (!waitMs) {
+      const decision = await this.limiter.take(request);
+      if (!decision.allowed) throw rateLimitedError(decision);
+      return decision;
+    }
+    try {
+      return { ...(await this.limiter.takeOrWait(request, waitMs)), preferWaitMs: waitMs };
+    } catch (error) {
+      throw withPreferenceApplied(error, waitMs);
+    }
+  }
+
+  /**
+   * The upstream answer with the decision that let it be sent, or its failure thrown as a problem
+   * (which still carries `Preference-Applied` when the client's wait was honoured).
+   */
+  answer(surface: string, reply: JsonReply, decision: Decision | undefined, extensions?: Record<string, unknown>): BudgetedReply {
+    try {
+      return { ...okOrThrow(surface, reply, extensions), decision };
+    } catch (error) {
+      throw decision?.preferWaitMs === undefined ? error : withPreferenceApplied(error, decision.preferWaitMs);
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { RateLimitedError } from '@lib/core';
+import { DomainError, RateLimitedError } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 
@@ -8,7 +8,7 @@ import type { Decision } from '../budget/decision.js';
  * and `Preference-Applied` (RFC 7240) when the decision honoured a `Prefer: wait`.
  */
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
-  const applied: Record<string, string> = decision.preferWaitMs === undefined ? {} : { 'Preference-Applied': `wait=${decision.preferWaitMs / 1000}` };
+  const applied = decision.preferWaitMs === undefined ? {} : preferenceApplied(decision.preferWaitMs);
   if (decision.readings.length === 0) return applied;
   const name = (r: Decision['readings'][number]) => JSON.stringify(r.team === undefined ? r.bucket : `${r.bucket}@${r.team}`);
   return {
@@ -26,4 +26,15 @@ export function rateLimitedError(decision: Decision, detail = `Upstream budget $
     { bucket: decision.bucket, limitedBy: decision.limitedBy, retryAfterMs: decision.retryAfterMs, ...(decision.team === undefined ? {} : { team: decision.team }) },
     rateLimitHeaders(decision),
   );
+}
+
+/** RFC 7240 `Preference-Applied` for a `Prefer: wait` (ms) that the budget honoured. */
+export function preferenceApplied(waitMs: number): Record<string, string> {
+  return { 'Preference-Applied': `wait=${waitMs / 1000}` };
+}
+
+/** A problem answered after the budget honoured the client's wait says so too (a 429 after queueing, an upstream error). */
+export function withPreferenceApplied(error: unknown, waitMs: number): unknown {
+  if (error instanceof DomainError) Object.assign(error.headers, preferenceApplied(waitMs));
+  return error;
 }

@@ -7,7 +7,6 @@ import {
   type JsonCall,
   type JsonReply,
   UpstreamHttp,
-  okOrThrow,
   upstreamTransportError,
   urlOf,
 } from '@lib/core';
@@ -56,7 +55,7 @@ export class RetailHttpClient {
       reply = await this.once(call, url);
     }
     void this.budget.feedback(call.budget, reply);
-    return { ...okOrThrow('retail', reply, call.context), decision };
+    return this.budget.answer('retail', reply, decision, call.context);
   }
 
   private async once(call: RetailCall, url: string): Promise<JsonReply> {

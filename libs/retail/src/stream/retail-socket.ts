@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
+import { fullJitterDelay } from '@lib/core';
 import WebSocket from 'ws';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
@@ -196,10 +197,8 @@ export class RetailSocket {
   }
 
   private scheduleReconnect(): void {
-    const base = Math.min(this.options.backoffMaxMs, this.options.backoffInitialMs * 2 ** this.attempt);
     this.attempt += 1;
-    // Jitter, so many gateways dropped at once do not all come back in the same instant.
-    const delay = base * (0.8 + Math.random() * 0.4);
+    const delay = fullJitterDelay(this.attempt, this.options.backoffInitialMs, this.options.backoffMaxMs);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (!this.closed && this.subscriptions.size > 0) this.connect();
