@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from '@lib/core';
+import { type CounterSeries, type MetricsRegistry, SeriesCounter } from '@lib/core';
 import { Counter, Gauge, Histogram } from 'prom-client';
 
 import type { Decision, LimitedBy } from '../budget/decision.js';
@@ -7,21 +7,21 @@ import type { TakePlan } from '../budget/take-plan.js';
 const REFUSAL_OUTCOME: Record<LimitedBy, string> = { bucket: 'limited', 'team-share': 'team_share', 'cool-down': 'cool_down', unavailable: 'unavailable' };
 
 type DecisionLabels = 'bucket' | 'team' | 'outcome';
-type CounterChild = ReturnType<Counter<DecisionLabels>['labels']>;
 
 /** Prometheus metrics of the budget, registered on the application's registry. */
 export class RateLimitMetrics {
-  private readonly decisions: Counter<DecisionLabels>;
+  /** Counted on every budget decision (see SeriesCounter). */
+  private readonly decisions: SeriesCounter<DecisionLabels>;
   private readonly waits: Histogram<'class'>;
   private readonly upstream429: Counter<'bucket'>;
   private readonly degraded: Gauge;
   private readonly instances: Gauge;
-  /** Label lookups cost more than the increment: allowed counters are kept per plan. */
-  private readonly allowedChildren = new WeakMap<TakePlan, CounterChild[]>();
+  /** The allowed series of each plan's upstream buckets, resolved once per plan. */
+  private readonly allowedChildren = new WeakMap<TakePlan, CounterSeries[]>();
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
-    this.decisions = reuse(registry, 'ratelimit_decisions_total') ?? new Counter({ name: 'ratelimit_decisions_total', help: 'Budget decisions by upstream bucket, team and outcome.', labelNames: ['bucket', 'team', 'outcome'], registers });
+    this.decisions = reuse(registry, 'ratelimit_decisions_total') ?? new SeriesCounter({ name: 'ratelimit_decisions_total', help: 'Budget decisions by upstream bucket, team and outcome.', labelNames: ['bucket', 'team', 'outcome'], registers });
     this.waits =
       reuse(registry, 'ratelimit_wait_seconds') ??
       new Histogram({ name: 'ratelimit_wait_seconds', help: 'Time requests spent queued for budget before being allowed.', labelNames: ['class'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
@@ -35,13 +35,13 @@ export class RateLimitMetrics {
     if (decision.allowed) {
       let children = this.allowedChildren.get(plan);
       if (!children) {
-        children = plan.cells.slice(0, plan.upstreamCount).map((c) => this.decisions.labels(c.bucket.name, team, 'allowed'));
+        children = plan.cells.slice(0, plan.upstreamCount).map((c) => this.decisions.seriesOf(c.bucket.name, team, 'allowed'));
         this.allowedChildren.set(plan, children);
       }
       for (const child of children) child.inc();
       return;
     }
-    this.decisions.labels(decision.bucket, team, REFUSAL_OUTCOME[decision.limitedBy ?? 'bucket']).inc();
+    this.decisions.seriesOf(decision.bucket, team, REFUSAL_OUTCOME[decision.limitedBy ?? 'bucket']).inc();
   }
 
   waited(klass: string, ms: number): void {
