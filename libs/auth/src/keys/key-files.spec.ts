@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { fakePemBlock, newEd25519Secret, newRsaPem } from '../testing/auth.fixtures.js';
-import { parseEd25519Secret, parseRsaPrivateKey, readKeyFile } from './key-files.js';
+import { parseEd25519Secret, parseRsaPrivateKey, pemBegin, readKeyFile } from './key-files.js';
 import { KeyFileError } from './key-load.error.js';
 
 const FILE = '/keys/exchange.pem';
@@ -30,7 +30,7 @@ describe(parseRsaPrivateKey.name, () => {
 
   it('converts a PKCS#1 PEM and keeps the same key', async () => {
     const pkcs1 = newRsaPem('pkcs1');
-    expect(pkcs1.pem).toContain('BEGIN RSA PRIVATE KEY');
+    expect(pkcs1.pem).toContain(pemBegin('RSA PRIVATE KEY'));
     const fromPkcs1 = await parseRsaPrivateKey(FILE, pkcs1.pem);
     const asPkcs8 = createPrivateKey(pkcs1.pem).export({ type: 'pkcs8', format: 'pem' }) as string;
     expect(fromPkcs1.fingerprint).toBe((await parseRsaPrivateKey(FILE, asPkcs8)).fingerprint);

@@ -40,12 +40,12 @@ export async function readKeyFile(file: string): Promise<string> {
 /** The opening line of a PEM block of this label (RFC 7468), e.g. `pemBegin('PRIVATE KEY')`. */
 export const pemBegin = (label: string) => `-----BEGIN ${label}-----`;
 
-/** An RSA private key in PEM: PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 (`BEGIN RSA PRIVATE KEY`, converted). */
+/** An RSA private key in PEM: a PKCS#8 block, or a PKCS#1 (RSA) block, converted. */
 export async function parseRsaPrivateKey(file: string, pem: string): Promise<RsaPrivateKey> {
   if (pem.includes(pemBegin('ENCRYPTED PRIVATE KEY'))) throw new KeyFileError(file, 'encrypted private keys are not supported');
   const pkcs1 = pem.includes(pemBegin('RSA PRIVATE KEY'));
   if (!pkcs1 && !pem.includes(pemBegin('PRIVATE KEY')))
-    throw new KeyFileError(file, 'not a PEM private key (expected BEGIN PRIVATE KEY or BEGIN RSA PRIVATE KEY)');
+    throw new KeyFileError(file, 'not a PEM private key (expected a PKCS#8 or PKCS#1 RSA block)');
   let keyObject: KeyObject;
   try {
     keyObject = createPrivateKey({ key: pem, format: 'pem' });
