@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: full dependencies, compile TypeScript to dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY bench bench
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only; runs as the unprivileged node user.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
