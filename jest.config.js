@@ -27,9 +27,10 @@ export default {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyDeps.join('|')})/)`],
   moduleNameMapper: {
     '^@lib/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@pm-gateway/client$': '<rootDir>/packages/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/packages/*/src/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/redis-server.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
