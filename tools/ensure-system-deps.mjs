@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 const NEEDS = [
   { program: 'redis-server', args: ['--version'], pkg: 'redis-server' },
   { program: '/usr/bin/chromium', args: ['--version'], pkg: 'chromium' },
+  { program: 'promtool', args: ['--version'], pkg: 'prometheus' }, // promtool, for the alert rule tests
 ];
 
 const present = ({ program, args }) => spawnSync(program, args, { stdio: 'ignore' }).status === 0;
