@@ -1,9 +1,8 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
+import { launchChromium } from './support/browser.js';
 import { PARTICIPANT, type Stack, startStack } from './support/stack.js';
 
-/** Debian's chromium (apt-get install chromium); .ci/run must install it. */
-const CHROMIUM = '/usr/bin/chromium';
 const slug = 'aec-nba-lal-gsw-2026-11-21';
 const topic = `retail.marketData.${slug}`;
 
@@ -11,10 +10,7 @@ let stack: Stack;
 let browser: Browser;
 beforeAll(async () => {
   stack = await startStack();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -19,6 +19,7 @@ import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
 import { AccessLog } from './common/access-log.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
 import { ClientAuthModule } from './common/client-auth.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { CompletedRequests } from './common/completed-requests.js';
 import { PreferWait } from './common/prefer-wait.js';
 import { ProblemFilter } from './common/problem.filter.js';
@@ -56,6 +57,7 @@ export class AppModule {
         RetailRoutesModule,
         CatalogRoutesModule,
         StreamRoutesModule,
+        ConsoleModule,
       ],
       module: AppModule,
       providers: [

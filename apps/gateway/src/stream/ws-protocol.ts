@@ -34,6 +34,7 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'retail.account.<account>.positions', scope: 'read:positions', account: true },
   { syntax: 'retail.account.<account>.balances', scope: 'read:positions', account: true },
   { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
+  { syntax: 'ops.overview', scope: 'admin', account: false },
 ];
 
 /** The topic grammar for documentation: every syntax, `|`-separated. */

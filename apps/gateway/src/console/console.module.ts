@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { RateLimitModule } from '@lib/ratelimit';
+
+import { ConsoleController } from './console.controller.js';
+import { OpsSnapshotService } from './ops-snapshot.js';
+import { OpsTopicSource } from './ops-topic.source.js';
+
+/** The ops console: its page at /console and the ops.* topics on /ws that feed it. */
+@Module({
+  controllers: [ConsoleController],
+  imports: [RateLimitModule],
+  providers: [OpsSnapshotService, OpsTopicSource],
+})
+export class ConsoleModule {}
