@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { pathSegment } from '@lib/core';
 import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
@@ -14,13 +15,13 @@ export class ExchangeMarketData {
     return this.exchange.send({
       ...caller,
       method: 'GET',
-      path: `/v1/orderbook/${encodeURIComponent(symbol)}`,
+      path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}`,
       query: { depth: query.depth },
       budget: ROUTE_BUDGETS.exchange.orderBook,
     });
   }
 
   bbo(caller: CallerContext, symbol: string): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'GET', path: `/v1/orderbook/${encodeURIComponent(symbol)}/bbo`, budget: ROUTE_BUDGETS.exchange.bbo });
+    return this.exchange.send({ ...caller, method: 'GET', path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}/bbo`, budget: ROUTE_BUDGETS.exchange.bbo });
   }
 }
