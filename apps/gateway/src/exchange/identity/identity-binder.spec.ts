@@ -31,7 +31,7 @@ describe(IdentityBinder.name, () => {
 
   it('fills an absent account with the chosen participant and keeps an allowed one', () => {
     const sut = binderFor(BatchInsertRequestSchema);
-    const requests: { account?: string }[] = [order, { ...order, account: CAROL }];
+    const requests: Record<string, string>[] = [order, { ...order, account: CAROL }];
     const { body } = sut.bind({ requests }, context);
     expect(body.requests.map((r) => r.account)).toEqual([ALICE, CAROL]);
   });
