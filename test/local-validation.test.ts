@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 
-import { limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
-import { type Stack, json } from './support/stack.js';
+import { SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
+import { type Stack, api, json, startStack } from './support/stack.js';
 
 /** Everything the sandbox ran on any surface: exchange operations and retail routes. */
 const sent = (stack: Stack): number =>
@@ -108,5 +108,28 @@ describe('local validation before any budget (issue 14 item 6)', () => {
   it('still sends an ordinary order and a dotted but real path parameter', async () => {
     expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 5, { minQty: '0' }))).status).toBe(200);
     expect((await post(stack, '/retail/v1/orders', retailOrder())).status).toBe(200);
+  });
+});
+
+describe('order-book symbols checked against the instrument list the gateway keeps', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // Published limits on both sides: the firm's order-book budget is 12 reads a minute.
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it('answers 404 for junk symbols locally, spending no book budget, so a real symbol still gets its book', async () => {
+    const { state } = stack.sandbox;
+    for (let i = 0; i < 20; i++) {
+      const res = await api(stack)(i % 2 ? `/exchange/v1/orderbook/junk-${i}` : `/exchange/v1/orderbook/junk-${i}/bbo`);
+      expect([i, res.status, (await json(res)).code]).toEqual([i, 404, 'NOT_FOUND']);
+    }
+    expect(state.counter('exchange.calls.orderBook') + state.counter('exchange.calls.bbo')).toBe(0);
+    // One read of the list serves every miss of the minute.
+    expect(state.counter('exchange.calls.instruments')).toBe(1);
+    const real = await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`);
+    expect(real.status).toBe(200);
+    expect((await json(real)).symbol).toBe(SYMBOL);
   });
 });
