@@ -1,6 +1,7 @@
 import { SCOPES } from '@lib/core';
 
 import { SYMBOL, limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { type Operation, type Place, markedFields, operationsOf, propertyNames, sample, withField } from './support/openapi-requests.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, api, json } from './support/stack.js';
 
 /**
@@ -13,27 +14,11 @@ import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, api, json } from
 
 const ALICE_ONLY = 'alice-only';
 const RETAIL_SLUG = 'aec-nfl-buf-kc-2026-11-22';
-const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
 /** A field that names an account but is not an identity of the caller (with the reason), so the name guard passes it. */
 const NOT_IDENTITIES: Record<string, string> = {
   // The funding account of the chosen participant's processor; the exchange resolves it under x-participant-id.
   fundingAccountId: 'resolved under the bound participant',
 };
-
-interface Operation {
-  method: string;
-  path: string;
-  parameters: { name: string; in: string; required?: boolean; schema?: Json; example?: unknown }[];
-  body?: Json;
-}
-
-interface Place {
-  where: 'header' | 'body' | 'path' | 'query';
-  /** Body: the field path (`*` for every array item); else the parameter name. */
-  name: string;
-  kind: string;
-}
 
 interface Attempt {
   label: string;
@@ -50,74 +35,6 @@ interface SentRequest {
   body?: unknown;
 }
 
-function operationsOf(doc: Json): Operation[] {
-  const found: Operation[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    if (!path.startsWith('/exchange/') && !path.startsWith('/retail/')) continue;
-    for (const method of HTTP_METHODS) {
-      const op = item[method];
-      if (!op) continue;
-      found.push({ method: method.toUpperCase(), path, parameters: op.parameters ?? [], body: op.requestBody?.content?.['application/json']?.schema });
-    }
-  }
-  return found;
-}
-
-/** Every `x-identity` mark under a JSON Schema, with its field path. */
-function markedFields(schema: Json, at: string[] = []): Place[] {
-  if (!schema || typeof schema !== 'object') return [];
-  if (schema['x-identity']) return [{ where: 'body', name: at.join('.'), kind: schema['x-identity'] }];
-  const nested = Object.entries<Json>(schema.properties ?? {}).flatMap(([key, child]) => markedFields(child, [...at, key]));
-  const items = schema.items ? markedFields(schema.items, [...at, '*']) : [];
-  const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((branch: Json) => markedFields(branch, at));
-  return [...nested, ...items, ...branches];
-}
-
-/** Every property name anywhere in a body schema, for the guard that an identity-looking field is marked. */
-function propertyNames(schema: Json): { name: string; marked: boolean }[] {
-  if (!schema || typeof schema !== 'object') return [];
-  const own = Object.entries<Json>(schema.properties ?? {}).flatMap(([name, child]) => [{ name, marked: Boolean(child?.['x-identity']) }, ...propertyNames(child)]);
-  return [...own, ...propertyNames(schema.items), ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap(propertyNames)];
-}
-
-/** A value the schema takes: its example, its first enum value or default, else a plain one of its type. */
-function sample(schema: Json): unknown {
-  if (!schema) return 'x';
-  if (schema.examples?.length) return structuredClone(schema.examples[0]);
-  if (schema.example !== undefined) return structuredClone(schema.example);
-  if (schema.enum) return schema.enum[0];
-  if (schema.default !== undefined) return schema.default;
-  if (schema.const !== undefined) return schema.const;
-  switch (schema.type) {
-    case 'object':
-      return Object.fromEntries((schema.required ?? []).map((key: string) => [key, sample(schema.properties?.[key])]));
-    case 'array':
-      return [sample(schema.items)];
-    case 'integer':
-    case 'number':
-      return Math.max(1, schema.minimum ?? 1);
-    case 'boolean':
-      return false;
-    default:
-      return 'x';
-  }
-}
-
-/** Sets `value` at a field path in a copy of `body`; `*` means the last item of the array (so the index is named). */
-function withField(body: unknown, path: string[], value: unknown): unknown {
-  const copy = structuredClone(body ?? {}) as Record<string, Json>;
-  let node: Json = copy;
-  path.forEach((key, i) => {
-    const last = i === path.length - 1;
-    const index = key === '*' ? Math.max(0, node.length - 1) : key;
-    if (last) node[index] = value;
-    else {
-      if (node[index] === undefined) node[index] = path[i + 1] === '*' ? [{}] : {};
-      node = node[index];
-    }
-  });
-  return copy;
-}
 
 describe('two-client identity matrix, generated from /docs/json', () => {
   let stack: Stack;
