@@ -9,7 +9,7 @@ import { ExchangeMarketData } from './operations/exchange-market-data.service.js
 import { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
 import { ExchangeReports } from './operations/exchange-reports.service.js';
 import { ExchangeTrading } from './operations/exchange-trading.service.js';
-import { InstrumentDirectory } from './operations/instrument-directory.js';
+import { InstrumentDirectory } from './operations/instrument-directory.service.js';
 
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 

@@ -5,7 +5,7 @@ import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
 import type { OrderBookQuery } from '../schemas/order-book.schema.js';
 import type { CallerContext } from './caller-context.js';
-import { InstrumentDirectory } from './instrument-directory.js';
+import { InstrumentDirectory } from './instrument-directory.service.js';
 
 /** Order-book snapshots over REST (spec 4.1 /v1/orderbook/*); streaming is the gRPC client's. */
 @Injectable()

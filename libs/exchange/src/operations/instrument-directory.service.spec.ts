@@ -3,7 +3,7 @@ import type { BudgetedReply } from '@lib/ratelimit';
 
 import type { InstrumentListRequest } from '../schemas/instrument-list.schema.js';
 import type { ExchangeReferenceData } from './exchange-reference-data.service.js';
-import { InstrumentDirectory } from './instrument-directory.js';
+import { InstrumentDirectory } from './instrument-directory.service.js';
 
 class ManualClock extends Clock {
   at = 1_000_000;
