@@ -111,10 +111,12 @@ describe('exchange reference data, books and funding through the gateway', () =>
     expect(await symbolsOf({ states: ['INSTRUMENT_STATE_HALTED'] })).toContain(symbol);
   });
 
-  it('answers 404 for the book of an unknown symbol', async () => {
+  it('answers 404 for the book of a symbol the exchange does not list, without asking for the book', async () => {
+    const books = stack.sandbox.state.counter('exchange.calls.orderBook');
     const res = await api(stack)('/exchange/v1/orderbook/aec-nfl-nobody-2026-01-01');
     expect(res.status).toBe(404);
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_NOT_FOUND', upstream: { body: { code: 5 } } });
+    expect(await json(res)).toMatchObject({ code: 'NOT_FOUND', detail: expect.stringContaining('aec-nfl-nobody-2026-01-01') });
+    expect(stack.sandbox.state.counter('exchange.calls.orderBook')).toBe(books);
   });
 
   it('lists funding accounts and credits deposits to the balance', async () => {

@@ -93,14 +93,22 @@ describe('exchange trading through the gateway', () => {
     expect((await json(byClord)).execution.order.id).toBe(restingId);
   });
 
-  it('answers 404 for unknown orders and 409 for closed ones, keeping the upstream body', async () => {
+  it('answers 404 for an order id that is not a working order of the participant, sending no cancel or replace', async () => {
+    const before = upstreamCalls(stack);
     const unknown = await post(stack, '/exchange/v1/trading/orders/cancel', { orderId: 'O999999' });
     expect(unknown.status).toBe(404);
-    expect(await json(unknown)).toMatchObject({ code: 'UPSTREAM_NOT_FOUND', upstream: { status: 404, body: { code: 5 } } });
+    expect(await json(unknown)).toMatchObject({ code: 'NOT_FOUND', detail: expect.stringContaining('(orderId)') });
+    // A filled order is no longer working: checked against the open-orders snapshot, so 404 as well.
     const filled = await post(stack, '/exchange/v1/trading/orders/replace/list', { requests: [{ orderId: crossId, price: '50' }] });
-    expect(filled.status).toBe(409);
-    expect((await post(stack, '/exchange/v1/trading/orders/replace/list', { requests: [{ orderId: 'O999999', price: '50' }] })).status).toBe(404);
-    expect((await post(stack, '/exchange/v1/trading/orders/cancel', { clordId: 'cross-1' })).status).toBe(409);
+    expect(filled.status).toBe(404);
+    expect((await json(filled)).detail).toContain('(requests[0].orderId)');
+    expect(upstreamCalls(stack) - before).toBe(2); // the two open-orders lookups, no cancel or replace
+  });
+
+  it('passes the upstream 409 through for a cancel of a closed order by clordId', async () => {
+    const res = await post(stack, '/exchange/v1/trading/orders/cancel', { clordId: 'cross-1' });
+    expect(res.status).toBe(409);
+    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', upstream: { status: 409 } });
   });
 
   it('answers a duplicate clordId with a 409 problem carrying the upstream body', async () => {

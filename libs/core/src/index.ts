@@ -1,3 +1,4 @@
+export { IDENTITY_KEYWORD, IDENTITY_KINDS, type IdentityKind } from './auth/identity.js';
 export { SCOPES, type Scope } from './auth/scopes.js';
 export { Clock, ClockModule, SystemClock } from './clock/clock.js';
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
@@ -30,6 +31,7 @@ export { ErrorCode } from './errors/error-code.js';
 export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.js';
 export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
+export { PathSegmentSchema, isDotOrEmptySegment, pathSegment } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';
 export { fullJitterDelay } from './retry/backoff.js';
 export { UpstreamHttp, queryString, urlOf, type JsonCall, type JsonReply, type JsonRequest, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';

@@ -9,12 +9,13 @@ import { ExchangeMarketData } from './operations/exchange-market-data.service.js
 import { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
 import { ExchangeReports } from './operations/exchange-reports.service.js';
 import { ExchangeTrading } from './operations/exchange-trading.service.js';
+import { InstrumentDirectory } from './operations/instrument-directory.service.js';
 
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
   exports: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
+  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, ...OPERATIONS],
 })
 export class ExchangeModule {}

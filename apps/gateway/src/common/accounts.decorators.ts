@@ -7,7 +7,13 @@ import type { AuthenticatedClient } from './authenticated-client.js';
 /** spec §5.1.4: the exchange account header; the gateway checks it against the client's allowed participants. */
 export const PARTICIPANT_HEADER = 'x-participant-id';
 /** Documents the optional participant header of an account-scoped exchange route. */
-export const ApiParticipantHeader = () => ApiHeader({ name: PARTICIPANT_HEADER, required: false, description: "firms/<FIRM>/users/<USER>; default: the client's first participant" });
+export const ApiParticipantHeader = () =>
+  ApiHeader({
+    name: PARTICIPANT_HEADER,
+    required: false,
+    description:
+      "firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name).",
+  });
 /** Which of the gateway's retail keys to sign with, when a client may use several. */
 export const RETAIL_ACCOUNT_HEADER = 'x-retail-account';
 

@@ -11,9 +11,14 @@ function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client
   return { request, client: clientOf(request) };
 }
 
-/** Team and request id of a route that acts for no participant (reference and market data). */
+/**
+ * Team and request id of a route that acts for no participant (reference and market data). An
+ * x-participant-id is still checked when sent: a participant is refused wherever a request names it.
+ */
 export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): CallerContext => {
   const { request, client } = authenticated(ctx);
+  const named = headerOf(request, PARTICIPANT_HEADER);
+  if (named !== undefined) participantFor(client, named);
   return { team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });
 

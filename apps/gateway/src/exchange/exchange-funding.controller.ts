@@ -1,13 +1,25 @@
-import { Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { type AccountCallerContext, BalanceRequestSchema, DepositRequestSchema, ExchangeAccounts, type JsonObject } from '@lib/exchange';
+import {
+  type AccountCallerContext,
+  type BalanceRequest,
+  BalanceRequestSchema,
+  type BalancesRequest,
+  BalancesRequestSchema,
+  type DepositRequest,
+  DepositRequestSchema,
+  ExchangeAccounts,
+  ProcessorParamsSchema,
+} from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
 import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
-import { ZodBody } from '../common/zod-params.js';
+import { ZodParams } from '../common/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
+import { ExchangeBody } from './identity/bound-body.decorator.js';
+import type { BoundBody } from './identity/identity-binder.js';
 
 /** Funding and balances (spec 4.1 "other operations"); payloads not shown, passed through; account-scoped. */
 @ApiTags('exchange funding and balances')
@@ -27,21 +39,26 @@ export class ExchangeFundingController {
   @Post(':processor/deposits')
   @HttpCode(200)
   @RequireScopes('write:funding')
-  async deposit(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @Param('processor') processor: string, @ZodBody(DepositRequestSchema) body: JsonObject) {
-    relay(res, await this.accounts.deposit(caller, processor, body));
+  async deposit(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ZodParams(ProcessorParamsSchema) { processor }: { processor: string },
+    @ExchangeBody(DepositRequestSchema) bound: BoundBody<DepositRequest>,
+  ) {
+    relay(res, await this.accounts.deposit(caller, processor, bound.body));
   }
 
   @Post('positions/balance')
   @HttpCode(200)
   @RequireScopes('read:positions')
-  async balance(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(BalanceRequestSchema) body: JsonObject) {
-    relay(res, await this.accounts.balance(caller, body));
+  async balance(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BalanceRequestSchema) bound: BoundBody<BalanceRequest>) {
+    relay(res, await this.accounts.balance(caller, bound.body));
   }
 
   @Post('positions/balances')
   @HttpCode(200)
   @RequireScopes('read:positions')
-  async balances(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(BalanceRequestSchema) body: JsonObject) {
-    relay(res, await this.accounts.balances(caller, body));
+  async balances(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BalancesRequestSchema) bound: BoundBody<BalancesRequest>) {
+    relay(res, await this.accounts.balances(caller, bound.body));
   }
 }

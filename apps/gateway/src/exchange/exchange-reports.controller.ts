@@ -3,11 +3,11 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AccountCallerContext,
   ExchangeReports,
-  type JsonObject,
   OrderSearchRequestSchema,
   OrderSearchResponseSchema,
   type OrderSearchRequest,
   TradeSearchRequestSchema,
+  type TradeSearchRequest,
   TradeStatsRequestSchema,
   TradeStatsResponseSchema,
   type TradeStatsRequest,
@@ -17,8 +17,10 @@ import type { FastifyReply } from 'fastify';
 import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
-import { ZodBody, openApiSchemaOf } from '../common/zod-params.js';
+import { openApiSchemaOf } from '../common/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
+import { ExchangeBody } from './identity/bound-body.decorator.js';
+import type { BoundBody } from './identity/identity-binder.js';
 
 /** Reports (spec 4.1 /v1/report/*), account-scoped (spec 5.1.4). */
 @ApiTags('exchange reports')
@@ -32,16 +34,16 @@ export class ExchangeReportsController {
   @HttpCode(200)
   @RequireScopes('read:reports')
   @ApiOkResponse({ schema: openApiSchemaOf(OrderSearchResponseSchema) })
-  async searchOrders(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(OrderSearchRequestSchema) body: OrderSearchRequest) {
-    relay(res, await this.reports.searchOrders(caller, body));
+  async searchOrders(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderSearchRequestSchema) bound: BoundBody<OrderSearchRequest>) {
+    relay(res, await this.reports.searchOrders(caller, bound.body));
   }
 
-  /** Request and records not shown (spec 2.8): any JSON object, passed through. */
+  /** Request and records not shown (spec 2.8): the order search's filters that apply to trades. */
   @Post('trades/search')
   @HttpCode(200)
   @RequireScopes('read:reports')
-  async searchTrades(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(TradeSearchRequestSchema) body: JsonObject) {
-    relay(res, await this.reports.searchTrades(caller, body));
+  async searchTrades(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(TradeSearchRequestSchema) bound: BoundBody<TradeSearchRequest>) {
+    relay(res, await this.reports.searchTrades(caller, bound.body));
   }
 
   /** Scope not in the spec table: read:reports ("order/trade/execution search") is the closest documented scope. */
@@ -49,7 +51,7 @@ export class ExchangeReportsController {
   @HttpCode(200)
   @RequireScopes('read:reports')
   @ApiOkResponse({ schema: openApiSchemaOf(TradeStatsResponseSchema) })
-  async tradeStats(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(TradeStatsRequestSchema) body: TradeStatsRequest) {
-    relay(res, await this.reports.tradeStats(caller, body));
+  async tradeStats(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(TradeStatsRequestSchema) bound: BoundBody<TradeStatsRequest>) {
+    relay(res, await this.reports.tradeStats(caller, bound.body));
   }
 }

@@ -7,6 +7,7 @@ import { ExchangeMarketDataController } from './exchange-market-data.controller.
 import { ExchangeReferenceDataController } from './exchange-reference-data.controller.js';
 import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
+import { OwnedOrders } from './identity/owned-orders.service.js';
 
 @Module({
   controllers: [
@@ -18,5 +19,6 @@ import { ExchangeTradingController } from './exchange-trading.controller.js';
     ExchangeTradingController,
   ],
   imports: [ExchangeModule],
+  providers: [OwnedOrders],
 })
 export class ExchangeRoutesModule {}

@@ -24,9 +24,11 @@ import type { FastifyReply } from 'fastify';
 import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
 import { relay } from '../common/relay.js';
-import { ZodBody, openApiSchemaOf } from '../common/zod-params.js';
-import { BatchBody } from './batch-body.decorator.js';
+import { openApiSchemaOf } from '../common/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
+import { ExchangeBody } from './identity/bound-body.decorator.js';
+import type { BoundBody } from './identity/identity-binder.js';
+import { OwnedOrders } from './identity/owned-orders.service.js';
 
 /** Order entry (spec 4.1 /v1/trading/*), account-scoped; upstream answers pass through unchanged. */
 @ApiTags('exchange trading')
@@ -34,15 +36,18 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 @ApiParticipantHeader()
 @Controller('exchange/v1/trading')
 export class ExchangeTradingController {
-  constructor(private readonly trading: ExchangeTrading) {}
+  constructor(
+    private readonly trading: ExchangeTrading,
+    private readonly owned: OwnedOrders,
+  ) {}
 
   /** A timeout is a 504 carrying the clordId (one is assigned when the order has none); the insert is never resent. */
   @Post('orders')
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(InsertOrderResponseSchema) })
-  async insert(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(OrderRequestSchema) body: OrderRequest) {
-    relay(res, await this.trading.insertOrder(caller, body));
+  async insert(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
+    relay(res, await this.trading.insertOrder(caller, bound.body));
   }
 
   /** Scope not in the spec table: read:orders ("view open orders, preview orders") is the closest documented scope. */
@@ -50,8 +55,8 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('read:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(PreviewOrderResponseSchema) })
-  async preview(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(PreviewOrderRequestSchema) body: PreviewOrderRequest) {
-    relay(res, await this.trading.previewOrder(caller, body));
+  async preview(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(PreviewOrderRequestSchema) bound: BoundBody<PreviewOrderRequest>) {
+    relay(res, await this.trading.previewOrder(caller, bound.body));
   }
 
   /** Scope not in the spec table: write:orders ("create and cancel orders") is the closest documented scope. More than 20 orders: 413. */
@@ -59,8 +64,8 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchInsertResponseSchema) })
-  async insertBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @BatchBody(BatchInsertRequestSchema) body: BatchInsertRequest) {
-    relay(res, await this.trading.insertBatch(caller, body));
+  async insertBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>) {
+    relay(res, await this.trading.insertBatch(caller, bound.body));
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -68,8 +73,8 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchReplaceResponseSchema) })
-  async replaceBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @BatchBody(BatchReplaceRequestSchema) body: BatchReplaceRequest) {
-    relay(res, await this.trading.replaceBatch(caller, body));
+  async replaceBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>) {
+    relay(res, await this.trading.replaceBatch(caller, await this.owned.confirmed(caller, bound)));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */
@@ -83,7 +88,7 @@ export class ExchangeTradingController {
   @Post('orders/cancel')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ZodBody(CancelOrderRequestSchema) body: CancelOrderRequest) {
-    relay(res, await this.trading.cancelOrder(caller, body));
+  async cancel(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
+    relay(res, await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound)));
   }
 }

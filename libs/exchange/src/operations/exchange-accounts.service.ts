@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError } from '@lib/core';
+import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError, pathSegment } from '@lib/core';
 import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
-import type { JsonObject } from '../schemas/wire-types.schema.js';
+import type { BalanceRequest, BalancesRequest, DepositRequest } from '../schemas/funding.schema.js';
 import type { AccountCallerContext, CallerContext } from './caller-context.js';
 
 // upstream-facts publishes limits for order entry and queries only: identity, positions, balances and
@@ -38,11 +38,11 @@ export class ExchangeAccounts {
     return this.exchange.send({ ...caller, method: 'GET', path: '/v1/positions', budget: null });
   }
 
-  balance(caller: AccountCallerContext, request: JsonObject): Promise<BudgetedReply> {
+  balance(caller: AccountCallerContext, request: BalanceRequest): Promise<BudgetedReply> {
     return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balance', body: request, budget: null });
   }
 
-  balances(caller: AccountCallerContext, request: JsonObject): Promise<BudgetedReply> {
+  balances(caller: AccountCallerContext, request: BalancesRequest): Promise<BudgetedReply> {
     return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balances', body: request, budget: null });
   }
 
@@ -51,8 +51,8 @@ export class ExchangeAccounts {
   }
 
   /** An unknown processor is a route the exchange does not have: 404 before anything is sent. */
-  async deposit(caller: AccountCallerContext, processor: string, request: JsonObject): Promise<BudgetedReply> {
+  async deposit(caller: AccountCallerContext, processor: string, request: DepositRequest): Promise<BudgetedReply> {
     if (!this.processors.has(processor)) throw new NotFoundError(`No deposit processor ${processor}; known: ${[...this.processors].join(', ')}.`);
-    return this.exchange.send({ ...caller, method: 'POST', path: `/v1/${processor}/deposits`, body: request, budget: null });
+    return this.exchange.send({ ...caller, method: 'POST', path: `/v1/${pathSegment(processor, 'params.processor')}/deposits`, body: request, budget: null });
   }
 }

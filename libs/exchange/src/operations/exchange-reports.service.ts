@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type BudgetedReply, ROUTE_BUDGETS, type RouteBudget } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
-import type { JsonObject } from '../schemas/wire-types.schema.js';
-import type { OrderSearchRequest } from '../schemas/order-search.schema.js';
+import type { OrderSearchRequest, TradeSearchRequest } from '../schemas/order-search.schema.js';
 import type { TradeStatsRequest } from '../schemas/trade-stats.schema.js';
 import type { AccountCallerContext } from './caller-context.js';
 
@@ -16,7 +15,7 @@ export class ExchangeReports {
     return this.post(caller, '/v1/report/orders/search', request, ROUTE_BUDGETS.exchange.searchOrders);
   }
 
-  searchTrades(caller: AccountCallerContext, request: JsonObject): Promise<BudgetedReply> {
+  searchTrades(caller: AccountCallerContext, request: TradeSearchRequest): Promise<BudgetedReply> {
     return this.post(caller, '/v1/report/trades/search', request, ROUTE_BUDGETS.exchange.searchTrades);
   }
 

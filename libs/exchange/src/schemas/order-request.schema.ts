@@ -9,14 +9,27 @@ import {
   TimeInForceSchema,
 } from './exchange-enums.schema.js';
 import { ExchangeOrderSchema } from './exchange-order.schema.js';
-import { DateTimeSchema, Int64StringSchema, JsonObjectSchema } from './wire-types.schema.js';
+import { AccountFieldSchema, OrderIdFieldSchema, ParticipantFieldSchema } from './identity-fields.schema.js';
+import { DateTimeSchema, JsonObjectSchema, NonNegativeInt64StringSchema, PositiveInt64StringSchema } from './wire-types.schema.js';
 
 /** Spec 4.1 and 8: at most 20 orders per batch insert or batch replace; larger batches are rejected (413). */
 export const MAX_BATCH_ORDERS = 20;
 
-const int64 = Int64StringSchema.optional();
+const positive = PositiveInt64StringSchema.optional();
+const nonNegative = NonNegativeInt64StringSchema.optional();
+const account = AccountFieldSchema.optional();
+const participant = ParticipantFieldSchema.optional();
 const flag = z.boolean().optional();
-const text = z.string().optional();
+const text = z.string().max(200).optional();
+
+const ORDER_EXAMPLE = {
+  symbol: 'aec-nfl-buf-kc-2026-11-22',
+  side: 'SIDE_BUY',
+  type: 'ORDER_TYPE_LIMIT',
+  timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+  orderQty: '1',
+  price: '40',
+};
 
 /**
  * Spec 2.2. Which fields are required is not shown; an order without a symbol or a side cannot mean
@@ -25,23 +38,23 @@ const text = z.string().optional();
 export const OrderRequestSchema = z.strictObject({
   type: OrderTypeSchema.optional(),
   side: SideSchema,
-  orderQty: int64,
-  symbol: z.string().min(1),
-  price: int64,
+  orderQty: positive,
+  symbol: z.string().min(1).max(200),
+  price: positive,
   timeInForce: TimeInForceSchema.optional(),
   clordId: text,
-  account: text,
-  stopPrice: int64,
-  minQty: int64,
+  account,
+  stopPrice: positive,
+  minQty: nonNegative,
   selfMatchPreventionId: text,
   quote: text,
   allOrNone: flag,
   sessionId: text,
-  user: text,
-  clientAccountId: text,
-  clientParticipantId: text,
+  user: participant,
+  clientAccountId: participant,
+  clientParticipantId: participant,
   participateDontInitiate: flag,
-  cashOrderQty: int64,
+  cashOrderQty: positive,
   strictLimit: flag,
   goodTillTime: DateTimeSchema.optional(),
   bestLimit: flag,
@@ -50,19 +63,19 @@ export const OrderRequestSchema = z.strictObject({
   orderCapacity: OrderCapacitySchema.optional(),
   ignorePriceValidityChecks: flag,
   manualOrderIndicator: ManualOrderIndicatorSchema.optional(),
-});
+}).meta({ examples: [ORDER_EXAMPLE] });
 export type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 /** Spec 2.3: orderId names the order to change; the other fields are the new terms. */
 export const ReplaceRequestSchema = z.strictObject({
-  orderId: z.string().min(1),
+  orderId: OrderIdFieldSchema,
   clordId: text,
   symbol: text,
-  price: int64,
-  orderQty: int64,
+  price: positive,
+  orderQty: positive,
   timeInForce: TimeInForceSchema.optional(),
-  stopPrice: int64,
-  minQty: int64,
+  stopPrice: positive,
+  minQty: nonNegative,
   allOrNone: flag,
   participateDontInitiate: flag,
   strictLimit: flag,
@@ -73,18 +86,25 @@ export const ReplaceRequestSchema = z.strictObject({
 });
 export type ReplaceRequest = z.infer<typeof ReplaceRequestSchema>;
 
-export const PreviewOrderRequestSchema = z.strictObject({ request: OrderRequestSchema });
+export const PreviewOrderRequestSchema = z.strictObject({ request: OrderRequestSchema }).meta({ examples: [{ request: ORDER_EXAMPLE }] });
 export type PreviewOrderRequest = z.infer<typeof PreviewOrderRequestSchema>;
 
 /** `max` documents the bound; callers check the size first so that an oversized batch is a 413, not a 400. */
-export const BatchInsertRequestSchema = z.strictObject({ requests: z.array(OrderRequestSchema).min(1).max(MAX_BATCH_ORDERS) });
+export const BatchInsertRequestSchema = z
+  .strictObject({ requests: z.array(OrderRequestSchema).min(1).max(MAX_BATCH_ORDERS) })
+  .meta({ examples: [{ requests: [ORDER_EXAMPLE, { ...ORDER_EXAMPLE, price: '41' }] }] });
 export type BatchInsertRequest = z.infer<typeof BatchInsertRequestSchema>;
 
-export const BatchReplaceRequestSchema = z.strictObject({ requests: z.array(ReplaceRequestSchema).min(1).max(MAX_BATCH_ORDERS) });
+export const BatchReplaceRequestSchema = z
+  .strictObject({ requests: z.array(ReplaceRequestSchema).min(1).max(MAX_BATCH_ORDERS) })
+  .meta({ examples: [{ requests: [{ orderId: 'O1', price: '41' }] }] });
 export type BatchReplaceRequest = z.infer<typeof BatchReplaceRequestSchema>;
 
-/** Payload not shown (spec 4.1): passed through. */
-export const CancelOrderRequestSchema = JsonObjectSchema;
+/** Payload not shown (spec 4.1): one order, by id or by the account's clordId. */
+export const CancelOrderRequestSchema = z
+  .strictObject({ orderId: OrderIdFieldSchema.optional(), clordId: text, account, symbol: text })
+  .refine((body) => body.orderId !== undefined || body.clordId !== undefined, { message: 'orderId or clordId is required', path: ['orderId'] })
+  .meta({ examples: [{ orderId: 'O1' }] });
 export type CancelOrderRequest = z.infer<typeof CancelOrderRequestSchema>;
 
 export const InsertOrderResponseSchema = z.object({ orderId: z.string() });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 import { OrderStateFilterSchema, OrderTypeSchema, SideSchema } from './exchange-enums.schema.js';
 import { ExchangeExecutionSchema, ExchangeOrderSchema } from './exchange-order.schema.js';
-import { DateObjectSchema, DateTimeSchema, JsonObjectSchema } from './wire-types.schema.js';
+import { AccountListSchema, ParticipantFieldSchema } from './identity-fields.schema.js';
+import { DateObjectSchema, DateTimeSchema } from './wire-types.schema.js';
 
 /** Search bounds are not shown; the instrument list's (1 to 1000) are the documented ones closest to hand. */
 export const SearchPageSizeSchema = z.int().min(1).max(1000);
@@ -16,14 +17,14 @@ export const OrderSearchRequestSchema = z.strictObject({
   startTime: DateTimeSchema.optional(),
   endTime: DateTimeSchema.optional(),
   symbol: z.string().optional(),
-  accounts: z.array(z.string()).optional(),
+  accounts: AccountListSchema.optional(),
   side: SideSchema.optional(),
   type: OrderTypeSchema.optional(),
   orderStateFilter: OrderStateFilterSchema.optional(),
   crossId: z.string().optional(),
   hostCrossId: z.string().optional(),
-  clientAccountId: z.string().optional(),
-  clientParticipantId: z.string().optional(),
+  clientAccountId: ParticipantFieldSchema.optional(),
+  clientParticipantId: ParticipantFieldSchema.optional(),
   parentOrderId: z.string().optional(),
   startTransactTradeDate: DateObjectSchema.optional(),
   endTransactTradeDate: DateObjectSchema.optional(),
@@ -38,5 +39,14 @@ export const OrderSearchResponseSchema = z.object({
   lastExecutions: z.array(ExchangeExecutionSchema).optional(),
 });
 
-/** Trade search records and request: not shown (spec 2.8, 4.1); passed through. */
-export const TradeSearchRequestSchema = JsonObjectSchema;
+/** Trade search request: not shown (spec 2.8, 4.1); the order search's filters that apply to trades, paged the same way. */
+export const TradeSearchRequestSchema = z.strictObject({
+  symbol: z.string().optional(),
+  accounts: AccountListSchema.optional(),
+  orderId: z.string().optional(),
+  startTime: DateTimeSchema.optional(),
+  endTime: DateTimeSchema.optional(),
+  pageSize: SearchPageSizeSchema.optional(),
+  pageToken: z.string().optional(),
+});
+export type TradeSearchRequest = z.infer<typeof TradeSearchRequestSchema>;

@@ -1,4 +1,4 @@
-import { DateObjectSchema, DateTimeSchema, Int64StringSchema, isRealDate } from './wire-types.schema.js';
+import { DateObjectSchema, DateTimeSchema, Int64StringSchema, NonNegativeInt64StringSchema, PositiveInt64StringSchema, isRealDate } from './wire-types.schema.js';
 
 describe('Int64StringSchema', () => {
   it('takes decimal integers from -2^63 to 2^63-1', () => {
@@ -54,5 +54,27 @@ describe('DateTimeSchema', () => {
     expect(DateTimeSchema.safeParse('2026-02-30T00:00:00Z').success).toBe(false);
     expect(DateTimeSchema.safeParse('2026-11-22').success).toBe(false);
     expect(DateTimeSchema.safeParse('22/11/2026 18:30').success).toBe(false);
+  });
+});
+
+describe('PositiveInt64StringSchema', () => {
+  it('takes quantities and prices from 1 to 2^63-1', () => {
+    for (const value of ['1', '55', '9223372036854775807']) expect(PositiveInt64StringSchema.safeParse(value).success).toBe(true);
+  });
+
+  it.each(['0', '-1', '-5', '9223372036854775808', '99999999999999999999', '1e308', '1e-300', '1.5', '01', ' 1', ''])('refuses %j', (value) => {
+    expect(PositiveInt64StringSchema.safeParse(value).success).toBe(false);
+  });
+
+  it('refuses JSON numbers, which lose precision past 2^53', () => {
+    expect(PositiveInt64StringSchema.safeParse(1).success).toBe(false);
+  });
+});
+
+describe('NonNegativeInt64StringSchema', () => {
+  it('takes zero (no minimum) but nothing below it', () => {
+    expect(NonNegativeInt64StringSchema.safeParse('0').success).toBe(true);
+    expect(NonNegativeInt64StringSchema.safeParse('-1').success).toBe(false);
+    expect(NonNegativeInt64StringSchema.safeParse('-0').success).toBe(false);
   });
 });

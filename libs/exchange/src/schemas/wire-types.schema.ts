@@ -17,6 +17,21 @@ export const Int64StringSchema = z
   .refine(isInt64String, { message: 'expected a signed 64-bit integer written as a decimal string, e.g. "100"' })
   .meta({ format: 'int64', pattern: INT64_PATTERN.source, example: '100' });
 
+const isPositive = (value: string): boolean => isInt64String(value) && !value.startsWith('-') && value !== '0';
+const isNonNegative = (value: string): boolean => isInt64String(value) && !value.startsWith('-');
+
+/** Quantities and prices a client sends: int64 strings above zero (issue 14: "-5" and "0" make no order). */
+export const PositiveInt64StringSchema = z
+  .string()
+  .refine(isPositive, { message: 'expected a positive 64-bit integer written as a decimal string, e.g. "100"' })
+  .meta({ format: 'int64', pattern: '^[1-9][0-9]*$', example: '100' });
+
+/** minQty: zero means no minimum (the proto3 default); below zero means nothing. */
+export const NonNegativeInt64StringSchema = z
+  .string()
+  .refine(isNonNegative, { message: 'expected a non-negative 64-bit integer written as a decimal string, e.g. "0"' })
+  .meta({ format: 'int64', pattern: '^(0|[1-9][0-9]*)$', example: '0' });
+
 /** Spec conventions: ISO 8601 UTC; an offset is accepted too (protobuf Timestamp JSON does), impossible dates are not. */
 export const DateTimeSchema = z.iso.datetime({ offset: true }).meta({ example: '2026-11-22T18:30:00Z' });
 

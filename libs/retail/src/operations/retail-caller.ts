@@ -17,5 +17,5 @@ export function callerFields(caller: RetailCaller): { account: string; team: str
   };
 }
 
-/** Path segments are validated upstream of here, but are still encoded so one can never change the path. */
-export const segment = (value: string): string => encodeURIComponent(value);
+/** Path segments are validated before here, and still go through the one encoder that refuses dot segments. */
+export { pathSegment as segment } from '@lib/core';

@@ -1,30 +1,38 @@
 import { z } from 'zod';
 
 import { OrderIntentSchema, RetailManualOrderIndicatorSchema, RetailOrderTypeSchema, RetailTimeInForceSchema } from './retail-enums.schema.js';
-import { Int64StringSchema, MarketSlugSchema, PositiveAmountSchema, QuantitySchema } from './retail-primitives.schema.js';
+import { CashAmountSchema, Int64StringSchema, MarketSlugSchema, PriceAmountSchema, QuantitySchema } from './retail-primitives.schema.js';
 
 /** upstream-facts: `{currentPrice: Amount, bips?, ticks?}`; how far from currentPrice a market order may fill. */
 export const SlippageToleranceSchema = z
   .object({
-    currentPrice: PositiveAmountSchema,
-    bips: z.number().int().nonnegative().optional(),
-    ticks: z.number().int().nonnegative().optional(),
+    currentPrice: PriceAmountSchema,
+    bips: z.int().nonnegative().optional(),
+    ticks: z.int().nonnegative().optional(),
   })
   .strict();
 
 const GoodTillTimeSchema = z.iso.datetime({ offset: true });
+
+const ORDER_EXAMPLE = {
+  marketSlug: 'aec-nfl-buf-kc-2026-11-22',
+  intent: 'ORDER_INTENT_BUY_LONG',
+  type: 'ORDER_TYPE_LIMIT',
+  price: { value: '0.40', currency: 'USD' },
+  quantity: 1,
+};
 
 const CreateOrderFields = z
   .object({
     marketSlug: MarketSlugSchema,
     intent: OrderIntentSchema,
     type: RetailOrderTypeSchema.optional(),
-    price: PositiveAmountSchema.optional(),
+    price: PriceAmountSchema.optional(),
     quantity: QuantitySchema.optional(),
     tif: RetailTimeInForceSchema.optional(),
     participateDontInitiate: z.boolean().optional(),
     goodTillTime: GoodTillTimeSchema.optional(),
-    cashOrderQty: PositiveAmountSchema.optional(),
+    cashOrderQty: CashAmountSchema.optional(),
     manualOrderIndicator: RetailManualOrderIndicatorSchema.optional(),
     synchronousExecution: z.boolean().optional(),
     maxBlockTime: Int64StringSchema.optional(),
@@ -57,11 +65,14 @@ function goodTillRule(order: { tif?: string; goodTillTime?: string }, ctx: z.Ref
 }
 
 /** `POST /v1/orders` (upstream-facts CreateOrder). */
-export const CreateOrderSchema = CreateOrderFields.superRefine(orderRules);
+export const CreateOrderSchema = CreateOrderFields.superRefine(orderRules).meta({ examples: [ORDER_EXAMPLE] });
 export type CreateOrder = z.infer<typeof CreateOrderSchema>;
 
 /** `POST /v1/order/preview`. */
-export const PreviewOrderSchema = z.object({ request: CreateOrderSchema }).strict();
+export const PreviewOrderSchema = z
+  .object({ request: CreateOrderSchema })
+  .strict()
+  .meta({ examples: [{ request: ORDER_EXAMPLE }] });
 export type PreviewOrder = z.infer<typeof PreviewOrderSchema>;
 
 /** `POST /v1/order/{id}/cancel`. */
@@ -72,7 +83,7 @@ export type CancelOrder = z.infer<typeof CancelOrderSchema>;
 export const ModifyOrderSchema = z
   .object({
     marketSlug: MarketSlugSchema,
-    price: PositiveAmountSchema.optional(),
+    price: PriceAmountSchema.optional(),
     quantity: QuantitySchema.optional(),
     tif: RetailTimeInForceSchema.optional(),
     participateDontInitiate: z.boolean().optional(),

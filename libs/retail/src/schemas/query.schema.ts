@@ -1,3 +1,4 @@
+import { IDENTITY_KEYWORD, isDotOrEmptySegment } from '@lib/core';
 import { z } from 'zod';
 
 import { ActivityTypeSchema, SortOrderSchema } from './retail-enums.schema.js';
@@ -28,6 +29,20 @@ export const ActivitiesQuerySchema = z
   .strict();
 export type ActivitiesQuery = z.infer<typeof ActivitiesQuerySchema>;
 
-/** Path parameters: order ids are opaque but never contain a slash or a query. */
-export const OrderIdParamsSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected an order id') }).strict();
+/**
+ * Path parameters: order ids are opaque but never contain a slash or a query, and are never a dot
+ * segment. An id is an identity: the upstream shows a key only its own orders (404 for another's).
+ */
+export const OrderIdParamsSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected an order id')
+      .refine((id) => !isDotOrEmptySegment(id), 'a path parameter may not be "." or ".."')
+      .meta({
+        [IDENTITY_KEYWORD]: 'retail-order',
+        description: 'an order of the retail account the request is signed for (x-retail-account); any other: 404',
+      }),
+  })
+  .strict();
 export const SlugParamsSchema = z.object({ slug: MarketSlugSchema }).strict();
