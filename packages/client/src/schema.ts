@@ -119,6 +119,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Without the admin scope: only the API key's own participants and scopes. */
         get: operations["ExchangeAccountController_whoami"];
         put?: never;
         post?: never;
@@ -135,6 +136,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Without the admin scope: only the participants the API key may act for. */
         get: operations["ExchangeAccountController_users"];
         put?: never;
         post?: never;
@@ -1163,7 +1165,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1183,7 +1185,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1203,7 +1205,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path: {
@@ -1214,7 +1216,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    [key: string]: unknown;
+                    /**
+                     * Format: int64
+                     * @example 100
+                     */
+                    amount: string;
+                    /** @constant */
+                    currency?: "USD";
+                    fundingAccountId?: string;
                 };
             };
         };
@@ -1231,7 +1240,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1240,7 +1249,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    [key: string]: unknown;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
+                    account?: string;
                 };
             };
         };
@@ -1257,7 +1267,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1266,7 +1276,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    [key: string]: unknown;
+                    /**
+                     * @description participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.
+                     * @example [
+                     *       "firms/DEVFIRM/users/alice"
+                     *     ]
+                     */
+                    accounts?: string[];
                 };
             };
         };
@@ -1574,7 +1590,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1598,6 +1614,12 @@ export interface operations {
                      */
                     endTime?: string;
                     symbol?: string;
+                    /**
+                     * @description participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.
+                     * @example [
+                     *       "firms/DEVFIRM/users/alice"
+                     *     ]
+                     */
                     accounts?: string[];
                     /** @enum {string} */
                     side?: "SIDE_BUY" | "SIDE_SELL";
@@ -1607,7 +1629,9 @@ export interface operations {
                     orderStateFilter?: "ORDER_STATE_FILTER_OPEN" | "ORDER_STATE_FILTER_CLOSED" | "ORDER_STATE_FILTER_NEW" | "ORDER_STATE_FILTER_PARTIALLY_FILLED" | "ORDER_STATE_FILTER_FILLED" | "ORDER_STATE_FILTER_CANCELED" | "ORDER_STATE_FILTER_REPLACED" | "ORDER_STATE_FILTER_REJECTED" | "ORDER_STATE_FILTER_EXPIRED" | "ORDER_STATE_FILTER_PENDING_RISK";
                     crossId?: string;
                     hostCrossId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                     clientAccountId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                     clientParticipantId?: string;
                     parentOrderId?: string;
                     startTransactTradeDate?: {
@@ -1892,7 +1916,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1901,7 +1925,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    [key: string]: unknown;
+                    symbol?: string;
+                    /**
+                     * @description participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.
+                     * @example [
+                     *       "firms/DEVFIRM/users/alice"
+                     *     ]
+                     */
+                    accounts?: string[];
+                    orderId?: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T18:30:00Z
+                     */
+                    startTime?: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T18:30:00Z
+                     */
+                    endTime?: string;
+                    pageSize?: number;
+                    pageToken?: string;
                 };
             };
         };
@@ -1918,7 +1962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -1994,7 +2038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2021,6 +2065,7 @@ export interface operations {
                     /** @enum {string} */
                     timeInForce?: "TIME_IN_FORCE_DAY" | "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_TIME" | "TIME_IN_FORCE_FILL_OR_KILL";
                     clordId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
                     account?: string;
                     /**
                      * Format: int64
@@ -2029,15 +2074,18 @@ export interface operations {
                     stopPrice?: string;
                     /**
                      * Format: int64
-                     * @example 100
+                     * @example 0
                      */
                     minQty?: string;
                     selfMatchPreventionId?: string;
                     quote?: string;
                     allOrNone?: boolean;
                     sessionId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                     user?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                     clientAccountId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                     clientParticipantId?: string;
                     participateDontInitiate?: boolean;
                     /**
@@ -2080,7 +2128,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2089,6 +2137,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "symbol": "aec-nfl-buf-kc-2026-11-22",
+                     *       "side": "SIDE_BUY",
+                     *       "type": "ORDER_TYPE_LIMIT",
+                     *       "timeInForce": "TIME_IN_FORCE_GOOD_TILL_CANCEL",
+                     *       "orderQty": "1",
+                     *       "price": "40"
+                     *     }
+                     */
                     request: {
                         /** @enum {string} */
                         type?: "ORDER_TYPE_MARKET_TO_LIMIT" | "ORDER_TYPE_LIMIT" | "ORDER_TYPE_STOP" | "ORDER_TYPE_STOP_LIMIT";
@@ -2108,6 +2166,7 @@ export interface operations {
                         /** @enum {string} */
                         timeInForce?: "TIME_IN_FORCE_DAY" | "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_TIME" | "TIME_IN_FORCE_FILL_OR_KILL";
                         clordId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
                         account?: string;
                         /**
                          * Format: int64
@@ -2116,15 +2175,18 @@ export interface operations {
                         stopPrice?: string;
                         /**
                          * Format: int64
-                         * @example 100
+                         * @example 0
                          */
                         minQty?: string;
                         selfMatchPreventionId?: string;
                         quote?: string;
                         allOrNone?: boolean;
                         sessionId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         user?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         clientAccountId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         clientParticipantId?: string;
                         participateDontInitiate?: boolean;
                         /**
@@ -2276,7 +2338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2304,6 +2366,7 @@ export interface operations {
                         /** @enum {string} */
                         timeInForce?: "TIME_IN_FORCE_DAY" | "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_TIME" | "TIME_IN_FORCE_FILL_OR_KILL";
                         clordId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
                         account?: string;
                         /**
                          * Format: int64
@@ -2312,15 +2375,18 @@ export interface operations {
                         stopPrice?: string;
                         /**
                          * Format: int64
-                         * @example 100
+                         * @example 0
                          */
                         minQty?: string;
                         selfMatchPreventionId?: string;
                         quote?: string;
                         allOrNone?: boolean;
                         sessionId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         user?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         clientAccountId?: string;
+                        /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
                         clientParticipantId?: string;
                         participateDontInitiate?: boolean;
                         /**
@@ -2366,7 +2432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2376,6 +2442,7 @@ export interface operations {
             content: {
                 "application/json": {
                     requests: {
+                        /** @description a working order of the chosen participant (x-participant-id or the key's first); the gateway asks the exchange as that participant. Any other: 404. */
                         orderId: string;
                         clordId?: string;
                         symbol?: string;
@@ -2398,7 +2465,7 @@ export interface operations {
                         stopPrice?: string;
                         /**
                          * Format: int64
-                         * @example 100
+                         * @example 0
                          */
                         minQty?: string;
                         allOrNone?: boolean;
@@ -2436,7 +2503,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2568,7 +2635,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2700,7 +2767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description firms/<FIRM>/users/<USER>; default: the client's first participant */
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
                 "x-participant-id"?: string;
             };
             path?: never;
@@ -2709,7 +2776,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    [key: string]: unknown;
+                    /** @description a working order of the chosen participant (x-participant-id or the key's first); the gateway asks the exchange as that participant. Any other: 404. */
+                    orderId?: string;
+                    clordId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
+                    account?: string;
+                    symbol?: string;
                 };
             };
         };
@@ -2849,22 +2921,36 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example aec-nfl-buf-kc-2026-11-22 */
                     marketSlug: string;
                     /** @enum {string} */
                     intent: "ORDER_INTENT_BUY_LONG" | "ORDER_INTENT_SELL_LONG" | "ORDER_INTENT_BUY_SHORT" | "ORDER_INTENT_SELL_SHORT";
                     /** @enum {string} */
                     type?: "ORDER_TYPE_LIMIT" | "ORDER_TYPE_MARKET";
+                    /**
+                     * @example {
+                     *       "value": "0.55",
+                     *       "currency": "USD"
+                     *     }
+                     */
                     price?: {
                         value: string;
                         /** @constant */
                         currency: "USD";
                     };
+                    /** @example 1 */
                     quantity?: number;
                     /** @enum {string} */
                     tif?: "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_DATE" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_FILL_OR_KILL";
                     participateDontInitiate?: boolean;
                     /** Format: date-time */
                     goodTillTime?: string;
+                    /**
+                     * @example {
+                     *       "value": "10.00",
+                     *       "currency": "USD"
+                     *     }
+                     */
                     cashOrderQty?: {
                         value: string;
                         /** @constant */
@@ -2875,6 +2961,12 @@ export interface operations {
                     synchronousExecution?: boolean;
                     maxBlockTime?: string;
                     slippageTolerance?: {
+                        /**
+                         * @example {
+                         *       "value": "0.55",
+                         *       "currency": "USD"
+                         *     }
+                         */
                         currentPrice: {
                             value: string;
                             /** @constant */
@@ -2908,23 +3000,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "marketSlug": "aec-nfl-buf-kc-2026-11-22",
+                     *       "intent": "ORDER_INTENT_BUY_LONG",
+                     *       "type": "ORDER_TYPE_LIMIT",
+                     *       "price": {
+                     *         "value": "0.40",
+                     *         "currency": "USD"
+                     *       },
+                     *       "quantity": 1
+                     *     }
+                     */
                     request: {
+                        /** @example aec-nfl-buf-kc-2026-11-22 */
                         marketSlug: string;
                         /** @enum {string} */
                         intent: "ORDER_INTENT_BUY_LONG" | "ORDER_INTENT_SELL_LONG" | "ORDER_INTENT_BUY_SHORT" | "ORDER_INTENT_SELL_SHORT";
                         /** @enum {string} */
                         type?: "ORDER_TYPE_LIMIT" | "ORDER_TYPE_MARKET";
+                        /**
+                         * @example {
+                         *       "value": "0.55",
+                         *       "currency": "USD"
+                         *     }
+                         */
                         price?: {
                             value: string;
                             /** @constant */
                             currency: "USD";
                         };
+                        /** @example 1 */
                         quantity?: number;
                         /** @enum {string} */
                         tif?: "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_DATE" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_FILL_OR_KILL";
                         participateDontInitiate?: boolean;
                         /** Format: date-time */
                         goodTillTime?: string;
+                        /**
+                         * @example {
+                         *       "value": "10.00",
+                         *       "currency": "USD"
+                         *     }
+                         */
                         cashOrderQty?: {
                             value: string;
                             /** @constant */
@@ -2935,6 +3053,12 @@ export interface operations {
                         synchronousExecution?: boolean;
                         maxBlockTime?: string;
                         slippageTolerance?: {
+                            /**
+                             * @example {
+                             *       "value": "0.55",
+                             *       "currency": "USD"
+                             *     }
+                             */
                             currentPrice: {
                                 value: string;
                                 /** @constant */
@@ -2969,12 +3093,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example aec-nfl-buf-kc-2026-11-22 */
                     marketSlug: string;
                     /** @enum {string} */
                     manualOrderIndicator?: "MANUAL_ORDER_INDICATOR_MANUAL" | "MANUAL_ORDER_INDICATOR_AUTOMATIC";
                     synchronousExecution?: boolean;
                     maxBlockTime?: string;
                     slippageTolerance?: {
+                        /**
+                         * @example {
+                         *       "value": "0.55",
+                         *       "currency": "USD"
+                         *     }
+                         */
                         currentPrice: {
                             value: string;
                             /** @constant */
@@ -3010,6 +3141,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example aec-nfl-buf-kc-2026-11-22 */
                     marketSlug: string;
                 };
             };
@@ -3038,12 +3170,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example aec-nfl-buf-kc-2026-11-22 */
                     marketSlug: string;
+                    /**
+                     * @example {
+                     *       "value": "0.55",
+                     *       "currency": "USD"
+                     *     }
+                     */
                     price?: {
                         value: string;
                         /** @constant */
                         currency: "USD";
                     };
+                    /** @example 1 */
                     quantity?: number;
                     /** @enum {string} */
                     tif?: "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_DATE" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_FILL_OR_KILL";
