@@ -11,6 +11,8 @@ import { type CapacitySettings, type ClaimOutcome, type PoolUsage, type StreamHo
  * expiry it keeps renewing, so a crashed instance's holdings lapse after `holdingTtlMs`. A claim that
  * needs Redis while Redis is unreachable is refused: a cap is never exceeded because Redis is down.
  * Claims this instance can answer alone (the client already holds the topic here) need no Redis.
+ * A holding Redis lost (a release racing a claim of the same topic, an outage past the expiry) is
+ * written back by the next renewal, so the count lags reality by at most `renewEveryMs`.
  */
 export class RedisStreamLedger implements StreamLedger {
   private readonly logger = new Logger('StreamLedger');

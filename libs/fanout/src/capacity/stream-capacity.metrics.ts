@@ -5,8 +5,8 @@ import type { PoolUsage } from './stream-capacity.types.js';
 type Series = [labels: Record<string, string>, value: number][];
 
 /**
- * Streams in use, cluster-wide, read from the ledger at scrape time (one read per scrape for all
- * four gauges). Labels are bounded: pools and kinds are registered in code, teams come from config.
+ * Streams in use, cluster-wide, read from the ledger at scrape time (gauges collected together share
+ * the read in flight). Labels are bounded: pools and kinds are registered in code, teams come from config.
  */
 export function registerStreamCapacityMetrics(registry: Registry, usage: () => Promise<PoolUsage[]>): void {
   let pending: Promise<PoolUsage[]> | undefined;
