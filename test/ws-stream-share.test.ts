@@ -1,5 +1,6 @@
 import { MetricsRegistry } from '@lib/core';
 
+import { freePort } from './support/redis-server.js';
 import { type Json, type Stack, api, eventually, json, startStack } from './support/stack.js';
 import { RefusedUpgrade, WsTestClient } from './support/ws-client.js';
 
@@ -147,5 +148,23 @@ describe('WebSocket connections per client', () => {
       () => WsTestClient.open(one.url, { key: one.keys.conn }).then((client) => (open.push(client), 101), (error: RefusedUpgrade) => error.status),
       (status) => status === 101,
     );
+  });
+});
+
+describe('exchange streams while Redis cannot count them', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    const unreachable = `redis://127.0.0.1:${await freePort()}`;
+    stack = await startStack({ redis: true, gateway: (config: Json) => ({ ...config, redis: { ...config.redis, url: unreachable } }) });
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses a new exchange stream rather than admit it blind, and opens nothing upstream', async () => {
+    const client = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    open.push(client);
+    const symbol = stack.sandbox.state.engine.instruments().find((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN')?.symbol;
+    const refused = await subscribe(client, [`exchange.marketData.${symbol}`]);
+    expect(refused).toMatchObject({ type: 'error', code: 'upstream_failed', message: expect.stringContaining('Stream capacity cannot be counted') });
+    expect(stack.sandbox.state.marketDataStreams.openStreams()).toBe(0);
   });
 });
