@@ -32,7 +32,8 @@ describe('/ws fan-out on one gateway', () => {
   let stack: Stack;
   let clients: WsTestClient[] = [];
   beforeAll(async () => {
-    stack = await startStack();
+    // 500 sockets of one test client: far past the per-client connection cap real clients get.
+    stack = await startStack({ gateway: (config) => ({ ...config, streams: { maxConnectionsPerClient: 1_000 } }) });
   });
   afterEach(() => {
     clients.forEach((client) => client.close());

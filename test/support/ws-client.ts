@@ -25,7 +25,13 @@ export class WsTestClient {
     const ws = new WebSocket(url, { headers: { ...options.headers, ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) } });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new WsTestClient(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(new RefusedUpgrade(res.statusCode ?? 0)));
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.once('close', () => reject(new RefusedUpgrade(res.statusCode ?? 0, res.headers, body)));
+        res.resume();
+      });
       ws.once('error', reject);
     });
   }
@@ -82,7 +88,11 @@ export class WsTestClient {
 }
 
 export class RefusedUpgrade extends Error {
-  constructor(readonly status: number) {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string | string[] | undefined> = {},
+    readonly body = '',
+  ) {
     super(`upgrade refused with HTTP ${status}`);
   }
 }

@@ -28,6 +28,7 @@ import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
 import { GatewayMetricsModule } from './metrics/metrics.module.js';
 import { RetailRoutesModule } from './retail/retail-routes.module.js';
+import { streamCapacity } from './stream/stream-capacity.js';
 import { StreamRoutesModule } from './stream/stream-routes.module.js';
 
 export interface AppModuleOptions {
@@ -51,7 +52,7 @@ export class AppModule {
         RateLimitModule,
         ClientAuthModule,
         // Cluster keys under the gateway's Redis prefix, so instances sharing a prefix share topics.
-        FanoutModule.forRoot({ cluster: { keyPrefix: `${config.redis?.keyPrefix ?? 'pmgw:'}fanout:` } }),
+        FanoutModule.forRoot({ cluster: { keyPrefix: `${config.redis?.keyPrefix ?? 'pmgw:'}fanout:` }, capacity: streamCapacity(config) }),
         GatewayMetricsModule,
         ExchangeRoutesModule,
         RetailRoutesModule,

@@ -3,6 +3,7 @@ export { ExchangeModule } from './exchange.module.js';
 export {
   EXCHANGE_MARKET_DATA_POLICY,
   EXCHANGE_MARKET_DATA_PREFIX,
+  EXCHANGE_STREAM_POOL,
   MarketDataStreams,
   registerExchangeTopics,
 } from './grpc/market-data-streams.service.js';

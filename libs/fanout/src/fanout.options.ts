@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Clock, RedisClient } from '@lib/core';
 import type { Registry } from 'prom-client';
 
+import type { CapacitySettings } from './capacity/stream-capacity.types.js';
 import type { HubClientOptions } from './client/hub.client.js';
 import type { ClusterOptions } from './cluster/redis.coordinator.js';
 import type { TopicSourceRegistry } from './source/topic-source.registry.js';
@@ -14,6 +15,8 @@ export interface FanoutSettings {
   lingerMs?: number;
   client?: Partial<HubClientOptions>;
   cluster?: Partial<ClusterOptions>;
+  /** Caps on the upstream streams topics cost (TopicPolicy.capacity); without it nothing is counted. */
+  capacity?: CapacitySettings;
 }
 
 export interface FanoutHubOptions extends FanoutSettings {

@@ -1,6 +1,7 @@
 export { HubClient, SLOW_CONSUMER_CLOSE_CODE, type HubClientOptions } from './client/hub.client.js';
 export type { ClusterOptions } from './cluster/redis.coordinator.js';
-export { UnknownTopicError } from './fanout.error.js';
+export type { CapacitySettings, PoolLimits, PoolUsage, StreamCap, StreamHolder } from './capacity/stream-capacity.types.js';
+export { StreamCapacityError, StreamCapacityUnavailableError, UnknownTopicError } from './fanout.error.js';
 export { FANOUT_SETTINGS, FanoutModule } from './fanout.module.js';
 export type { FanoutHubOptions, FanoutSettings } from './fanout.options.js';
 export { FanoutHub, type SubscribeOptions, type TopicInfo } from './hub/fanout.hub.js';

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { FanoutHub, type PoolUsage } from '@lib/fanout';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { RequireScopes } from '../common/auth.decorators.js';
@@ -21,12 +22,18 @@ export class AdminController {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly limiter: RateLimiter,
+    private readonly hub: FanoutHub,
   ) {}
 
-  /** Every upstream bucket: capacity, level, refill rate, per-team use over the last minute, and the limiter's mode. */
+  /**
+   * Every upstream bucket: capacity, level, refill rate, per-team use over the last minute, and the
+   * limiter's mode; and the upstream streams in use, cluster-wide, by kind and by team (`null` while
+   * Redis cannot count them).
+   */
   @Get('limits')
-  limits(): Promise<LimitsView> {
-    return this.limiter.view();
+  async limits(): Promise<LimitsView & { streams: PoolUsage[] | null }> {
+    const [view, streams] = await Promise.all([this.limiter.view(), this.hub.streamUsage().catch(() => null)]);
+    return { ...view, streams };
   }
 
   /** The configured clients and what they may do; key hashes are not shown. */

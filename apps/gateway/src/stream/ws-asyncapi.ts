@@ -33,6 +33,13 @@ const serverSchemas: Record<string, JsonSchema> = {
       message: str,
       topic,
       missingScope: str,
+      cap: {
+        enum: ['client', 'team', 'firm'],
+        description:
+          "too_many_streams: the cap that refused the topic: the client's distinct exchange topics (streams.exchange.maxTopicsPerClient), " +
+          "its team's share of the firm's exchange streams (streams.exchange.teamShares), or the streams all teams may hold (firmStreams less reserve)",
+      },
+      limit: { type: 'integer', description: 'too_many_streams: the value of that cap' },
     },
   },
   pong: { type: 'object', required: ['type'], properties: { type: { const: 'pong' }, id: str } },
@@ -51,20 +58,27 @@ export const WS_ASYNCAPI = {
       `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
       `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
       `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
-      'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead.',
+      'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
+      "Exchange topics cost the firm's upstream streams (20 per firm): each open topic is one stream however many clients watch it, " +
+      'charged to the team whose client opened it until its last subscriber leaves and its linger ends. A client holds at most ' +
+      "streams.exchange.maxTopicsPerClient distinct exchange topics over all its connections, a team at most its share of the firm's " +
+      'streams, counted across every gateway instance; a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
+      'A topic another client already holds costs nothing and is never refused for the team or firm caps.',
   },
   servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
   channels: {
     stream: {
       address: '/ws',
-      description: 'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json.',
+      description:
+        'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json; a client already holding ' +
+        'streams.maxConnectionsPerClient connections on the instance (default 20) gets HTTP 429 problem+json with Retry-After, before the handshake.',
       messages: {
         subscribe: message('subscribe', subscribe, 'Subscribe to topics; resumeFrom maps a topic to the last seq received'),
         unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
         ping: message('ping', ping, 'Application-level ping; answered with pong'),
         frame: message('frame', serverSchemas.frame, 'snapshot, update or resync of one topic'),
         ack: message('ack', serverSchemas.ack, 'The listed topics are subscribed (sent after their snapshot) or left'),
-        error: message('error', serverSchemas.error, 'A refused frame or topic; forbidden names the missing scope'),
+        error: message('error', serverSchemas.error, 'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value'),
         pong: message('pong', serverSchemas.pong, 'Answer to ping'),
       },
     },

@@ -1,15 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DomainError, ErrorCode, PROBLEM_CONTENT_TYPE, httpStatusOf, problemOf, requestIdOf, titleOf, toDomainError, UnauthenticatedError } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, PROBLEM_CONTENT_TYPE, httpStatusOf, problemOf, requestIdOf, titleOf, toDomainError, UnauthenticatedError } from '@lib/core';
 import { FanoutHub } from '@lib/fanout';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
 import { StreamTopics } from './stream-topics.js';
+import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
 import { WsTicketStore } from './ws-ticket.store.js';
@@ -28,16 +29,20 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxFrameBytes, perMessageDeflate: false });
   private readonly sessions = new Set<WsSession>();
   private readonly sockets = new Set<WebSocket>();
+  private readonly connections: WsConnectionCounter;
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
 
   constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: ClientAuthGuard,
     private readonly tickets: WsTicketStore,
     private readonly hub: FanoutHub,
     private readonly topics: StreamTopics,
-  ) {}
+  ) {
+    this.connections = new WsConnectionCounter(config.streams.maxConnectionsPerClient);
+  }
 
   onApplicationBootstrap(): void {
     this.adapterHost.httpAdapter.getHttpServer().on('upgrade', this.onUpgrade);
@@ -59,6 +64,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     let caller: AuthenticatedClient;
     try {
       caller = await this.authenticate(req, url);
+      if (!socket.destroyed) this.connections.admit(caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
     }
@@ -77,7 +83,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private accept(ws: WebSocket, caller: AuthenticatedClient): void {
-    const session = new WsSession(ws, this.hub.connect(ws), caller, this.hub, this.topics.retailAccount);
+    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }), caller, this.hub, this.topics.retailAccount);
     this.sessions.add(session);
     this.sockets.add(ws);
     ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));

@@ -1,4 +1,5 @@
 import { RETAIL_ACCOUNT_NAME, type Scope } from '@lib/core';
+import type { StreamCap } from '@lib/fanout';
 import { z } from 'zod';
 
 /** Bounds per connection; each one is documented in the AsyncAPI description. */
@@ -76,7 +77,7 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
-export const WS_ERROR_CODES = ['bad_request', 'unknown_topic', 'forbidden', 'too_many_subscriptions', 'rate_limited', 'upstream_failed'] as const;
+export const WS_ERROR_CODES = ['bad_request', 'unknown_topic', 'forbidden', 'too_many_subscriptions', 'too_many_streams', 'rate_limited', 'upstream_failed'] as const;
 export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 export interface AckMessage {
@@ -92,6 +93,9 @@ export interface ErrorMessage {
   message: string;
   topic?: string;
   missingScope?: Scope;
+  /** `too_many_streams`: the cap that refused the topic and its value. */
+  cap?: StreamCap;
+  limit?: number;
 }
 
 export interface PongMessage {

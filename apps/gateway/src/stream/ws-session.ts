@@ -1,6 +1,6 @@
 import { DomainError } from '@lib/core';
 import type { FanoutHub, HubClient } from '@lib/fanout';
-import { UnknownTopicError } from '@lib/fanout';
+import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
@@ -119,6 +119,10 @@ export class WsSession {
       return true;
     } catch (error) {
       this.topics.delete(topic);
+      if (error instanceof StreamCapacityError) {
+        this.error({ id, topic, code: 'too_many_streams', cap: error.cap, limit: error.limit, message: error.message });
+        return false;
+      }
       const unknown = error instanceof UnknownTopicError;
       const detail = error instanceof DomainError ? error.message : 'the upstream refused or failed the subscription';
       this.error({ id, topic, code: unknown ? 'unknown_topic' : 'upstream_failed', message: detail });

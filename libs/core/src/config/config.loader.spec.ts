@@ -74,6 +74,10 @@ describe('loadGatewayConfig', () => {
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^clients\.0\.keyHash: /)]));
   });
 
+  it('names a stream share of an unknown team', () => {
+    expect(problemsOf(`${VALID}streams: { exchange: { teamShares: { nobody: 2 } } }\n`)).toEqual([expect.stringMatching(/^streams\.exchange\.teamShares\.nobody: unknown team/)]);
+  });
+
   it('reports an unreadable file as a config error', () => {
     expect(() => loadGatewayConfig({ GATEWAY_CONFIG: '/nonexistent/gateway.yaml' })).toThrow(ConfigError);
   });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
+import { StreamsSchema } from './streams.schema.js';
 
 /** Where the exchange market-data protos are loaded from unless `exchange.protoDir` says otherwise. */
 export const DEFAULT_PROTO_DIR = 'libs/exchange/proto';
@@ -147,6 +148,7 @@ export const GatewayConfigSchema = z
     catalog: CatalogSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
+    streams: StreamsSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
@@ -158,6 +160,9 @@ export const GatewayConfigSchema = z
     }
     const teams = new Set(config.teams.map((t) => t.id));
     const accounts = new Set((active?.retailAccounts ?? []).map((a) => a.name));
+    for (const team of Object.keys(config.streams.exchange.teamShares)) {
+      if (!teams.has(team)) ctx.addIssue({ code: 'custom', path: ['streams', 'exchange', 'teamShares', team], message: `unknown team "${team}"` });
+    }
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {

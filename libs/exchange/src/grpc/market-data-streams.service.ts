@@ -126,8 +126,18 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   }
 }
 
-/** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */
-export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = { ...MARKET_DATA_POLICY, merge: (_snapshot, update) => update };
+/** The firm's exchange streams (upstream-facts: 20 concurrent per firm, every streaming RPC together). */
+export const EXCHANGE_STREAM_POOL = 'exchange';
+
+/**
+ * Every message is the symbol's full book, so the latest one is the snapshot late joiners need. Each
+ * topic is one upstream stream today, so it costs one stream of the firm's pool while it is open.
+ */
+export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = {
+  ...MARKET_DATA_POLICY,
+  merge: (_snapshot, update) => update,
+  capacity: { pool: EXCHANGE_STREAM_POOL, kind: 'marketData' },
+};
 
 /** Registers the exchange market-data topics with the hub. */
 export function registerExchangeTopics(registry: TopicSourceRegistry, streams: MarketDataStreams): void {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 
 import { WebSocket } from 'ws';
 
+import type { StreamHolder } from '../capacity/stream-capacity.types.js';
 import { type WireFrame, wsTextFrame } from '../hub/frame.codec.js';
 import type { FanoutMetrics } from '../metrics/fanout.metrics.js';
 
@@ -53,6 +54,8 @@ export class HubClient {
     private readonly options: HubClientOptions,
     private readonly metrics: FanoutMetrics,
     private readonly onGone: (client: HubClient) => void,
+    /** Whose subscriptions these are, for the stream caps; a client without one is not counted. */
+    readonly holder?: StreamHolder,
   ) {
     this.socket = rawSocketOf(ws);
     // Below the socket's own high-water mark no 'drain' would ever tell us to flush the queue.

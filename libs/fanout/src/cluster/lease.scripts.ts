@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-
 import type { RedisClient } from '@lib/core';
+
+import { Script } from './redis.script.js';
 
 /**
  * Takes the lease when free (SET NX PX) or keeps it when already ours, and returns the seq the topic
@@ -39,24 +39,6 @@ if ARGV[6] ~= '' then redis.call('hset', KEYS[2], 'snapshot', ARGV[6]) end
 redis.call('pexpire', KEYS[2], ARGV[5])
 redis.call('publish', ARGV[4], ARGV[3])
 return 1`;
-
-class Script {
-  private readonly sha: string;
-
-  constructor(private readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  /** EVALSHA, falling back to EVAL once after a Redis restart flushed the script cache. */
-  async run(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<number> {
-    try {
-      return Number(await redis.evalsha(this.sha, keys.length, ...keys, ...args));
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return Number(await redis.eval(this.source, keys.length, ...keys, ...args));
-    }
-  }
-}
 
 export interface TopicKeys {
   lease: string;

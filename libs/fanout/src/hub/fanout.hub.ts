@@ -3,12 +3,17 @@ import { type Clock, SystemClock } from '@lib/core';
 import { Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
 
+import { MemoryStreamLedger } from '../capacity/memory.stream-ledger.js';
+import { RedisStreamLedger } from '../capacity/redis.stream-ledger.js';
+import { registerStreamCapacityMetrics } from '../capacity/stream-capacity.metrics.js';
+import type { PoolUsage, StreamHolder, StreamLedger } from '../capacity/stream-capacity.types.js';
 import { HubClient, type HubClientOptions } from '../client/hub.client.js';
 import type { TopicCoordinator, TopicHost } from '../cluster/coordinator.types.js';
 import { RedisCoordinator } from '../cluster/redis.coordinator.js';
+import { StreamCapacityError } from '../fanout.error.js';
 import { DEFAULT_CLIENT_OPTIONS, DEFAULT_LINGER_MS, type FanoutHubOptions, clusterOptions } from '../fanout.options.js';
 import { FanoutMetrics } from '../metrics/fanout.metrics.js';
-import type { TopicSourceRegistry } from '../source/topic-source.registry.js';
+import type { TopicRoute, TopicSourceRegistry } from '../source/topic-source.registry.js';
 import { type FrameMessage, type WireFrame, decodeRelayed } from './frame.codec.js';
 import type { TopicState } from './topic.state.js';
 import { TopicTable } from './topic.table.js';
@@ -41,20 +46,28 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   private readonly upstream: UpstreamLink;
   private readonly coordinator: TopicCoordinator | undefined;
   private readonly clientOptions: HubClientOptions;
+  private readonly ledger: StreamLedger | undefined;
 
   constructor(options: FanoutHubOptions) {
     this.sources = options.sources;
     this.clock = options.clock ?? new SystemClock();
     this.clientOptions = { ...DEFAULT_CLIENT_OPTIONS, ...options.client };
-    this.metrics = new FanoutMetrics(options.registry ?? new Registry(), () => [...this.clients.keys()].map((client) => client.queuedBytes));
+    const registry = options.registry ?? new Registry();
+    const cluster = clusterOptions(options.cluster);
+    this.metrics = new FanoutMetrics(registry, () => [...this.clients.keys()].map((client) => client.queuedBytes));
     this.upstream = new UpstreamLink(this.metrics, (state, kind, payload) => this.fromUpstream(state, kind, payload));
     this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));
-    this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, clusterOptions(options.cluster)) : undefined;
+    this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster) : undefined;
+    const capacity = options.capacity;
+    if (capacity) {
+      this.ledger = options.redis ? new RedisStreamLedger(options.redis, capacity, cluster.keyPrefix, cluster.instanceId) : new MemoryStreamLedger(capacity.pools);
+      registerStreamCapacityMetrics(registry, () => this.streamUsage());
+    }
   }
 
   /** Adopts an open server-side WebSocket; the hub forgets it when it closes. */
-  connect(ws: WebSocket, options: Partial<HubClientOptions> = {}): HubClient {
-    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone));
+  connect(ws: WebSocket, options: Partial<HubClientOptions> = {}, holder?: StreamHolder): HubClient {
+    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone), holder);
     this.clients.set(client, new Set());
     this.metrics.clients.inc();
     return client;
@@ -62,25 +75,20 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   /**
    * Subscribes a client; resolves once it has its first frames (cached snapshot, or the missed frames
-   * for `resumeFrom`). Rejects with `UnknownTopicError`, or when the upstream subscription fails.
+   * for `resumeFrom`). Rejects with `UnknownTopicError`, `StreamCapacityError` when a stream cap refuses
+   * the topic, or when the upstream subscription fails.
    */
   async subscribe(client: HubClient, topic: string, options: SubscribeOptions = {}): Promise<void> {
     const route = this.sources.resolve(topic);
-    const state = this.topics.want(topic, route, (created) => this.activate(created));
-    if (state.subscribers.has(client)) return;
-    state.joining += 1;
+    if (this.topics.get(topic)?.subscribers.has(client)) return;
+    // Claimed before the topic is wanted: a refused topic never opens upstream.
+    const leave = await this.claim(client, topic, route);
+    let joined = false;
     try {
-      await state.ready;
+      joined = await this.join(client, topic, route, options.resumeFrom);
     } finally {
-      state.joining -= 1;
+      if (!joined) leave();
     }
-    if (!client.isOpen || state.mode === 'closed' || state.subscribers.has(client)) return this.topics.lingerIfIdle(state);
-    for (const frame of this.initialFrames(state, options.resumeFrom)) {
-      if (client.deliver(frame, state)) this.metrics.messagesOut.inc();
-    }
-    state.subscribers.add(client);
-    this.clients.get(client)?.add(state);
-    this.metrics.subscriptions.inc({ family: state.route.prefix });
   }
 
   unsubscribe(client: HubClient, topic: string): void {
@@ -93,10 +101,16 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     return state && { mode: state.mode, seq: state.seq, subscribers: state.subscribers.size };
   }
 
+  /** Upstream streams in use per capacity pool, cluster-wide; empty when no pool is configured. */
+  streamUsage(): Promise<PoolUsage[]> {
+    return this.ledger?.usage() ?? Promise.resolve([]);
+  }
+
   /** Closes every upstream subscription and releases leases; connected clients are left to their server. */
   async close(): Promise<void> {
     await Promise.all(this.topics.all().map((state) => this.teardown(state)));
     await this.coordinator?.close();
+    await this.ledger?.close();
   }
 
   onModuleDestroy(): Promise<void> {
@@ -158,6 +172,40 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   // --- internals ---
 
+  /** Takes the client's holding of a pooled topic; the returned function gives it back. */
+  private async claim(client: HubClient, topic: string, route: TopicRoute): Promise<() => void> {
+    const capacity = route.policy.capacity;
+    const { ledger } = this;
+    const holder = client.holder;
+    if (!capacity || !ledger || !holder) return () => undefined;
+    const outcome = await ledger.claim(capacity.pool, capacity.kind, topic, holder);
+    if (!outcome.granted) throw new StreamCapacityError(topic, outcome.cap, outcome.limit);
+    return () => ledger.leave(capacity.pool, topic, holder.client);
+  }
+
+  /** `true` once the client is a subscriber; `false` when it left or the topic closed meanwhile. */
+  private async join(client: HubClient, topic: string, route: TopicRoute, resumeFrom: number | undefined): Promise<boolean> {
+    const state = this.topics.want(topic, route, (created) => this.activate(created));
+    if (state.subscribers.has(client)) return false;
+    state.joining += 1;
+    try {
+      await state.ready;
+    } finally {
+      state.joining -= 1;
+    }
+    if (!client.isOpen || state.mode === 'closed' || state.subscribers.has(client)) {
+      this.topics.lingerIfIdle(state);
+      return false;
+    }
+    for (const frame of this.initialFrames(state, resumeFrom)) {
+      if (client.deliver(frame, state)) this.metrics.messagesOut.inc();
+    }
+    state.subscribers.add(client);
+    this.clients.get(client)?.add(state);
+    this.metrics.subscriptions.inc({ family: state.route.prefix });
+    return true;
+  }
+
   private async activate(state: TopicState): Promise<void> {
     try {
       if (this.coordinator) await this.coordinator.join(state);
@@ -198,6 +246,8 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (!state.subscribers.delete(client)) return;
     this.clients.get(client)?.delete(state);
     this.metrics.subscriptions.dec({ family: state.route.prefix });
+    const capacity = state.route.policy.capacity;
+    if (capacity && client.holder) this.ledger?.leave(capacity.pool, state.name, client.holder.client);
     this.topics.lingerIfIdle(state);
   }
 
@@ -217,6 +267,9 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     state.mode = 'closed';
     for (const client of state.subscribers) this.detach(client, state);
     this.topics.remove(state);
+    // The upstream stream is closed here: its capacity goes back to the pool.
+    const capacity = state.route.policy.capacity;
+    if (capacity) this.ledger?.release(capacity.pool, state.name);
     await this.coordinator?.leave(state).catch(() => undefined);
   }
 }

@@ -39,6 +39,11 @@ export interface TopicPolicy {
    * update changes nothing in the snapshot, which only snapshot events refresh.
    */
   merge?: (snapshot: unknown, update: unknown) => unknown;
+  /**
+   * The pool of upstream streams a topic of this family costs one of while it is open, and the kind
+   * of stream it is (labels the usage views); without it the family's topics are not counted.
+   */
+  capacity?: { pool: string; kind: string };
 }
 
 export const MARKET_DATA_POLICY: TopicPolicy = { conflate: true };

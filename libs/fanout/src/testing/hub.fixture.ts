@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { WebSocket, WebSocketServer } from 'ws';
 
+import type { StreamHolder } from '../capacity/stream-capacity.types.js';
 import type { HubClient } from '../client/hub.client.js';
 import type { FanoutHubOptions } from '../fanout.options.js';
 import { FanoutHub } from '../hub/fanout.hub.js';
@@ -59,8 +60,11 @@ export class HubServer {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
     const server = new HubServer(wss, `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`);
-    wss.on('connection', (ws) => {
-      const client = hub.connect(ws);
+    wss.on('connection', (ws, req) => {
+      // `?client=&team=` names the holder the stream caps count the subscriptions against.
+      const query = new URL(req.url ?? '/', 'ws://hub').searchParams;
+      const [id, team] = [query.get('client'), query.get('team')];
+      const client = hub.connect(ws, {}, id && team ? { client: id, team } : undefined);
       server.hubClients.push(client);
       ws.on('message', (data) => {
         const request = JSON.parse(data.toString()) as { subscribe?: string; unsubscribe?: string; resumeFrom?: number };
@@ -110,9 +114,11 @@ export class TestClient {
   }
 
   async subscribe(topic: string, resumeFrom?: number): Promise<void> {
+    const from = this.controls.length;
     this.ws.send(JSON.stringify({ subscribe: topic, resumeFrom }));
-    await this.until(() => this.controls.some((c) => c.subscribed === topic || c.topic === topic), `subscribed ${topic}`);
-    const failure = this.controls.find((c) => c.error && c.topic === topic);
+    const answers = () => this.controls.slice(from);
+    await this.until(() => answers().some((c) => c.subscribed === topic || c.topic === topic), `subscribed ${topic}`);
+    const failure = answers().find((c) => c.error && c.topic === topic);
     if (failure) throw new Error(failure.error);
   }
 
@@ -174,9 +180,10 @@ export class HubFixture {
     return this.server?.hubClients ?? [];
   }
 
-  async client(): Promise<TestClient> {
+  /** A connected client; with a holder, its subscriptions count against the stream caps. */
+  async client(holder?: StreamHolder): Promise<TestClient> {
     this.server ??= await HubServer.start(this.hub);
-    const created = await TestClient.connect(this.server.url);
+    const created = await TestClient.connect(holder ? `${this.server.url}/?client=${holder.client}&team=${holder.team}` : this.server.url);
     this.clients.push(created);
     return created;
   }

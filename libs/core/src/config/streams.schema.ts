@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+const count = z.number().int().nonnegative();
+
+/**
+ * Caps on what `/ws` clients may hold. Connections cost the instance that holds them, so their cap is
+ * per instance; exchange streams cost the firm (upstream-facts: at most 20 concurrent streams per firm
+ * across every streaming call), so they are counted cluster-wide, per client and per team.
+ */
+export const StreamsSchema = z
+  .object({
+    /** Concurrent `/ws` connections one client may hold on one instance; beyond it the upgrade gets 429. */
+    maxConnectionsPerClient: z.number().int().positive().default(20),
+    exchange: z
+      .object({
+        /** upstream-facts: 20 concurrent streams per firm, every streaming RPC together. */
+        firmStreams: z.number().int().positive().default(20),
+        /**
+         * Streams no team may take. One: a market-data stream renewing its token briefly holds a second
+         * stream (libs/exchange market-data-streams.service.ts), which must not hit RESOURCE_EXHAUSTED.
+         */
+        reserve: count.default(1),
+        /** Distinct exchange topics one client may hold, over all its connections on every instance. */
+        maxTopicsPerClient: z.number().int().positive().default(10),
+        /** Streams per team; teams not named split what the named ones leave evenly (see teamStreamShares). */
+        teamShares: z.record(z.string(), count).default({}),
+        /** A holding not renewed for this long is gone: a crashed instance's streams come back after it. */
+        holdingTtlMs: z.number().int().positive().default(15_000),
+        renewEveryMs: z.number().int().positive().default(3_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((streams, ctx) => {
+    const { firmStreams, reserve, teamShares, holdingTtlMs, renewEveryMs } = streams.exchange;
+    const named = Object.values(teamShares).reduce((sum, share) => sum + share, 0);
+    if (reserve >= firmStreams) ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: 'must leave teams at least one stream' });
+    if (named > firmStreams - reserve) {
+      ctx.addIssue({ code: 'custom', path: ['exchange', 'teamShares'], message: `the shares sum to ${named}, more than the ${firmStreams - reserve} streams teams may take` });
+    }
+    if (renewEveryMs * 2 > holdingTtlMs) ctx.addIssue({ code: 'custom', path: ['exchange', 'renewEveryMs'], message: 'must be at most half of holdingTtlMs' });
+  });
+
+export type StreamsConfig = z.infer<typeof StreamsSchema>;
+
+/**
+ * Each team's share of the firm's exchange streams: the configured number, or an even split of what
+ * the configured ones leave (firm streams less the reserve) among the others; the remainder of the
+ * division goes one stream each to the first of them in config order, so no stream is left idle.
+ */
+export function teamStreamShares(streams: StreamsConfig, teams: readonly string[]): Record<string, number> {
+  const { firmStreams, reserve, teamShares } = streams.exchange;
+  const others = teams.filter((team) => teamShares[team] === undefined);
+  const named = teams.reduce((sum, team) => sum + (teamShares[team] ?? 0), 0);
+  const left = Math.max(0, firmStreams - reserve - named);
+  const even = others.length > 0 ? Math.floor(left / others.length) : 0;
+  const remainder = others.length > 0 ? left % others.length : 0;
+  return Object.fromEntries(teams.map((team) => [team, teamShares[team] ?? even + (others.indexOf(team) < remainder ? 1 : 0)]));
+}

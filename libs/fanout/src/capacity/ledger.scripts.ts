@@ -1,0 +1,156 @@
+import type { RedisClient } from '@lib/core';
+
+import { Script } from '../cluster/redis.script.js';
+import type { ClaimOutcome, HeldTopic, PoolLimits, StreamCap } from './stream-capacity.types.js';
+
+/**
+ * A pool's keys share one hash tag (one Cluster slot): `wants` (a sorted set of `<instance>\n<topic>`
+ * scored by the holding's expiry), `owners` (topic → `<kind>\n<team>`, the team charged for it) and one
+ * sorted set per client of the same members. Redis TIME is the clock, so instance clocks do not matter.
+ */
+const PRELUDE = `
+local SEP = string.char(10)
+local function now_ms()
+  local t = redis.call('time')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function topic_of(member) return string.sub(member, string.find(member, SEP, 1, true) + 1) end
+-- Drops lapsed holdings (a crashed instance's) and the owners of topics nobody holds any more.
+local function live_topics(wants, owners, now)
+  redis.call('zremrangebyscore', wants, '-inf', now)
+  local live, count = {}, 0
+  for _, member in ipairs(redis.call('zrange', wants, 0, -1)) do
+    local topic = topic_of(member)
+    if not live[topic] then live[topic] = true count = count + 1 end
+  end
+  local flat = redis.call('hgetall', owners)
+  local held = {}
+  for i = 1, #flat, 2 do
+    if live[flat[i]] then held[flat[i]] = flat[i + 1] else redis.call('hdel', owners, flat[i]) end
+  end
+  return live, count, held
+end
+`;
+
+/** decideClaim (stream-capacity.types.ts), on the cluster's holdings; records a granted holding. */
+const CLAIM = `${PRELUDE}
+local instance, topic, kind, team = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local ttl, capacity, share, client_cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local now = now_ms()
+local live, count, owners = live_topics(KEYS[1], KEYS[2], now)
+redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+local mine, mine_count = {}, 0
+for _, member in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
+  local t = topic_of(member)
+  if not mine[t] then mine[t] = true mine_count = mine_count + 1 end
+end
+if not mine[topic] and mine_count >= client_cap then return {'client', client_cap} end
+if not live[topic] then
+  local team_count = 0
+  for _, owner in pairs(owners) do
+    if string.sub(owner, string.find(owner, SEP, 1, true) + 1) == team then team_count = team_count + 1 end
+  end
+  if team_count >= share then return {'team', share} end
+  if count >= capacity then return {'firm', capacity} end
+  redis.call('hset', KEYS[2], topic, kind .. SEP .. team)
+end
+local member = instance .. SEP .. topic
+redis.call('zadd', KEYS[1], now + ttl, member)
+redis.call('zadd', KEYS[3], now + ttl, member)
+for i = 1, 3 do redis.call('pexpire', KEYS[i], ttl * 2) end
+return {'ok', 0}`;
+
+/**
+ * Extends this instance's holdings; one that lapsed meanwhile (Redis was unreachable) is written back,
+ * since the stream is still open: the count must show what is really held.
+ */
+const RENEW = `${PRELUDE}
+local instance, ttl, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = now_ms()
+for i = 0, n - 1 do
+  redis.call('zadd', KEYS[1], now + ttl, instance .. SEP .. ARGV[4 + 2 * i])
+  redis.call('hsetnx', KEYS[2], ARGV[4 + 2 * i], ARGV[5 + 2 * i])
+end
+for k = 3, #KEYS do
+  for topic in string.gmatch(ARGV[4 + 2 * n + k - 3], '[^' .. SEP .. ']+') do
+    redis.call('zadd', KEYS[k], now + ttl, instance .. SEP .. topic)
+  end
+  redis.call('pexpire', KEYS[k], ttl * 2)
+end
+redis.call('pexpire', KEYS[1], ttl * 2)
+redis.call('pexpire', KEYS[2], ttl * 2)
+return 1`;
+
+/** This instance let go of a topic; its owner is forgotten once no instance holds it. */
+const RELEASE = `${PRELUDE}
+redis.call('zrem', KEYS[1], ARGV[1] .. SEP .. ARGV[2])
+local live = live_topics(KEYS[1], KEYS[2], now_ms())
+if live[ARGV[2]] then return 0 end
+redis.call('hdel', KEYS[2], ARGV[2])
+return 1`;
+
+const VIEW = `${PRELUDE}
+local _, _, owners = live_topics(KEYS[1], KEYS[2], now_ms())
+local result = {}
+for _, owner in pairs(owners) do table.insert(result, owner) end
+return result`;
+
+const SEP = '\n';
+
+export interface PoolKeys {
+  wants: string;
+  owners: string;
+  client(client: string): string;
+}
+
+export function poolKeys(prefix: string, pool: string): PoolKeys {
+  const tag = `${prefix}{streams:${pool}}`;
+  return { wants: `${tag}:wants`, owners: `${tag}:owners`, client: (client) => `${tag}:client:${client}` };
+}
+
+/** The ledger's Redis commands for one instance. */
+export class LedgerScripts {
+  private readonly claimScript = new Script(CLAIM);
+  private readonly renewScript = new Script(RENEW);
+  private readonly releaseScript = new Script(RELEASE);
+  private readonly viewScript = new Script(VIEW);
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly instance: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  async claim(keys: PoolKeys, limits: PoolLimits, topic: string, held: HeldTopic, client: string): Promise<ClaimOutcome> {
+    const args = [this.instance, topic, held.kind, held.team, this.ttlMs, limits.capacity, limits.teamShares[held.team] ?? 0, limits.clientTopics];
+    const [verdict, limit] = (await this.claimScript.reply(this.redis, [keys.wants, keys.owners, keys.client(client)], args)) as [string, number];
+    return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
+  }
+
+  async renew(keys: PoolKeys, topics: [string, HeldTopic][], clients: [string, string[]][]): Promise<void> {
+    if (topics.length === 0 && clients.length === 0) return;
+    const args = [this.instance, this.ttlMs, topics.length, ...topics.flatMap(([topic, held]) => [topic, ownerOf(held)]), ...clients.map(([, list]) => list.join(SEP))];
+    await this.renewScript.run(this.redis, [keys.wants, keys.owners, ...clients.map(([client]) => keys.client(client))], args);
+  }
+
+  async release(keys: PoolKeys, topic: string): Promise<void> {
+    await this.releaseScript.run(this.redis, [keys.wants, keys.owners], [this.instance, topic]);
+  }
+
+  async leave(keys: PoolKeys, topic: string, client: string): Promise<void> {
+    await this.redis.zrem(keys.client(client), `${this.instance}${SEP}${topic}`);
+  }
+
+  /** The kind and team of every topic the pool holds, cluster-wide. */
+  async view(keys: PoolKeys): Promise<HeldTopic[]> {
+    const owners = (await this.viewScript.reply(this.redis, [keys.wants, keys.owners], [])) as string[];
+    return owners.map((owner) => {
+      const at = owner.indexOf(SEP);
+      return { kind: owner.slice(0, at), team: owner.slice(at + 1) };
+    });
+  }
+}
+
+function ownerOf(held: HeldTopic): string {
+  return `${held.kind}${SEP}${held.team}`;
+}

@@ -1,0 +1,86 @@
+import { Logger } from '@nestjs/common';
+import type { RedisClient } from '@lib/core';
+
+import { StreamCapacityUnavailableError } from '../fanout.error.js';
+import { LedgerScripts, type PoolKeys, poolKeys } from './ledger.scripts.js';
+import { LocalHoldings } from './local.holdings.js';
+import { type CapacitySettings, type ClaimOutcome, type PoolUsage, type StreamHolder, type StreamLedger, usageOf } from './stream-capacity.types.js';
+
+/**
+ * The firm's streams counted cluster-wide: every instance records what it holds in Redis with an
+ * expiry it keeps renewing, so a crashed instance's holdings lapse after `holdingTtlMs`. A claim that
+ * needs Redis while Redis is unreachable is refused: a cap is never exceeded because Redis is down.
+ * Claims this instance can answer alone (the client already holds the topic here) need no Redis.
+ * A holding Redis lost (a release racing a claim of the same topic, an outage past the expiry) is
+ * written back by the next renewal, so the count lags reality by at most `renewEveryMs`.
+ */
+export class RedisStreamLedger implements StreamLedger {
+  private readonly logger = new Logger('StreamLedger');
+  private readonly holdings = new LocalHoldings();
+  private readonly scripts: LedgerScripts;
+  private readonly keys: Map<string, PoolKeys>;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    redis: RedisClient,
+    private readonly settings: CapacitySettings,
+    keyPrefix: string,
+    instanceId: string,
+  ) {
+    this.scripts = new LedgerScripts(redis, instanceId, settings.holdingTtlMs);
+    this.keys = new Map(Object.keys(settings.pools).map((pool) => [pool, poolKeys(keyPrefix, pool)]));
+    this.timer = setInterval(() => void this.renew(), settings.renewEveryMs).unref();
+  }
+
+  async claim(pool: string, kind: string, topic: string, holder: StreamHolder): Promise<ClaimOutcome> {
+    const limits = this.settings.pools[pool];
+    const keys = this.keys.get(pool);
+    if (!limits || !keys) return { granted: true };
+    const held = { kind, team: holder.team };
+    if (this.holdings.holds(pool, topic, holder.client)) {
+      this.holdings.add(pool, topic, held, holder.client);
+      return { granted: true };
+    }
+    let outcome: ClaimOutcome;
+    try {
+      outcome = await this.scripts.claim(keys, limits, topic, held, holder.client);
+    } catch (error) {
+      this.logger.warn(`Stream capacity could not be counted for ${topic}: ${String(error)}`);
+      throw new StreamCapacityUnavailableError(topic);
+    }
+    if (outcome.granted) this.holdings.add(pool, topic, held, holder.client);
+    return outcome;
+  }
+
+  leave(pool: string, topic: string, client: string): void {
+    const keys = this.keys.get(pool);
+    // A failed removal lapses with its expiry.
+    if (keys && this.holdings.leave(pool, topic, client)) this.scripts.leave(keys, topic, client).catch(() => undefined);
+  }
+
+  release(pool: string, topic: string): void {
+    const keys = this.keys.get(pool);
+    if (keys && this.holdings.release(pool, topic)) this.scripts.release(keys, topic).catch(() => undefined);
+  }
+
+  async usage(): Promise<PoolUsage[]> {
+    return Promise.all(
+      Object.entries(this.settings.pools).map(async ([pool, limits]) => usageOf(pool, limits, await this.scripts.view(this.keys.get(pool) as PoolKeys))),
+    );
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const releases = [...this.keys].flatMap(([pool, keys]) => [
+      ...[...this.holdings.topicsOf(pool).keys()].map((topic) => this.scripts.release(keys, topic)),
+      ...this.holdings.clientsOf(pool).flatMap(([client, topics]) => topics.map((topic) => this.scripts.leave(keys, topic, client))),
+    ]);
+    await Promise.allSettled(releases);
+  }
+
+  private async renew(): Promise<void> {
+    await Promise.allSettled(
+      [...this.keys].map(([pool, keys]) => this.scripts.renew(keys, [...this.holdings.topicsOf(pool)], this.holdings.clientsOf(pool))),
+    );
+  }
+}
