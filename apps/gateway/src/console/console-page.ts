@@ -28,7 +28,7 @@ export const CONSOLE_HTML = `<!doctype html>
   <section class="cards">
     <div class="card"><h2>Instance</h2><div id="instance"></div><div class="muted">Redis mode <b id="mode"></b>, instances <b id="instances"></b></div></div>
     <div class="card"><h2>Exchange token</h2><div>expires in <b id="tokenExpires"></b></div><div class="muted">age <span id="tokenAge"></span>, refreshes <span id="tokenRefreshes"></span>, failures <b id="tokenFailures"></b></div></div>
-    <div class="card"><h2>Upstream streams</h2><div><b id="streams"></b> of 20 (firm-wide pool)</div><div class="muted" id="streamKinds"></div></div>
+    <div class="card"><h2>Upstream streams</h2><div><b id="streams"></b> in use, <span id="streamCapacity"></span> for the teams (firm: 20)</div><div class="muted" id="streamKinds"></div></div>
     <div class="card"><h2>Catalog cache</h2><div>hit ratio <b id="hitRatio"></b></div><div class="muted" id="cacheCounts"></div></div>
     <div class="card"><h2>Budget decisions/s</h2><svg id="spark" width="220" height="40" viewBox="0 0 220 40"><polyline id="sparkLine" fill="none" stroke-width="2" points=""></polyline></svg><div class="muted" id="decisionRate"></div></div>
   </section>
@@ -112,9 +112,10 @@ export const CONSOLE_JS = `'use strict';
     const failures = sum(m.gateway_exchange_token_refresh_failures_total);
     text('tokenFailures', fmt(failures));
     $('tokenFailures').className = failures > 0 ? 'bad' : '';
-    text('streams', fmt(sum(m.gateway_exchange_grpc_streams_open)));
-    const kinds = (m.gateway_exchange_grpc_streams_open || []).filter((s) => s.labels.kind !== undefined);
-    text('streamKinds', kinds.length ? Object.entries(byLabel(kinds, 'kind')).map(([k, v]) => k + ' ' + v).join(', ') : 'market data');
+    const exchangeStreams = (m.gateway_streams_in_use || []).filter((s) => s.labels.pool === 'exchange');
+    text('streams', fmt(sum(exchangeStreams)));
+    text('streamCapacity', fmt(sum(m.gateway_streams_capacity, { pool: 'exchange' })));
+    text('streamKinds', Object.entries(byLabel(exchangeStreams, 'kind')).map(([k, v]) => k + ' ' + v).join(', ') + ' (this instance: ' + fmt(sum(m.gateway_exchange_grpc_streams_open)) + ' open)');
     const cache = byLabel(m.catalog_cache_requests_total, 'result');
     const lookups = Object.values(cache).reduce((a, b) => a + b, 0);
     text('hitRatio', lookups ? fmt((100 * (cache.hit || 0)) / lookups, 1) + ' %' : '–');

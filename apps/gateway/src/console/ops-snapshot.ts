@@ -15,6 +15,8 @@ const CONSOLE_METRICS = [
   'gateway_exchange_token_refreshes_total',
   'gateway_exchange_token_refresh_failures_total',
   'gateway_exchange_grpc_streams_open',
+  'gateway_streams_in_use',
+  'gateway_streams_capacity',
   'gateway_fanout_clients',
   'gateway_fanout_subscriptions',
   'gateway_fanout_messages_out_total',
