@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { CatalogRouteName } from '@lib/catalog';
 
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
+import type { CatalogRouteName } from './wire/catalog-query.wire.js';
 
 const CATALOG_ROUTE = 'sandbox:catalog-route';
 
