@@ -76,6 +76,13 @@ export const SandboxConfigSchema = z
       })
       .strict()
       .prefault({}),
+    catalog: z
+      .object({
+        /** upstream-facts: the catalog gateway allows 20 requests/s per client address ('off' lifts it, e.g. for benchmarks). */
+        requestsPerSecondPerAddress: z.union([z.literal('off'), z.number().positive()]).default(20),
+      })
+      .strict()
+      .prefault({}),
     retail: z
       .object({
         keys: z.array(z.object({ name: z.string().min(1), keyId: z.uuid() }).strict()).default([]),
