@@ -16,7 +16,7 @@ const MarketSlug = z.string().regex(/^[^/?#\s]+$/, 'expected a market slug');
 /** Spec 2.10 `quantity`: a double, in shares; no order has zero or fewer. */
 const Quantity = z.number().positive().finite();
 /** `maxBlockTime`: an int64 as a decimal string. */
-const Int64String = z.string().regex(/^\d{1,19}$/, 'expected an int64 as a decimal string').refine((v) => BigInt(v) < 2n ** 63n, 'out of int64 range');
+const Int64String = z.string().regex(/^\d{1,19}$/, 'expected an int64 as a decimal string').refine((v) => !/^\d{1,19}$/.test(v) || BigInt(v) < 2n ** 63n, 'out of int64 range'); // checks all run: BigInt only on digits
 const GoodTillTime = z.iso.datetime({ offset: true });
 const Tif = z.enum(RETAIL_TIME_IN_FORCES);
 const ManualOrderIndicator = z.enum(RETAIL_MANUAL_ORDER_INDICATORS);
