@@ -235,7 +235,7 @@ describe('sandbox gRPC streams', () => {
     );
   });
 
-  it('starts the order stream with the open orders, then executions, each response naming the session', async () => {
+  it('starts the order stream with the open orders, then executions and cancel rejects, each response naming the session', async () => {
     const resting = bid(OTHER, 20);
     const orders = track(grpc.serverStream<{ sessionId: string; event: string; snapshot?: { orders: { id: string }[] } }>('orderEntry', 'CreateOrderSubscription', { symbols: [OTHER] }, { token: grpc.token('desk'), participant: ALICE }));
     await eventually(async () => orders.messages.length, (n) => n === 1);
@@ -244,6 +244,9 @@ describe('sandbox gRPC streams', () => {
 
     expect(orders.messages[0].snapshot!.orders.map((o) => o.id)).toContain(resting.orderId);
     expect(orders.messages[1]).toMatchObject({ event: 'update', update: { executions: [{ type: 'EXECUTION_TYPE_CANCELED', order: { id: resting.orderId } }] } });
+    expect(() => sandbox.state.engine.cancel({ account: ALICE, orderId: resting.orderId })).toThrow(); // already canceled
+    await eventually(async () => orders.messages.length, (n) => n === 3);
+    expect(orders.messages[2]).toMatchObject({ event: 'update', update: { executions: [], cancelReject: { orderId: resting.orderId, account: ALICE, text: expect.stringContaining('CANCELED') } } });
     expect(new Set(orders.messages.map((m) => m.sessionId)).size).toBe(1);
     const foreign = grpc.serverStream('orderEntry', 'CreateOrderSubscription', { accounts: ['firms/FIRMB/users/carol'] }, { token: grpc.token('desk'), participant: ALICE });
     expect(await foreign.status).toMatchObject({ code: GrpcStatus.PERMISSION_DENIED });

@@ -34,6 +34,11 @@ export interface InstrumentEvent extends SymbolEvent {
   instrument: { symbol: string; state: InstrumentState; nonTradable: boolean; updateTime: number };
 }
 
+/** A cancel the engine refused (unknown order, or one no longer open): the order stream's cancel_reject. */
+export interface CancelRejectEvent extends SymbolEvent {
+  reject: { account: string; orderId: string; clordId: string; text: string; transactTime: number };
+}
+
 export interface EngineEventMap {
   book: BookEvent;
   execution: ExecutionEvent;
@@ -41,6 +46,7 @@ export interface EngineEventMap {
   position: PositionEvent;
   balance: BalanceEvent;
   instrument: InstrumentEvent;
+  cancelReject: CancelRejectEvent;
 }
 
 export type EngineEventKind = keyof EngineEventMap;
@@ -53,7 +59,7 @@ type ListenerTable = { [K in EngineEventKind]: EngineListener<K>[] };
  * Nothing is built for a kind nobody listens to, which keeps the hot path free.
  */
 export class EngineEvents {
-  private readonly listeners: ListenerTable = { book: [], execution: [], trade: [], position: [], balance: [], instrument: [] };
+  private readonly listeners: ListenerTable = { book: [], execution: [], trade: [], position: [], balance: [], instrument: [], cancelReject: [] };
   private readonly seqs = new Map<string, number>();
   private queue: ((errors: unknown[]) => void)[] = [];
   private dirtyBooks = new Set<string>();

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { Execution, MatchingEngine } from '../engine/index.js';
+import type { CancelRejectEvent, Execution, MatchingEngine } from '../engine/index.js';
 import { ServerStream, type StreamingCall } from './server-stream.js';
 import type { StreamPool } from './stream-pool.js';
-import { type ProtoRecord, executionMessage, orderMessage } from './wire/stream-records.js';
+import { type ProtoRecord, executionMessage, orderMessage, timestamp } from './wire/stream-records.js';
 
 export interface OrderStreamTerms {
   firm: string;
@@ -24,7 +24,7 @@ export interface OrderStreamTerms {
  */
 export class OrderStream extends ServerStream<ProtoRecord> {
   readonly sessionId = randomUUID();
-  private stopListening?: () => void;
+  private readonly stopListening: (() => void)[] = [];
   private pending: Execution[] = [];
 
   constructor(
@@ -43,18 +43,28 @@ export class OrderStream extends ServerStream<ProtoRecord> {
     // Listening starts in the same tick as the snapshot is taken: no execution falls between.
     this.respond({ snapshot: { orders: orders.map(orderMessage) } });
     if (snapshotOnly) return this.end(GrpcStatus.OK, 'snapshot complete', 'snapshot_only');
-    this.stopListening = this.engine.on('execution', ({ execution }) => this.execution(execution));
+    this.stopListening.push(
+      this.engine.on('execution', ({ execution }) => this.execution(execution)),
+      this.engine.on('cancelReject', (event) => this.cancelReject(event)),
+    );
     this.heartbeatEvery(this.terms.heartbeatMs, () => this.respond({ heartbeat: {} }));
   }
 
   protected onEnd(): void {
-    this.stopListening?.();
+    for (const stop of this.stopListening) stop();
+  }
+
+  private carries(account: string, symbol: string): boolean {
+    return this.terms.accounts.includes(account) && (this.terms.symbols.size === 0 || this.terms.symbols.has(symbol));
+  }
+
+  private cancelReject({ symbol, reject }: CancelRejectEvent): void {
+    if (!this.carries(reject.account, symbol)) return;
+    this.respond({ update: { executions: [], cancelReject: { ...reject, transactTime: timestamp(reject.transactTime) } } });
   }
 
   private execution(execution: Execution): void {
-    const { account, symbol } = execution.order;
-    if (!this.terms.accounts.includes(account)) return;
-    if (this.terms.symbols.size > 0 && !this.terms.symbols.has(symbol)) return;
+    if (!this.carries(execution.order.account, execution.order.symbol)) return;
     this.pending.push(execution);
     if (this.pending.length > 1) return;
     // The executions of one engine operation arrive synchronously: they leave as one update.
