@@ -45,7 +45,7 @@ export class MarketDataStream extends ServerStream<MarketDataResponse> implement
   /** Joins the pool and the registry, then snapshots `books`; false when the pool refused it. */
   open(books: ReadonlyMap<string, BookScales>, wildcard: boolean, snapshotOnly: boolean, heartbeatMs: number): boolean {
     if (!this.join(this.terms.maxStreams)) {
-      this.registry.refused('resource_exhausted');
+      if (!this.grpc.cancelled) this.registry.refused('resource_exhausted');
       return false;
     }
     // Registered before the snapshots are taken so their transact times come from a listening
