@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MatchingEngine } from '../apps/sandbox/src/engine/index.js';
 import { bookRecord, instrumentRecord } from '../apps/sandbox/src/exchange/wire/market-wire.js';
 import { executionRecord, orderRecord } from '../apps/sandbox/src/exchange/wire/order-wire.js';
+import { defOf } from './support/zod-arbitrary.js';
 
 // The third leg of the contract (test/contract.test.ts has the other two): what the sandbox answers
 // parses with the gateway's response schemas made strict all the way down, so a field the sandbox
@@ -12,11 +13,6 @@ import { executionRecord, orderRecord } from '../apps/sandbox/src/exchange/wire/
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 
-interface Def {
-  type: string;
-  [key: string]: unknown;
-}
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The schema with every object strict, through optionals, arrays and nested objects. */
 function strictDeep(schema: z.ZodType): z.ZodType {

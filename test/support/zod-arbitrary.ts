@@ -22,12 +22,13 @@ const OTHERS: unknown[] = [
   { year: 2026, month: 11, day: 22 }, { year: 2026, month: 2, day: 30 }, { values: ['a'] },
 ];
 
-interface Def {
+export interface Def {
   type: string;
   [key: string]: unknown;
 }
 
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+/** zod 4's definition of a schema: its `type` and the parts that type has. */
+export const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch']);
 const ABSENT = Symbol('absent');
 
