@@ -17,6 +17,21 @@ export default tseslint.config(
     },
   },
   {
+    // architecture.md: the sandbox judges the gateway with its own eyes, so it imports nothing from libs/*.
+    files: ['apps/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@lib/*'], message: 'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.' },
+            { group: ['**/libs/**'], message: 'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['libs/core/src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '*.js', 'tools/*.mjs'],
     rules: { 'no-restricted-properties': 'off' },
   },

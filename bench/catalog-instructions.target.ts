@@ -18,7 +18,7 @@ const [side, requests, warmUp] = [process.argv[2], Number(process.argv[3]), Numb
 const execFileAsync = promisify(execFile);
 
 Logger.overrideLogger(false);
-const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir: mkdtempSync(join(tmpdir(), 'catalog-ir-')), logLevel: 'silent' });
+const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir: mkdtempSync(join(tmpdir(), 'catalog-ir-')), logLevel: 'silent', catalog: { requestsPerSecondPerAddress: 'off' } });
 const gateway = await startGateway(sandbox, 'info');
 const body = await (await fetch(`${gateway.url}/catalog/v1/sports`, { headers: gateway.headers })).text();
 const bare = await bareFastify(body);

@@ -187,7 +187,7 @@ async function hitComparison(gateways: { info: Gateway; warn: Gateway }, path: s
 export async function run(): Promise<Record<string, unknown>> {
   Logger.overrideLogger(false);
   const keyDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
-  const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir, logLevel: 'silent' });
+  const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir, logLevel: 'silent', catalog: { requestsPerSecondPerAddress: 'off' } });
   const gateways = { info: await startGateway(sandbox, 'info'), warn: await startGateway(sandbox, 'warn') };
   try {
     const sports = await hitComparison(gateways, HIT_ROUTES.sports, true);

@@ -14,7 +14,8 @@ let sandbox: RunningSandbox;
 let sdk: PolymarketUS;
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({});
+  // The suite checks shapes and reads faster than the catalog's 20 requests/s per address (tested in sandbox-catalog-rate).
+  sandbox = await startTestSandbox({ catalog: { requestsPerSecondPerAddress: 'off' } });
   sdk = new PolymarketUS({ keyId: 'unused', secretKey: 'unused', apiBaseUrl: sandbox.urls.retail, gatewayBaseUrl: sandbox.urls.catalog });
   const engine = sandbox.state.engine;
   engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', account: 'firms/alpha/users/alice', orderQty: 10, price: 55, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' });

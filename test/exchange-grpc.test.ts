@@ -1,17 +1,10 @@
-import { type ClientReadableStream, credentials, Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { MetricsRegistry } from '@lib/core';
-import {
-  DEFAULT_PROTO_DIR,
-  type MarketDataResponseMessage,
-  type MarketDataSubscriptionRequest,
-  MarketDataStreams,
-  type MarketDataUpdateMessage,
-  loadMarketDataProto,
-} from '@lib/exchange';
+import { MarketDataStreams, type MarketDataUpdateMessage } from '@lib/exchange';
 import type { TopicSink } from '@lib/fanout';
 
-import { issueAccessToken } from '../apps/sandbox/src/auth/access-token.js';
 import type { BookEvent } from '../apps/sandbox/src/engine/index.js';
+import { SandboxGrpcClient } from './support/sandbox-grpc.js';
 import { FIRM, PARTICIPANT, type Stack, eventually, startStack } from './support/stack.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
@@ -60,27 +53,23 @@ async function metricValue(stack: Stack, name: string, labels: Record<string, st
   return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
 }
 
-/** A direct gRPC client of the sandbox, as any exchange client would be. */
+interface RawMessage {
+  event: string;
+  update?: { symbol: string };
+}
+
+/** A direct gRPC client of the sandbox built from the proto files by the sandbox's loader, as any exchange client would be. */
 function rawSubscriber(stack: Stack) {
-  const proto = loadMarketDataProto(DEFAULT_PROTO_DIR);
-  const client = new proto.Client(stack.sandbox.urls.grpc, credentials.createInsecure());
-  const subscribe = (request: MarketDataSubscriptionRequest, token?: string) => {
-    const metadata = new Metadata();
-    if (token) metadata.set('authorization', `Bearer ${token}`);
-    const { path, requestSerialize, responseDeserialize } = proto.subscribe;
-    const call: ClientReadableStream<MarketDataResponseMessage> = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, request, metadata);
-    const messages: MarketDataResponseMessage[] = [];
-    call.on('data', (m: MarketDataResponseMessage) => messages.push(m));
-    call.on('error', () => undefined);
-    const status = new Promise<{ code: GrpcStatus; details: string }>((resolve) => call.on('status', resolve));
-    return { call, messages, status };
+  const client = new SandboxGrpcClient(stack.sandbox);
+  const subscribe = (request: { symbols: string[]; snapshotOnly?: boolean }, token?: string) => {
+    const call = client.serverStream<RawMessage>('marketData', 'CreateMarketDataSubscription', request, { token });
+    return { call, messages: call.messages, status: call.status };
   };
   return { subscribe, close: () => client.close() };
 }
 
 function tokenOf(stack: Stack, clientId: string): string {
-  const { state } = stack.sandbox;
-  return issueAccessToken(state, state.exchangeClients.get(clientId)!).accessToken;
+  return new SandboxGrpcClient(stack.sandbox).token(clientId);
 }
 
 describe('exchange gRPC market data', () => {
@@ -182,7 +171,7 @@ describe('exchange gRPC market data', () => {
       try {
         const { messages, status } = raw.subscribe({ symbols: [SYMBOL, OTHER_SYMBOL], snapshotOnly: true }, tokenOf(stack, 'gateway-test'));
         expect(await status).toMatchObject({ code: GrpcStatus.OK });
-        expect(messages.map((m) => (m.event === 'update' ? m.update.symbol : m.event))).toEqual([SYMBOL, OTHER_SYMBOL]);
+        expect(messages.map((m) => m.update?.symbol ?? m.event)).toEqual([SYMBOL, OTHER_SYMBOL]);
         expect(messages[0]).toMatchObject({ update: { state: 'INSTRUMENT_STATE_OPEN', priceScale: 2, transactTime: { seconds: expect.any(String) } } });
         expect(stack.sandbox.state.counter('grpc.marketData.ended.snapshot_only')).toBe(1);
       } finally {

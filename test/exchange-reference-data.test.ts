@@ -1,4 +1,3 @@
-import { InstrumentListResponseSchema } from '@lib/exchange';
 
 import { SYMBOL, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
@@ -13,7 +12,7 @@ describe('exchange reference data, books and funding through the gateway', () =>
   const symbolsOf = async (request: object): Promise<string[]> => {
     const res = await post(stack, '/exchange/v1/refdata/instruments', request);
     expect(res.status).toBe(200);
-    return InstrumentListResponseSchema.parse(await json(res)).instruments?.map((i) => i.symbol ?? '') ?? [];
+    return ((await json(res)).instruments as { symbol: string }[]).map((i) => i.symbol);
   };
 
   it('lists every instrument in one default page of 50, as spec 2.5 records', async () => {

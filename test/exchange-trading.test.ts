@@ -1,13 +1,4 @@
 import { ExchangeTokenProvider } from '@lib/auth';
-import {
-  BatchInsertResponseSchema,
-  ExchangeExecutionSchema,
-  OpenOrdersResponseSchema,
-  OrderBookSnapshotSchema,
-  OrderSearchResponseSchema,
-  PreviewOrderResponseSchema,
-  TradeStatsResponseSchema,
-} from '@lib/exchange';
 
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, api, json } from './support/stack.js';
@@ -32,14 +23,14 @@ describe('exchange trading through the gateway', () => {
   it('shows the fill in order search with its last execution', async () => {
     const res = await post(stack, '/exchange/v1/report/orders/search', { clordId: 'cross-1', withLastExecution: true });
     expect(res.status).toBe(200);
-    const body = OrderSearchResponseSchema.parse(await json(res));
+    const body = await json(res);
     expect(body.order).toEqual([expect.objectContaining({ id: crossId, state: 'ORDER_STATE_FILLED', cumQty: '4', leavesQty: '0', avgPx: '55', account: PARTICIPANT })]);
     expect(body.lastExecutions).toEqual([expect.objectContaining({ type: 'EXECUTION_TYPE_FILL', lastShares: '4', lastPx: '55', aggressor: true })]);
   });
 
   it('shows the resting bid in open orders under both spellings of the route', async () => {
     for (const path of ['/exchange/v1/trading/orders/open', '/exchange/v1/trading/open-orders']) {
-      const body = OpenOrdersResponseSchema.parse(await json(await api(stack)(path)));
+      const body = await json(await api(stack)(path));
       expect(body.orders).toEqual([expect.objectContaining({ id: restingId, clordId: 'rest-1', state: 'ORDER_STATE_NEW', leavesQty: '10', price: '54' })]);
     }
     const bob = await json(await api(stack)('/exchange/v1/trading/orders/open', { headers: { 'x-participant-id': OTHER_PARTICIPANT } }));
@@ -56,12 +47,12 @@ describe('exchange trading through the gateway', () => {
   });
 
   it('shows both sides in the book and the BBO, and the trade in the statistics', async () => {
-    const book = OrderBookSnapshotSchema.parse(await json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}?depth=5`)));
+    const book = await json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}?depth=5`));
     expect(book).toMatchObject({ symbol: SYMBOL, bids: [{ px: '54', qty: '10' }], offers: [{ px: '55', qty: '6' }], state: 'INSTRUMENT_STATE_OPEN' });
     expect(book.stats).toMatchObject({ lastTradePx: '55', sharesTraded: '4', notionalTraded: '220', openInterest: '4' });
     const bbo = await json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}/bbo`));
     expect(bbo).toMatchObject({ bestBid: { px: '54', qty: '10' }, bestAsk: { px: '55', qty: '6' }, lastTradePx: '55' });
-    const stats = TradeStatsResponseSchema.parse(await json(await post(stack, '/exchange/v1/report/trades/stats', { symbol: SYMBOL, bars: 2 })));
+    const stats = await json(await post(stack, '/exchange/v1/report/trades/stats', { symbol: SYMBOL, bars: 2 }));
     expect(stats.stats).toMatchObject({ totalTradeCount: '1', volume: '4', notional: '220', first: '55', high: '55' });
     expect(stats.bars).toHaveLength(2);
     expect(stats.barStartTime).toHaveLength(2);
@@ -75,20 +66,20 @@ describe('exchange trading through the gateway', () => {
   it('previews without inserting', async () => {
     const before = stack.sandbox.state.engine.searchOrders({ pageSize: 1000 }).order.length;
     const res = await post(stack, '/exchange/v1/trading/orders/preview', { request: limit('SIDE_BUY', 1, 50) });
-    expect(PreviewOrderResponseSchema.parse(await json(res)).previewOrder).toMatchObject({ symbol: SYMBOL, orderQty: '1', price: '50' });
+    expect((await json(res)).previewOrder).toMatchObject({ symbol: SYMBOL, orderQty: '1', price: '50' });
     expect(stack.sandbox.state.engine.searchOrders({ pageSize: 1000 }).order.length).toBe(before);
   });
 
   it('inserts a batch, replaces and cancels', async () => {
     const batch = await post(stack, '/exchange/v1/trading/orders/list', { requests: [limit('SIDE_BUY', 1, 40), limit('SIDE_BUY', 1, 41), limit('SIDE_BUY', 1, 42)] });
-    const { responses } = BatchInsertResponseSchema.parse(await json(batch));
+    const { responses } = await json(batch);
     expect(responses).toHaveLength(3);
     const replaced = await post(stack, '/exchange/v1/trading/orders/replace/list', { requests: [{ orderId: responses[0].orderId, price: '43', orderQty: '2' }] });
     expect(await json(replaced)).toEqual({ responses: [{ orderId: responses[0].orderId }] });
     expect(stack.sandbox.state.engine.order(responses[0].orderId)).toMatchObject({ price: 43, orderQty: 2 });
     const canceled = await post(stack, '/exchange/v1/trading/orders/cancel', { orderId: responses[1].orderId });
     expect(canceled.status).toBe(200);
-    expect(ExchangeExecutionSchema.parse((await json(canceled)).execution)).toMatchObject({ type: 'EXECUTION_TYPE_CANCELED', order: { state: 'ORDER_STATE_CANCELED' } });
+    expect((await json(canceled)).execution).toMatchObject({ type: 'EXECUTION_TYPE_CANCELED', order: { state: 'ORDER_STATE_CANCELED' } });
     const byClord = await post(stack, '/exchange/v1/trading/orders/cancel', { clordId: 'rest-1' });
     expect((await json(byClord)).execution.order.id).toBe(restingId);
   });

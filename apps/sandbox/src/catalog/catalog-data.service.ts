@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SectionQuery } from '@lib/catalog';
 
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
@@ -10,6 +9,7 @@ import { bestPrices } from './render/book-render.js';
 import { type Variant, renderEvent } from './render/event-render.js';
 import type { LivePrices } from './render/market-render.js';
 import { sortAndPage } from './query/sort-page.js';
+import type { SectionQuery } from './wire/catalog-query.wire.js';
 
 const found = <T>(value: T | undefined, what: string): T => {
   if (value === undefined) throw new SurfaceError(404, `${what} not found`);

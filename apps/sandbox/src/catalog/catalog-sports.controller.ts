@@ -1,5 +1,4 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { IdParamsSchema, NoQuerySchema, SectionQuerySchema, SeriesIdParamsSchema, SeriesQuerySchema, SlugParamsSchema, TeamsQuerySchema } from '@lib/catalog';
 
 import { parseInput } from './catalog-input.js';
 import { CatalogRoute } from './catalog-surface.guard.js';
@@ -7,6 +6,7 @@ import { CatalogData } from './catalog-data.service.js';
 import type { League, Series, Team } from './fixture/catalog-model.js';
 import { PROVIDER, type SportEntry } from './fixture/reference-data.js';
 import { equalsIfSet, inList, sortAndPage } from './query/sort-page.js';
+import { IdParams, NoQuery, SectionQuery, SeriesIdParams, SeriesQuery, SlugParams, TeamsQuery } from './wire/catalog-query.wire.js';
 
 /** League summary (spec 2.13): what a sport lists of each league. */
 const summary = ({ name, slug, image, isOperational, automaticResolution }: League) => ({ name, slug, image, isOperational, automaticResolution });
@@ -19,7 +19,7 @@ export class CatalogSportsController {
   @Get('v1/series')
   @CatalogRoute('series')
   series(@Query() raw: unknown): { series: Series[] } {
-    const q = parseInput(SeriesQuerySchema, raw, 'query');
+    const q = parseInput(SeriesQuery, raw, 'query');
     const chosen = this.data.fixture.ref.series.filter(
       (s) => inList(s.slug, q.slug) && equalsIfSet(s.archived, q.archived) && equalsIfSet(s.active, q.active) && equalsIfSet(s.closed, q.closed) && equalsIfSet(s.recurrence, q.recurrence),
     );
@@ -29,13 +29,13 @@ export class CatalogSportsController {
   @Get('v1/series/id/:id')
   @CatalogRoute('seriesById')
   seriesById(@Param() raw: unknown): { series: Series } {
-    return { series: this.data.seriesById(parseInput(IdParamsSchema, raw, 'path').id) };
+    return { series: this.data.seriesById(parseInput(IdParams, raw, 'path').id) };
   }
 
   @Get('v1/sports')
   @CatalogRoute('sports')
   sports(@Query() raw: unknown): { sports: object[] } {
-    parseInput(NoQuerySchema, raw, 'query');
+    parseInput(NoQuery, raw, 'query');
     return { sports: this.data.fixture.ref.sports.map(sportOf) };
   }
 
@@ -43,7 +43,7 @@ export class CatalogSportsController {
   @Get('v1/sports/teams/provider')
   @CatalogRoute('teams')
   teams(@Query() raw: unknown): { teams: Record<string, Team> } {
-    const q = parseInput(TeamsQuerySchema, raw, 'query');
+    const q = parseInput(TeamsQuery, raw, 'query');
     const teams: Record<string, Team> = {};
     if (q.provider !== undefined && q.provider !== PROVIDER) return { teams };
     for (const team of this.data.fixture.ref.teams) {
@@ -56,8 +56,8 @@ export class CatalogSportsController {
   @Get('v1/sports/:seriesId/events')
   @CatalogRoute('seriesEvents')
   seriesEvents(@Param() raw: unknown, @Query() rawQuery: unknown): object {
-    const { seriesId } = parseInput(SeriesIdParamsSchema, raw, 'path');
-    const q = parseInput(SectionQuerySchema, rawQuery, 'query');
+    const { seriesId } = parseInput(SeriesIdParams, raw, 'path');
+    const q = parseInput(SectionQuery, rawQuery, 'query');
     const series = this.data.seriesById(seriesId);
     const entries = this.data.fixture.events.filter((e) => e.seriesId === series.id);
     const league = this.data.fixture.ref.leagueOfSeries.get(series.id)!;
@@ -79,14 +79,14 @@ export class CatalogSportsController {
   @Get('v2/sports/:slug')
   @CatalogRoute('sport')
   sport(@Param() raw: unknown): { sport: object } {
-    return { sport: sportOf(this.data.sport(parseInput(SlugParamsSchema, raw, 'path').slug)) };
+    return { sport: sportOf(this.data.sport(parseInput(SlugParams, raw, 'path').slug)) };
   }
 
   @Get('v2/leagues/:slug/events')
   @CatalogRoute('leagueEvents')
   leagueEvents(@Param() raw: unknown, @Query() rawQuery: unknown): object {
-    const league = this.data.league(parseInput(SlugParamsSchema, raw, 'path').slug);
-    const q = parseInput(SectionQuerySchema, rawQuery, 'query');
+    const league = this.data.league(parseInput(SlugParams, raw, 'path').slug);
+    const q = parseInput(SectionQuery, rawQuery, 'query');
     return { ...this.data.section(this.data.fixture.events.filter((e) => e.league === league), q), league: summary(league) };
   }
 }

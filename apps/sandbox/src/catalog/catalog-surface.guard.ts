@@ -1,9 +1,13 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { CatalogRouteName } from '@lib/catalog';
 
+import type { FastifyRequest } from 'fastify';
+
+import { RetailRateLimitedError } from '../retail/retail-rate-limit.guard.js';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
+import { type BucketState, takeToken } from '../shared/token-bucket.js';
+import type { CatalogRouteName } from './wire/catalog-query.wire.js';
 
 const CATALOG_ROUTE = 'sandbox:catalog-route';
 
@@ -12,10 +16,14 @@ export const CatalogRoute = (name: CatalogRouteName) => SetMetadata(CATALOG_ROUT
 
 /**
  * No authentication (spec §5.3). Counts every catalog request, so tests can count upstream calls;
- * the catalogLatencyMs fault delays every answer and catalogDown turns them all into 503s.
+ * refuses a client address past its 20 requests/s (upstream-facts, configurable) with 429 and
+ * Retry-After, counted as `catalog.rateLimited` and `catalog.rateLimited.<address>`; the
+ * catalogLatencyMs fault delays every answer and catalogDown turns them all into 503s.
  */
 @Injectable()
 export class CatalogSurfaceGuard implements CanActivate {
+  private readonly buckets = new Map<string, BucketState>();
+
   constructor(
     @Inject(SANDBOX_STATE) private readonly state: SandboxState,
     private readonly reflector: Reflector,
@@ -24,11 +32,23 @@ export class CatalogSurfaceGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const route = this.reflector.get<CatalogRouteName | undefined>(CATALOG_ROUTE, context.getHandler());
     if (!route) return true;
+    this.limit(context.switchToHttp().getRequest<FastifyRequest>().ip);
     this.state.count('catalog.requests');
     this.state.count(`catalog.${route}`);
     const { catalogDown, catalogLatencyMs } = this.state.faults;
     if (catalogLatencyMs) await new Promise((resolve) => setTimeout(resolve, catalogLatencyMs));
     if (catalogDown) throw new SurfaceError(503, 'catalog gateway unavailable');
     return true;
+  }
+
+  private limit(address: string): void {
+    const perSecond = this.state.config.catalog.requestsPerSecondPerAddress;
+    if (perSecond === 'off') return;
+    const answer = takeToken(this.buckets, address, { limit: perSecond, perSeconds: 1 }, Date.now());
+    if (answer.ok) return;
+    this.state.count('catalog.rateLimited');
+    this.state.count(`catalog.rateLimited.${address}`);
+    // The catalog answers errors in the retail gateway's shape: `{status: 429, message}` with Retry-After.
+    throw new RetailRateLimitedError(Math.max(1, Math.ceil(answer.retryAfterMs / 1000)));
   }
 }

@@ -27,7 +27,24 @@ const REPLACEABLE = [
   'manualOrderIndicator',
 ] as const satisfies readonly (keyof ReplaceRequest & keyof Order)[];
 
+/** A refused cancel is also raised as a `cancelReject` event (delivered after the operation, thrown or not). */
 export function cancelOrder(ctx: EngineContext, request: CancelRequest): Execution {
+  try {
+    return cancelOpenOrder(ctx, request);
+  } catch (error) {
+    if (error instanceof EngineError) {
+      const found = request.orderId ? ctx.byId.get(request.orderId)?.order : undefined;
+      // Another account's order stays unnamed: the reject goes to the requester's streams.
+      const order = found?.account === request.account ? found : undefined;
+      const symbol = order?.symbol ?? '';
+      const reject = { account: request.account, orderId: request.orderId ?? order?.id ?? '', clordId: request.clordId ?? '', text: error.message, transactTime: ctx.now() };
+      ctx.events.push('cancelReject', symbol, (seq) => ({ symbol, seq, reject }));
+    }
+    throw error;
+  }
+}
+
+function cancelOpenOrder(ctx: EngineContext, request: CancelRequest): Execution {
   const rec = ctx.owned(request);
   const book = openBookOf(ctx, rec);
   if (!allowsCancel(book.instrument.state)) {

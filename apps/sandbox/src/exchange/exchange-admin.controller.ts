@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { InstrumentStateSchema } from '@lib/exchange';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
 import { SANDBOX_STATE, type SandboxFaults, type SandboxState } from '../shared/sandbox-state.js';
 import { ExchangePublic } from './exchange-auth.decorators.js';
+import { InstrumentState } from './wire/exchange-request.wire.js';
 
-const StateBody = z.strictObject({ state: InstrumentStateSchema, settlementPx: z.int().optional() });
+const StateBody = z.strictObject({ state: InstrumentState, settlementPx: z.int().optional() });
 const FaultsBody = z.strictObject({ delayMs: z.record(z.string(), z.int().min(0)) });
 
 /**

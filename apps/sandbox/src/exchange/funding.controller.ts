@@ -1,5 +1,4 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { Int64StringSchema } from '@lib/exchange';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
@@ -8,12 +7,13 @@ import { SurfaceError } from '../shared/surface-error.js';
 import { AccountScoped, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { type Deposit, type FundingAccount, FundingStore } from './funding/funding-store.js';
+import { Int64String } from './wire/exchange-request.wire.js';
 import { engineInt } from './wire/int64-wire.js';
 import { type BalanceRecord, balanceRecord } from './wire/ledger-wire.js';
 
 /** The deposit payload is not shown upstream; the sandbox's: an amount in cents, USD only. */
 const DepositBody = z.strictObject({
-  amount: Int64StringSchema.refine((amount) => !amount.startsWith('-') && amount !== '0', { message: 'a deposit must be positive' }),
+  amount: Int64String.refine((amount) => !amount.startsWith('-') && amount !== '0', { message: 'a deposit must be positive' }),
   currency: z.literal('USD').optional(),
   fundingAccountId: z.string().optional(),
 });

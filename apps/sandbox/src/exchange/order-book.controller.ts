@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { type OrderBookSnapshot, OrderBookQuerySchema } from '@lib/exchange';
 
 import { parseBody } from '../shared/parse-body.js';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
-import { type BboRecord, bboRecord, bookRecord } from './wire/market-wire.js';
+import { OrderBookQuery } from './wire/exchange-request.wire.js';
+import { type BboRecord, type BookRecord, bboRecord, bookRecord } from './wire/market-wire.js';
 
 /** Spec 4.1 /v1/orderbook/*: live snapshots of the shared engine's books; an unknown symbol is a 404. */
 @Controller('v1/orderbook')
@@ -16,8 +16,8 @@ export class OrderBookController {
   @Get(':symbol')
   @ExchangeScope('read:l2marketdata')
   @ExchangeOperation('orderBook', 'book')
-  book(@Param('symbol') symbol: string, @Query() query: unknown): OrderBookSnapshot {
-    const { depth } = parseBody(OrderBookQuerySchema, query);
+  book(@Param('symbol') symbol: string, @Query() query: unknown): BookRecord {
+    const { depth } = parseBody(OrderBookQuery, query);
     return bookRecord(this.state.engine.book(symbol, depth));
   }
 

@@ -1,5 +1,4 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { type Instrument, InstrumentListRequestSchema } from '@lib/exchange';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
@@ -8,7 +7,8 @@ import { SurfaceError } from '../shared/surface-error.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { listInstruments } from './instrument-query/instrument-list.js';
-import { instrumentRecord } from './wire/market-wire.js';
+import { InstrumentListRequest } from './wire/exchange-request.wire.js';
+import { type InstrumentRecord, instrumentRecord } from './wire/market-wire.js';
 
 /** The metadata payload is not shown upstream; the sandbox takes the symbols wanted (all when none). */
 const MetadataBody = z.strictObject({ symbols: z.array(z.string()).optional() });
@@ -16,7 +16,7 @@ const MetadataBody = z.strictObject({ symbols: z.array(z.string()).optional() })
 interface InstrumentMetadata {
   symbol: string;
   metadata: Record<string, string>;
-  eventAttributes: Instrument['eventAttributes'];
+  eventAttributes: InstrumentRecord['eventAttributes'];
   jsonAttributes: string;
 }
 
@@ -29,8 +29,8 @@ export class ReferenceDataController {
   @Post('instruments')
   @HttpCode(200)
   @ExchangeOperation('instruments', 'instruments')
-  instruments(@Body() body: unknown): { instruments: Instrument[]; nextPageToken: string; eof: boolean } {
-    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequestSchema, body));
+  instruments(@Body() body: unknown): { instruments: InstrumentRecord[]; nextPageToken: string; eof: boolean } {
+    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequest, body));
     return { ...page, instruments: page.instruments.map(instrumentRecord) };
   }
 
@@ -39,7 +39,7 @@ export class ReferenceDataController {
   @HttpCode(200)
   @ExchangeOperation('symbols', 'instruments')
   symbols(@Body() body: unknown): { symbols: string[]; nextPageToken: string; eof: boolean } {
-    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequestSchema, body));
+    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequest, body));
     return { symbols: page.instruments.map((instrument) => instrument.symbol), nextPageToken: page.nextPageToken, eof: page.eof };
   }
 

@@ -1,16 +1,17 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { type ExchangeExecution, type ExchangeOrder, OrderSearchRequestSchema, SearchPageSizeSchema, TradeStatsRequestSchema, type TradeStatistics } from '@lib/exchange';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
+import type { TradeStatistics } from '../engine/index.js';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { AccountScoped, Caller, ExchangeScope } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { firmAccounts, visibleAccounts } from './firm-accounts.js';
+import { OrderSearchRequest, SearchPageSize, TradeStatsRequest } from './wire/exchange-request.wire.js';
 import { epochMs, isoTime } from './wire/int64-wire.js';
 import { type TradeRecord, tradeRecord } from './wire/ledger-wire.js';
-import { executionRecord, orderRecord } from './wire/order-wire.js';
+import { type ExecutionRecord, type OrderRecord, executionRecord, orderRecord } from './wire/order-wire.js';
 
 /** The trade search payload is not shown upstream; the sandbox's own, paged like the order search. */
 const TradeSearchBody = z.strictObject({
@@ -19,14 +20,14 @@ const TradeSearchBody = z.strictObject({
   orderId: z.string().optional(),
   startTime: z.iso.datetime({ offset: true }).optional(),
   endTime: z.iso.datetime({ offset: true }).optional(),
-  pageSize: SearchPageSizeSchema.optional(),
+  pageSize: SearchPageSize.optional(),
   pageToken: z.string().optional(),
 });
 
 interface OrderSearchAnswer {
-  order: ExchangeOrder[];
+  order: OrderRecord[];
   nextPageToken: string;
-  lastExecutions: ExchangeExecution[];
+  lastExecutions: ExecutionRecord[];
 }
 
 interface TradeStatsAnswer {
@@ -47,7 +48,7 @@ export class ReportsController {
   @HttpCode(200)
   @ExchangeOperation('searchOrders', 'search')
   searchOrders(@Caller() caller: ExchangeCaller, @Body() body: unknown): OrderSearchAnswer {
-    const { startTime, endTime, accounts: requested, ...query } = parseBody(OrderSearchRequestSchema, body);
+    const { startTime, endTime, accounts: requested, ...query } = parseBody(OrderSearchRequest, body);
     const accounts = visibleAccounts(this.state, caller, requested);
     if (accounts.length === 0) return { order: [], nextPageToken: '', lastExecutions: [] };
     const found = this.state.engine.searchOrders({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
@@ -71,7 +72,7 @@ export class ReportsController {
   @HttpCode(200)
   @ExchangeOperation('tradeStats', 'trade-stats')
   tradeStats(@Body() body: unknown): TradeStatsAnswer {
-    const { startTime, endTime, ...query } = parseBody(TradeStatsRequestSchema, body);
+    const { startTime, endTime, ...query } = parseBody(TradeStatsRequest, body);
     const stats = this.state.engine.tradeStats({ ...query, startTime: epochMs(startTime), endTime: epochMs(endTime) });
     return { stats: stats.stats, bars: stats.bars, barStartTime: stats.barStartTime.map(isoTime), barEndTime: stats.barEndTime.map(isoTime) };
   }

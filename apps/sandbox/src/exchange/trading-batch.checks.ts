@@ -1,10 +1,10 @@
-import type { ReplaceRequest as WireReplaceRequest } from '@lib/exchange';
 
 import type { MatchingEngine, OrderRequest } from '../engine/index.js';
 import type { SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ownerOf } from './firm-accounts.js';
+import type { ReplaceRequest as WireReplaceRequest } from './wire/exchange-request.wire.js';
 
 // Batches are checked whole before any item runs, so a refusal that has an HTTP status of its own
 // (409 duplicate clordId, 404 unknown order, 409 closed order) leaves nothing half done.

@@ -1,13 +1,4 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import {
-  BatchInsertRequestSchema,
-  BatchReplaceRequestSchema,
-  type ExchangeExecution,
-  type ExchangeOrder,
-  MAX_BATCH_ORDERS,
-  OrderRequestSchema,
-  PreviewOrderRequestSchema,
-} from '@lib/exchange';
 import { z } from 'zod';
 
 import { type BatchItem, type OrderResult, engineErrorStatus } from '../engine/index.js';
@@ -20,7 +11,8 @@ import { grpcCodeOf } from './exchange-error.filter.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { accountFor, ownerOf } from './firm-accounts.js';
 import { checkBatchInsert, checkBatchReplace } from './trading-batch.checks.js';
-import { engineOrderRequest, engineReplaceRequest, executionRecord, orderRecord } from './wire/order-wire.js';
+import { BatchInsertRequest, BatchReplaceRequest, MAX_BATCH_ORDERS, OrderRequest, PreviewOrderRequest } from './wire/exchange-request.wire.js';
+import { type ExecutionRecord, type OrderRecord, engineOrderRequest, engineReplaceRequest, executionRecord, orderRecord } from './wire/order-wire.js';
 
 /** The cancel payload is not shown upstream; the sandbox takes the order by id or by the account's clordId. */
 const CancelBody = z
@@ -38,7 +30,7 @@ export class TradingController {
   @ExchangeScope('write:orders')
   @ExchangeOperation('insertOrder', 'order-entry')
   insert(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { orderId: string } {
-    const request = parseBody(OrderRequestSchema, body);
+    const request = parseBody(OrderRequest, body);
     const result = this.state.engine.insert(engineOrderRequest(request, accountFor(this.state, caller, request.account), participant));
     return { orderId: result.orderId };
   }
@@ -48,8 +40,8 @@ export class TradingController {
   @HttpCode(200)
   @ExchangeScope('read:orders')
   @ExchangeOperation('previewOrder')
-  preview(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { previewOrder: ExchangeOrder } {
-    const { request } = parseBody(PreviewOrderRequestSchema, body);
+  preview(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { previewOrder: OrderRecord } {
+    const { request } = parseBody(PreviewOrderRequest, body);
     const preview = this.state.engine.preview(engineOrderRequest(request, accountFor(this.state, caller, request.account), participant, 'request.'));
     return { previewOrder: orderRecord(preview.order) };
   }
@@ -60,7 +52,7 @@ export class TradingController {
   @ExchangeOperation('insertBatch', 'batch')
   insertBatch(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { responses: object[] } {
     assertBatchSize(body);
-    const requests = parseBody(BatchInsertRequestSchema, body).requests.map((request, i) =>
+    const requests = parseBody(BatchInsertRequest, body).requests.map((request, i) =>
       engineOrderRequest(request, accountFor(this.state, caller, request.account), participant, `requests.${i}.`),
     );
     checkBatchInsert(this.state.engine, requests);
@@ -73,7 +65,7 @@ export class TradingController {
   @ExchangeOperation('replaceBatch', 'batch')
   replaceBatch(@Caller() caller: ExchangeCaller, @Body() body: unknown): { responses: object[] } {
     assertBatchSize(body);
-    const parsed = parseBody(BatchReplaceRequestSchema, body).requests;
+    const parsed = parseBody(BatchReplaceRequest, body).requests;
     const accounts = checkBatchReplace(this.state, caller, parsed);
     const requests = parsed.map((request, i) => engineReplaceRequest(request, accounts[i], `requests.${i}.`));
     return { responses: this.state.engine.replaceBatch(requests).map((item) => batchAnswer(item)) };
@@ -83,7 +75,7 @@ export class TradingController {
   @Get(['orders/open', 'open-orders'])
   @ExchangeScope('read:orders')
   @ExchangeOperation('openOrders')
-  openOrders(@Participant() participant: string): { orders: ExchangeOrder[] } {
+  openOrders(@Participant() participant: string): { orders: OrderRecord[] } {
     return { orders: this.state.engine.openOrders(participant).map(orderRecord) };
   }
 
@@ -91,7 +83,7 @@ export class TradingController {
   @HttpCode(200)
   @ExchangeScope('write:orders')
   @ExchangeOperation('cancelOrder', 'cancel')
-  cancel(@Caller() caller: ExchangeCaller, @Body() body: unknown): { execution: ExchangeExecution } {
+  cancel(@Caller() caller: ExchangeCaller, @Body() body: unknown): { execution: ExecutionRecord } {
     const request = parseBody(CancelBody, body);
     const account = request.orderId ? ownerOf(this.state, caller, request.orderId) : accountFor(this.state, caller, request.account);
     return { execution: executionRecord(this.state.engine.cancel({ account, orderId: request.orderId, clordId: request.clordId })) };

@@ -1,4 +1,3 @@
-import type { ActivitiesQuery, Activity } from '@lib/retail';
 
 import type { MatchingEngine, Trade } from '../engine/index.js';
 import { SurfaceError } from '../shared/surface-error.js';
@@ -6,6 +5,8 @@ import { retailPriceOf } from './retail-intents.js';
 import { CASH_SCALE, amountOf, isoOf } from './retail-prices.js';
 import type { RetailRecords } from './retail-records.js';
 import type { RetailVenue } from './retail-venue.js';
+import type { ActivitiesQuery } from './wire/retail-request.wire.js';
+import type { Activity } from './wire/retail-records.wire.js';
 
 /** spec 4.2: 100 activities per page unless asked otherwise. */
 const DEFAULT_LIMIT = 100;

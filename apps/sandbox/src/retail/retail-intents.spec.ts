@@ -1,6 +1,6 @@
-import type { OrderIntent } from '@lib/retail';
 
 import { enginePriceOf, engineSideOf, retailSideOf } from './retail-intents.js';
+import type { OrderIntent } from './wire/retail-enums.wire.js';
 
 describe('retail intents on the YES book', () => {
   it.each<[OrderIntent, string, number, string]>([

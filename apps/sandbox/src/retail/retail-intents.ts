@@ -1,4 +1,4 @@
-import type { OrderIntent, OrderSide } from '@lib/retail';
+import type { OrderIntent, OrderSide } from './wire/retail-enums.wire.js';
 
 import type { Side } from '../engine/index.js';
 

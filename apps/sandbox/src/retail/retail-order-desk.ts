@@ -1,4 +1,3 @@
-import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, CreateOrderResponse, ModifyOrder, PreviewOrder, RetailOrder } from '@lib/retail';
 
 import type { Execution, MatchingEngine, Order, OrderResult, OrderState } from '../engine/index.js';
 import { SurfaceError } from '../shared/surface-error.js';
@@ -8,6 +7,8 @@ import { ENGINE_TIF, engineOrderOf } from './retail-order-terms.js';
 import { unitsOf } from './retail-prices.js';
 import type { RetailRecords } from './retail-records.js';
 import type { RetailVenue } from './retail-venue.js';
+import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, PreviewOrder } from './wire/retail-request.wire.js';
+import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
 
 /** spec 2.10 gives no default block; the sandbox waits this long without maxBlockTime, and never longer than the cap. */
 const DEFAULT_BLOCK_MS = 10_000;

@@ -1,9 +1,10 @@
-import type { CreateOrder, OrderIntent, RetailTimeInForce } from '@lib/retail';
 
 import type { Instrument, ManualOrderIndicator, MatchingEngine, OrderRequest, TimeInForce } from '../engine/index.js';
 import { enginePriceOf, engineSideOf, retailPriceOf, retailSideOf } from './retail-intents.js';
 import { type PriceFrame, priceFrameOf, unitsOf } from './retail-prices.js';
 import type { RetailOrderTerms } from './retail-venue.js';
+import type { OrderIntent, RetailTimeInForce } from './wire/retail-enums.wire.js';
+import type { CreateOrder } from './wire/retail-request.wire.js';
 
 type SlippageTolerance = NonNullable<CreateOrder['slippageTolerance']>;
 

@@ -1,16 +1,4 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import {
-  CancelAllOrdersSchema,
-  CancelOrderSchema,
-  ClosePositionSchema,
-  CreateOrderSchema,
-  ModifyOrderSchema,
-  OpenOrdersQuerySchema,
-  PreviewOrderSchema,
-  type CreateOrderResponse,
-  type RetailOrder,
-} from '@lib/retail';
-import { z } from 'zod';
 
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { parseBody } from '../shared/parse-body.js';
@@ -18,9 +6,8 @@ import { RetailKeyId } from './retail-auth.decorators.js';
 import { RetailOrderDesk } from './retail-order-desk.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
-
-// Unknown query parameters are ignored here, as a web API usually does; the gateway is the strict one.
-const OpenOrdersQuery = z.object(OpenOrdersQuerySchema.shape);
+import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
+import { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, OpenOrdersQuery, PreviewOrder } from './wire/retail-request.wire.js';
 
 /** Retail order routes (upstream-facts "Retail base, signed"); POSTs answer 200 like the upstream's gRPC gateway. */
 @Controller('v1')
@@ -35,42 +22,42 @@ export class RetailOrdersController {
   @HttpCode(200)
   @RetailRoute('createOrder', 'create')
   create(@RetailKeyId() keyId: string, @Body() body: unknown): Promise<CreateOrderResponse> {
-    return this.desk.create(keyId, parseBody(CreateOrderSchema, body));
+    return this.desk.create(keyId, parseBody(CreateOrder, body));
   }
 
   @Post('order/preview')
   @HttpCode(200)
   @RetailRoute('previewOrder')
   preview(@RetailKeyId() keyId: string, @Body() body: unknown): { order: RetailOrder } {
-    return this.desk.preview(keyId, parseBody(PreviewOrderSchema, body));
+    return this.desk.preview(keyId, parseBody(PreviewOrder, body));
   }
 
   @Post('order/close-position')
   @HttpCode(200)
   @RetailRoute('closePosition', 'closePosition')
   closePosition(@RetailKeyId() keyId: string, @Body() body: unknown): Promise<CreateOrderResponse> {
-    return this.desk.closePosition(keyId, parseBody(ClosePositionSchema, body));
+    return this.desk.closePosition(keyId, parseBody(ClosePosition, body));
   }
 
   @Post('order/:id/cancel')
   @HttpCode(200)
   @RetailRoute('cancelOrder', 'cancel')
   cancel(@RetailKeyId() keyId: string, @Param('id') id: string, @Body() body: unknown): object {
-    return this.desk.cancel(keyId, id, parseBody(CancelOrderSchema, body));
+    return this.desk.cancel(keyId, id, parseBody(CancelOrder, body));
   }
 
   @Post('order/:id/modify')
   @HttpCode(200)
   @RetailRoute('modifyOrder', 'modify')
   modify(@RetailKeyId() keyId: string, @Param('id') id: string, @Body() body: unknown): object {
-    return this.desk.modify(keyId, id, parseBody(ModifyOrderSchema, body));
+    return this.desk.modify(keyId, id, parseBody(ModifyOrder, body));
   }
 
   @Post('orders/open/cancel')
   @HttpCode(200)
   @RetailRoute('cancelAllOrders', 'cancelAll')
   cancelAll(@RetailKeyId() keyId: string, @Body() body: unknown): { canceledOrderIds: string[] } {
-    return this.desk.cancelAll(keyId, parseBody(CancelAllOrdersSchema, body ?? {}));
+    return this.desk.cancelAll(keyId, parseBody(CancelAllOrders, body ?? {}));
   }
 
   @Get('orders/open')

@@ -1,6 +1,4 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ActivitiesQuerySchema, PositionsQuerySchema, type Activity, type RetailBalance, type RetailPosition } from '@lib/retail';
-import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
 import { SurfaceError } from '../shared/surface-error.js';
@@ -8,10 +6,9 @@ import { RetailActivities } from './retail-activities.js';
 import { RetailKeyId } from './retail-auth.decorators.js';
 import { RetailPortfolioRecords } from './retail-portfolio.records.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
+import type { Activity, RetailBalance, RetailPosition } from './wire/retail-records.wire.js';
+import { ActivitiesQuery, PositionsQuery } from './wire/retail-request.wire.js';
 
-// Unknown query parameters are ignored, as a web API usually does; the gateway is the strict one.
-const PositionsQuery = z.object(PositionsQuerySchema.shape);
-const ActivitiesQuery = z.object(ActivitiesQuerySchema.shape);
 const DEFAULT_POSITIONS_PAGE = 100;
 
 /** Positions, balances and the activity feed of the signing key, from the engine's ledger. */

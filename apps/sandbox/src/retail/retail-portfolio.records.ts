@@ -1,9 +1,9 @@
-import type { RetailBalance, RetailPosition } from '@lib/retail';
 
 import type { MatchingEngine, Position } from '../engine/index.js';
 import { enginePriceOf } from './retail-intents.js';
 import { amountOf, dollarsOf, isoOf } from './retail-prices.js';
 import type { RetailRecords } from './retail-records.js';
+import type { RetailBalance, RetailPosition } from './wire/retail-records.wire.js';
 
 /**
  * Positions and balances in retail terms. The engine books a NO holding as a short YES position that

@@ -1,4 +1,4 @@
-import type { Amount } from '@lib/retail';
+import type { Amount } from './wire/retail-records.wire.js';
 
 import type { Instrument } from '../engine/index.js';
 

@@ -1,9 +1,10 @@
-import type { RetailExecution, RetailOrder, RetailTimeInForce } from '@lib/retail';
 
 import type { Execution, Instrument, MatchingEngine, Order, TimeInForce } from '../engine/index.js';
 import { intentOfEngineSide, retailPriceOf, retailSideOf } from './retail-intents.js';
 import { type PriceFrame, amountOf, isoOf, priceFrameOf } from './retail-prices.js';
 import type { RetailOrderTerms, RetailVenue } from './retail-venue.js';
+import type { RetailTimeInForce } from './wire/retail-enums.wire.js';
+import type { RetailExecution, RetailOrder } from './wire/retail-records.wire.js';
 
 const RETAIL_TIF: Record<TimeInForce, RetailTimeInForce> = {
   TIME_IN_FORCE_GOOD_TILL_CANCEL: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',

@@ -1,8 +1,8 @@
-import type { OrderIntent, RetailOrderType, RetailTimeInForce } from '@lib/retail';
 
 import type { MatchingEngine } from '../engine/index.js';
 import { CASH_SCALE } from './retail-prices.js';
 import { RetailLimiter } from './retail-rate-limits.js';
+import type { OrderIntent, RetailOrderType, RetailTimeInForce } from './wire/retail-enums.wire.js';
 
 /** What the engine does not keep of a retail order: the retail terms it was placed with. */
 export interface RetailOrderTerms {

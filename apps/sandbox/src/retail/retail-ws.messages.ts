@@ -1,4 +1,3 @@
-import type { OrderIntent, OrderSide, RetailSubscriptionType } from '@lib/retail';
 
 import { retailBbo, retailBook } from '../catalog/render/book-render.js';
 import type { Execution, MatchingEngine, Position, Trade } from '../engine/index.js';
@@ -6,6 +5,7 @@ import { intentOfEngineSide, retailSideOf } from './retail-intents.js';
 import { amountOf, isoOf } from './retail-prices.js';
 import type { RetailPortfolioRecords } from './retail-portfolio.records.js';
 import type { RetailRecords } from './retail-records.js';
+import type { OrderIntent, OrderSide, RetailSubscriptionType } from './wire/retail-enums.wire.js';
 
 /** One payload key and its content: the message minus requestId and subscriptionType. */
 export type Payload = Record<string, unknown>;

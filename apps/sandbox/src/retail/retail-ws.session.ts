@@ -1,9 +1,9 @@
-import { MARKET_SUBSCRIPTION_TYPES, PRIVATE_SUBSCRIPTION_TYPES, type RetailSubscriptionType } from '@lib/retail';
 import type { WebSocket } from 'ws';
 
 import type { BalanceEvent, BookEvent, ExecutionEvent, MatchingEngine, PositionEvent, TradeEvent } from '../engine/index.js';
 import type { RetailWsMessages } from './retail-ws.messages.js';
 import type { DroppableConnection } from './retail-venue.js';
+import { MARKET_SUBSCRIPTION_TYPES, PRIVATE_SUBSCRIPTION_TYPES, type RetailSubscriptionType } from './wire/retail-enums.wire.js';
 
 export type RetailWsChannel = 'markets' | 'private';
 

@@ -1,7 +1,7 @@
-import type { EventsQuery, MarketsQuery } from '@lib/catalog';
 
 import type { EventEntry, MarketEntry } from '../fixture/catalog-model.js';
 import { equalsIfSet, inList, within } from './sort-page.js';
+import type { EventsQuery, MarketsQuery } from '../wire/catalog-query.wire.js';
 
 /** Date bounds compare as ISO text; a bare date bound covers its whole day at the upper end. */
 const upper = (bound: string | undefined) => (bound !== undefined && bound.length === 10 ? `${bound}T23:59:59.999Z` : bound);

@@ -1,4 +1,4 @@
-import type { FieldFilter } from '@lib/exchange';
+import type { FieldFilter } from '../wire/exchange-request.wire.js';
 
 import type { Instrument } from '../../engine/index.js';
 import { SurfaceError } from '../../shared/surface-error.js';

@@ -1,4 +1,4 @@
-import type { InstrumentListRequest } from '@lib/exchange';
+import type { InstrumentListRequest } from '../wire/exchange-request.wire.js';
 
 import type { Instrument } from '../../engine/index.js';
 import { SurfaceError } from '../../shared/surface-error.js';

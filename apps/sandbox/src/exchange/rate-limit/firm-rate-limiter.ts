@@ -1,13 +1,9 @@
+import { type BucketState, type TakeAnswer, takeToken } from '../../shared/token-bucket.js';
 import { type BucketLimit, EXCHANGE_LIMIT_CLASSES, type ExchangeLimitClass, type ExchangeTier, publishedLimit } from './published-limits.js';
 
 export type LimitOverride = BucketLimit | 'off';
 
-export type LimitAnswer = { ok: true } | { ok: false; retryAfterMs: number };
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
+export type LimitAnswer = TakeAnswer;
 
 /**
  * The exchange's per-firm limits as token buckets (upstream-facts: "token buckets, not windows
@@ -16,7 +12,7 @@ interface Bucket {
  */
 export class FirmRateLimiter {
   private readonly limits = new Map<ExchangeLimitClass, BucketLimit | undefined>();
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, BucketState>();
 
   constructor(tier: ExchangeTier, overrides: Partial<Record<ExchangeLimitClass, LimitOverride>> = {}) {
     for (const limitClass of EXCHANGE_LIMIT_CLASSES) {
@@ -29,16 +25,6 @@ export class FirmRateLimiter {
   take(limitClass: ExchangeLimitClass, holder: string, now: number): LimitAnswer {
     const limit = this.limits.get(limitClass);
     if (!limit) return { ok: true };
-    const key = `${limitClass}|${holder}`;
-    const perMs = limit.limit / (limit.perSeconds * 1000);
-    const bucket = this.buckets.get(key) ?? { tokens: limit.limit, at: now };
-    bucket.tokens = Math.min(limit.limit, bucket.tokens + Math.max(0, now - bucket.at) * perMs);
-    bucket.at = now;
-    this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, retryAfterMs: (1 - bucket.tokens) / perMs };
+    return takeToken(this.buckets, `${limitClass}|${holder}`, limit, now);
   }
 }

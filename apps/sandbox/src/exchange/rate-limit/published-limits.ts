@@ -1,3 +1,5 @@
+import type { BucketLimit } from '../../shared/token-bucket.js';
+
 /** The exchange's published per-firm limit classes (upstream-facts "Exchange surface"), plus the per-IP public one. */
 export const EXCHANGE_LIMIT_CLASSES = ['order-entry', 'cancel', 'batch', 'trade-stats', 'instruments', 'book', 'search', 'public'] as const;
 export type ExchangeLimitClass = (typeof EXCHANGE_LIMIT_CLASSES)[number];
@@ -5,11 +7,7 @@ export type ExchangeLimitClass = (typeof EXCHANGE_LIMIT_CLASSES)[number];
 export const EXCHANGE_TIERS = ['T1', 'T2', 'T3', 'T4'] as const;
 export type ExchangeTier = (typeof EXCHANGE_TIERS)[number];
 
-/** A token bucket: `limit` requests at once, refilled at `limit` per `perSeconds`. */
-export interface BucketLimit {
-  limit: number;
-  perSeconds: number;
-}
+export type { BucketLimit };
 
 const perSecond = (limit: number): BucketLimit => ({ limit, perSeconds: 1 });
 const perMinute = (limit: number): BucketLimit => ({ limit, perSeconds: 60 });

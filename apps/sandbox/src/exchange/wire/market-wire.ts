@@ -1,10 +1,11 @@
-import type { Instrument as WireInstrument, OrderBookSnapshot } from '@lib/exchange';
-
 import type { Bbo, BookLevel, BookSnapshot, Instrument } from '../../engine/index.js';
 import { int64, isoTime, optionalInt64 } from './int64-wire.js';
 
+export type InstrumentRecord = ReturnType<typeof instrumentRecord>;
+export type BookRecord = ReturnType<typeof bookRecord>;
+
 /** Spec 2.5 from the engine's instrument: limit bounds as int64 strings, times ISO. */
-export function instrumentRecord(instrument: Instrument): WireInstrument {
+export function instrumentRecord(instrument: Instrument) {
   const { priceLimit, orderSizeLimit } = instrument;
   return {
     ...instrument,
@@ -26,7 +27,7 @@ function level(entry: BookLevel): { px: string; qty: string } {
 }
 
 /** Spec 2.6 from the engine's snapshot; a price the session has not had yet is left out. */
-export function bookRecord(book: BookSnapshot): OrderBookSnapshot {
+export function bookRecord(book: BookSnapshot) {
   const { stats } = book;
   return {
     symbol: book.symbol,

@@ -1,10 +1,12 @@
-import type { ExchangeExecution, ExchangeOrder, OrderRequest as WireOrderRequest, ReplaceRequest as WireReplaceRequest } from '@lib/exchange';
-
 import type { Execution, Order, OrderRequest, ReplaceRequest } from '../../engine/index.js';
+import type { OrderRequest as WireOrderRequest, ReplaceRequest as WireReplaceRequest } from './exchange-request.wire.js';
 import { engineInt, epochMs, int64, isoTime } from './int64-wire.js';
 
+export type OrderRecord = ReturnType<typeof orderRecord>;
+export type ExecutionRecord = ReturnType<typeof executionRecord>;
+
 /** Spec 2.1 from the engine's order: integers as int64 strings, times ISO; engine extras (firm, SMP id) left out. */
-export function orderRecord(order: Order): ExchangeOrder {
+export function orderRecord(order: Order) {
   return {
     id: order.id,
     clordId: order.clordId,
@@ -50,7 +52,7 @@ export function orderRecord(order: Order): ExchangeOrder {
 }
 
 /** Spec 2.4 from the engine's execution. */
-export function executionRecord(execution: Execution): ExchangeExecution {
+export function executionRecord(execution: Execution) {
   return {
     id: execution.id,
     tradeId: execution.tradeId,
