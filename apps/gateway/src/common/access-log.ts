@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl } from '@lib/core';
+import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, levels } from 'pino';
 
@@ -9,7 +9,7 @@ const WARN = levels.values.warn;
 const ERROR = levels.values.error;
 
 /**
- * One line per request: who, what (secret query values redacted, no headers), status and time.
+ * One line per request: who, what (secret query values and secret-shaped text redacted, no headers), status and time.
  *
  * The line has the shape of the gateway's pino lines (level, time, pid, the fields, msg), but this
  * class writes it to the log destination itself. Its fields are fixed, so one template does it, with
@@ -36,12 +36,14 @@ export class AccessLog {
     const level = status >= 500 ? ERROR : status >= 400 ? WARN : INFO;
     if (level < this.threshold || (route !== undefined && QUIET_ROUTES.has(route))) return;
     const peer = request.socket.remoteAddress;
+    // The URL and user agent are the client's free text: a key pasted into the path, any query
+    // parameter or the user agent is scrubbed (scrubText costs one regex test unless something looks secret).
     const userAgent = request.headers['user-agent'];
     const client = request.client?.id;
     this.destination.write(
-      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(redactUrl(request.url))}` +
+      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(scrubText(redactUrl(request.url)))}` +
         (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
-        (userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(userAgent)}`) +
+        (userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(scrubText(userAgent))}`) +
         `,"requestId":${JSON.stringify(request.id)}` +
         (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
         `,"status":${status},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`,
