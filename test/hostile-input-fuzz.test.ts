@@ -81,6 +81,11 @@ function casesOf(operation: Operation): fc.Arbitrary<Case>[] {
   const body = operation.body;
   if (body && bodyOf('{}') !== undefined) {
     arbitraries.push(fc.constantFrom(...WHOLE_BODIES).map((text) => ({ operation, path: fillPath(operation), body: text, echoed: text })));
+    if (body.additionalProperties === false) {
+      // Unknown keys of a strict body, named by the client: long, unicode, NUL.
+      const names = ['k'.repeat(5_000), `${'💥'.repeat(200)}`, 'a\u0000b', '__proto__', 'constructor'];
+      arbitraries.push(fc.constantFrom(...names).map((name) => ({ operation, path: fillPath(operation), body: `{${JSON.stringify(name)}:1}`, echoed: name })));
+    }
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       const invalid = FIELD_VALUES.filter((value) => surelyInvalid(schema, value));
       if (invalid.length === 0) continue;

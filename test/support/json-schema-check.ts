@@ -16,6 +16,7 @@ export interface PropertySchema {
   properties?: Record<string, PropertySchema>;
   required?: string[];
   items?: PropertySchema;
+  additionalProperties?: unknown;
 }
 
 const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value);
