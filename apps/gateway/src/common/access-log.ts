@@ -7,6 +7,8 @@ const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
 const INFO = levels.values.info;
 const WARN = levels.values.warn;
 const ERROR = levels.values.error;
+/** Distinct user agents whose scrubbed form is remembered: a client sends the same one on every request. */
+const USER_AGENTS_KEPT = 256;
 
 /**
  * One line per request: who, what (secret query values and secret-shaped text redacted, no headers), status and time.
@@ -22,6 +24,7 @@ export class AccessLog {
   /** The lowest pino level written; Infinity for 'silent'. */
   private readonly threshold: number;
   private readonly prefix = `,"pid":${process.pid},"log":"access","method":"`;
+  private readonly userAgents = new Map<string, string>();
 
   constructor(
     @Inject(LOG_DESTINATION) private readonly destination: DestinationStream,
@@ -43,10 +46,20 @@ export class AccessLog {
     this.destination.write(
       `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(scrubText(redactUrl(request.url)))}` +
         (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
-        (userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(scrubText(userAgent))}`) +
+        (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
         `,"requestId":${JSON.stringify(request.id)}` +
         (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
         `,"status":${status},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`,
     );
+  }
+
+  /** The user agent scrubbed and as a JSON string, remembered for the first few hundred distinct ones. */
+  private userAgentJson(userAgent: string): string {
+    let json = this.userAgents.get(userAgent);
+    if (json === undefined) {
+      json = JSON.stringify(scrubText(userAgent));
+      if (this.userAgents.size < USER_AGENTS_KEPT) this.userAgents.set(userAgent, json);
+    }
+    return json;
   }
 }
