@@ -154,7 +154,7 @@ describe('hostile input fuzz (every route of /docs/json)', () => {
           ...GOOD,
         });
       }),
-      { seed: 14_2026, numRuns: 600, endOnFailure: true },
+      { seed: 14_2026, numRuns: 400, endOnFailure: true },
     );
     expect((await fetch(`${stack.url}/health/ready`)).status).toBe(200);
   }, 60_000);
