@@ -95,11 +95,8 @@ export class ClientAuthGuard implements CanActivate {
     return this.addresses.of(req);
   }
 
-  /**
-   * Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. `from` is
-   * the request (its address is worked out only when the key fails) or an address already known.
-   */
-  authenticate(header: string | undefined, from: IncomingMessage | string): AuthenticatedClient {
+  /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. The request's address is worked out only when the key fails. */
+  authenticate(header: string | undefined, from: IncomingMessage): AuthenticatedClient {
     const match = BEARER.exec(header ?? '');
     const identity = match ? this.verifier.verify(match[1]) : undefined;
     if (identity) return this.clients.get(identity.id) as AuthenticatedClient;
@@ -112,9 +109,9 @@ export class ClientAuthGuard implements CanActivate {
    * per address and per prefix, so neither rotating keys from one address nor one key from many
    * addresses guesses fast.
    */
-  refuse(from: IncomingMessage | string, presented: string | undefined, detail?: string): never {
+  refuse(from: IncomingMessage, presented: string | undefined, detail?: string): never {
     const now = this.clock.now();
-    const address = typeof from === 'string' ? from : this.addressOf(from);
+    const address = this.addressOf(from);
     const counted = presented === undefined ? [`ip:${address}`] : [`ip:${address}`, `key:${presented.slice(0, KEY_PREFIX_LENGTH)}`];
     const wait = Math.max(...counted.map((key) => this.failures.waitMs(key, now)));
     if (wait > 0) throw new RateLimitedError('Too many failed authentications from this address or with this key.', wait / 1000, { bucket: 'inbound.auth-failures' });
