@@ -63,4 +63,23 @@ describe('log redaction', () => {
     expect(lineOf('access-line-404')).toMatchObject({ level: 40, status: 404, url: '/no/such/route' });
     expect(lineOf('access-line-404')).not.toHaveProperty('client');
   });
+
+  it('scrubs a key wherever a client puts it: path, a query of any name, user agent, request id', async () => {
+    const key = stack.keys.all;
+    const signature = `${'Zm9v+YmFy/'.repeat(8)}Ab3dE6==`;
+    const probes: [string, RequestInit][] = [
+      [`/me/${key}`, { headers: { 'x-request-id': 'scrub-path' } }],
+      [`/me?key=${key}`, { headers: { 'x-request-id': 'scrub-key' } }],
+      [`/me?api-key=${key}&sig=${encodeURIComponent(signature)}`, { headers: { 'x-request-id': 'scrub-api-key' } }],
+      ['/me', { headers: { 'x-request-id': 'scrub-agent', 'user-agent': `bot ${key} Bearer ${key}` } }],
+      ['/me', { headers: { 'x-request-id': key } }],
+    ];
+    for (const [path, init] of probes) await fetch(stack.url + path, init);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const log = stack.logs.join('');
+    for (const id of ['scrub-path', 'scrub-key', 'scrub-api-key', 'scrub-agent']) expect(log).toContain(`"requestId":"${id}"`);
+    expect(log.includes(key.slice('pmgw_'.length))).toBe(false);
+    expect(log.includes(signature) || log.includes(encodeURIComponent(signature))).toBe(false);
+  });
 });

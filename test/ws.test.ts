@@ -193,13 +193,18 @@ async function waitForFrames(client: WsTestClient, name: string, count: number):
 }
 
 describe('/ws behind a proxy (server.trustProxy)', () => {
-  it('counts failed logins per forwarded client address, as the HTTP routes do', async () => {
+  it('counts failed logins per forwarded client address, as the HTTP routes do, and never refuses a valid key', async () => {
     const proxied = await startStack({
-      gateway: (config) => ({ ...config, server: { ...config.server, trustProxy: true }, inbound: { ...config.inbound, failedAuthPerIpPerMinute: 2 } }),
+      gateway: (config) => ({
+        ...config,
+        server: { ...config.server, trustProxy: true, trustedProxies: ['127.0.0.0/8', '10.0.0.0/8'] },
+        inbound: { ...config.inbound, failedAuthPerIpPerMinute: 2 },
+      }),
     });
-    const statusFrom = async (key: string, client: string) => {
+    // The client writes what it likes on the left; the proxy (10.0.0.1) appends the address it saw.
+    const statusFrom = async (key: string, client: string, forged = '192.0.2.1') => {
       try {
-        (await WsTestClient.open(proxied.url, { key, headers: { 'x-forwarded-for': `${client}, 10.0.0.1` } })).close();
+        (await WsTestClient.open(proxied.url, { key, headers: { 'x-forwarded-for': `${forged}, ${client}, 10.0.0.1` } })).close();
         return 101;
       } catch (error) {
         if (error instanceof RefusedUpgrade) return error.status;
@@ -207,13 +212,14 @@ describe('/ws behind a proxy (server.trustProxy)', () => {
       }
     };
     try {
-      const guess = 'pmgw_guess-guess-guess-guess-guess-000';
       const guessing = [];
-      for (let i = 0; i < 3; i++) guessing.push(await statusFrom(guess, '203.0.113.7'));
+      // A new key and a new forged left-most address each time: neither dodges the per-address count.
+      for (let i = 0; i < 3; i++) guessing.push(await statusFrom(`pmgw_guess${i}-guess-guess-guess-guess-000`, '203.0.113.7', `192.0.2.${i + 10}`));
       expect(guessing).toEqual([401, 401, 429]);
-      // Every client arrives from the proxy's address; only the guessing one is slowed down.
+      // Only the guessing address is slowed down, and only its failures: the right key is always admitted.
+      expect(await statusFrom('pmgw_other-other-other-other-other-000', '198.51.100.9')).toBe(401);
       expect(await statusFrom(proxied.keys.all, '198.51.100.9')).toBe(101);
-      expect(await statusFrom(proxied.keys.all, '203.0.113.7')).toBe(429);
+      expect(await statusFrom(proxied.keys.all, '203.0.113.7')).toBe(101);
     } finally {
       await proxied.close();
     }

@@ -80,6 +80,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
   });
 
+  // The run's log scan (global teardown) looks for each of these keys in every captured log line.
+  if (process.env.TEST_LOG_DIR) appendFileSync(join(process.env.TEST_LOG_DIR, `worker-${process.pid}.keys`), Object.values(keys).map((key) => `${key}\n`).join(''));
+
   const exchangeKey = sandbox.keys.exchange[0];
   let input: GatewayConfigInput = {
     server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 },

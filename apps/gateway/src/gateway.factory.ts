@@ -1,38 +1,29 @@
-import type { IncomingMessage } from 'node:http';
-
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { type GatewayConfig, REQUEST_ID_HEADER, requestIdOf } from '@lib/core';
+import type { GatewayConfig } from '@lib/core';
 import { Logger } from 'nestjs-pino';
 
 import { AppModule, type AppModuleOptions } from './app.module.js';
 import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
+import { ClientAuthGuard } from './common/client-auth.guard.js';
+import { installJsonBodyParser } from './common/json-body.js';
+import { installRequestGate } from './common/request-gate.js';
+import { fastifyOptions } from './common/server-options.js';
 
 export type GatewayOptions = AppModuleOptions;
 
 /** Builds the gateway application (not yet listening); used by main.ts, the tests and the benchmarks. */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({
-    bodyLimit: config.server.bodyLimitBytes,
-    trustProxy: config.server.trustProxy,
-    return503OnClosing: true,
-    // One request id for Fastify, the log line and the upstream call: normalise it onto the raw header.
-    genReqId: (req: IncomingMessage) => {
-      const id = requestIdOf(req);
-      req.headers[REQUEST_ID_HEADER] = id;
-      return id;
-    },
-  });
+  const adapter = new FastifyAdapter(fastifyOptions(config.server));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { abortOnError: false, bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
-  // Set when the request arrives (error answers keep it): no onSend hook, so Fastify skips that stage on every reply.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
+  // Connections past the cap are closed by the listening socket before a byte is read.
+  app.getHttpServer().maxConnections = config.server.maxConnections;
+  installRequestGate(fastify, app.get(ClientAuthGuard));
+  installJsonBodyParser(app, config.server.maxJsonDepth, config.server.bodyLimitBytes);
   setupDocs(app);
   await app.init();
   return app;

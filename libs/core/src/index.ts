@@ -30,7 +30,7 @@ export {
 } from './errors/domain.error.js';
 export { ErrorCode } from './errors/error-code.js';
 export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.js';
-export { PROBLEM_CONTENT_TYPE, problemOf, toDomainError, type Problem } from './errors/problem.js';
+export { MAX_ECHO, PROBLEM_CONTENT_TYPE, clip, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
 export { PathSegmentSchema, isDotOrEmptySegment, pathSegment } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl } from '@lib/core';
+import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, levels } from 'pino';
 
@@ -7,9 +7,11 @@ const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
 const INFO = levels.values.info;
 const WARN = levels.values.warn;
 const ERROR = levels.values.error;
+/** Distinct user agents whose scrubbed form is remembered: a client sends the same one on every request. */
+const USER_AGENTS_KEPT = 256;
 
 /**
- * One line per request: who, what (secret query values redacted, no headers), status and time.
+ * One line per request: who, what (secret query values and secret-shaped text redacted, no headers), status and time.
  *
  * The line has the shape of the gateway's pino lines (level, time, pid, the fields, msg), but this
  * class writes it to the log destination itself. Its fields are fixed, so one template does it, with
@@ -22,6 +24,7 @@ export class AccessLog {
   /** The lowest pino level written; Infinity for 'silent'. */
   private readonly threshold: number;
   private readonly prefix = `,"pid":${process.pid},"log":"access","method":"`;
+  private readonly userAgents = new Map<string, string>();
 
   constructor(
     @Inject(LOG_DESTINATION) private readonly destination: DestinationStream,
@@ -36,15 +39,27 @@ export class AccessLog {
     const level = status >= 500 ? ERROR : status >= 400 ? WARN : INFO;
     if (level < this.threshold || (route !== undefined && QUIET_ROUTES.has(route))) return;
     const peer = request.socket.remoteAddress;
+    // The URL and user agent are the client's free text: a key pasted into the path, any query
+    // parameter or the user agent is scrubbed (scrubText costs one regex test unless something looks secret).
     const userAgent = request.headers['user-agent'];
     const client = request.client?.id;
     this.destination.write(
-      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(redactUrl(request.url))}` +
+      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(scrubText(redactUrl(request.url)))}` +
         (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
-        (userAgent === undefined ? '' : `,"userAgent":${JSON.stringify(userAgent)}`) +
+        (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
         `,"requestId":${JSON.stringify(request.id)}` +
         (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
         `,"status":${status},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`,
     );
+  }
+
+  /** The user agent scrubbed and as a JSON string, remembered for the first few hundred distinct ones. */
+  private userAgentJson(userAgent: string): string {
+    let json = this.userAgents.get(userAgent);
+    if (json === undefined) {
+      json = JSON.stringify(scrubText(userAgent));
+      if (this.userAgents.size < USER_AGENTS_KEPT) this.userAgents.set(userAgent, json);
+    }
+    return json;
   }
 }

@@ -16,20 +16,29 @@ import {
 import type { FastifyRequest } from 'fastify';
 
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators.js';
+import { ClientAddresses } from './client-address.js';
 import type { AuthenticatedClient } from './authenticated-client.js';
 import { KeyedBuckets } from './token-bucket.js';
 
+/** `Authorization: Bearer <key>`: the key is the first capture. */
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** How much of a refused key names its "prefix" for the failure count (`pmgw_` and 7 characters). */
+const KEY_PREFIX_LENGTH = 12;
+
 /**
  * Global guard: API key → client (401), per-client abuse limit (429), declared scopes (403).
- * Failed authentications are counted per IP, so guessing keys is slow.
+ *
+ * Failed authentications are counted per client address and per key prefix, so guessing is slow.
+ * The count only ever slows further failures: a key that verifies is admitted whatever the counts
+ * say, so nobody can lock a real client out by failing from its address (or its proxy's).
  */
 @Injectable()
 export class ClientAuthGuard implements CanActivate {
   private readonly verifier: ApiKeyVerifier<ClientConfig>;
   private readonly clients = new Map<string, AuthenticatedClient>();
   private readonly perClient: KeyedBuckets;
-  private readonly failuresPerIp: KeyedBuckets;
-  private readonly trustProxy: boolean;
+  private readonly failures: KeyedBuckets;
+  private readonly addresses: ClientAddresses;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -42,8 +51,8 @@ export class ClientAuthGuard implements CanActivate {
     }
     const inbound = config.inbound;
     this.perClient = new KeyedBuckets(inbound.perClientBurst, inbound.perClientPerSecond);
-    this.failuresPerIp = new KeyedBuckets(inbound.failedAuthPerIpPerMinute, inbound.failedAuthPerIpPerMinute / 60);
-    this.trustProxy = config.server.trustProxy;
+    this.failures = new KeyedBuckets(inbound.failedAuthPerIpPerMinute, inbound.failedAuthPerIpPerMinute / 60);
+    this.addresses = new ClientAddresses(config.server.trustProxy, config.server.trustedProxies);
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -55,17 +64,24 @@ export class ClientAuthGuard implements CanActivate {
 
   /**
    * The whole admission of an HTTP request, for Nest routes (through canActivate) and for routes
-   * registered on Fastify directly: API key (401), inbound rate (429), every required scope (403).
+   * registered on Fastify directly: the client (identified by the onRequest hook, before the body
+   * was read), then every required scope (403).
    */
   admit(request: FastifyRequest, required: readonly Scope[]): AuthenticatedClient {
-    const client = this.authenticate(request.headers.authorization, request.ip);
+    const client = request.client ?? this.identify(request);
+    const missing = required.find((scope) => !client.scopes.has(scope));
+    if (missing) throw new ForbiddenError(`Missing scope ${missing}.`, { missingScope: missing });
+    return client;
+  }
+
+  /** API key (401) and inbound rate (429); sets `request.client`. Run on arrival, before anything is parsed. */
+  identify(request: FastifyRequest): AuthenticatedClient {
+    const client = this.authenticate(request.headers.authorization, request.raw);
     request.client = client;
     const limit = this.perClient.take(client.id, this.clock.now());
     if (!limit.allowed) {
       throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, { bucket: 'inbound.client' });
     }
-    const missing = required.find((scope) => !client.scopes.has(scope));
-    if (missing) throw new ForbiddenError(`Missing scope ${missing}.`, { missingScope: missing });
     return client;
   }
 
@@ -74,31 +90,32 @@ export class ClientAuthGuard implements CanActivate {
     return this.clients.get(id);
   }
 
-  /**
-   * The client address of a raw request (a WebSocket upgrade, which has no Fastify request) as
-   * Fastify's `request.ip` has it: behind `server.trustProxy`, the first X-Forwarded-For entry, so
-   * failed logins are counted per client and not per load balancer.
-   */
+  /** The client address of a raw request (see ClientAddresses): failed logins are counted per client, not per load balancer. */
   addressOf(req: IncomingMessage): string {
-    if (this.trustProxy) {
-      const forwarded = req.headers['x-forwarded-for'];
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim();
-      if (first) return first;
-    }
-    return req.socket.remoteAddress ?? 'unknown';
+    return this.addresses.of(req);
   }
 
-  /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. */
-  authenticate(header: string | undefined, ip: string): AuthenticatedClient {
-    const now = this.clock.now();
-    const wait = this.failuresPerIp.waitMs(ip, now);
-    if (wait > 0) throw new RateLimitedError('Too many failed authentications from this address.', wait / 1000, { bucket: 'inbound.auth-failures' });
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. The request's address is worked out only when the key fails. */
+  authenticate(header: string | undefined, from: IncomingMessage): AuthenticatedClient {
+    const match = BEARER.exec(header ?? '');
     const identity = match ? this.verifier.verify(match[1]) : undefined;
-    if (!identity) {
-      this.failuresPerIp.take(ip, now);
-      throw new UnauthenticatedError(match ? 'The API key is not valid.' : undefined);
-    }
-    return this.clients.get(identity.id) as AuthenticatedClient;
+    if (identity) return this.clients.get(identity.id) as AuthenticatedClient;
+    return this.refuse(from, match?.[1], match ? 'The API key is not valid.' : undefined);
+  }
+
+  /**
+   * The one answer to a failed login (a bad key over HTTP or on a WebSocket upgrade, an unknown or
+   * spent ticket): 401, or 429 once the address or the key's prefix has failed too often. Counted
+   * per address and per prefix, so neither rotating keys from one address nor one key from many
+   * addresses guesses fast.
+   */
+  refuse(from: IncomingMessage, presented: string | undefined, detail?: string): never {
+    const now = this.clock.now();
+    const address = this.addressOf(from);
+    const counted = presented === undefined ? [`ip:${address}`] : [`ip:${address}`, `key:${presented.slice(0, KEY_PREFIX_LENGTH)}`];
+    const wait = Math.max(...counted.map((key) => this.failures.waitMs(key, now)));
+    if (wait > 0) throw new RateLimitedError('Too many failed authentications from this address or with this key.', wait / 1000, { bucket: 'inbound.auth-failures' });
+    for (const key of counted) this.failures.take(key, now);
+    throw new UnauthenticatedError(detail);
   }
 }

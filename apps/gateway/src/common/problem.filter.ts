@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import { ErrorCode, PROBLEM_CONTENT_TYPE, httpStatusOf, problemOf, toDomainError } from '@lib/core';
+import { ErrorCode, PROBLEM_CONTENT_TYPE, REQUEST_ID_HEADER, httpStatusOf, problemOf, toDomainError } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const logger = new Logger('Problem');
@@ -12,6 +12,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, except
     .status(httpStatusOf(error.code))
     .headers(error.headers)
     .header('content-type', PROBLEM_CONTENT_TYPE)
+    // Also on errors answered before the onRequest hook ran (Fastify's frameworkErrors).
+    .header(REQUEST_ID_HEADER, request.id)
     .send(JSON.stringify(problemOf(error, request.id)));
 }
 

@@ -1,9 +1,11 @@
 import { Body, Param, Query, type PipeTransform } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { type FieldError, ValidationError } from '@lib/core';
+import { type FieldError, ValidationError, clip } from '@lib/core';
 import { z } from 'zod';
 
 type Where = 'body' | 'query' | 'params';
+/** A body with 10,000 unknown keys gets the first few named, not a 10,000-entry answer. */
+const MAX_UNKNOWN_KEYS = 10;
 
 /** Parses with a zod schema; every issue becomes a field error with its path (`body.orders.3.price`). */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
@@ -12,10 +14,13 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   throw new ValidationError(result.error.issues.flatMap((issue) => fieldErrorsOf(issue, where)));
 }
 
-/** One field error per issue; a strict object's unknown keys get one each, named (`query.colour`), not one for the object. */
+/**
+ * One field error per issue; a strict object's unknown keys get one each, named (`query.colour`), not
+ * one for the object. Names are the client's (an unknown key may be 10,000 characters): each is clipped.
+ */
 function fieldErrorsOf(issue: z.core.$ZodIssue, where: Where): FieldError[] {
-  const path = [where, ...issue.path.map(String)];
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...path, key].join('.'), message: 'Unknown parameter.' }));
+  const path = [where, ...issue.path.map((name) => clip(String(name)))];
+  if (issue.code === 'unrecognized_keys') return issue.keys.slice(0, MAX_UNKNOWN_KEYS).map((key) => ({ path: [...path, clip(key)].join('.'), message: 'Unknown parameter.' }));
   return [{ path: path.join('.'), message: issue.message }];
 }
 

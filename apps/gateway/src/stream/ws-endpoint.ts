@@ -3,12 +3,13 @@ import type { Duplex } from 'node:stream';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, PROBLEM_CONTENT_TYPE, httpStatusOf, problemOf, requestIdOf, titleOf, toDomainError, UnauthenticatedError } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, clip, requestIdOf, toDomainError } from '@lib/core';
 import { FanoutHub } from '@lib/fanout';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { writeRawProblem } from '../common/raw-problem.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';
@@ -60,7 +61,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${url.pathname}.`));
+    if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`));
     let caller: AuthenticatedClient;
     try {
       caller = await this.authenticate(req, url);
@@ -75,10 +76,11 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   /** `?ticket=` (browsers) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
   private async authenticate(req: IncomingMessage, url: URL): Promise<AuthenticatedClient> {
     const ticket = url.searchParams.get('ticket');
-    if (ticket === null) return this.auth.authenticate(req.headers.authorization, this.auth.addressOf(req));
+    if (ticket === null) return this.auth.authenticate(req.headers.authorization, req);
     const clientId = await this.tickets.redeem(ticket);
     const caller = clientId === undefined ? undefined : this.auth.clientById(clientId);
-    if (!caller) throw new UnauthenticatedError('The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
+    // A bad ticket is a failed login like a bad key: counted, and slowed once too many.
+    if (!caller) this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
     return caller;
   }
 
@@ -96,10 +98,5 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
 
 /** Answers the upgrade request with a problem document and closes the socket once it is written. */
 function refuse(req: IncomingMessage, socket: Duplex, error: DomainError): void {
-  const status = httpStatusOf(error.code);
-  const body = JSON.stringify(problemOf(error, requestIdOf(req)));
-  const headers = { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...error.headers };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-  socket.once('finish', () => socket.destroy());
-  socket.end(`HTTP/1.1 ${status} ${titleOf(error.code)}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+  writeRawProblem(socket, error, requestIdOf(req));
 }

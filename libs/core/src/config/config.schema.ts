@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
@@ -14,6 +16,16 @@ export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
 
 const url = z.url({ protocol: /^https?$/ });
 const hostPort = z.string().regex(/^[^\s/:]+:\d{1,5}$/, 'expected host:port');
+/** An IPv4 or IPv6 address, optionally with a prefix length. */
+function isCidr(text: string): boolean {
+  const [address, bits, extra] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  const prefix = Number(bits);
+  return /^\d{1,3}$/.test(bits) && prefix <= (family === 4 ? 32 : 128);
+}
+
 /** Secrets are never inline: the config names a file that holds them. */
 const secretFile = z.string().min(1);
 
@@ -24,8 +36,27 @@ const ServerSchema = z
     bodyLimitBytes: z.number().int().positive().default(1_048_576),
     shutdownGraceMs: z.number().int().positive().default(10_000),
     trustProxy: z.boolean().default(false),
+    /**
+     * With trustProxy, the proxies whose X-Forwarded-For entries are believed (CIDRs): the client is
+     * the right-most address not in this list. Only loopback by default: the firm's own apps live in
+     * private ranges, so trusting those would let any of them write another's address.
+     */
+    trustedProxies: z.array(z.string().refine(isCidr, 'expected an address or CIDR (10.0.0.0/8, fd00::/8)')).default(['127.0.0.0/8', '::1/128']),
+    /** The request line and headers must arrive within this (slow-header clients are cut). */
+    headersTimeoutMs: z.number().int().positive().default(10_000),
+    /** The whole request, headers and body, must arrive within this (slow-body clients are cut). */
+    requestTimeoutMs: z.number().int().positive().default(30_000),
+    /** A connection with no traffic for this long is closed (also bounds a stalled body between bytes). */
+    idleTimeoutMs: z.number().int().positive().default(60_000),
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: z.number().int().positive().default(5_000),
+    /** Open connections (HTTP and WebSocket) beyond this are refused by the listening socket. */
+    maxConnections: z.number().int().positive().default(10_000),
+    /** Deepest JSON nesting a request body may have; deeper bodies are 400 before they are parsed. */
+    maxJsonDepth: z.number().int().min(1).max(1_000).default(32),
   })
-  .strict();
+  .strict()
+  .refine((server) => server.headersTimeoutMs <= server.requestTimeoutMs, { path: ['headersTimeoutMs'], message: 'must not exceed requestTimeoutMs' });
 
 const RedisSchema = z
   .object({

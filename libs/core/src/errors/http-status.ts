@@ -21,18 +21,28 @@ export function httpStatusOf(code: ErrorCode): number {
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
+    case ErrorCode.REQUEST_TIMEOUT:
+      return 408;
     case ErrorCode.UPSTREAM_CONFLICT:
       return 409;
+    case ErrorCode.PRECONDITION_FAILED:
+      return 412;
     case ErrorCode.PAYLOAD_TOO_LARGE:
     case ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE:
       return 413;
+    case ErrorCode.URI_TOO_LONG:
+      return 414;
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
       return 415;
+    case ErrorCode.RANGE_NOT_SATISFIABLE:
+      return 416;
     case ErrorCode.UPSTREAM_UNPROCESSABLE:
       return 422;
     case ErrorCode.RATE_LIMITED:
     case ErrorCode.UPSTREAM_RATE_LIMITED:
       return 429;
+    case ErrorCode.HEADERS_TOO_LARGE:
+      return 431;
     case ErrorCode.INTERNAL:
       return 500;
     // An upstream that answered 401 to a fresh token is a gateway-side credential problem, not the caller's.
@@ -57,6 +67,11 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.FORBIDDEN]: 'Forbidden',
   [ErrorCode.NOT_FOUND]: 'Not found',
   [ErrorCode.METHOD_NOT_ALLOWED]: 'Method not allowed',
+  [ErrorCode.REQUEST_TIMEOUT]: 'Request timeout',
+  [ErrorCode.PRECONDITION_FAILED]: 'Precondition failed',
+  [ErrorCode.URI_TOO_LONG]: 'URI too long',
+  [ErrorCode.RANGE_NOT_SATISFIABLE]: 'Range not satisfiable',
+  [ErrorCode.HEADERS_TOO_LARGE]: 'Request headers too large',
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'Payload too large',
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Unsupported media type',
   [ErrorCode.RATE_LIMITED]: 'Rate limit exceeded',

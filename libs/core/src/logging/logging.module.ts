@@ -5,7 +5,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 
-import { REDACT_PATHS, REDACTED, scrubText } from './redaction.js';
+import { REDACT_PATHS, REDACTED, holdsSecret, scrubText } from './redaction.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -13,7 +13,8 @@ const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Takes the caller's request id when it is well formed, else makes one; the same id is echoed and sent upstream. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
-  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : randomUUID();
+  // The id is logged and echoed: one shaped like a key or token is replaced, not written down.
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !holdsSecret(given) ? given : randomUUID();
 }
 
 export function pinoOptions(level: string): LoggerOptions {
@@ -21,13 +22,14 @@ export function pinoOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     formatters: {
+      // Every string field is free text a caller may have shaped (a URL, a header, an upstream message):
+      // scrub anything that looks like key material before it is written; error messages and stacks too.
       log: (object) => {
-        // Error messages are free text: scrub anything that looks like key material before it is written.
+        const out: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(object)) out[name] = typeof value === 'string' ? scrubText(value) : value;
         const err = object.err as { message?: unknown; stack?: unknown } | undefined;
-        if (err && typeof err === 'object') {
-          return { ...object, err: { ...err, message: scrubText(String(err.message ?? '')), stack: scrubText(String(err.stack ?? '')) } };
-        }
-        return object;
+        if (err && typeof err === 'object') out.err = { ...err, message: scrubText(String(err.message ?? '')), stack: scrubText(String(err.stack ?? '')) };
+        return out;
       },
     },
     hooks: {

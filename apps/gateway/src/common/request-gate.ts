@@ -1,0 +1,69 @@
+import { DomainError, ErrorCode, NotFoundError, REQUEST_ID_HEADER, ValidationError } from '@lib/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+import type { ClientAuthGuard } from './client-auth.guard.js';
+import { sendProblem } from './problem.filter.js';
+
+/**
+ * Route patterns anyone may call without a key: health, metrics and the documents (the routes marked
+ * @Public, and the Swagger pages SwaggerModule registers on Fastify itself).
+ */
+const PUBLIC_ROUTE = /^\/(?:health\/|metrics$|docs(?:\/|$))/;
+/** The static route of the Swagger UI assets, and the only files of swagger-ui-dist its page loads. */
+const DOCS_ASSETS_ROUTE = '/docs/*';
+const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+
+type Gate = 'public' | 'assets' | 'client';
+/** Per route pattern, what the gate does (the pattern set is fixed once routes are registered). */
+const gates = new Map<string, Gate>();
+const gateOf = (route: string): Gate => {
+  let gate = gates.get(route);
+  if (gate === undefined) {
+    gate = route === DOCS_ASSETS_ROUTE ? 'assets' : PUBLIC_ROUTE.test(route) ? 'public' : 'client';
+    gates.set(route, gate);
+  }
+  return gate;
+};
+
+/** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
+const hasDotSegment = (value: string) => value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
+
+/**
+ * Path parameters become upstream path segments: a dot segment there would move the signed call to
+ * another upstream route, so it is refused before anything else looks at the request.
+ */
+function refuseDotSegments(params: unknown): void {
+  for (const [name, value] of Object.entries(params as Record<string, string>)) {
+    if (hasDotSegment(value)) throw new ValidationError([{ path: `params.${name}`, message: 'A path parameter may not be or hold the dot segments . and ..' }]);
+  }
+}
+
+const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+
+/**
+ * The one onRequest hook: the request id header, then admission before anything is read. A route
+ * that needs a client gets its key checked (401, failed-login limit) and its inbound rate (429) here,
+ * so no body of an unauthenticated caller, or of one already over its rate, is ever read or parsed.
+ * HEAD on such a route is 405: Fastify would run the GET handler, upstream call and budget included,
+ * to throw its body away. An unknown route is 404 without a key, unless the request carries a body.
+ */
+export function installRequestGate(fastify: FastifyInstance, guard: ClientAuthGuard): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    // Set when the request arrives (error answers keep it): no onSend hook, so Fastify skips that stage on every reply.
+    reply.header(REQUEST_ID_HEADER, request.id);
+    try {
+      const route = request.routeOptions.url;
+      const gate = route === undefined ? (hasBody(request) ? 'client' : 'public') : gateOf(route);
+      if (gate === 'assets' && !DOCS_ASSETS.has((request.params as Record<string, string>)['*'])) throw new NotFoundError('No such document.');
+      if (gate === 'client') {
+        if (request.method === 'HEAD') throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'HEAD is not served on API routes: use GET.', { headers: { Allow: 'GET' } });
+        guard.identify(request);
+        refuseDotSegments(request.params);
+      }
+    } catch (error) {
+      sendProblem(request, reply, error);
+      return;
+    }
+    done();
+  });
+}
