@@ -6,9 +6,9 @@ import { sendProblem } from './problem.filter.js';
 
 /**
  * Route patterns anyone may call without a key: health, metrics and the documents (the routes marked
- * @Public, and the Swagger pages SwaggerModule registers on Fastify itself).
+ * @Public — the ops console page among them — and the Swagger pages SwaggerModule registers on Fastify itself).
  */
-const PUBLIC_ROUTE = /^\/(?:health\/|metrics$|docs(?:\/|$))/;
+const PUBLIC_ROUTE = /^\/(?:health\/|metrics$|docs(?:\/|$)|console(?:\/|$))/;
 /** The static route of the Swagger UI assets, and the only files of swagger-ui-dist its page loads. */
 const DOCS_ASSETS_ROUTE = '/docs/*';
 const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
