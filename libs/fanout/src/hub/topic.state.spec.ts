@@ -15,7 +15,7 @@ describe(TopicState.name, () => {
     sut.gapPending = true;
     const resync = sut.emit('snapshot', { a: 2 }, 3, 0);
     expect([resync.type, resync.seq]).toEqual(['resync', 3]);
-    expect(JSON.parse(resync.json)).toEqual({ type: 'resync', topic: 't', seq: 3, ts: 3, data: { a: 2 } });
+    expect(JSON.parse(resync.json)).toEqual({ type: 'resync', topic: 't', epoch: '', seq: 3, ts: 3, data: { a: 2 } });
   });
 
   it('catches a conflated client up with the state when the frames it skipped reset it', () => {
