@@ -35,8 +35,8 @@ export function createRedisClient(config: RedisConfig, connectionName = 'gateway
  * nothing else). Its errors are absorbed: ioredis reconnects and re-subscribes by itself.
  */
 export function duplicateRedis(client: RedisClient): RedisClient {
-  // The two branches are one call; the narrowing lets TypeScript pick an overload of `duplicate`.
-  const connection: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
+  // On a Cluster, SSUBSCRIBE needs the sharded subscribers: one connection per shard, moved on failover.
+  const connection: RedisClient = client instanceof Cluster ? client.duplicate([], { shardedSubscribers: true }) : client.duplicate();
   connection.on('error', () => undefined);
   return connection;
 }
