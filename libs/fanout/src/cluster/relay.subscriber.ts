@@ -33,7 +33,7 @@ export class RelaySubscriber {
     this.channels.add(channel);
     try {
       const connection = await this.connect();
-      if (this.channels.has(channel)) await (this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel));
+      if (this.channels.has(channel)) await bounded(this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel), this.readyTimeoutMs);
     } catch (error) {
       this.channels.delete(channel);
       throw error;
@@ -60,7 +60,7 @@ export class RelaySubscriber {
   private async connect(): Promise<RedisClient> {
     const connection = (this.connection ??= this.create());
     if (connection.status !== 'ready') await waitReady(connection, this.readyTimeoutMs);
-    this.listening ??= connection.subscribe(this.resyncChannel).catch((error: unknown) => {
+    this.listening ??= bounded(connection.subscribe(this.resyncChannel), this.readyTimeoutMs).catch((error: unknown) => {
       this.listening = undefined;
       throw error;
     });
@@ -94,4 +94,14 @@ function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
     const timer = setTimeout(() => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)), timeoutMs);
     connection.once('ready', onReady);
   });
+}
+
+/** The connection has no command timeout (see duplicateRedis): a subscribe that Redis does not answer fails here. */
+function bounded<T>(command: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer a subscribe within ${timeoutMs} ms`)), timeoutMs);
+  });
+  command.catch(() => undefined); // its late failure, if any, is no longer anyone's concern
+  return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
 }
