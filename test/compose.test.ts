@@ -6,10 +6,17 @@ import { parse } from 'yaml';
 import { SandboxConfigSchema } from '../apps/sandbox/src/config/sandbox-config.schema.js';
 
 describe('deployment files', () => {
-  it('docker-compose.yml is valid YAML naming redis, gateway and sandbox', () => {
-    const compose = parse(readFileSync('docker-compose.yml', 'utf8'));
-    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'redis', 'sandbox']);
+  it('docker-compose.yml is valid YAML naming redis, gateway and sandbox, and a cluster profile of two gateways on a Redis Cluster', () => {
+    const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true });
+    const services = Object.entries(compose.services) as [string, { profiles?: string[]; command?: string[]; environment?: Record<string, string> }][];
+    expect(services.filter(([, s]) => !s.profiles).map(([name]) => name).sort()).toEqual(['gateway', 'redis', 'sandbox']);
     expect(compose.services.gateway.environment.REDIS_URL).toMatch(/^redis:\/\/redis:/);
+    const cluster = services.filter(([, s]) => s.profiles?.includes('cluster'));
+    const nodes = cluster.filter(([, s]) => s.command?.includes('--cluster-enabled')).map(([name]) => `${name}:6379`);
+    expect(nodes).toHaveLength(6);
+    const gateways = cluster.filter(([, s]) => s.environment?.REDIS_CLUSTER_NODES);
+    expect(gateways).toHaveLength(2);
+    for (const [, gateway] of gateways) expect(gateway.environment?.REDIS_CLUSTER_NODES.split(',')).toEqual(nodes);
   });
 
   it('the committed configs validate against their schemas', () => {

@@ -4,7 +4,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
 const NEEDS = [
-  { program: 'redis-server', args: ['--version'], pkg: 'redis-server' },
+  { program: 'redis-server', args: ['--version'], pkg: 'redis-server' }, // also Sentinel: redis-server --sentinel
+  { program: 'redis-cli', args: ['--version'], pkg: 'redis-tools' }, // redis-cli --cluster create, for the Cluster of the test run
   { program: '/usr/bin/chromium', args: ['--version'], pkg: 'chromium' },
   { program: 'promtool', args: ['--version'], pkg: 'prometheus' }, // promtool, for the alert rule tests
 ];

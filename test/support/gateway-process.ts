@@ -59,7 +59,7 @@ export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayPr
     output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(); // exited, or killed by a test
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

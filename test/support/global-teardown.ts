@@ -13,10 +13,12 @@ const SECRET_SHAPES: [string, RegExp][] = [
 export default async function globalTeardown(): Promise<void> {
   const pidFile = process.env.TEST_REDIS_PID_FILE;
   if (pidFile) {
-    try {
-      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
-    } catch {
-      // already gone
+    for (const pid of readFileSync(pidFile, 'utf8').split('\n')) {
+      try {
+        process.kill(Number(pid), 'SIGKILL'); // nothing to persist: the run's Redis keeps no data
+      } catch {
+        // already gone
+      }
     }
     rmSync(pidFile, { force: true });
   }

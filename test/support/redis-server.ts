@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -18,38 +19,150 @@ export async function freePort(): Promise<number> {
 /** A real redis-server on a free loopback port, without persistence. */
 export async function startRedisServer(port?: number): Promise<{ port: number; url: string; process: ChildProcess }> {
   const chosen = port ?? (await freePort());
-  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+  const node = await spawnRedis(chosen, []);
+  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, process: node.process };
+}
+
+// Real Redis Cluster and Sentinel topologies from redis-server processes on loopback ports, no Docker.
+
+const run = promisify(execFile);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface RedisNode {
+  port: number;
+  process: ChildProcess;
+}
+
+export interface RedisTopology {
+  nodes: RedisNode[];
+  /** `127.0.0.1:<port>` of every data node (Cluster) or of every sentinel (Sentinel). */
+  addresses: string[];
+  stop(): void;
+}
+
+/** A redis-server started with `args` on `port`, resolved once it accepts connections. */
+export async function spawnRedis(port: number, args: string[], ready = 'Ready to accept connections'): Promise<RedisNode> {
+  const child = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('redis-server did not start within 10 s')), 10_000);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} did not start within 10 s`)), 10_000);
+    child.once('error', reject);
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
+      if (!chunk.toString().includes(ready)) return;
+      clearTimeout(timer);
+      resolve();
     });
   });
-  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, process: child };
+  // Its output is not needed any more; an open pipe would keep the test process alive.
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  child.unref();
+  return { port, process: child };
+}
+
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  return (await run('redis-cli', ['-p', String(port), ...args])).stdout;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await pause(100);
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** `count` free loopback ports below 55535 whose cluster bus port (+10000) is free too. */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = 20_000 + Math.floor(Math.random() * 35_000);
+    if (!ports.includes(port) && (await isFree(port)) && (await isFree(port + 10_000))) ports.push(port);
+  }
+  return ports;
+}
+
+function topology(nodes: RedisNode[], addresses: string[]): RedisTopology {
+  return { nodes, addresses, stop: () => nodes.forEach((node) => node.process.kill('SIGKILL')) };
+}
+
+/**
+ * A Redis Cluster of 3 masters and 3 replicas (`redis-cli --cluster create … --cluster-replicas 1`).
+ * A short node timeout (1 s) so a killed master's replica is promoted within a few seconds.
+ */
+export async function startRedisCluster(ports: number[]): Promise<RedisTopology> {
+  const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
+  const nodes = await Promise.all(
+    ports.map((port) => spawnRedis(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '1000'])),
+  );
+  const addresses = ports.map((port) => `127.0.0.1:${port}`);
+  await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
+  await until('the cluster to be ok on every node', async () => {
+    const infos = await Promise.all(ports.map((port) => redisCli(port, 'cluster', 'info')));
+    return infos.every((info) => info.includes('cluster_state:ok'));
+  });
+  return topology(nodes, addresses);
+}
+
+export const SENTINEL_MASTER = 'pmgw-test';
+
+/** A Sentinel group: one master, one replica, three sentinels (quorum 2, down after 1 s). */
+export async function startRedisSentinel(ports: number[]): Promise<RedisTopology> {
+  const [masterPort, replicaPort, ...sentinelPorts] = ports;
+  const dir = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
+  // Replication writes an RDB file for the replica's sync: into the group's temporary folder.
+  const master = await spawnRedis(masterPort, ['--dir', dir]);
+  const replica = await spawnRedis(replicaPort, ['--dir', dir, '--replicaof', '127.0.0.1', String(masterPort)]);
+  const sentinels = await Promise.all(
+    sentinelPorts.map((port) => {
+      const file = join(dir, `sentinel-${port}.conf`);
+      writeFileSync(
+        file,
+        [
+          `sentinel monitor ${SENTINEL_MASTER} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${SENTINEL_MASTER} 1000`,
+          `sentinel failover-timeout ${SENTINEL_MASTER} 5000`,
+          '',
+        ].join('\n'),
+      );
+      return spawnRedis(port, [file, '--sentinel'], 'Sentinel ID');
+    }),
+  );
+  await until('the replica to be in sync', async () => (await redisCli(replicaPort, 'info', 'replication')).includes('master_link_status:up'));
+  await until('every sentinel to know the replica and the others', async () => {
+    const views = await Promise.all(sentinelPorts.map((port) => redisCli(port, 'sentinel', 'master', SENTINEL_MASTER)));
+    return views.every((view) => /num-slaves\s+1/.test(view) && /num-other-sentinels\s+2/.test(view));
+  });
+  return topology([master, replica, ...sentinels], sentinelPorts.map((port) => `127.0.0.1:${port}`));
 }
 
 // Self-contained: jest loads its global setup outside the module mapper.
 
-/** One real redis-server for the whole run (jest global setup); its URL reaches the workers through the environment. */
+/**
+ * The run's Redis (jest global setup): one redis-server, a Redis Cluster (3 masters, 3 replicas) and a
+ * Sentinel group (master, replica, 3 sentinels), all real processes; their addresses reach the
+ * workers through the environment, their pids global teardown through a file.
+ */
 export default async function globalSetup(): Promise<void> {
-  const redis = await startRedisServer();
+  const [clusterPorts, sentinelPorts] = [await freePorts(6), await freePorts(5)];
+  const [redis, cluster, sentinel] = await Promise.all([startRedisServer(), startRedisCluster(clusterPorts), startRedisSentinel(sentinelPorts)]);
   process.env.TEST_REDIS_URL = redis.url;
   process.env.TEST_REDIS_PORT = String(redis.port);
+  process.env.TEST_REDIS_CLUSTER_NODES = cluster.addresses.join(',');
+  process.env.TEST_REDIS_SENTINELS = sentinel.addresses.join(',');
+  process.env.TEST_REDIS_SENTINEL_NAME = SENTINEL_MASTER;
   const pidFile = join(tmpdir(), `gateway-test-redis-${process.pid}.pid`);
-  writeFileSync(pidFile, String(redis.process.pid));
+  writeFileSync(pidFile, [redis.process, ...[...cluster.nodes, ...sentinel.nodes].map((node) => node.process)].map((child) => child.pid).join('\n'));
   process.env.TEST_REDIS_PID_FILE = pidFile;
   // Every gateway log line of the run lands here; global teardown scans it for secrets.
   process.env.TEST_LOG_DIR = mkdtempSync(join(tmpdir(), 'gateway-test-logs-'));
-  redis.process.unref();
-  redis.process.stdout?.destroy();
-  redis.process.stderr?.destroy();
 }

@@ -43,6 +43,9 @@ export function clusterOptions(options: Partial<ClusterOptions> = {}): ClusterOp
     // A dead holder is replaced within about leaseMs + renewEveryMs (3-4 s).
     leaseMs: 3_000,
     renewEveryMs: 1_000,
+    // Renewals are the holder's heartbeats: a relay missing one and a half of them holds locally (within 2 s).
+    silenceMs: 1_500,
+    watchEveryMs: 250,
     stateTtlMs: 24 * 60 * 60 * 1_000,
     resyncIntervalMs: 2_000,
     ...options,

@@ -4,7 +4,7 @@ export type { CapacitySettings, PoolLimits, PoolUsage, StreamCap, StreamHolder }
 export { StreamCapacityError, StreamCapacityUnavailableError, UnknownTopicError } from './fanout.error.js';
 export { FANOUT_SETTINGS, FanoutModule } from './fanout.module.js';
 export type { FanoutHubOptions, FanoutSettings } from './fanout.options.js';
-export { FanoutHub, type SubscribeOptions, type TopicInfo } from './hub/fanout.hub.js';
+export { FanoutHub, type ResumePoint, type SubscribeOptions, type TopicInfo } from './hub/fanout.hub.js';
 export type { FrameMessage, FrameType } from './hub/frame.codec.js';
 export { TopicSourceRegistry, type TopicRoute } from './source/topic-source.registry.js';
 export { ACCOUNT_POLICY, MARKET_DATA_POLICY, type ReplayWindowPolicy, type TopicPolicy, type TopicSink, type TopicSource } from './source/topic-source.types.js';

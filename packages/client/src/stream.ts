@@ -33,6 +33,8 @@ export interface StreamOptions {
 export interface StreamFrame {
   type: 'snapshot' | 'update' | 'resync';
   topic: string;
+  /** The holding that numbered the frame: `seq` compares only within one epoch; a new one arrives as `resync`. */
+  epoch: string;
   seq: number;
   ts: number;
   data: unknown;
@@ -63,14 +65,15 @@ type Listeners = { [K in keyof StreamEvents]: Set<StreamEvents[K]> };
 const OPEN = 1;
 
 /**
- * A /ws client that keeps its subscriptions across reconnects: it remembers the last `seq` of every
- * topic and resubscribes with `resumeFrom`, so the gateway replays exactly what was missed (or sends a
- * `resync` when it cannot); frames at or below a topic's last `seq` are dropped as duplicates.
+ * A /ws client that keeps its subscriptions across reconnects: it remembers the last epoch and `seq`
+ * of every topic and resubscribes with `resumeFrom`, so the gateway replays exactly what was missed (or
+ * sends a `resync` when it cannot); updates at or below a topic's last `seq` of the same epoch are
+ * dropped as duplicates.
  */
 export class GatewayStream {
   private socket: WebSocketLike | undefined;
   private readonly topics = new Set<string>();
-  private readonly seqs = new Map<string, number>();
+  private readonly seqs = new Map<string, { epoch: string; seq: number }>();
   private readonly listeners: Listeners = { frame: new Set(), resync: new Set(), error: new Set(), open: new Set(), reconnecting: new Set() };
   private attempt = 0;
   private closed = false;
@@ -109,7 +112,7 @@ export class GatewayStream {
 
   /** The last `seq` received on a topic. */
   lastSeq(topic: string): number | undefined {
-    return this.seqs.get(topic);
+    return this.seqs.get(topic)?.seq;
   }
 
   close(): void {
@@ -160,8 +163,8 @@ export class GatewayStream {
     if (frame.type !== 'snapshot' && frame.type !== 'update' && frame.type !== 'resync') return;
     const data = frame as unknown as StreamFrame;
     const last = this.seqs.get(data.topic);
-    if (data.type === 'update' && last !== undefined && data.seq <= last) return; // already seen (a replay overlap)
-    this.seqs.set(data.topic, data.seq);
+    if (data.type === 'update' && last?.epoch === data.epoch && data.seq <= last.seq) return; // already seen (a replay overlap)
+    this.seqs.set(data.topic, { epoch: data.epoch, seq: data.seq });
     if (data.type === 'resync') for (const listener of this.listeners.resync) listener(data);
     for (const listener of this.listeners.frame) listener(data);
   }

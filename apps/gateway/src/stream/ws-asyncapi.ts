@@ -13,11 +13,17 @@ const topic = { type: 'string', description: TOPIC_SYNTAX };
 const serverSchemas: Record<string, JsonSchema> = {
   frame: {
     type: 'object',
-    required: ['type', 'topic', 'seq', 'ts', 'data'],
+    required: ['type', 'topic', 'epoch', 'seq', 'ts', 'data'],
     properties: {
-      type: { enum: ['snapshot', 'update', 'resync'], description: 'resync: state after a gap; replace what you hold' },
+      type: { enum: ['snapshot', 'update', 'resync'], description: 'resync: the state after a gap or in a new epoch; replace what you hold' },
       topic,
-      seq: { type: 'integer', description: 'per topic, consecutive across updates; the same on every gateway instance' },
+      epoch: {
+        type: 'string',
+        description:
+          'the holding that numbered the frame (opaque). seq compares only within one epoch; a new epoch arrives only as a resync with the fresh state. ' +
+          'An instance that lost Redis or stopped hearing the holder serves the topic under an epoch of its own; two instances never serve one epoch.',
+      },
+      seq: { type: 'integer', description: 'per topic and epoch, +1 per frame and never decreasing; the same on every gateway instance' },
       ts: { type: 'integer', description: 'ms since epoch when the gateway received the data' },
       data: { description: 'the upstream payload, unchanged' },
     },
@@ -73,7 +79,12 @@ export const WS_ASYNCAPI = {
         'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json; a client already holding ' +
         'streams.maxConnectionsPerClient connections on the instance (default 20) gets HTTP 429 problem+json with Retry-After, before the handshake.',
       messages: {
-        subscribe: message('subscribe', subscribe, 'Subscribe to topics; resumeFrom maps a topic to the last seq received'),
+        subscribe: message(
+          'subscribe',
+          subscribe,
+          'Subscribe to topics; resumeFrom maps a topic to the last {epoch, seq} received: the frames after it when this instance holds them in that epoch, ' +
+            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync.',
+        ),
         unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
         ping: message('ping', ping, 'Application-level ping; answered with pong'),
         frame: message('frame', serverSchemas.frame, 'snapshot, update or resync of one topic'),

@@ -68,10 +68,16 @@ export function topicRule(topic: string): TopicRule | undefined {
 }
 
 const id = z.string().min(1).max(64);
+const seq = z.number().int().nonnegative();
+/**
+ * The last frame received of a topic: `{epoch, seq}`. A bare seq (the form before epochs) names no
+ * epoch, so the gateway cannot tell whose numbering it is: such a client always gets a `resync`.
+ */
+const resumePoint = z.union([seq, z.object({ epoch: z.string().min(1).max(64), seq }).strict()]);
 const topics = z.array(z.string().min(1).max(200)).min(1).max(WS_LIMITS.maxSubscriptions);
 
 export const ClientMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), id, topics, resumeFrom: z.record(z.string(), z.number().int().nonnegative()).optional() }).strict(),
+  z.object({ type: z.literal('subscribe'), id, topics, resumeFrom: z.record(z.string(), resumePoint).optional() }).strict(),
   z.object({ type: z.literal('unsubscribe'), id, topics }).strict(),
   z.object({ type: z.literal('ping'), id: id.optional() }).strict(),
 ]);

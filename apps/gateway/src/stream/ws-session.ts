@@ -1,5 +1,5 @@
 import { DomainError } from '@lib/core';
-import type { FanoutHub, HubClient } from '@lib/fanout';
+import type { FanoutHub, HubClient, ResumePoint } from '@lib/fanout';
 import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
 
@@ -82,14 +82,14 @@ export class WsSession {
     }
   }
 
-  private async subscribe(id: string, topics: string[], resumeFrom: Record<string, number>): Promise<void> {
+  private async subscribe(id: string, topics: string[], resumeFrom: Record<string, number | ResumePoint>): Promise<void> {
     const wanted = [...new Set(topics)].filter((topic) => this.admit(id, topic));
     const fresh = wanted.filter((topic) => !this.topics.has(topic));
     if (this.topics.size + fresh.length > WS_LIMITS.maxSubscriptions) {
       return this.error({ id, code: 'too_many_subscriptions', message: `at most ${WS_LIMITS.maxSubscriptions} topics per connection` });
     }
     fresh.forEach((topic) => this.topics.add(topic));
-    const results = await Promise.all(wanted.map((topic) => this.subscribeOne(id, topic, resumeFrom[topic])));
+    const results = await Promise.all(wanted.map((topic) => this.subscribeOne(id, topic, resumePointOf(resumeFrom[topic]))));
     const acked = wanted.filter((_, i) => results[i]);
     if (acked.length > 0) this.client.sendJson({ type: 'ack', id, topics: acked });
   }
@@ -113,7 +113,7 @@ export class WsSession {
     return true;
   }
 
-  private async subscribeOne(id: string, topic: string, resumeFrom: number | undefined): Promise<boolean> {
+  private async subscribeOne(id: string, topic: string, resumeFrom: ResumePoint | undefined): Promise<boolean> {
     try {
       await this.hub.subscribe(this.client, topic, { resumeFrom });
       return true;
@@ -133,4 +133,9 @@ export class WsSession {
   private error(error: Omit<ErrorMessage, 'type'>): void {
     this.client.sendJson({ type: 'error', ...error });
   }
+}
+
+/** A bare seq names no epoch (see ws-protocol.ts): the hub answers it with a `resync`. */
+function resumePointOf(value: number | ResumePoint | undefined): ResumePoint | undefined {
+  return typeof value === 'number' ? { seq: value } : value;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 
 import { WS_LIMITS } from './ws-protocol.js';
 
@@ -31,7 +31,7 @@ export class WsTicketStore {
   async issue(clientId: string): Promise<IssuedTicket> {
     const ticket = randomBytes(24).toString('base64url');
     const expiresAt = this.clock.now() + WS_LIMITS.ticketTtlMs;
-    if (this.redis) await this.redis.set(this.prefix + ticket, clientId, 'PX', WS_LIMITS.ticketTtlMs);
+    if (this.redis) await this.share(ticket, clientId);
     else this.remember(ticket, clientId, expiresAt);
     return { ticket, expiresAt: new Date(expiresAt).toISOString() };
   }
@@ -49,6 +49,15 @@ export class WsTicketStore {
       // Fail closed: a ticket that cannot be checked is not accepted.
       this.logger.warn(`Ticket lookup failed: ${String(error)}`);
       return undefined;
+    }
+  }
+
+  /** Every instance must be able to redeem it: without Redis no ticket is issued (503, not 500). */
+  private async share(ticket: string, clientId: string): Promise<void> {
+    try {
+      await this.redis?.set(this.prefix + ticket, clientId, 'PX', WS_LIMITS.ticketTtlMs);
+    } catch (error) {
+      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'WebSocket tickets cannot be issued while Redis is unreachable; servers can connect with their API key.', { cause: error });
     }
   }
 

@@ -32,7 +32,14 @@ export class RedisCatalogStore implements CatalogStore {
     this.channel = `${prefix}catalog:purge`;
     // A subscribed connection can do nothing else, so purges get their own.
     this.subscriber = duplicateRedis(redis);
-    this.subscriber.on('ready', () => void this.subscriber.subscribe(this.channel).catch(() => undefined));
+    let subscribedBefore = false;
+    this.subscriber.on('ready', () => {
+      void this.subscriber.subscribe(this.channel).catch(() => undefined);
+      // Purges published while the subscription was down never reach it: at least once means dropping
+      // every local copy on reconnecting (the shared tier was purged by whoever purged).
+      if (subscribedBefore) this.notify({});
+      subscribedBefore = true;
+    });
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
   }
 
@@ -124,12 +131,17 @@ export class RedisCatalogStore implements CatalogStore {
   }
 
   private received(message: string): void {
+    let match: PurgeMatch;
     try {
-      const match = JSON.parse(message) as PurgeMatch;
-      for (const listener of this.listeners) listener(match);
+      match = JSON.parse(message) as PurgeMatch;
     } catch {
-      // not ours: ignore
+      return; // not ours
     }
+    this.notify(match);
+  }
+
+  private notify(match: PurgeMatch): void {
+    for (const listener of this.listeners) listener(match);
   }
 
   private entryKey(key: string): string {

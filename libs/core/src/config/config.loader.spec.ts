@@ -86,4 +86,9 @@ describe('loadGatewayConfig', () => {
     const config = loadGatewayConfig({ GATEWAY_CONFIG: write(VALID), REDIS_URL: 'redis://127.0.0.1:6390' });
     expect(config.redis).toMatchObject({ mode: 'single', url: 'redis://127.0.0.1:6390', commandTimeoutMs: 50 });
   });
+
+  it('lets REDIS_CLUSTER_NODES switch on a Redis Cluster', () => {
+    const config = loadGatewayConfig({ GATEWAY_CONFIG: write(VALID), REDIS_CLUSTER_NODES: 'redis-node-1:6379, redis-node-2:6379' });
+    expect(config.redis).toMatchObject({ mode: 'cluster', nodes: [{ host: 'redis-node-1', port: 6379 }, { host: 'redis-node-2', port: 6379 }] });
+  });
 });

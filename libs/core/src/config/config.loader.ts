@@ -46,7 +46,8 @@ export function readYamlFile(path: string): unknown {
 
 /**
  * The one place that reads the process environment for the gateway:
- * `GATEWAY_CONFIG` names the file, `REDIS_URL` and `LOG_LEVEL` override it.
+ * `GATEWAY_CONFIG` names the file; `REDIS_URL` (one node), `REDIS_CLUSTER_NODES` (`host:port,…`) and
+ * `LOG_LEVEL` override it.
  */
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const path = env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
@@ -54,10 +55,18 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   return validateConfig(GatewayConfigSchema, applyEnvOverrides(raw, env), path);
 }
 
+function hostPorts(list: string): { host: string; port: number }[] {
+  return list.split(',').map((address) => {
+    const [host, port] = address.trim().split(':');
+    return { host, port: Number(port) };
+  });
+}
+
 function applyEnvOverrides(raw: unknown, env: Env): unknown {
   if (typeof raw !== 'object' || raw === null) return raw;
   const config = { ...(raw as Record<string, unknown>) };
   if (env.REDIS_URL) config.redis = { ...((config.redis as object) ?? {}), mode: 'single', url: env.REDIS_URL };
+  if (env.REDIS_CLUSTER_NODES) config.redis = { ...((config.redis as object) ?? {}), mode: 'cluster', nodes: hostPorts(env.REDIS_CLUSTER_NODES) };
   if (env.LOG_LEVEL) config.logging = { ...((config.logging as object) ?? {}), level: env.LOG_LEVEL };
   if (env.GATEWAY_PORT) config.server = { ...((config.server as object) ?? {}), port: Number(env.GATEWAY_PORT) };
   return config;

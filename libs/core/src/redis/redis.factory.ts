@@ -35,8 +35,11 @@ export function createRedisClient(config: RedisConfig, connectionName = 'gateway
  * nothing else). Its errors are absorbed: ioredis reconnects and re-subscribes by itself.
  */
 export function duplicateRedis(client: RedisClient): RedisClient {
-  // The two branches are one call; the narrowing lets TypeScript pick an overload of `duplicate`.
-  const connection: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
+  // No command timeout: ioredis re-subscribes after a reconnect without handling the promise, so a
+  // timed-out re-subscribe would be an unhandled rejection (a crash). Callers bound their own waits.
+  const quiet = { commandTimeout: undefined };
+  // On a Cluster, SSUBSCRIBE needs the sharded subscribers: one connection per shard, moved on failover.
+  const connection: RedisClient = client instanceof Cluster ? client.duplicate([], { shardedSubscribers: true, redisOptions: quiet }) : client.duplicate(quiet);
   connection.on('error', () => undefined);
   return connection;
 }

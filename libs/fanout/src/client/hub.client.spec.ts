@@ -84,13 +84,14 @@ describe(HubClient.name, () => {
     const received = slow.of(ACCOUNT).map((f) => f.seq);
     expect(received).toEqual(range(1, received.length)); // nothing skipped before the close
     const lastSeen = received.length;
+    const epoch = hub.info(ACCOUNT)?.epoch;
 
     source.sink(ACCOUNT).update({ after: 'close' });
     const latestSeq = hub.info(ACCOUNT)?.seq ?? 0;
     await fast.until(() => fast.of(ACCOUNT).at(-1)?.seq === latestSeq, 'the fast client to get everything');
 
     const resumed = await client();
-    await resumed.subscribe(ACCOUNT, lastSeen);
+    await resumed.subscribe(ACCOUNT, { epoch, seq: lastSeen });
     source.sink(ACCOUNT).update({ live: true });
     await resumed.until(() => resumed.of(ACCOUNT).at(-1)?.seq === latestSeq + 1, 'the live frame after the replay');
     await fast.until(() => fast.of(ACCOUNT).at(-1)?.seq === latestSeq + 1, 'the live frame');
@@ -109,8 +110,8 @@ describe(HubClient.name, () => {
     await first.until(() => first.of(MARKET).length === 2, 'two frames');
 
     const resumed = await client();
-    await resumed.subscribe(MARKET, 1); // market topics keep no window
-    expect(resumed.of(MARKET)).toEqual([{ type: 'resync', topic: MARKET, seq: 2, ts: expect.any(Number), data: { book: 1 } }]);
+    await resumed.subscribe(MARKET, { epoch: hub.info(MARKET)?.epoch, seq: 1 }); // market topics keep no window
+    expect(resumed.of(MARKET)).toEqual([{ type: 'resync', topic: MARKET, epoch: hub.info(MARKET)?.epoch, seq: 2, ts: expect.any(Number), data: { book: 1 } }]);
   });
 });
 

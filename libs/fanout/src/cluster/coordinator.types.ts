@@ -1,17 +1,18 @@
 import type { TopicState } from '../hub/topic.state.js';
+import type { RecordedState } from './lease.scripts.js';
 
 /** What the cluster coordinator asks of the hub; the hub alone touches sources and clients. */
 export interface TopicHost {
-  /** Become the holder: open upstream, continue after `seq`, and send the next snapshot as `resync`. */
-  hold(state: TopicState, seq: number): Promise<void>;
+  /** Become the holder under `epoch`: open upstream, number on after `seq`, and send the next snapshot as `resync`. */
+  hold(state: TopicState, seq: number, epoch: string): Promise<void>;
   /** Stop holding (the lease is gone): close upstream and relay the new holder's frames. */
   relay(state: TopicState): void;
-  /** Seed a relaying topic from the holder's recorded state. */
-  seed(state: TopicState, snapshotJson: string | undefined, seq: number): void;
+  /** Seed a relaying topic from the holder's recorded state; a new epoch goes to clients as `resync`. */
+  seed(state: TopicState, recorded: RecordedState): void;
   /** A frame published by the holder, exactly as it was published. */
   relayed(state: TopicState, payload: Buffer): void;
-  /** A relay missed frames: get a fresh upstream snapshot out as `resync`. */
-  reopen(state: TopicState): void;
+  /** Get a fresh upstream snapshot out as `resync`: in the same epoch, or in a new one when given. */
+  reopen(state: TopicState, epoch?: string): void;
 }
 
 /** How a topic is coordinated across instances; without Redis the hub has none and holds every topic. */

@@ -2,48 +2,64 @@ import type { RedisClient } from '@lib/core';
 
 import { Script } from './redis.script.js';
 
+// A lease's value is `<instance> <epoch>`: every command of a holder names its epoch, so a holder
+// that lost its lease (even unknowingly, to a slow Redis) cannot renew or publish in it (fencing).
+
 /**
- * Takes the lease when free (SET NX PX) or keeps it when already ours, and returns the seq the topic
- * reached under its previous holder, so the new one continues from there; -1 when another holds it.
+ * Takes the lease when free, or when this instance holds it under an epoch it gave up (fenced), under
+ * a new epoch; records that epoch (dropping the old
+ * epoch's snapshot, which is no base for the new numbering), and returns the seq the topic reached,
+ * so the new holder's numbers keep growing; -1 when another holds it.
  */
 const ACQUIRE = `
 local holder = redis.call('get', KEYS[1])
-if holder == ARGV[1] or (not holder and redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])) then
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  return tonumber(redis.call('hget', KEYS[2], 'seq') or '0')
-end
-return -1`;
+if holder and holder:sub(1, #ARGV[5] + 1) ~= ARGV[5] .. ' ' then return -1 end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('hset', KEYS[2], 'epoch', ARGV[3])
+redis.call('hdel', KEYS[2], 'snapshot')
+redis.call('pexpire', KEYS[2], ARGV[4])
+return tonumber(redis.call('hget', KEYS[2], 'seq') or '0')`;
 
 /**
- * Compare-and-extend. A lease that expired while nobody took it is taken back: nobody else published
- * in between, so the topic continues without a resync.
+ * Compare-and-extend, then the holder's heartbeat on the frames channel (`hb:<epoch>:<seq>`): relays
+ * that hear neither frames nor heartbeats take the topic locally. A lease that lapsed while nobody
+ * took it is taken back only if its epoch is still the recorded one: nobody else published since.
  */
 const RENEW = `
 local holder = redis.call('get', KEYS[1])
-if holder == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-if not holder then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-return 0`;
+if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2])
+elseif not holder and redis.call('hget', KEYS[2], 'epoch') == ARGV[5] then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else return 0 end
+redis.call(ARGV[4], ARGV[3], 'hb:' .. ARGV[5] .. ':' .. (redis.call('hget', KEYS[2], 'seq') or '0'))
+return 1`;
 
 const RELEASE = `
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0`;
 
 /**
- * Publishes a frame only while the caller holds the lease (a holder that lost it unknowingly is fenced
- * off), and records the seq and latest snapshot so a new relay or a new holder can start from them.
+ * Publishes a frame only while the caller holds the lease in the frame's epoch, and records the seq
+ * and latest snapshot so a new relay or a new holder can start from them.
  */
 const PUBLISH = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('hset', KEYS[2], 'seq', ARGV[2])
 if ARGV[6] ~= '' then redis.call('hset', KEYS[2], 'snapshot', ARGV[6]) end
 redis.call('pexpire', KEYS[2], ARGV[5])
-redis.call('publish', ARGV[4], ARGV[3])
+redis.call(ARGV[7], ARGV[4], ARGV[3])
 return 1`;
 
 export interface TopicKeys {
   lease: string;
   state: string;
+  /** Carries the hash tag too: on a Cluster the scripts publish on it with SPUBLISH, in the keys' slot. */
   channel: string;
+}
+
+export interface RecordedState {
+  seq: number;
+  epoch: string | undefined;
+  snapshot: string | undefined;
 }
 
 /** Lease and relay commands of one instance. Keys of a topic share a hash tag: one Cluster slot per script. */
@@ -58,29 +74,37 @@ export class LeaseScripts {
     private readonly owner: string,
     private readonly leaseMs: number,
     private readonly stateTtlMs: number,
+    /** `spublish` on a Cluster (sharded pub/sub: only the slot's shard carries it), `publish` elsewhere. */
+    private readonly publishCommand: 'publish' | 'spublish',
   ) {}
 
-  acquire(keys: TopicKeys): Promise<number> {
-    return this.acquireScript.run(this.redis, [keys.lease, keys.state], [this.owner, this.leaseMs]);
+  /** The seq recorded for the topic when the lease is now ours under `epoch`; -1 when another holds it. */
+  acquire(keys: TopicKeys, epoch: string): Promise<number> {
+    return this.acquireScript.run(this.redis, [keys.lease, keys.state], [this.value(epoch), this.leaseMs, epoch, this.stateTtlMs, this.owner]);
   }
 
-  async renew(keys: TopicKeys): Promise<boolean> {
-    return (await this.renewScript.run(this.redis, [keys.lease], [this.owner, this.leaseMs])) === 1;
+  async renew(keys: TopicKeys, epoch: string): Promise<boolean> {
+    const args = [this.value(epoch), this.leaseMs, keys.channel, this.publishCommand, epoch];
+    return (await this.renewScript.run(this.redis, [keys.lease, keys.state], args)) === 1;
   }
 
-  async release(keys: TopicKeys): Promise<void> {
-    await this.releaseScript.run(this.redis, [keys.lease], [this.owner]);
+  async release(keys: TopicKeys, epoch: string): Promise<void> {
+    await this.releaseScript.run(this.redis, [keys.lease], [this.value(epoch)]);
   }
 
-  /** `false` when the lease is no longer ours: the frame was not published. */
-  async publish(keys: TopicKeys, seq: number, frameJson: string, snapshotJson: string): Promise<boolean> {
-    const args = [this.owner, seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson];
+  /** `false` when the lease is no longer ours in `epoch`: the frame was not published. */
+  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string): Promise<boolean> {
+    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand];
     return (await this.publishScript.run(this.redis, [keys.lease, keys.state], args)) === 1;
   }
 
-  /** The seq and snapshot frame the holder recorded, to seed a relay. */
-  async state(keys: TopicKeys): Promise<{ seq: number; snapshot: string | undefined }> {
-    const [seq, snapshot] = await this.redis.hmget(keys.state, 'seq', 'snapshot');
-    return { seq: Number(seq ?? 0), snapshot: snapshot ?? undefined };
+  /** The epoch, seq and snapshot frame the holder recorded, to seed a relay. */
+  async state(keys: TopicKeys): Promise<RecordedState> {
+    const [seq, epoch, snapshot] = await this.redis.hmget(keys.state, 'seq', 'epoch', 'snapshot');
+    return { seq: Number(seq ?? 0), epoch: epoch ?? undefined, snapshot: snapshot ?? undefined };
+  }
+
+  private value(epoch: string): string {
+    return `${this.owner} ${epoch}`;
   }
 }

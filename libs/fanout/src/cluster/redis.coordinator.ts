@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
 
+import { newEpoch } from '../hub/epoch.js';
 import type { TopicState } from '../hub/topic.state.js';
 import type { FanoutMetrics } from '../metrics/fanout.metrics.js';
 import type { TopicCoordinator, TopicHost } from './coordinator.types.js';
@@ -10,9 +12,13 @@ import { RelaySubscriber } from './relay.subscriber.js';
 export interface ClusterOptions {
   keyPrefix: string;
   instanceId: string;
-  /** A dead holder's lease lapses after this long; a live one renews it every `renewEveryMs`. */
+  /** A dead holder's lease lapses after this long; a live one renews it (and heartbeats) every `renewEveryMs`. */
   leaseMs: number;
   renewEveryMs: number;
+  /** A relay that hears neither frames nor heartbeats from the holder this long takes the topic locally. */
+  silenceMs: number;
+  /** How often leases and relay silence are checked against the clock (no Redis command). */
+  watchEveryMs: number;
   /** How long the recorded seq and snapshot of a topic outlive its last frame. */
   stateTtlMs: number;
   /** At most one resync request per topic in this interval (a relay gap must not hammer the upstream). */
@@ -22,23 +28,33 @@ export interface ClusterOptions {
 interface WantedTopic {
   state: TopicState;
   keys: TopicKeys;
+  /** Frames that arrive while a relay is being seeded. */
   buffered?: Buffer[];
+  /** The epoch of the lease this instance holds, while it does. */
+  leaseEpoch?: string;
+  /** `performance.now()` before which the lease is surely still ours: Redis cannot have expired it yet. */
+  leaseUntil: number;
+  /** `performance.now()` when the holder was last heard (a frame or a heartbeat), for a relay. */
+  heardAt: number;
 }
 
 /**
  * Holds each topic once per cluster: a Redis lease per topic, frames published by the holder on a
- * channel per topic and relayed by the other instances. Instances that want a topic keep trying to
- * take its lease, so a dead holder is replaced within about `leaseMs + renewEveryMs`.
+ * channel per topic and relayed by the other instances. Every holding has its own epoch (see
+ * TopicState.epoch). Instances that want a topic keep trying to take its lease, so a dead holder is
+ * replaced within about `leaseMs + renewEveryMs`; sooner, a relay that hears nothing from the holder
+ * for `silenceMs` (or loses Redis) holds the topic locally under an epoch of its own. A holder that
+ * could not renew its lease gives up its epoch before Redis can expire it (fencing): two instances
+ * never serve one epoch.
  */
 export class RedisCoordinator implements TopicCoordinator {
   private readonly logger = new Logger('FanoutCluster');
   private readonly scripts: LeaseScripts;
   private readonly subscriber: RelaySubscriber;
-  /** Wanted topics by channel; `buffered` holds frames that arrive while a relay is being seeded. */
+  /** Wanted topics by channel. */
   private readonly wanted = new Map<string, WantedTopic>();
-  private readonly held = new Set<string>();
   private readonly lastResync = new Map<string, number>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timers: NodeJS.Timeout[];
   private ticking = false;
 
   constructor(
@@ -47,56 +63,62 @@ export class RedisCoordinator implements TopicCoordinator {
     private readonly metrics: FanoutMetrics,
     private readonly options: ClusterOptions,
   ) {
-    this.scripts = new LeaseScripts(redis, options.instanceId, options.leaseMs, options.stateTtlMs);
+    const sharded = redis instanceof Cluster;
+    this.scripts = new LeaseScripts(redis, options.instanceId, options.leaseMs, options.stateTtlMs, sharded ? 'spublish' : 'publish');
     this.subscriber = new RelaySubscriber(redis, `${options.keyPrefix}resync`, {
       frame: (channel, payload) => this.onFrame(channel, payload),
       resync: (topic) => this.onResyncRequest(topic),
     });
-    this.timer = setInterval(() => void this.tick(), options.renewEveryMs).unref();
+    this.timers = [
+      setInterval(() => void this.tick(), options.renewEveryMs).unref(),
+      setInterval(() => this.watch(), options.watchEveryMs).unref(),
+    ];
   }
 
   async join(state: TopicState): Promise<void> {
-    const entry: WantedTopic = { state, keys: this.keysOf(state.name), buffered: [] };
+    const entry: WantedTopic = { state, keys: this.keysOf(state.name), buffered: [], leaseUntil: 0, heardAt: performance.now() };
     this.wanted.set(entry.keys.channel, entry);
+    const epoch = newEpoch();
+    const sentAt = performance.now();
     let seq: number;
-    let recorded: { seq: number; snapshot: string | undefined } | undefined;
     try {
       // Subscribe before reading the recorded state, so no frame falls between the two.
       await this.subscriber.subscribe(entry.keys.channel);
-      seq = await this.scripts.acquire(entry.keys);
-      if (seq < 0) recorded = await this.scripts.state(entry.keys);
+      seq = await this.scripts.acquire(entry.keys, epoch);
+      if (seq < 0) return await this.startRelay(entry);
     } catch (error) {
       // Redis is unreachable: serve local clients from a local upstream; the tick reconciles later.
       this.logger.warn(`Redis unavailable for topic ${state.name}, holding it locally: ${String(error)}`);
       entry.buffered = undefined;
-      return this.host.hold(state, state.seq);
+      return this.host.hold(state, state.seq, newEpoch());
     }
-    if (recorded) return this.startRelay(entry, recorded);
-    if (this.wanted.get(entry.keys.channel) !== entry) return void (await this.scripts.release(entry.keys).catch(() => undefined)); // closed meanwhile
-    this.held.add(state.name);
-    this.metrics.leaseChanges.inc({ change: 'acquired' });
     entry.buffered = undefined;
-    await this.host.hold(state, seq).catch(async (error: unknown) => {
-      await this.releaseLease(entry.keys, state.name);
+    if (this.wanted.get(entry.keys.channel) !== entry) return void (await this.scripts.release(entry.keys, epoch).catch(() => undefined)); // closed meanwhile
+    this.took(entry, epoch, sentAt);
+    await this.host.hold(state, seq, epoch).catch(async (error: unknown) => {
+      await this.releaseLease(entry);
       throw error;
     });
   }
 
   async leave(state: TopicState): Promise<void> {
     const keys = this.keysOf(state.name);
-    if (this.wanted.get(keys.channel)?.state !== state) return;
+    const entry = this.wanted.get(keys.channel);
+    if (entry?.state !== state) return;
     this.wanted.delete(keys.channel);
     this.lastResync.delete(state.name);
-    await Promise.all([this.subscriber.unsubscribe(keys.channel), this.releaseLease(keys, state.name)]);
+    await Promise.all([this.subscriber.unsubscribe(keys.channel), this.releaseLease(entry)]);
   }
 
   publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string): void {
-    if (!this.held.has(state.name)) return;
-    this.scripts.publish(this.keysOf(state.name), seq, frameJson, snapshotJson).then(
+    const entry = this.wanted.get(this.keysOf(state.name).channel);
+    const epoch = entry?.leaseEpoch;
+    if (!entry || epoch === undefined || entry.state !== state) return;
+    this.scripts.publish(entry.keys, epoch, seq, frameJson, snapshotJson).then(
       (published) => {
-        if (!published && this.held.delete(state.name)) this.lost(state);
+        if (!published && entry.leaseEpoch === epoch) this.lost(entry);
       },
-      // Relays see the missing seq and ask for a resync once Redis answers again.
+      // Relays see the missing seq (or hear nothing) and resync or take the topic locally.
       () => undefined,
     );
   }
@@ -107,15 +129,16 @@ export class RedisCoordinator implements TopicCoordinator {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    const held = [...this.wanted.values()].filter((entry) => this.held.has(entry.state.name));
-    await Promise.all(held.map((entry) => this.releaseLease(entry.keys, entry.state.name)));
+    this.timers.forEach((timer) => clearInterval(timer));
+    await Promise.all([...this.wanted.values()].map((entry) => this.releaseLease(entry)));
     this.wanted.clear();
     await this.subscriber.close();
   }
 
-  private startRelay(entry: WantedTopic, recorded: { seq: number; snapshot: string | undefined }): void {
-    this.host.seed(entry.state, recorded.snapshot, recorded.seq);
+  private async startRelay(entry: WantedTopic): Promise<void> {
+    const recorded = await this.scripts.state(entry.keys);
+    this.host.seed(entry.state, recorded);
+    entry.heardAt = performance.now();
     const buffered = entry.buffered ?? [];
     entry.buffered = undefined;
     for (const payload of buffered) this.host.relayed(entry.state, payload);
@@ -124,13 +147,50 @@ export class RedisCoordinator implements TopicCoordinator {
   private onFrame(channel: string, payload: Buffer): void {
     const entry = this.wanted.get(channel);
     if (!entry) return;
+    entry.heardAt = performance.now();
+    if (isHeartbeat(payload)) return this.onHeartbeat(entry, payload.toString());
     if (entry.buffered) entry.buffered.push(payload);
     else if (entry.state.mode === 'relay') this.host.relayed(entry.state, payload);
   }
 
+  /** A heartbeat naming a seq this relay never got means the holder's last frames were lost. */
+  private onHeartbeat(entry: WantedTopic, text: string): void {
+    const [, epoch, seq] = text.split(':');
+    const { state } = entry;
+    if (state.mode === 'relay' && epoch === state.epoch && Number(seq) > state.seq) {
+      this.metrics.relayGaps.inc();
+      this.requestResync(state);
+    }
+  }
+
   private onResyncRequest(topic: string): void {
     const entry = this.wanted.get(this.keysOf(topic).channel);
-    if (entry && this.held.has(topic) && entry.state.mode === 'holder' && this.allowResync(topic)) this.host.reopen(entry.state);
+    if (entry?.leaseEpoch && entry.state.mode === 'holder' && this.allowResync(topic)) this.host.reopen(entry.state);
+  }
+
+  /**
+   * Clock checks, no Redis: a holder whose lease may lapse before a renewal can land gives up its
+   * epoch (a new local one, with a resync); a relay that stopped hearing the holder holds locally.
+   */
+  private watch(): void {
+    const now = performance.now();
+    for (const entry of this.wanted.values()) {
+      const { state } = entry;
+      if (entry.leaseEpoch !== undefined && now >= entry.leaseUntil) {
+        this.logger.warn(`Lease of topic ${state.name} not renewed in time: serving it under a local epoch`);
+        entry.leaseEpoch = undefined;
+        this.metrics.leaseChanges.inc({ change: 'fenced' });
+        this.host.reopen(state, newEpoch());
+      } else if (state.mode === 'relay' && !entry.buffered && now - entry.heardAt > this.options.silenceMs) {
+        this.logger.warn(`Nothing heard from the holder of topic ${state.name}: holding it locally`);
+        entry.heardAt = now;
+        this.metrics.leaseChanges.inc({ change: 'silence' });
+        this.host.hold(state, state.seq, newEpoch()).catch((error: unknown) => {
+          this.logger.warn(`Could not hold topic ${state.name} locally: ${String(error)}`);
+          this.host.relay(state);
+        });
+      }
+    }
   }
 
   /** Renews held leases, tries to take the others, and re-subscribes channels Redis refused earlier. */
@@ -138,47 +198,80 @@ export class RedisCoordinator implements TopicCoordinator {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await Promise.all([...this.wanted.values()].map((entry) => this.reconcile(entry.state, entry.keys).catch(() => undefined)));
+      await Promise.all([...this.wanted.values()].map((entry) => this.reconcile(entry).catch(() => undefined)));
     } finally {
       this.ticking = false;
     }
   }
 
-  private async reconcile(state: TopicState, keys: TopicKeys): Promise<void> {
+  private async reconcile(entry: WantedTopic): Promise<void> {
+    const { state, keys } = entry;
     if (state.mode === 'joining' || state.mode === 'closed') return;
+    if (entry.leaseEpoch !== undefined) return this.renew(entry, entry.leaseEpoch);
     await this.subscriber.subscribe(keys.channel);
-    if (this.held.has(state.name)) {
-      if (!(await this.scripts.renew(keys)) && this.held.delete(state.name)) this.lost(state);
-      return;
-    }
-    const seq = await this.scripts.acquire(keys);
+    const epoch = newEpoch();
+    const sentAt = performance.now();
+    const seq = await this.scripts.acquire(keys, epoch);
     if (seq < 0) {
-      if (state.mode === 'holder') this.host.relay(state); // a local hold from a Redis outage yields
+      // A local hold (Redis outage, silent holder) yields to the cluster's holder, with a resync.
+      if (state.mode === 'holder') await this.yieldTo(entry);
       return;
     }
-    if (this.wanted.get(keys.channel)?.state !== state) return void (await this.scripts.release(keys));
-    this.held.add(state.name);
-    this.metrics.leaseChanges.inc({ change: 'acquired' });
+    if (this.wanted.get(keys.channel) !== entry) return void (await this.scripts.release(keys, epoch));
+    this.took(entry, epoch, sentAt);
     if (state.mode === 'holder') {
-      // Held locally through an outage, maybe by others too: restart the seq past everyone's with a resync.
+      // Held locally (maybe by others too): a fresh upstream snapshot opens the cluster's epoch.
       state.seq = Math.max(state.seq, seq);
-      return this.host.reopen(state);
+      return this.host.reopen(state, epoch);
     }
-    await this.host.hold(state, seq).catch(async (error: unknown) => {
+    await this.host.hold(state, seq, epoch).catch(async (error: unknown) => {
       this.logger.warn(`Could not take over topic ${state.name}: ${String(error)}`);
       this.host.relay(state);
-      await this.releaseLease(keys, state.name);
+      await this.releaseLease(entry);
     });
   }
 
-  private lost(state: TopicState): void {
-    this.metrics.leaseChanges.inc({ change: 'lost' });
-    this.host.relay(state);
+  private async renew(entry: WantedTopic, epoch: string): Promise<void> {
+    const sentAt = performance.now();
+    const renewed = await this.scripts.renew(entry.keys, epoch);
+    if (entry.leaseEpoch !== epoch) {
+      // Fenced while the renewal was on its way: the epoch is given up, so is the lease.
+      if (renewed) await this.scripts.release(entry.keys, epoch);
+      return;
+    }
+    if (renewed) entry.leaseUntil = this.leaseDeadline(sentAt);
+    else this.lost(entry);
   }
 
-  private async releaseLease(keys: TopicKeys, topic: string): Promise<void> {
-    if (!this.held.delete(topic)) return;
-    await this.scripts.release(keys).catch(() => undefined); // it lapses by itself otherwise
+  private async yieldTo(entry: WantedTopic): Promise<void> {
+    this.host.relay(entry.state);
+    entry.buffered ??= [];
+    await this.startRelay(entry).finally(() => (entry.buffered = undefined));
+  }
+
+  private took(entry: WantedTopic, epoch: string, sentAt: number): void {
+    entry.leaseEpoch = epoch;
+    entry.leaseUntil = this.leaseDeadline(sentAt);
+    this.metrics.leaseChanges.inc({ change: 'acquired' });
+  }
+
+  /** Redis started the lease's clock after `sentAt`; two watch periods of margin for the check itself. */
+  private leaseDeadline(sentAt: number): number {
+    return sentAt + this.options.leaseMs - 2 * this.options.watchEveryMs;
+  }
+
+  private lost(entry: WantedTopic): void {
+    entry.leaseEpoch = undefined;
+    entry.heardAt = performance.now();
+    this.metrics.leaseChanges.inc({ change: 'lost' });
+    this.host.relay(entry.state);
+  }
+
+  private async releaseLease(entry: WantedTopic): Promise<void> {
+    const epoch = entry.leaseEpoch;
+    if (epoch === undefined) return;
+    entry.leaseEpoch = undefined;
+    await this.scripts.release(entry.keys, epoch).catch(() => undefined); // it lapses by itself otherwise
   }
 
   private allowResync(topic: string): boolean {
@@ -190,6 +283,11 @@ export class RedisCoordinator implements TopicCoordinator {
 
   private keysOf(topic: string): TopicKeys {
     const prefix = this.options.keyPrefix;
-    return { lease: `${prefix}{${topic}}:lease`, state: `${prefix}{${topic}}:state`, channel: `${prefix}frames:${topic}` };
+    return { lease: `${prefix}{${topic}}:lease`, state: `${prefix}{${topic}}:state`, channel: `${prefix}{${topic}}:frames` };
   }
+}
+
+/** `hb:<epoch>:<seq>`, published by the renew script; frames are JSON objects. */
+function isHeartbeat(payload: Buffer): boolean {
+  return payload[0] === 0x68 && payload[1] === 0x62 && payload[2] === 0x3a; // 'hb:'
 }

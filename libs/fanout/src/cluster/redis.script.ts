@@ -15,7 +15,7 @@ export class Script {
     return Number(await this.reply(redis, keys, args));
   }
 
-  /** EVALSHA, falling back to EVAL once after a Redis restart flushed the script cache. */
+  /** EVALSHA, falling back to EVAL on the node that lacks it (a restart, a promoted replica, a fresh Cluster master). */
   async reply(redis: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);

@@ -1,4 +1,5 @@
 import { type RedisClient, duplicateRedis } from '@lib/core';
+import { Cluster } from 'ioredis';
 
 export interface RelayHandlers {
   frame(channel: string, payload: Buffer): void;
@@ -8,18 +9,23 @@ export interface RelayHandlers {
 /**
  * The pub/sub connection of one instance (a subscribed connection can do nothing else, hence its own).
  * It listens on one channel per wanted topic, plus one channel where relays ask holders for a resync.
+ * On a Cluster the topic channels are sharded (SSUBSCRIBE; the holder SPUBLISHes in the topic's slot),
+ * so relay traffic stays on the shard of the topic instead of going to every node.
  */
 export class RelaySubscriber {
   private connection: RedisClient | undefined;
   private listening: Promise<unknown> | undefined;
   private readonly channels = new Set<string>();
+  private readonly sharded: boolean;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly resyncChannel: string,
     private readonly handlers: RelayHandlers,
     private readonly readyTimeoutMs = 2_000,
-  ) {}
+  ) {
+    this.sharded = redis instanceof Cluster;
+  }
 
   async subscribe(channel: string): Promise<void> {
     if (this.channels.has(channel)) return;
@@ -27,7 +33,7 @@ export class RelaySubscriber {
     this.channels.add(channel);
     try {
       const connection = await this.connect();
-      if (this.channels.has(channel)) await connection.subscribe(channel);
+      if (this.channels.has(channel)) await bounded(this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel), this.readyTimeoutMs);
     } catch (error) {
       this.channels.delete(channel);
       throw error;
@@ -36,7 +42,7 @@ export class RelaySubscriber {
 
   async unsubscribe(channel: string): Promise<void> {
     if (!this.channels.delete(channel) || !this.connection) return;
-    await this.connection.unsubscribe(channel).catch(() => undefined);
+    await (this.sharded ? this.connection.sunsubscribe(channel) : this.connection.unsubscribe(channel)).catch(() => undefined);
   }
 
   async requestResync(topic: string): Promise<void> {
@@ -54,7 +60,7 @@ export class RelaySubscriber {
   private async connect(): Promise<RedisClient> {
     const connection = (this.connection ??= this.create());
     if (connection.status !== 'ready') await waitReady(connection, this.readyTimeoutMs);
-    this.listening ??= connection.subscribe(this.resyncChannel).catch((error: unknown) => {
+    this.listening ??= bounded(connection.subscribe(this.resyncChannel), this.readyTimeoutMs).catch((error: unknown) => {
       this.listening = undefined;
       throw error;
     });
@@ -64,11 +70,13 @@ export class RelaySubscriber {
 
   private create(): RedisClient {
     const connection = duplicateRedis(this.redis);
-    connection.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+    const onMessage = (channel: Buffer, message: Buffer) => {
       const name = channel.toString();
       if (name === this.resyncChannel) this.handlers.resync(message.toString());
       else this.handlers.frame(name, message);
-    });
+    };
+    connection.on('messageBuffer', onMessage);
+    connection.on('smessageBuffer', onMessage);
     return connection;
   }
 }
@@ -86,4 +94,14 @@ function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
     const timer = setTimeout(() => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)), timeoutMs);
     connection.once('ready', onReady);
   });
+}
+
+/** The connection has no command timeout (see duplicateRedis): a subscribe that Redis does not answer fails here. */
+function bounded<T>(command: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer a subscribe within ${timeoutMs} ms`)), timeoutMs);
+  });
+  command.catch(() => undefined); // its late failure, if any, is no longer anyone's concern
+  return Promise.race([command, timeout]).finally(() => clearTimeout(timer));
 }

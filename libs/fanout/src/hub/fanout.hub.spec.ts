@@ -60,7 +60,7 @@ describe(FanoutHub.name, () => {
       ['update', 4, { trade: 3 }],
       ['update', 5, { trade: 4 }],
     ]);
-    expect(late.of(TOPIC)[0]).toEqual({ type: 'snapshot', topic: TOPIC, seq: 3, ts: expect.any(Number), data: { bids: [1] } });
+    expect(late.of(TOPIC)[0]).toEqual({ type: 'snapshot', topic: TOPIC, epoch: expect.any(String), seq: 3, ts: expect.any(Number), data: { bids: [1] } });
     expect(source.opened).toEqual([TOPIC]);
   });
 
@@ -72,7 +72,7 @@ describe(FanoutHub.name, () => {
 
     const late = await client();
     await late.subscribe('test.book.beta');
-    expect(late.frames).toEqual([{ type: 'snapshot', topic: 'test.book.beta', seq: 2, ts: expect.any(Number), data: { bid: 2, ask: 3 } }]);
+    expect(late.frames).toEqual([{ type: 'snapshot', topic: 'test.book.beta', epoch: expect.any(String), seq: 2, ts: expect.any(Number), data: { bid: 2, ask: 3 } }]);
   });
 
   it('closes the upstream after the linger once the last subscriber left', async () => {
@@ -135,7 +135,7 @@ describe(FanoutHub.name, () => {
     const again = await client();
     await again.subscribe(TOPIC);
     expect(source.opened).toEqual([TOPIC, TOPIC]);
-    expect(sut.info(TOPIC)).toEqual({ mode: 'holder', seq: 0, subscribers: 1 });
+    expect(sut.info(TOPIC)).toEqual({ mode: 'holder', epoch: expect.any(String), seq: 0, subscribers: 1 });
   });
 
   it('rejects a topic no source serves', async () => {

@@ -14,18 +14,27 @@ import { StreamCapacityError } from '../fanout.error.js';
 import { DEFAULT_CLIENT_OPTIONS, DEFAULT_LINGER_MS, type FanoutHubOptions, clusterOptions } from '../fanout.options.js';
 import { FanoutMetrics } from '../metrics/fanout.metrics.js';
 import type { TopicRoute, TopicSourceRegistry } from '../source/topic-source.registry.js';
-import { type FrameMessage, type WireFrame, decodeRelayed } from './frame.codec.js';
+import type { RecordedState } from '../cluster/lease.scripts.js';
+import { newEpoch } from './epoch.js';
+import { type FrameMessage, type WireFrame, decodeRelayed, encodeFrame } from './frame.codec.js';
 import type { TopicState } from './topic.state.js';
 import { TopicTable } from './topic.table.js';
 import { UpstreamLink } from './upstream.link.js';
 
+/** The last frame a client received of a topic; without `epoch` (the older numeric form) it cannot be placed. */
+export interface ResumePoint {
+  epoch?: string;
+  seq: number;
+}
+
 export interface SubscribeOptions {
-  /** The last seq the client received: it gets exactly the frames after it, or a `resync`. */
-  resumeFrom?: number;
+  /** The client gets exactly the frames after it, when this instance holds them in that epoch, or a `resync`. */
+  resumeFrom?: ResumePoint;
 }
 
 export interface TopicInfo {
   mode: TopicState['mode'];
+  epoch: string;
   seq: number;
   subscribers: number;
 }
@@ -98,7 +107,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   info(topic: string): TopicInfo | undefined {
     const state = this.topics.get(topic);
-    return state && { mode: state.mode, seq: state.seq, subscribers: state.subscribers.size };
+    return state && { mode: state.mode, epoch: state.epoch, seq: state.seq, subscribers: state.subscribers.size };
   }
 
   /** Upstream streams in use per capacity pool, cluster-wide; empty when no pool is configured. */
@@ -119,12 +128,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   // --- TopicHost: what the cluster coordinator drives ---
 
-  async hold(state: TopicState, seq: number): Promise<void> {
+  async hold(state: TopicState, seq: number, epoch: string): Promise<void> {
     if (state.mode === 'closed') return;
     if (state.mode === 'relay') this.metrics.relayedTopics.dec();
+    this.upstream.close(state);
     state.seq = Math.max(state.seq, seq);
-    // The state clients hold came from another holder, or from nobody: the next snapshot resets it.
-    state.gapPending = state.seq > 0;
+    state.beginEpoch(epoch);
     state.mode = 'holder';
     try {
       await this.upstream.open(state);
@@ -141,9 +150,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.metrics.relayedTopics.inc();
   }
 
-  seed(state: TopicState, snapshotJson: string | undefined, seq: number): void {
-    state.seed(snapshotJson ? (JSON.parse(snapshotJson) as FrameMessage) : undefined, seq);
+  seed(state: TopicState, recorded: RecordedState): void {
+    const snapshot = recorded.snapshot ? (JSON.parse(recorded.snapshot) as FrameMessage) : undefined;
+    const replaced = state.seed({ snapshot, seq: recorded.seq, epoch: recorded.epoch });
     this.relay(state);
+    const resync = replaced ? state.stateFrame('resync') : undefined;
+    if (resync) this.dispatch(state, resync, 'relay');
   }
 
   relayed(state: TopicState, payload: Buffer): void {
@@ -153,20 +165,26 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     } catch {
       return this.logger.warn(`Ignored an unreadable relayed frame on ${state.name}`);
     }
-    const { frame, message } = decoded;
-    if (message.type !== 'resync' && message.seq <= state.seq) return; // already had it
-    if (message.type === 'update' && state.seq > 0 && message.seq > state.seq + 1) {
-      this.metrics.relayGaps.inc();
-      this.coordinator?.requestResync(state);
+    let { frame } = decoded;
+    const { message } = decoded;
+    if (message.epoch !== state.epoch) {
+      // A new holding: clients may only enter it through its state, never through an update.
+      if (message.type === 'update') return this.relayGap(state);
+      if (state.adopt(message.epoch) && message.type === 'snapshot') frame = encodeFrame({ ...message, type: 'resync' }, frame.receivedAt);
+    } else if (message.seq <= state.seq) {
+      return; // already had it
+    } else if (message.type === 'update' && state.seq > 0 && message.seq > state.seq + 1) {
+      this.relayGap(state);
     }
     state.applyRelayed(frame, message, this.clock.now());
     this.dispatch(state, frame, 'relay');
   }
 
-  reopen(state: TopicState): void {
+  reopen(state: TopicState, epoch?: string): void {
     if (state.mode !== 'holder') return;
     this.upstream.close(state);
-    state.gapPending = true;
+    if (epoch === undefined) state.gapPending = true;
+    else state.beginEpoch(epoch);
     this.upstream.open(state).catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
   }
 
@@ -184,7 +202,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   }
 
   /** `true` once the client is a subscriber; `false` when it left or the topic closed meanwhile. */
-  private async join(client: HubClient, topic: string, route: TopicRoute, resumeFrom: number | undefined): Promise<boolean> {
+  private async join(client: HubClient, topic: string, route: TopicRoute, resumeFrom: ResumePoint | undefined): Promise<boolean> {
     const state = this.topics.want(topic, route, (created) => this.activate(created));
     if (state.subscribers.has(client)) return false;
     state.joining += 1;
@@ -209,14 +227,20 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   private async activate(state: TopicState): Promise<void> {
     try {
       if (this.coordinator) await this.coordinator.join(state);
-      else await this.hold(state, 0);
+      else await this.hold(state, 0, newEpoch());
     } catch (error) {
       void this.teardown(state);
       throw error;
     }
   }
 
+  private relayGap(state: TopicState): void {
+    this.metrics.relayGaps.inc();
+    this.coordinator?.requestResync(state);
+  }
+
   private fromUpstream(state: TopicState, kind: 'snapshot' | 'update', payload: unknown): void {
+    if (kind === 'update' && state.awaitingState) return; // the new epoch's first snapshot will hold it
     const frame = state.emit(kind, payload, this.clock.now(), performance.now());
     // Publish first: other instances then fan out while this one writes its own sockets.
     if (this.coordinator) {
@@ -236,10 +260,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.metrics.broadcast(frame, written);
   }
 
-  private initialFrames(state: TopicState, resumeFrom: number | undefined): WireFrame[] {
+  /** A resume point of another epoch (or of none) says nothing about this numbering: the client gets the state. */
+  private initialFrames(state: TopicState, resumeFrom: ResumePoint | undefined): WireFrame[] {
     if (resumeFrom === undefined) return optional(state.stateFrame('snapshot'));
-    if (resumeFrom === state.seq && state.seq > 0) return [];
-    return state.replayAfter(resumeFrom, this.clock.now()) ?? optional(state.stateFrame('resync'));
+    if (resumeFrom.epoch !== state.epoch) return optional(state.stateFrame('resync'));
+    if (resumeFrom.seq === state.seq && state.seq > 0) return [];
+    return state.replayAfter(resumeFrom.seq, this.clock.now()) ?? optional(state.stateFrame('resync'));
   }
 
   private detach(client: HubClient, state: TopicState): void {

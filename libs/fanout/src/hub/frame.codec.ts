@@ -4,6 +4,8 @@ export type FrameType = 'snapshot' | 'update' | 'resync';
 export interface FrameMessage<T = unknown> {
   type: FrameType;
   topic: string;
+  /** The holding that numbered the frame (see TopicState.epoch): seq compares only within one epoch. */
+  epoch: string;
   seq: number;
   /** Gateway time (ms since epoch) when the holder of the topic received the data. */
   ts: number;

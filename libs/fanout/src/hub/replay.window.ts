@@ -15,6 +15,13 @@ export class ReplayWindow {
     this.evict(now);
   }
 
+  /** Forgets every frame: a new epoch numbers differently, so none of them can be replayed. */
+  clear(): void {
+    this.frames = [];
+    this.addedAt = [];
+    this.head = 0;
+  }
+
   /**
    * Every frame after `seq`, or `undefined` when the window no longer holds all of them (the client
    * then needs a resync). An empty list means the client is already up to date.

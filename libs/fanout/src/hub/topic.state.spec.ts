@@ -15,7 +15,7 @@ describe(TopicState.name, () => {
     sut.gapPending = true;
     const resync = sut.emit('snapshot', { a: 2 }, 3, 0);
     expect([resync.type, resync.seq]).toEqual(['resync', 3]);
-    expect(JSON.parse(resync.json)).toEqual({ type: 'resync', topic: 't', seq: 3, ts: 3, data: { a: 2 } });
+    expect(JSON.parse(resync.json)).toEqual({ type: 'resync', topic: 't', epoch: '', seq: 3, ts: 3, data: { a: 2 } });
   });
 
   it('catches a conflated client up with the state when the frames it skipped reset it', () => {
@@ -44,5 +44,28 @@ describe(TopicState.name, () => {
     expect(sut.replayAfter(1, 5)).toBeUndefined(); // frame 2 fell out
     expect(sut.replayAfter(9, 5)).toBeUndefined(); // a seq from another life of the topic
     expect(sut.replayAfter(2, 1_004)).toBeUndefined(); // frame 3 is too old by then
+  });
+
+  it('opens a new epoch with a resync of fresh state: updates before it are dropped, the old window and state are gone', () => {
+    const sut = topic({ conflate: false, replayWindow: { messages: 10, ms: 1_000 } });
+    sut.beginEpoch('e1');
+    sut.emit('snapshot', { a: 1 }, 1, 0);
+    sut.emit('update', { b: 1 }, 2, 0);
+    sut.beginEpoch('e2');
+    expect([sut.awaitingState, sut.stateFrame('snapshot'), sut.replayAfter(1, 0)]).toEqual([true, undefined, undefined]);
+    const first = sut.emit('snapshot', { a: 2 }, 3, 0);
+    expect(JSON.parse(first.json)).toMatchObject({ type: 'resync', epoch: 'e2', seq: 3, data: { a: 2 } });
+    expect(sut.awaitingState).toBe(false);
+  });
+
+  it("seeds a relay into the holder's recorded epoch only with its state, and says when its clients need a resync", () => {
+    const sut = topic({ conflate: true });
+    expect(sut.seed({ snapshot: undefined, seq: 4, epoch: 'e1' })).toBe(false); // no state to enter the epoch with
+    expect(sut.epoch).toBe('');
+    const snapshot = { type: 'snapshot' as const, topic: 't', epoch: 'e1', seq: 4, ts: 1, data: { a: 1 } };
+    expect(sut.seed({ snapshot, seq: 4, epoch: 'e1' })).toBe(false); // first epoch: nothing to replace
+    expect([sut.epoch, sut.seq]).toEqual(['e1', 4]);
+    expect(sut.seed({ snapshot: { ...snapshot, epoch: 'e2', data: { a: 2 } }, seq: 2, epoch: 'e2' })).toBe(true);
+    expect(JSON.parse(sut.stateFrame('resync')?.json ?? '{}')).toMatchObject({ type: 'resync', epoch: 'e2', seq: 2, data: { a: 2 } });
   });
 });

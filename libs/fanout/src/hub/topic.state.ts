@@ -14,10 +14,17 @@ export class TopicState {
   readonly subscribers = new Set<HubClient>();
   readonly conflate: boolean;
   mode: TopicMode = 'joining';
+  /**
+   * The holding whose numbering clients follow: every holder (cluster lease or local) starts a new one.
+   * Within an epoch seq only grows; a new epoch reaches clients only as a `resync`. Empty before any.
+   */
+  epoch = '';
   /** Seq of the last frame the topic emitted (or relayed); the next frame gets seq + 1. */
   seq = 0;
   /** Set by a source `gap()` and by a takeover: the next snapshot goes out as `resync`. */
   gapPending = false;
+  /** A new epoch has no state yet: upstream updates are dropped until its first snapshot, which holds them. */
+  awaitingState = false;
   /** Clients waiting for the topic to become ready; they keep it from lingering away. */
   joining = 0;
   ready: Promise<void> = Promise.resolve();
@@ -28,7 +35,7 @@ export class TopicState {
   private snapshot: { data: unknown } | undefined;
   private lastTs = 0;
   private readonly window: ReplayWindow | undefined;
-  private stateFrames: { seq: number; snapshot?: WireFrame; resync?: WireFrame } = { seq: -1 };
+  private stateFrames: { seq: number; epoch: string; snapshot?: WireFrame; resync?: WireFrame } = { seq: -1, epoch: '' };
 
   constructor(
     readonly name: string,
@@ -41,8 +48,8 @@ export class TopicState {
   /** Turns an upstream event into the topic's next frame, keeping the snapshot current. */
   emit(kind: 'snapshot' | 'update', data: unknown, ts: number, receivedAt: number): WireFrame {
     const type: FrameType = kind === 'update' ? 'update' : this.gapPending ? 'resync' : 'snapshot';
-    if (kind === 'snapshot') this.gapPending = false;
-    const frame = encodeFrame({ type, topic: this.name, seq: this.seq + 1, ts, data }, receivedAt);
+    if (kind === 'snapshot') this.gapPending = this.awaitingState = false;
+    const frame = encodeFrame({ type, topic: this.name, epoch: this.epoch, seq: this.seq + 1, ts, data }, receivedAt);
     this.apply(frame, data, ts, ts);
     return frame;
   }
@@ -52,11 +59,38 @@ export class TopicState {
     this.apply(frame, message.data, message.ts, now);
   }
 
-  /** Seeds a relay from the state the holder stored: its snapshot and the seq it has reached. */
-  seed(snapshot: FrameMessage | undefined, seq: number): void {
+  /**
+   * This instance starts holding under `epoch`. When its clients had frames of another epoch, the
+   * first snapshot goes out as `resync`, and updates before it are dropped (it holds them); the old
+   * epoch's state and replay window are no base for the new numbering.
+   */
+  beginEpoch(epoch: string): void {
+    const replaced = this.epoch !== '';
+    this.adopt(epoch);
+    this.gapPending = this.awaitingState = replaced;
+  }
+
+  /** A relay follows the holder into `epoch`; `true` when its clients held another epoch's state. */
+  adopt(epoch: string): boolean {
+    const replaced = this.epoch !== '';
+    this.epoch = epoch;
+    this.snapshot = undefined;
+    this.window?.clear();
+    return replaced;
+  }
+
+  /**
+   * Seeds a relay from the state the holder stored: its epoch, snapshot and the seq it has reached.
+   * `true` when that moved the relay to another epoch with a state its clients must get as `resync`.
+   */
+  seed(recorded: { snapshot: FrameMessage | undefined; seq: number; epoch: string | undefined }): boolean {
+    const { snapshot, seq, epoch } = recorded;
+    if (epoch === undefined || (epoch !== this.epoch && !snapshot)) return false; // the holder's first frame moves it
+    const replaced = epoch !== this.epoch && this.adopt(epoch);
     if (snapshot && !this.snapshot) this.snapshot = { data: snapshot.data };
     this.lastTs = Math.max(this.lastTs, snapshot?.ts ?? 0);
-    this.seq = Math.max(this.seq, seq);
+    this.seq = replaced ? seq : Math.max(this.seq, seq);
+    return replaced;
   }
 
   /**
@@ -65,8 +99,8 @@ export class TopicState {
    */
   stateFrame(type: 'snapshot' | 'resync'): WireFrame | undefined {
     if (!this.snapshot) return undefined;
-    if (this.stateFrames.seq !== this.seq) this.stateFrames = { seq: this.seq };
-    this.stateFrames[type] ??= encodeFrame({ type, topic: this.name, seq: this.seq, ts: this.lastTs, data: this.snapshot.data });
+    if (this.stateFrames.seq !== this.seq || this.stateFrames.epoch !== this.epoch) this.stateFrames = { seq: this.seq, epoch: this.epoch };
+    this.stateFrames[type] ??= encodeFrame({ type, topic: this.name, epoch: this.epoch, seq: this.seq, ts: this.lastTs, data: this.snapshot.data });
     return this.stateFrames[type];
   }
 
@@ -92,7 +126,7 @@ export class TopicState {
     if (frame.type !== 'update') {
       this.snapshot = { data };
       // The broadcast frame is the state frame at its seq: later joiners reuse its bytes.
-      this.stateFrames = { seq: frame.seq, [frame.type]: frame };
+      this.stateFrames = { seq: frame.seq, epoch: this.epoch, [frame.type]: frame };
     } else if (this.route.policy.merge && this.snapshot) {
       this.snapshot = { data: this.route.policy.merge(this.snapshot.data, data) };
     }

@@ -6,7 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { StreamHolder } from '../capacity/stream-capacity.types.js';
 import type { HubClient } from '../client/hub.client.js';
 import type { FanoutHubOptions } from '../fanout.options.js';
-import { FanoutHub } from '../hub/fanout.hub.js';
+import { FanoutHub, type ResumePoint } from '../hub/fanout.hub.js';
 import type { FrameMessage } from '../hub/frame.codec.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
 import type { TopicPolicy, TopicSink, TopicSource } from '../source/topic-source.types.js';
@@ -20,11 +20,15 @@ export class FakeSource implements TopicSource {
   gate: Promise<void> | undefined;
   /** When set, `open` fails with it, as an upstream refusing the subscription. */
   failure: Error | undefined;
+  /** When set, called on every open (after the current tick), as an upstream sending its first snapshot. */
+  onOpen: ((topic: string, sink: TopicSink) => void) | undefined;
 
   async open(topic: string, sink: TopicSink): Promise<void> {
     this.opened.push(topic);
     if (this.failure) throw this.failure;
     this.sinks.set(topic, sink);
+    const onOpen = this.onOpen;
+    if (onOpen) setImmediate(() => this.sinks.get(topic) === sink && onOpen(topic, sink));
     await this.gate;
   }
 
@@ -46,7 +50,7 @@ export class FakeSource implements TopicSource {
 
 /**
  * A real `ws` server on 127.0.0.1:0 speaking a minimal client protocol, as the gateway's `/ws` endpoint
- * will: `{"subscribe": topic, "resumeFrom"?: seq}` answered by `{"subscribed": topic}` once the
+ * will: `{"subscribe": topic, "resumeFrom"?: {epoch, seq}}` answered by `{"subscribed": topic}` once the
  * initial frames are out, and `{"unsubscribe": topic}`.
  */
 export class HubServer {
@@ -67,7 +71,7 @@ export class HubServer {
       const client = hub.connect(ws, {}, id && team ? { client: id, team } : undefined);
       server.hubClients.push(client);
       ws.on('message', (data) => {
-        const request = JSON.parse(data.toString()) as { subscribe?: string; unsubscribe?: string; resumeFrom?: number };
+        const request = JSON.parse(data.toString()) as { subscribe?: string; unsubscribe?: string; resumeFrom?: ResumePoint };
         if (request.unsubscribe) return hub.unsubscribe(client, request.unsubscribe);
         const topic = request.subscribe ?? '';
         hub.subscribe(client, topic, { resumeFrom: request.resumeFrom }).then(
@@ -113,7 +117,7 @@ export class TestClient {
     return new TestClient(ws);
   }
 
-  async subscribe(topic: string, resumeFrom?: number): Promise<void> {
+  async subscribe(topic: string, resumeFrom?: ResumePoint): Promise<void> {
     const from = this.controls.length;
     this.ws.send(JSON.stringify({ subscribe: topic, resumeFrom }));
     const answers = () => this.controls.slice(from);

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 
 import type { RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
 
 /**
- * A script loaded once with SCRIPT LOAD and called by EVALSHA. Redis forgets scripts on restart,
- * failover or SCRIPT FLUSH; then EVALSHA answers NOSCRIPT and the script is loaded again and retried.
+ * A script called by EVALSHA, one round trip per call. Redis forgets scripts on restart, failover or
+ * SCRIPT FLUSH, and on a Cluster each master has its own cache (SCRIPT LOAD reaches one node): a
+ * NOSCRIPT answer is retried once as EVAL on the node that owns the keys, which also caches it there.
  */
 export class LuaScript {
   readonly sha: string;
@@ -13,8 +15,10 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
+  /** Loads the script on every master (every node of a Cluster), so the first calls need no fallback. */
   async load(redis: RedisClient): Promise<void> {
-    await redis.script('LOAD', this.source);
+    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    await Promise.all(nodes.map((node) => node.script('LOAD', this.source)));
   }
 
   /** `keysAndArgs` holds the `numKeys` keys first, then the arguments, as EVALSHA wants them. */
@@ -23,8 +27,7 @@ export class LuaScript {
       return await redis.evalsha(this.sha, numKeys, ...keysAndArgs);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      await this.load(redis);
-      return redis.evalsha(this.sha, numKeys, ...keysAndArgs);
+      return redis.eval(this.source, numKeys, ...keysAndArgs);
     }
   }
 }
