@@ -1,8 +1,7 @@
-import type { GatewayConfigInput } from '@lib/core';
-
+import { type Fleet, startFleet } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
-import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
-import { type Json, type Stack, json, redisUrl, startStack } from './support/stack.js';
+import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, tally } from './support/load.js';
+import { type Json, type Stack, json } from './support/stack.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;
@@ -20,25 +19,17 @@ function degradedEpisodes(fleet: readonly GatewayProcess[]): string {
   return `degraded episodes per process: ${fleet.map((g) => g.output().split('Redis unreachable').length - 1).join('/')}`;
 }
 
-/** The in-process gateway of the stack stays out of the fleet: no Redis, no traffic. The processes share one Redis key prefix. */
-function fleetConfig(stack: Stack): GatewayConfigInput {
-  return { ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix: `cluster${process.pid}:` } };
-}
-
 describe('the retail budget shared by three gateway processes', () => {
+  let cluster: Fleet | undefined;
   let stack: Stack;
   let fleet: GatewayProcess[] = [];
   let calls: ReturnType<typeof caller>[];
 
   beforeAll(async () => {
-    stack = await startStack();
-    fleet = await spawnFleet(fleetConfig(stack), 3);
-    calls = fleet.map((gateway) => caller(gateway.url, stack.keys.all));
+    cluster = await startFleet('cluster');
+    ({ stack, processes: fleet, calls } = cluster);
   }, 90_000);
-  afterAll(async () => {
-    await Promise.all(fleet.map((gateway) => gateway.stop()));
-    await stack?.close();
-  });
+  afterAll(() => cluster?.close());
 
   /** Offers 3× the create limit for `ms` through the three processes; what the gateways answered and what reached the sandbox. */
   async function overload(ms: number) {

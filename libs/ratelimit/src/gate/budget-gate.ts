@@ -15,8 +15,8 @@ export interface BudgetedReply extends JsonReply {
 /**
  * The one place every upstream call spends its budget and reports back: take all of the route's
  * buckets (and the team's share) in one decision, or wait when the client asked to
- * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 or
- * "Global Rate Limit Exceeded" into a cluster-wide cool-down of the route's buckets.
+ * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 into a
+ * cluster-wide cool-down of the route's buckets for the request class that got it.
  */
 @Injectable()
 export class BudgetGate {
@@ -61,6 +61,7 @@ export class BudgetGate {
     const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
     const throttle = upstreamThrottleOf(
       { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
+      budget.class,
       Date.now(),
     );
     if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
