@@ -110,7 +110,7 @@ describe('stale entries', () => {
     }
   });
 
-  it('serves a cached entry while the catalog fails, within the stale-if-error window, then the upstream's 503', async () => {
+  it('serves a cached entry while the catalog fails, within the stale-if-error window, then the upstream 503', async () => {
     const stack = await startStack({ redis: true, gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 0, staleIfErrorSeconds: 2 }) });
     try {
       const fresh = await api(stack)('/catalog/v1/sports');
