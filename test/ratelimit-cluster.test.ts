@@ -1,4 +1,4 @@
-import { type Fleet, startFleet } from './support/fleet.js';
+import { type Fleet, resetRetailLimits, startFleet, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, tally } from './support/load.js';
 import { type Json, type Stack, json } from './support/stack.js';
@@ -26,7 +26,7 @@ describe('the retail budget shared by three gateway processes', () => {
   let calls: ReturnType<typeof caller>[];
 
   beforeAll(async () => {
-    cluster = await startFleet('cluster');
+    cluster = await startFleet('cluster', 3, {}, withoutKeyRate);
     ({ stack, processes: fleet, calls } = cluster);
   }, 90_000);
   afterAll(() => cluster?.close());
@@ -34,7 +34,7 @@ describe('the retail budget shared by three gateway processes', () => {
   /** Offers 3× the create limit for `ms` through the three processes; what the gateways answered and what reached the sandbox. */
   async function overload(ms: number) {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset(); // the published limits (spec §8)
+    resetRetailLimits(stack); // the published limits (spec §8)
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();
     const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, ms, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
@@ -72,7 +72,7 @@ describe('the retail budget shared by three gateway processes', () => {
 
   it('pauses creates on every instance for the Retry-After of an upstream 429 seen by one, then lets them flow', async () => {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset();
+    resetRetailLimits(stack);
     await sleep(1_500); // the last test left the create bucket empty; 1.1 s fills its burst again
     for (const call of calls) expect((await call('/retail/v1/orders', restingBuy(0))).status).toBe(200);
 

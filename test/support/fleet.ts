@@ -37,3 +37,18 @@ export async function startFleet(name: string, count = 3, options: StackOptions 
     },
   };
 }
+
+/**
+ * Tests about the spec §8 buckets push one retail key past the 20 requests/s per key (upstream-facts),
+ * which would then decide everything; they lift it on the gateway (this config edit) and on the
+ * sandbox (resetRetailLimits). The per-key figure has its own test (ratelimit-keys).
+ */
+export function withoutKeyRate(config: GatewayConfigInput): GatewayConfigInput {
+  return { ...config, limits: { ...config.limits, buckets: { ...config.limits?.buckets, 'retail.key': { limit: 100_000 } } } };
+}
+
+/** The sandbox's spec §8 retail limits afresh, without the per-key second (see withoutKeyRate). */
+export function resetRetailLimits(stack: Stack): void {
+  stack.sandbox.state.retail.limiter.reset();
+  stack.sandbox.state.retail.limiter.perKey.limit = 'off';
+}

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
-import { BucketRegistry } from './budget/bucket-registry.js';
+import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
 import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
@@ -26,6 +26,8 @@ export interface RateLimiterDeps {
   keyPrefix?: string;
   metrics: MetricsRegistry;
   readiness?: Readiness;
+  /** Retail accounts (API keys) of the deployment: the admin view lists per-key buckets for each. */
+  accounts?: readonly string[];
   /** Time of local buckets (Redis buckets use Redis TIME). */
   clock?: Clock;
   instanceId?: string;
@@ -33,8 +35,10 @@ export interface RateLimiterDeps {
 }
 
 export interface CoolDownOptions {
-  /** Classes to stop; default all. A "Global Rate Limit Exceeded" refusal spares cancels. */
+  /** Classes to stop; default all. An upstream 429 stops only the class that got it. */
   classes?: readonly RequestClass[];
+  /** The retail account that got the 429: per-key buckets cool for that key only. */
+  account?: string;
 }
 
 interface PreparedPlan {
@@ -61,6 +65,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
+  private readonly accounts: readonly string[];
 
   constructor(deps: RateLimiterDeps) {
     this.buckets = new BucketRegistry(deps.limits, deps.teams ?? []);
@@ -68,6 +73,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.metrics = new RateLimitMetrics(deps.metrics);
     this.failClosed = new Set(deps.limits.failClosed);
     this.probeMs = deps.limits.probeMs;
+    this.accounts = deps.accounts ?? [];
     this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
     if (deps.redis) {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:');
@@ -122,10 +128,10 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   /** Upstream said 429: every instance stops sending on these buckets for `seconds`. Never throws. */
   async coolDown(buckets: readonly BucketName[], seconds: number, options: CoolDownOptions = {}): Promise<void> {
     if (buckets.length === 0) return;
-    const keys = buckets.map((b) => this.buckets.get(b).key);
+    const keys = buckets.map((b) => scopedKey(this.buckets.get(b), options.account));
     const letters = (options.classes ?? ALL_CLASSES).map((c) => CLASS_LETTER[c]).join('');
     const ms = Math.max(1, seconds * 1000);
-    for (const bucket of buckets) this.metrics.upstreamRefusal(bucket);
+    buckets.forEach((bucket, i) => this.metrics.upstreamRefusal(bucket, keys[i]));
     this.local.coolDown(keys, letters, ms, this.clock.now());
     if (!this.redisStore || !this.link || this.link.degraded) return;
     try {
@@ -137,7 +143,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   /** Every bucket with capacity, level, refill rate and per-team use over the last minute. */
   async view(): Promise<LimitsView> {
-    const cells = viewCells(this.buckets);
+    const cells = viewCells(this.buckets, this.accounts);
     if (this.redisStore && this.link && !this.link.degraded) {
       try {
         const states = await this.redisStore.read(cells);
@@ -174,7 +180,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     let prepared = this.plans.get(id);
     if (!prepared) {
       const plan = buildPlan(this.buckets, request);
-      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucket.name, request.team)) };
+      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucketKey, request.team)) };
       this.plans.set(id, prepared);
     }
     return prepared;

@@ -23,7 +23,7 @@ describe(RateLimitModule.name, () => {
       const sut = app.get(RateLimiter);
       const decision = await sut.take(budgetFor(ROUTE_BUDGETS.retail.createOrder, 'desk'));
       expect(decision).toMatchObject({ allowed: true, mode: 'redis' });
-      expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.orders.create', 'retail.all']);
+      expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.key', 'retail.orders.create', 'retail.all', 'retail.key']);
       expect((await app.get(Readiness).report()).checks.ratelimit.status).toBe('up');
     } finally {
       await app.close();

@@ -16,7 +16,16 @@ import { RateLimiter } from './rate-limiter.service.js';
       inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],
       provide: RateLimiter,
       useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined) =>
-        new RateLimiter({ limits: config.limits, teams: config.teams, redis, keyPrefix: config.redis?.keyPrefix, metrics, readiness, clock }),
+        new RateLimiter({
+          limits: config.limits,
+          teams: config.teams,
+          accounts: (config.environments?.[config.environment]?.retailAccounts ?? []).map((a) => a.name),
+          redis,
+          keyPrefix: config.redis?.keyPrefix,
+          metrics,
+          readiness,
+          clock,
+        }),
     },
   ],
 })

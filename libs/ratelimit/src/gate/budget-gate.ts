@@ -22,14 +22,21 @@ export interface BudgetedReply extends JsonReply {
 export class BudgetGate {
   constructor(private readonly limiter: RateLimiter) {}
 
-  /** `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429. */
-  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number): Promise<Decision | undefined> {
+  /**
+   * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
+   * `account`: the retail API key the call is signed with (per-key buckets).
+   */
+  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number, account?: string): Promise<Decision | undefined> {
     if (budget === null) return undefined;
-    const request = budgetFor(budget, team, cost);
+    const request = budgetFor(budget, team, cost, account);
     if (!waitMs) {
       const decision = await this.limiter.take(request);
-      if (!decision.allowed) throw rateLimitedError(decision);
-      return decision;
+      if (decision.allowed) return decision;
+      // A pacing bucket (retail.key: 20/s per key) holds the request for its turn instead of refusing it;
+      // a 429 after that wait is the BudgetWaitTooLongError, with no Preference-Applied (the client asked for none).
+      const paceMs = decision.limitedBy === 'bucket' ? this.limiter.buckets.get(decision.bucket).paceMs : 0;
+      if (decision.retryAfterMs > paceMs) throw rateLimitedError(decision);
+      return this.limiter.takeOrWait(request, paceMs);
     }
     try {
       return { ...(await this.limiter.takeOrWait(request, waitMs)), preferWaitMs: waitMs };
@@ -54,7 +61,7 @@ export class BudgetGate {
    * Reads a failed upstream answer for throttling signals. Never rejects (a lost cool-down is only a
    * lost hint); resolves once any cool-down is stored, for callers that must not answer before it holds.
    */
-  async feedback(budget: RouteBudget | null, reply: JsonReply): Promise<void> {
+  async feedback(budget: RouteBudget | null, reply: JsonReply, account?: string): Promise<void> {
     if (budget === null || reply.status < 400) return;
     const retryAfter = reply.headers['retry-after'];
     const body = parseBody(reply.text);
@@ -64,6 +71,6 @@ export class BudgetGate {
       budget.class,
       Date.now(),
     );
-    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
+    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
   }
 }

@@ -68,7 +68,7 @@ export class LocalBudgetStore {
     return cells.map((cell) => {
       const local = scaleCell(cell, instances);
       const tat = Math.max(now, this.tatOf(cell.key, local) ?? now);
-      const cool = this.coolDowns.get(cell.bucket.key);
+      const cool = this.coolDowns.get(cell.bucketKey);
       return {
         level: Math.max(0, (now + local.capacity * local.emissionMs - tat) / local.emissionMs),
         coolDownMs: cool && cool.until > now ? cool.until - now : 0,
@@ -80,7 +80,7 @@ export class LocalBudgetStore {
     const letter = CLASS_LETTER[plan.klass];
     let found: { waitMs: number; index: number } | undefined;
     for (let i = 0; i < plan.upstreamCount; i++) {
-      const cool = this.coolDowns.get(plan.cells[i].bucket.key);
+      const cool = this.coolDowns.get(plan.cells[i].bucketKey);
       if (!cool || cool.until <= now || !cool.classes.includes(letter)) continue;
       if (!found || cool.until - now > found.waitMs) found = { waitMs: Math.ceil(cool.until - now), index: i };
     }

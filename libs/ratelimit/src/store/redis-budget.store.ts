@@ -94,7 +94,7 @@ export class RedisBudgetStore {
 
   /** Current level and cool-down of each cell, read at one Redis instant. */
   async read(cells: readonly PlanCell[]): Promise<CellState[]> {
-    const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucket.key))];
+    const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucketKey))];
     const reply = (await this.readScript.run(this.redis, keys.length, [...keys, cells.length])) as string[];
     const now = Number(reply[0]) / 1000;
     return cells.map((cell, i) => {

@@ -22,7 +22,7 @@ export interface PreparedPlan {
 export function preparePlan(plan: TakePlan, keys: BudgetKeys): PreparedPlan {
   return {
     tatKeys: plan.cells.map((c) => keys.tat(c.key)),
-    coolKeys: plan.cells.slice(0, plan.upstreamCount).map((c) => keys.coolDown(c.bucket.key)),
+    coolKeys: plan.cells.slice(0, plan.upstreamCount).map((c) => keys.coolDown(c.bucketKey)),
     cellArgs: plan.cells.flatMap((c) => [String(c.emissionMs), String(c.usable * c.emissionMs)]),
     classLetter: CLASS_LETTER[plan.klass],
   };

@@ -49,12 +49,12 @@ export class RetailHttpClient {
 
   async send(call: RetailCall): Promise<BudgetedReply> {
     const url = urlOf(this.base, call);
-    const decision = await this.budget.spend(call.budget, call.team, undefined, call.preferWaitMs);
+    const decision = await this.budget.spend(call.budget, call.team, undefined, call.preferWaitMs, call.account);
     let reply = await this.once(call, url);
     if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
       reply = await this.once(call, url);
     }
-    void this.budget.feedback(call.budget, reply);
+    void this.budget.feedback(call.budget, reply, call.account);
     return this.budget.answer('retail', reply, decision, call.context);
   }
 
