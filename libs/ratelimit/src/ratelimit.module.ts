@@ -3,15 +3,17 @@ import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, Readiness, 
 
 import { BudgetGate } from './gate/budget-gate.js';
 import { RateLimiter } from './rate-limiter.service.js';
+import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
 
 /**
  * Provides the shared upstream budget. Relies on @lib/core's global GATEWAY_CONFIG, REDIS,
  * MetricsRegistry and Readiness; Clock is optional (apps that do not provide it get the system clock).
  */
 @Module({
-  exports: [BudgetGate, RateLimiter],
+  exports: [BudgetGate, RateLimiter, UpstreamCalls],
   providers: [
     BudgetGate,
+    UpstreamCalls,
     {
       inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],
       provide: RateLimiter,
