@@ -8,7 +8,7 @@ import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
 import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
-import { type LinkLogger, RedisLink } from './cluster/redis-link.js';
+import { type LinkLogger, mayHaveRun, RedisLink } from './cluster/redis-link.js';
 import { assembleView, type LimitsView, viewCells } from './observe/limits-view.js';
 import { RateLimitMetrics } from './observe/ratelimit.metrics.js';
 import { sumUsage, TeamUsage, type UsageByBucket, type UsageRing } from './observe/team-usage.js';
@@ -47,6 +47,8 @@ interface PreparedPlan {
 }
 
 const ALL_CLASSES: readonly RequestClass[] = REQUEST_CLASSES;
+/** Retry-After of a decision whose Redis answer came too late to be used (see decide). */
+const LATE_ANSWER_RETRY_MS = 100;
 
 /**
  * The shared upstream budget. Each decision is one Redis script call over all buckets of the
@@ -153,7 +155,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
         this.link.failed(error);
       }
     }
-    const states = this.local.read(cells, this.link?.instances ?? 1, this.clock.now());
+    const states = this.local.read(cells, this.link?.localShareOf ?? 1, this.clock.now());
     return assembleView(this.buckets, cells, states, this.usage.lastMinute(Date.now()), this.status());
   }
 
@@ -165,13 +167,18 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
       try {
-        return decisionOf(plan, await this.redisStore.take(plan, cost), 'redis');
+        const outcome = await this.redisStore.take(plan, cost);
+        this.link.succeeded();
+        return decisionOf(plan, outcome, 'redis');
       } catch (error) {
         this.link.failed(error);
+        // The script may have run and taken the tokens though its answer came late: deciding again
+        // locally could spend them twice. Refused instead; the client may retry at once.
+        if (mayHaveRun(error)) return unavailableDecision(plan, LATE_ANSWER_RETRY_MS, 'redis');
       }
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
-    const instances = this.link?.instances ?? 1;
+    const instances = this.link?.localShareOf ?? 1;
     return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances);
   }
 

@@ -140,7 +140,17 @@ export const LimitsSchema = z
     /** Classes refused, rather than answered from local buckets, while Redis is unreachable. */
     failClosed: z.array(z.enum(REQUEST_CLASSES)).default([]),
     heartbeatMs: z.number().int().positive().default(1_000),
+    /** An instance silent this long is presumed cut off from Redis and deciding locally: its local share is reserved. */
     instanceTtlMs: z.number().int().positive().default(3_000),
+    /** How long a silent instance's share stays reserved before it is forgotten (a crash looks like a cut-off). */
+    staleReserveMs: z.number().int().positive().default(60_000),
+    /**
+     * The fleet size an instance assumes when it cannot count its peers (Redis unreachable since it
+     * started): local buckets are sized 1/max(this, last count seen). Never assume being alone.
+     */
+    expectedInstances: z.number().int().positive().default(3),
+    /** Redis timeouts in a row before an instance goes local; one late answer under CPU pressure is not an outage. */
+    degradeAfterTimeouts: z.number().int().positive().default(3),
     probeMs: z.number().int().positive().default(1_000),
     /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
     egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
