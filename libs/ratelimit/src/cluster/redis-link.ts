@@ -107,7 +107,7 @@ export class RedisLink {
 
   private async beat(): Promise<void> {
     try {
-      const { known, fresh } = await this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs);
+      const { known, fresh } = await this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
       this.instances = Math.max(1, known);
       this.store.reserveStale(known, fresh);
       this.succeeded();

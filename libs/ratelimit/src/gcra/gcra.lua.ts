@@ -87,13 +87,19 @@ return #KEYS
  * reserve horizon, publishes its usage. Replies {known, fresh}: instances within the horizon, and
  * those heard from within the staleness limit; the difference are presumed local (cut off from Redis).
  *
- * ARGV   instance id, reserve horizon ms, usage document, staleness limit ms
+ * An instance deciding locally (its Redis path failing, its probes getting through now and then)
+ * announces itself as such: scored just past the staleness limit, so it stays known and reserved
+ * however late its probes land, and is never counted fresh while it spends its local share.
+ *
+ * ARGV   instance id, reserve horizon ms, usage document, staleness limit ms, '1' when deciding locally
  */
 export const HEARTBEAT_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local horizon = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
+local score = now
+if ARGV[5] == '1' then score = now - tonumber(ARGV[4]) - 1 end
+redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - horizon)
 redis.call('PEXPIRE', KEYS[1], horizon)
 redis.call('SET', KEYS[2], ARGV[3], 'PX', horizon)

@@ -70,11 +70,11 @@ export class RedisBudgetStore {
 
   /**
    * Announces the instance and publishes its usage; answers how many instances are known (heard from
-   * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`).
+   * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`, not deciding locally).
    */
-  async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number): Promise<{ known: number; fresh: number }> {
+  async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
     const keys = [this.keys.instances(), this.keys.usage(instanceId)];
-    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, horizonMs, usage, staleMs])) as [number, number];
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0'])) as [number, number];
     return { known, fresh };
   }
 
