@@ -195,7 +195,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private statusChanged(): void {
     const { degraded, instances } = this.status();
-    if (degraded && !this.wasDegraded) this.local.beginOutage(this.clock.now());
+    if (degraded && !this.wasDegraded) this.local.beginOutage(this.clock.now(), this.link?.holdMs ?? 0);
     this.wasDegraded = degraded;
     this.metrics.setDegraded(degraded);
     this.metrics.setInstances(instances);

@@ -26,11 +26,14 @@ describe(RedisLink.name, () => {
     expect(sut.degraded).toBe(false);
     sut.failed(timeout());
     expect(sut.degraded).toBe(true);
+    // Cut off alone (Redis still answers the others): its local cells stay spent until they reserved its share.
+    expect(sut.holdMs).toBe(options.instanceTtlMs + options.heartbeatMs);
   });
 
   it('goes local at once when Redis refuses the connection (nothing can have run there)', () => {
     const sut = link();
     sut.failed(new Error("Stream isn't writeable and enableOfflineQueue options is false"));
     expect(sut.degraded).toBe(true);
+    expect(sut.holdMs).toBe(0); // Redis down for all: nobody spends on it meanwhile
   });
 });

@@ -52,6 +52,8 @@ export class RedisLink {
   private stopped = true;
   private timeoutsInRow = 0;
   private probesInRow = 0;
+  /** Set when this instance went local while Redis still answered others (timeouts, not a refused connection). */
+  cutOffAlone = false;
 
   constructor(
     private readonly store: RedisBudgetStore,
@@ -63,6 +65,14 @@ export class RedisLink {
     private readonly beforeRejoin: () => Promise<void> = async () => undefined,
   ) {
     this.instances = options.expectedInstances;
+  }
+
+  /**
+   * After going local on timeouts, the others may spend this instance's share on Redis until its
+   * heartbeat is stale and they have beaten once since: local cells stay spent that long.
+   */
+  get holdMs(): number {
+    return this.cutOffAlone ? this.options.instanceTtlMs + this.options.heartbeatMs : 0;
   }
 
   /** The count local buckets are sized for: never fewer than configured. */
@@ -99,6 +109,7 @@ export class RedisLink {
     if (this.degraded) return;
     if (mayHaveRun(error) && ++this.timeoutsInRow < this.options.degradeAfterTimeouts) return;
     this.degraded = true;
+    this.cutOffAlone = mayHaveRun(error);
     this.timeoutsInRow = 0;
     this.probesInRow = 0;
     this.logger.warn(`Rate-limit budget: Redis unreachable (${error instanceof Error ? error.message : String(error)}); using local buckets sized for ${this.localShareOf} instance(s).`);

@@ -21,11 +21,12 @@ export class LocalBudgetStore {
 
   /**
    * Redis became unreachable: what the fleet spent there is unknown, so every local cell starts
-   * spent and refills from now (starting full would add a burst the window limits have no room for).
+   * spent and refills from `now + holdMs` (starting full would add a burst the window limits have no
+   * room for). `holdMs`: how long the other instances may still spend this one's share on Redis.
    */
-  beginOutage(now: number): void {
+  beginOutage(now: number, holdMs = 0): void {
     this.tats.clear();
-    this.spentAt = now;
+    this.spentAt = now + holdMs;
   }
 
   private tatOf(key: string, cell: GcraCell): number | undefined {
