@@ -110,7 +110,7 @@ describe('stale entries', () => {
     }
   });
 
-  it('serves a cached entry while the catalog fails, within the stale-if-error window, then 502', async () => {
+  it('serves a cached entry while the catalog fails, within the stale-if-error window, then the upstream 503', async () => {
     const stack = await startStack({ redis: true, gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 0, staleIfErrorSeconds: 2 }) });
     try {
       const fresh = await api(stack)('/catalog/v1/sports');
@@ -124,10 +124,11 @@ describe('stale entries', () => {
       expect(Number(stale.headers.get('age'))).toBeGreaterThanOrEqual(1);
       expect(await stale.text()).toBe(body);
       const failed = await eventually(() => api(stack)('/catalog/v1/sports'), (res) => res.status !== 200, 5_000, 100);
-      expect(failed.status).toBe(502);
-      expect(await json(failed)).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: { status: 503 } });
+      expect(failed.status).toBe(503);
+      expect(failed.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await json(failed)).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } });
       // A route never cached has nothing to fall back on.
-      expect((await api(stack)('/catalog/v1/series')).status).toBe(502);
+      expect((await api(stack)('/catalog/v1/series')).status).toBe(503);
     } finally {
       await stack.close();
     }

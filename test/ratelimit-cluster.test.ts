@@ -1,8 +1,7 @@
-import type { GatewayConfigInput } from '@lib/core';
-
+import { type Fleet, resetRetailLimits, startFleet, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
-import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
-import { type Json, type Stack, json, redisUrl, startStack } from './support/stack.js';
+import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, tally } from './support/load.js';
+import { type Json, type Stack, json } from './support/stack.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;
@@ -20,30 +19,22 @@ function degradedEpisodes(fleet: readonly GatewayProcess[]): string {
   return `degraded episodes per process: ${fleet.map((g) => g.output().split('Redis unreachable').length - 1).join('/')}`;
 }
 
-/** The in-process gateway of the stack stays out of the fleet: no Redis, no traffic. The processes share one Redis key prefix. */
-function fleetConfig(stack: Stack): GatewayConfigInput {
-  return { ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix: `cluster${process.pid}:` } };
-}
-
 describe('the retail budget shared by three gateway processes', () => {
+  let cluster: Fleet | undefined;
   let stack: Stack;
   let fleet: GatewayProcess[] = [];
   let calls: ReturnType<typeof caller>[];
 
   beforeAll(async () => {
-    stack = await startStack();
-    fleet = await spawnFleet(fleetConfig(stack), 3);
-    calls = fleet.map((gateway) => caller(gateway.url, stack.keys.all));
+    cluster = await startFleet('cluster', 3, {}, withoutKeyRate);
+    ({ stack, processes: fleet, calls } = cluster);
   }, 90_000);
-  afterAll(async () => {
-    await Promise.all(fleet.map((gateway) => gateway.stop()));
-    await stack?.close();
-  });
+  afterAll(() => cluster?.close());
 
   /** Offers 3× the create limit for `ms` through the three processes; what the gateways answered and what reached the sandbox. */
   async function overload(ms: number) {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset(); // the published limits (spec §8)
+    resetRetailLimits(stack); // the published limits (spec §8)
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();
     const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, ms, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
@@ -81,7 +72,7 @@ describe('the retail budget shared by three gateway processes', () => {
 
   it('pauses creates on every instance for the Retry-After of an upstream 429 seen by one, then lets them flow', async () => {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset();
+    resetRetailLimits(stack);
     await sleep(1_500); // the last test left the create bucket empty; 1.1 s fills its burst again
     for (const call of calls) expect((await call('/retail/v1/orders', restingBuy(0))).status).toBe(200);
 

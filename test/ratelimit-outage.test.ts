@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 
+import { resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
 import { freePort, startRedisServer } from './support/redis-server.js';
@@ -35,7 +36,7 @@ describe('the retail budget while its Redis is down', () => {
   beforeAll(async () => {
     redis = await startRedisServer(await freePort());
     stack = await startStack();
-    const input = { ...stack.configInput, logging: { level: 'warn' as const }, redis: { mode: 'single' as const, url: redis.url, keyPrefix: 'outage:' } };
+    const input = withoutKeyRate({ ...stack.configInput, logging: { level: 'warn' as const }, redis: { mode: 'single' as const, url: redis.url, keyPrefix: 'outage:' } });
     fleet = await spawnFleet(input, 3);
     await eventually(async (): Promise<Json> => json(await admin(fleet[0])('/admin/limits')), (view) => view.instances === 3);
   }, 90_000);
@@ -47,7 +48,7 @@ describe('the retail budget while its Redis is down', () => {
 
   it('keeps answering and the upstream under its limit from local buckets, then returns to the shared ones', async () => {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset();
+    resetRetailLimits(stack);
     expect(await readiness()).toEqual(['200 ok', '200 ok', '200 ok']);
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();

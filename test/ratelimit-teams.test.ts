@@ -1,5 +1,6 @@
 import type { GatewayConfigInput } from '@lib/core';
 
+import { resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { type Answer, answerOf, caller, offer, restingBuy, spawnFleet, tally, QUIET_MARKETS } from './support/load.js';
 import { type Json, type Stack, type TestClient, json, redisUrl, startStack } from './support/stack.js';
@@ -19,7 +20,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Teams a and b with half of every retail bucket each; each team trades on its own retail account, so the sandbox tells them apart. */
 const withTeams = (config: GatewayConfigInput): GatewayConfigInput => ({
-  ...config,
+  ...withoutKeyRate(config),
   teams: [...(config.teams ?? []), { id: 'a', shares: { retail: 0.5 } }, { id: 'b', shares: { retail: 0.5 } }],
 });
 
@@ -49,7 +50,7 @@ describe('team shares and the priority reserve across gateway processes', () => 
 
   it('lets every cancel through while reads flood retail.all: reads stop at the reserve', async () => {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset();
+    resetRetailLimits(stack);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
       // 30 creates back to back exceed the create burst: the setup asks to queue for budget instead of a 429.
@@ -87,7 +88,7 @@ describe('team shares and the priority reserve across gateway processes', () => 
 
   it("gives team B its half of the create budget while team A floods", async () => {
     const { state } = stack.sandbox;
-    state.retail.limiter.reset();
+    resetRetailLimits(stack);
     await sleep(1_200); // the create bucket full again after the last test
     const arrivals = state.retail.recordArrivals('createOrder');
     const seconds = 10;

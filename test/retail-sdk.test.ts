@@ -24,6 +24,9 @@ function sdk(index: number): PolymarketUS {
 
 beforeAll(async () => {
   sandbox = await startTestSandbox({ retail: { keys: [{ name: 'main', keyId: MAIN }, { name: 'hedge', keyId: HEDGE }] } });
+  // This suite checks shapes with back-to-back SDK calls, faster than the 20 requests/s per key the
+  // sandbox enforces (checked in retail-rate-limits.spec and ratelimit-keys): lifted here.
+  sandbox.state.retail.limiter.perKey.limit = 'off';
   main = sdk(0);
   hedge = sdk(1);
 });

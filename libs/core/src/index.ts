@@ -43,4 +43,4 @@ export { type CounterSeries, SeriesCounter, SeriesHistogram } from './metrics/se
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
-export { okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';
+export { isLatencyReject, okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

@@ -11,3 +11,5 @@ export type { BucketView, LimitsMode, LimitsView, TeamBucketView } from './obser
 export type { UsageCount } from './observe/team-usage.js';
 export { BudgetWaitTooLongError } from './waiting/budget-wait.error.js';
 export { BudgetGate, type BudgetedReply } from './gate/budget-gate.js';
+export { UpstreamCalls, type UpstreamTry } from './upstream-call/upstream-calls.service.js';
+export type { UpstreamCall, UpstreamCredentials } from './upstream-call/upstream-call.js';

@@ -47,6 +47,14 @@ describe(`${RateLimiter.name} across instances`, () => {
     expect(await sut.take(request)).toMatchObject({ allowed: false, limitedBy: 'cool-down', mode: 'redis' });
   });
 
+  it('sizes local buckets for the configured fleet when it starts with Redis down: never alone', async () => {
+    await stopServer(server.process);
+    const { limiter: sut } = await instance({ keyPrefix: uniquePrefix(), limits: { expectedInstances: 3, buckets: { 'retail.orders.get': slowBucket(10) } } });
+    expect(sut.status()).toMatchObject({ mode: 'local', degraded: true, instances: 3 });
+    expect(await sut.take({ buckets: ['retail.orders.get'], class: 'read' })).toMatchObject({ allowed: false, mode: 'local', limit: 3 });
+    server = await startRedisServer(server.port);
+  });
+
   it('counts live instances through their heartbeats', async () => {
     const keyPrefix = uniquePrefix();
     const limits = { heartbeatMs: 50, instanceTtlMs: 500 };
@@ -70,7 +78,7 @@ describe(`${RateLimiter.name} across instances`, () => {
     expect((await b.take({ buckets: ['retail.orders.create'], class: 'write' })).allowed).toBe(true);
   });
 
-  it('spares the classes a cool-down does not name (cancels on "Global Rate Limit Exceeded")', async () => {
+  it('spares the classes a cool-down does not name (an upstream 429 on a create leaves cancels alone)', async () => {
     const keyPrefix = uniquePrefix();
     const { limiter: a } = await instance({ keyPrefix });
     const { limiter: b } = await instance({ keyPrefix });
@@ -81,7 +89,7 @@ describe(`${RateLimiter.name} across instances`, () => {
 
   it('falls back to local buckets sized for the fleet while Redis is down, then returns by itself', async () => {
     const keyPrefix = uniquePrefix();
-    const limits = { heartbeatMs: 100, probeMs: 200, failClosed: ['write' as const], buckets: { 'retail.orders.get': slowBucket(10), 'retail.all': slowBucket(100) } };
+    const limits = { heartbeatMs: 100, probeMs: 200, expectedInstances: 2, failClosed: ['write' as const], buckets: { 'retail.orders.get': slowBucket(10), 'retail.all': slowBucket(100) } };
     await instance({ keyPrefix, limits });
     const { limiter: sut, readiness } = await instance({ keyPrefix, limits });
     expect(sut.status()).toEqual({ mode: 'redis', degraded: false, instances: 2 });

@@ -33,9 +33,9 @@ describe(`${RateLimiter.name} in single-instance mode`, () => {
     await sut.take({ buckets: ['catalog.public'], team: 'desk', class: 'read' });
     await sut.coolDown(['catalog.public'], 1);
     const text = await metrics.metrics();
-    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",team="desk",outcome="allowed"} 1');
-    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",team="desk",outcome="limited"} 1');
-    expect(text).toContain('ratelimit_upstream_429_total{bucket="catalog.public"} 1');
+    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="allowed"} 1');
+    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="limited"} 1');
+    expect(text).toContain('ratelimit_upstream_429_total{bucket="catalog.public",key="catalog.public@shared"} 1');
     expect(text).toContain('ratelimit_degraded 0');
   });
 });

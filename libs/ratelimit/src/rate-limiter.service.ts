@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
-import { BucketRegistry } from './budget/bucket-registry.js';
+import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
 import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
-import { type LinkLogger, RedisLink } from './cluster/redis-link.js';
+import { type LinkLogger, mayHaveRun, RedisLink } from './cluster/redis-link.js';
 import { assembleView, type LimitsView, viewCells } from './observe/limits-view.js';
 import { RateLimitMetrics } from './observe/ratelimit.metrics.js';
 import { sumUsage, TeamUsage, type UsageByBucket, type UsageRing } from './observe/team-usage.js';
@@ -26,6 +26,8 @@ export interface RateLimiterDeps {
   keyPrefix?: string;
   metrics: MetricsRegistry;
   readiness?: Readiness;
+  /** Retail accounts (API keys) of the deployment: the admin view lists per-key buckets for each. */
+  accounts?: readonly string[];
   /** Time of local buckets (Redis buckets use Redis TIME). */
   clock?: Clock;
   instanceId?: string;
@@ -33,8 +35,10 @@ export interface RateLimiterDeps {
 }
 
 export interface CoolDownOptions {
-  /** Classes to stop; default all. A "Global Rate Limit Exceeded" refusal spares cancels. */
+  /** Classes to stop; default all. An upstream 429 stops only the class that got it. */
   classes?: readonly RequestClass[];
+  /** The retail account that got the 429: per-key buckets cool for that key only. */
+  account?: string;
 }
 
 interface PreparedPlan {
@@ -43,6 +47,8 @@ interface PreparedPlan {
 }
 
 const ALL_CLASSES: readonly RequestClass[] = REQUEST_CLASSES;
+/** Retry-After of a decision whose Redis answer came too late to be used (see decide). */
+const LATE_ANSWER_RETRY_MS = 100;
 
 /**
  * The shared upstream budget. Each decision is one Redis script call over all buckets of the
@@ -61,6 +67,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
+  private readonly accounts: readonly string[];
 
   constructor(deps: RateLimiterDeps) {
     this.buckets = new BucketRegistry(deps.limits, deps.teams ?? []);
@@ -68,6 +75,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.metrics = new RateLimitMetrics(deps.metrics);
     this.failClosed = new Set(deps.limits.failClosed);
     this.probeMs = deps.limits.probeMs;
+    this.accounts = deps.accounts ?? [];
     this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
     if (deps.redis) {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:');
@@ -122,10 +130,10 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   /** Upstream said 429: every instance stops sending on these buckets for `seconds`. Never throws. */
   async coolDown(buckets: readonly BucketName[], seconds: number, options: CoolDownOptions = {}): Promise<void> {
     if (buckets.length === 0) return;
-    const keys = buckets.map((b) => this.buckets.get(b).key);
+    const keys = buckets.map((b) => scopedKey(this.buckets.get(b), options.account));
     const letters = (options.classes ?? ALL_CLASSES).map((c) => CLASS_LETTER[c]).join('');
     const ms = Math.max(1, seconds * 1000);
-    for (const bucket of buckets) this.metrics.upstreamRefusal(bucket);
+    buckets.forEach((bucket, i) => this.metrics.upstreamRefusal(bucket, keys[i]));
     this.local.coolDown(keys, letters, ms, this.clock.now());
     if (!this.redisStore || !this.link || this.link.degraded) return;
     try {
@@ -137,7 +145,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   /** Every bucket with capacity, level, refill rate and per-team use over the last minute. */
   async view(): Promise<LimitsView> {
-    const cells = viewCells(this.buckets);
+    const cells = viewCells(this.buckets, this.accounts);
     if (this.redisStore && this.link && !this.link.degraded) {
       try {
         const states = await this.redisStore.read(cells);
@@ -147,7 +155,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
         this.link.failed(error);
       }
     }
-    const states = this.local.read(cells, this.link?.instances ?? 1, this.clock.now());
+    const states = this.local.read(cells, this.link?.localShareOf ?? 1, this.clock.now());
     return assembleView(this.buckets, cells, states, this.usage.lastMinute(Date.now()), this.status());
   }
 
@@ -159,13 +167,18 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
       try {
-        return decisionOf(plan, await this.redisStore.take(plan, cost), 'redis');
+        const outcome = await this.redisStore.take(plan, cost);
+        this.link.succeeded();
+        return decisionOf(plan, outcome, 'redis');
       } catch (error) {
         this.link.failed(error);
+        // The script may have run and taken the tokens though its answer came late: deciding again
+        // locally could spend them twice. Refused instead; the client may retry at once.
+        if (mayHaveRun(error)) return unavailableDecision(plan, LATE_ANSWER_RETRY_MS, 'redis');
       }
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
-    const instances = this.link?.instances ?? 1;
+    const instances = this.link?.localShareOf ?? 1;
     return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances);
   }
 
@@ -174,7 +187,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     let prepared = this.plans.get(id);
     if (!prepared) {
       const plan = buildPlan(this.buckets, request);
-      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucket.name, request.team)) };
+      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucketKey, request.team)) };
       this.plans.set(id, prepared);
     }
     return prepared;
@@ -182,7 +195,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private statusChanged(): void {
     const { degraded, instances } = this.status();
-    if (degraded && !this.wasDegraded) this.local.beginOutage(this.clock.now());
+    if (degraded && !this.wasDegraded) this.local.beginOutage(this.clock.now(), this.link?.holdMs ?? 0);
     this.wasDegraded = degraded;
     this.metrics.setDegraded(degraded);
     this.metrics.setInstances(instances);

@@ -1,5 +1,5 @@
 import { Test } from '@nestjs/testing';
-import { ConfigModule, MetricsModule, Readiness, ReadinessModule, RedisModule } from '@lib/core';
+import { ConfigModule, HttpModule, MetricsModule, Readiness, ReadinessModule, RedisModule } from '@lib/core';
 
 import { resolveLimits, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
 import { RateLimiter, RateLimitModule, ROUTE_BUDGETS, budgetFor } from './index.js';
@@ -11,7 +11,7 @@ describe(RateLimitModule.name, () => {
     // Only the fields the limiter reads; the rest of the gateway config is not its business.
     const config = { limits, teams, redis: redisConfig } as Parameters<typeof ConfigModule.forRoot>[0];
     const moduleRef = await Test.createTestingModule({
-      imports: [ConfigModule.forRoot(config), MetricsModule, ReadinessModule, RedisModule.forRoot(redisConfig), RateLimitModule],
+      imports: [ConfigModule.forRoot(config), HttpModule, MetricsModule, ReadinessModule, RedisModule.forRoot(redisConfig), RateLimitModule],
     }).compile();
     moduleRef.useLogger(false);
     return moduleRef.init();
@@ -23,7 +23,7 @@ describe(RateLimitModule.name, () => {
       const sut = app.get(RateLimiter);
       const decision = await sut.take(budgetFor(ROUTE_BUDGETS.retail.createOrder, 'desk'));
       expect(decision).toMatchObject({ allowed: true, mode: 'redis' });
-      expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.orders.create', 'retail.all']);
+      expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.key', 'retail.orders.create', 'retail.all', 'retail.key']);
       expect((await app.get(Readiness).report()).checks.ratelimit.status).toBe('up');
     } finally {
       await app.close();

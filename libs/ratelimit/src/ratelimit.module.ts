@@ -3,20 +3,31 @@ import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, Readiness, 
 
 import { BudgetGate } from './gate/budget-gate.js';
 import { RateLimiter } from './rate-limiter.service.js';
+import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
 
 /**
  * Provides the shared upstream budget. Relies on @lib/core's global GATEWAY_CONFIG, REDIS,
  * MetricsRegistry and Readiness; Clock is optional (apps that do not provide it get the system clock).
  */
 @Module({
-  exports: [BudgetGate, RateLimiter],
+  exports: [BudgetGate, RateLimiter, UpstreamCalls],
   providers: [
     BudgetGate,
+    UpstreamCalls,
     {
       inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],
       provide: RateLimiter,
       useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined) =>
-        new RateLimiter({ limits: config.limits, teams: config.teams, redis, keyPrefix: config.redis?.keyPrefix, metrics, readiness, clock }),
+        new RateLimiter({
+          limits: config.limits,
+          teams: config.teams,
+          accounts: (config.environments?.[config.environment]?.retailAccounts ?? []).map((a) => a.name),
+          redis,
+          keyPrefix: config.redis?.keyPrefix,
+          metrics,
+          readiness,
+          clock,
+        }),
     },
   ],
 })

@@ -6,7 +6,7 @@ import { SANDBOX_STATE, type SandboxFaults, type SandboxState } from '../shared/
 
 const ClockBody = z.object({ skewMs: z.number().int() }).strict();
 const KeyBody = z.object({ publicKeyPem: z.string().min(1) }).strict();
-const FaultsBody = z.object({ authDown: z.boolean() }).strict();
+const FaultsBody = z.object({ authDown: z.boolean(), latencyRejectNext: z.number().int().min(0) }).partial().strict();
 
 interface ClientKeys {
   clientId: string;

@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
 import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
+import { rejectForLatency } from './rate-limit/latency-reject.js';
 import { RateLimitedError } from './rate-limit/rate-limited.error.js';
 
 /**
@@ -34,6 +35,7 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
         throw new RateLimitedError(answer.retryAfterMs);
       }
     }
+    rejectForLatency(this.state, operation.name);
     this.state.count(`exchange.calls.${operation.name}`);
     const delayMs = this.state.faults.exchangeDelayMs?.[operation.name] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));

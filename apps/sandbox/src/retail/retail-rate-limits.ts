@@ -1,3 +1,5 @@
+import { RetailKeyRate } from './retail-key-rate.js';
+
 /**
  * The retail surface's own request limits (spec 8), written independently of libs/ratelimit so the
  * sandbox checks the gateway rather than agreeing with it. Sliding windows per key: a request counts
@@ -19,11 +21,13 @@ export const RETAIL_LIMIT_DEFAULTS: Readonly<Record<RetailBucket, number>> = {
 
 export const RETAIL_WINDOW_MS = 10_000;
 
-export type LimitDecision = { allowed: true } | { allowed: false; bucket: RetailBucket; retryAfterSeconds: number };
+export type LimitDecision = { allowed: true } | { allowed: false; bucket: RetailBucket | 'key'; retryAfterSeconds: number };
 
 export class RetailLimiter {
   /** Mutable so tests (and an operator) can lower a limit; spec 8 is the default. */
   readonly limits: Record<RetailBucket, number> = { ...RETAIL_LIMIT_DEFAULTS };
+  /** The 20 requests/s per key (upstream-facts), checked before the spec 8 windows. */
+  readonly perKey = new RetailKeyRate();
   /** Acceptance times per key and bucket, oldest first. */
   private readonly windows = new Map<string, number[]>();
 
@@ -31,6 +35,8 @@ export class RetailLimiter {
 
   take(keyId: string, buckets: readonly RetailBucket[]): LimitDecision {
     const now = this.now();
+    const keyWait = this.perKey.take(keyId, now);
+    if (keyWait > 0) return { allowed: false, bucket: 'key', retryAfterSeconds: keyWait };
     const windows = buckets.map((bucket) => ({ bucket, times: this.window(keyId, bucket, now) }));
     const full = windows.find(({ bucket, times }) => times.length >= this.limits[bucket]);
     if (full) {
@@ -43,6 +49,7 @@ export class RetailLimiter {
   }
 
   reset(): void {
+    this.perKey.reset();
     this.windows.clear();
     Object.assign(this.limits, RETAIL_LIMIT_DEFAULTS);
   }

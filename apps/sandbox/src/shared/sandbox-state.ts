@@ -45,6 +45,8 @@ export interface SandboxFaults {
   catalogDown?: boolean;
   /** Every catalog answer is held this long: a slow upstream, so concurrent misses overlap. Unset: 0. */
   catalogLatencyMs?: number;
+  /** The next N exchange new orders / cancel-replaces get "Global Rate Limit Exceeded" (see latency-reject.ts). Unset: 0. */
+  latencyRejectNext?: number;
 }
 
 /** What every surface of the sandbox shares: the clock, the onboarded credentials, account stores, counters. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, UpstreamHttp, parseBody, upstreamError, upstreamTransportError, urlOf } from '@lib/core';
-import { BudgetGate, ROUTE_BUDGETS } from '@lib/ratelimit';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, type JsonReply, parseBody, upstreamError, urlOf } from '@lib/core';
+import { BudgetGate, ROUTE_BUDGETS, UpstreamCalls } from '@lib/ratelimit';
 
 import { type CatalogEntry, entryOf } from '../cache/catalog-entry.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
@@ -18,9 +18,10 @@ export interface CatalogFetch {
 const DEFAULT_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The one door to the catalog upstream: every call takes the public budget first (spec §8: 20
- * requests per second per egress IP, bucket `catalog.public`), goes out without credentials (spec
- * §5.3) and comes back as a cacheable entry (200 or 404, bytes untouched) or a problem.
+ * The one door to the catalog upstream, on the shared upstream-call pipeline (UpstreamCalls): every
+ * call takes the public budget first (spec §8: 20 requests per second per egress IP, bucket
+ * `catalog.public`), goes out without credentials (spec §5.3) and comes back as a cacheable entry
+ * (200 or 404, bytes untouched) or a problem.
  */
 @Injectable()
 export class CatalogUpstream {
@@ -31,7 +32,7 @@ export class CatalogUpstream {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly http: UpstreamHttp,
+    private readonly calls: UpstreamCalls,
     private readonly budget: BudgetGate,
     private readonly metrics: CatalogMetrics,
     private readonly clock: Clock,
@@ -43,24 +44,31 @@ export class CatalogUpstream {
   }
 
   async fetch(call: CatalogFetch): Promise<CatalogEntry> {
-    await this.budget.spend(ROUTE_BUDGETS.catalog.publicCall, call.team, undefined, this.budgetWaitMs);
-    const url = urlOf(this.base, { path: call.target });
-    let reply;
+    let reply: JsonReply;
     try {
-      reply = await this.http.json(url, { method: 'GET', requestId: call.requestId, timeoutMs: this.timeoutMs });
+      ({ reply } = await this.calls.exchange({
+        surface: 'catalog',
+        url: urlOf(this.base, { path: call.target }),
+        method: 'GET',
+        requestId: call.requestId,
+        timeoutMs: this.timeoutMs,
+        budget: ROUTE_BUDGETS.catalog.publicCall,
+        team: call.team,
+        preferWaitMs: this.budgetWaitMs,
+      }));
     } catch (error) {
-      this.metrics.upstreamCall(call.route, 0);
-      throw upstreamTransportError('catalog', error);
+      // A refusal of the budget never reached the upstream; a transport failure did try.
+      if (!(error instanceof DomainError && error.code === ErrorCode.RATE_LIMITED)) this.metrics.upstreamCall(call.route, 0);
+      throw error;
     }
     this.metrics.upstreamCall(call.route, reply.status);
     if (reply.status === 200 || reply.status === 404) {
       const contentType = typeof reply.headers['content-type'] === 'string' ? reply.headers['content-type'] : DEFAULT_CONTENT_TYPE;
       return entryOf(reply.status, reply.text, contentType, this.clock.now(), this.ttlSeconds[call.route] * 1000);
     }
-    // An upstream 429 stops every instance from spending the public budget for its Retry-After.
-    await this.budget.feedback(ROUTE_BUDGETS.catalog.publicCall, reply);
-    const retryAfter = typeof reply.headers['retry-after'] === 'string' ? reply.headers['retry-after'] : undefined;
-    // Anything but 200 and 404 is a failure; a redirect or empty success from a JSON API counts as a bad upstream.
-    throw upstreamError('catalog', { status: reply.status >= 400 ? reply.status : 502, body: parseBody(reply.text), retryAfter });
+    // Anything but 200 and 404 is a failure, mapped by the one error mapper (answer throws it); a redirect
+    // or empty success from a JSON API counts as a bad upstream.
+    if (reply.status >= 400) this.budget.answer('catalog', reply, undefined);
+    throw upstreamError('catalog', { status: 502, body: parseBody(reply.text) });
   }
 }

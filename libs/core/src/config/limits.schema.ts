@@ -18,6 +18,7 @@ export const BUCKET_NAMES = [
   'retail.orders.open',
   'retail.orders.get',
   'retail.all',
+  'retail.key',
   'exchange.orders.insert',
   'exchange.orders.cancel',
   'exchange.orders.batch',
@@ -31,11 +32,18 @@ export const BUCKET_NAMES = [
 ] as const;
 export type BucketName = (typeof BUCKET_NAMES)[number];
 
+/**
+ * What the upstream counts a bucket per: the firm (exchange figures are per-firm token buckets), each
+ * retail API key (spec §8 and the 20/s are per key), the source IP (public endpoints), or the
+ * deployment (one bucket for this gateway fleet, whatever it serves).
+ */
+export const BUCKET_SCOPES = ['firm', 'key', 'ip', 'deployment'] as const;
+export type BucketScope = (typeof BUCKET_SCOPES)[number];
+
 interface DocumentedLimit {
   limit: number;
   windowSeconds: number;
-  /** The upstream counts per source IP, not per firm: one bucket per egress address. */
-  perEgressIp?: boolean;
+  scope: BucketScope;
   /**
    * Published as "N requests per window" (spec §8) rather than as a token bucket. A bucket may admit
    * its burst plus a window's refill within one window, so its default burst is half of
@@ -44,6 +52,11 @@ interface DocumentedLimit {
    * "requests / 10 seconds"; upstream-facts calls only the exchange figures token buckets).
    */
   window?: boolean;
+  /** Defaults of a bucket whose published figure does not fit the general rule (see retail.key). */
+  safetyMargin?: number;
+  burst?: number;
+  /** The longest a request refused by this bucket alone is held for it (paced) before a 429; default 0. */
+  paceMs?: number;
 }
 
 const ORDER_ENTRY_PER_SECOND: Record<ExchangeTier, { insert: number; cancel: number }> = {
@@ -58,25 +71,30 @@ const ORDER_ENTRY_PER_SECOND: Record<ExchangeTier, { insert: number; cancel: num
 export function documentedLimits(tier: ExchangeTier): Record<BucketName, DocumentedLimit> {
   const entry = ORDER_ENTRY_PER_SECOND[tier];
   return {
-    'retail.orders.create': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s
-    'retail.orders.cancel': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
-    'retail.orders.modify': { window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
-    'retail.orders.cancel-all': { window: true, limit: 110, windowSeconds: 10 }, // spec §8: 110 per 10 s
-    'retail.orders.close-position': { window: true, limit: 220, windowSeconds: 10 }, // spec §8: 220 per 10 s
-    'retail.orders.open': { window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
-    'retail.orders.get': { window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
-    'retail.all': { window: true, limit: 2_000, windowSeconds: 10 }, // spec §8: 2,000 per 10 s, all retail combined
+    // Retail limits are counted per API key (upstream-facts "Retail extras": the 20/s is per key, and §8's figures are the key's).
+    'retail.orders.create': { scope: 'key', window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s
+    'retail.orders.cancel': { scope: 'key', window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.modify': { scope: 'key', window: true, limit: 440, windowSeconds: 10 }, // spec §8: 440 per 10 s each
+    'retail.orders.cancel-all': { scope: 'key', window: true, limit: 110, windowSeconds: 10 }, // spec §8: 110 per 10 s
+    'retail.orders.close-position': { scope: 'key', window: true, limit: 220, windowSeconds: 10 }, // spec §8: 220 per 10 s
+    'retail.orders.open': { scope: 'key', window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.orders.get': { scope: 'key', window: true, limit: 55, windowSeconds: 10 }, // spec §8: 55 per 10 s
+    'retail.all': { scope: 'key', window: true, limit: 2_000, windowSeconds: 10 }, // spec §8: 2,000 per 10 s, all retail combined
+    // upstream-facts "Retail extras": 20 requests/s per API key, read as a sliding second. Burst 4 + refill 14/s
+    // = 18 in any second (0.9 of 20); the burst leaves room for a cancel reserve. A request refused here is
+    // paced (held up to one window) rather than refused: a quick sequence of one key's calls is normal use.
+    'retail.key': { scope: 'key', window: true, limit: 20, windowSeconds: 1, safetyMargin: 0.7, burst: 4, paceMs: 1_000 },
     // Insert and cancel-replace are published as one figure; one shared bucket is the reading that cannot overshoot.
-    'exchange.orders.insert': { limit: entry.insert, windowSeconds: 1 },
-    'exchange.orders.cancel': { limit: entry.cancel, windowSeconds: 1 },
-    'exchange.orders.batch': { limit: 50, windowSeconds: 1 }, // upstream-facts: batch operations 50/s, every tier
-    'exchange.trade-stats': { limit: 60, windowSeconds: 60 }, // upstream-facts: 60/min
-    'exchange.instruments': { limit: 6, windowSeconds: 60 }, // upstream-facts: instruments and symbols 6/min
-    'exchange.book': { limit: 12, windowSeconds: 60 }, // upstream-facts: order book and BBO 12/min
-    'exchange.search': { limit: 12, windowSeconds: 60 }, // upstream-facts: order, execution, trade search 12/min
-    'exchange.settlement': { limit: 10, windowSeconds: 1 }, // upstream-facts: instrument settlement 10/s
-    'exchange.public': { limit: 20, windowSeconds: 1, perEgressIp: true }, // upstream-facts: 20/s per IP
-    'catalog.public': { window: true, limit: 20, windowSeconds: 1, perEgressIp: true }, // spec §8: 20 per second per IP
+    'exchange.orders.insert': { scope: 'firm', limit: entry.insert, windowSeconds: 1 },
+    'exchange.orders.cancel': { scope: 'firm', limit: entry.cancel, windowSeconds: 1 },
+    'exchange.orders.batch': { scope: 'firm', limit: 50, windowSeconds: 1 }, // upstream-facts: batch operations 50/s, every tier
+    'exchange.trade-stats': { scope: 'firm', limit: 60, windowSeconds: 60 }, // upstream-facts: 60/min
+    'exchange.instruments': { scope: 'firm', limit: 6, windowSeconds: 60 }, // upstream-facts: instruments and symbols 6/min
+    'exchange.book': { scope: 'firm', limit: 12, windowSeconds: 60 }, // upstream-facts: order book and BBO 12/min
+    'exchange.search': { scope: 'firm', limit: 12, windowSeconds: 60 }, // upstream-facts: order, execution, trade search 12/min
+    'exchange.settlement': { scope: 'firm', limit: 10, windowSeconds: 1 }, // upstream-facts: instrument settlement 10/s
+    'exchange.public': { scope: 'ip', limit: 20, windowSeconds: 1 }, // upstream-facts: 20/s per IP
+    'catalog.public': { scope: 'ip', window: true, limit: 20, windowSeconds: 1 }, // spec §8: 20 per second per IP
   };
 }
 
@@ -92,6 +110,10 @@ const BucketOverrideSchema = z
     burst: z.number().positive(),
     /** Fraction of the capacity that reads may not take. */
     reserve: reserveFraction,
+    /** What the upstream counts the bucket per (default: as documented, see BUCKET_SCOPES). */
+    scope: z.enum(BUCKET_SCOPES),
+    /** Milliseconds a request refused by this bucket alone waits for it before a 429 (pacing). */
+    paceMs: z.number().min(0).max(10_000),
   })
   .partial()
   .strict();
@@ -103,7 +125,8 @@ export interface ResolvedBucketLimit {
   /** The bucket's capacity: configured, or the default for its kind (see DocumentedLimit.window). */
   burst: number;
   reserve: number;
-  perEgressIp: boolean;
+  scope: BucketScope;
+  paceMs: number;
 }
 
 export const LimitsSchema = z
@@ -117,7 +140,17 @@ export const LimitsSchema = z
     /** Classes refused, rather than answered from local buckets, while Redis is unreachable. */
     failClosed: z.array(z.enum(REQUEST_CLASSES)).default([]),
     heartbeatMs: z.number().int().positive().default(1_000),
+    /** An instance silent this long is presumed cut off from Redis and deciding locally: its local share is reserved. */
     instanceTtlMs: z.number().int().positive().default(3_000),
+    /** How long a silent instance's share stays reserved before it is forgotten (a crash looks like a cut-off). */
+    staleReserveMs: z.number().int().positive().default(60_000),
+    /**
+     * The fleet size an instance assumes when it cannot count its peers (Redis unreachable since it
+     * started): local buckets are sized 1/max(this, last count seen). Never assume being alone.
+     */
+    expectedInstances: z.number().int().positive().default(3),
+    /** Redis timeouts in a row before an instance goes local; one late answer under CPU pressure is not an outage. */
+    degradeAfterTimeouts: z.number().int().positive().default(3),
     probeMs: z.number().int().positive().default(1_000),
     /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
     egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
@@ -134,15 +167,17 @@ export const LimitsSchema = z
       const o = overrides[name] ?? {};
       const base = documented[name];
       const limit = o.limit ?? base.limit;
-      const safetyMargin = o.safetyMargin ?? limits.safetyMargin;
+      const safetyMargin = o.safetyMargin ?? base.safetyMargin ?? limits.safetyMargin;
       buckets[name] = {
         limit,
         windowSeconds: o.windowSeconds ?? base.windowSeconds,
         safetyMargin,
         // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole margined limit is the burst.
-        burst: o.burst ?? Math.max(1, Math.floor(base.window && safetyMargin < 1 ? (limit * (1 - safetyMargin)) / 2 + 1e-9 : limit * safetyMargin)),
-        reserve: o.reserve ?? (name === 'retail.all' ? limits.priorityReserve : 0),
-        perEgressIp: base.perEgressIp ?? false,
+        burst: o.burst ?? base.burst ?? Math.max(1, Math.floor(base.window && safetyMargin < 1 ? (limit * (1 - safetyMargin)) / 2 + 1e-9 : limit * safetyMargin)),
+        // Both buckets every retail call spends keep the priority reserve for order entry and cancels.
+        reserve: o.reserve ?? (name === 'retail.all' || name === 'retail.key' ? limits.priorityReserve : 0),
+        paceMs: o.paceMs ?? base.paceMs ?? 0,
+        scope: o.scope ?? base.scope,
       };
     }
     return { ...limits, buckets };

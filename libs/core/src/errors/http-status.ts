@@ -51,6 +51,7 @@ export function httpStatusOf(code: ErrorCode): number {
       return 502;
     case ErrorCode.UPSTREAM_UNAVAILABLE:
     case ErrorCode.UPSTREAM_AUTH_UNAVAILABLE:
+    case ErrorCode.ORDER_REJECTED_LATENCY:
     case ErrorCode.SERVICE_UNAVAILABLE:
       return 503;
     case ErrorCode.UPSTREAM_TIMEOUT:
@@ -83,6 +84,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE]: 'Upstream rejected the payload size',
   [ErrorCode.UPSTREAM_UNPROCESSABLE]: 'Upstream could not process the request',
   [ErrorCode.UPSTREAM_RATE_LIMITED]: 'Upstream rate limit exceeded',
+  [ErrorCode.ORDER_REJECTED_LATENCY]: 'Order rejected unprocessed by the upstream latency guard',
   [ErrorCode.UPSTREAM_ERROR]: 'Upstream error',
   [ErrorCode.UPSTREAM_TIMEOUT]: 'Upstream timed out',
   [ErrorCode.UPSTREAM_UNAVAILABLE]: 'Upstream unavailable',

@@ -12,7 +12,9 @@ describe('upstreamError', () => {
     [422, 422],
     [429, 429],
     [500, 502],
-    [503, 502],
+    [502, 502],
+    [503, 503],
+    [504, 504],
   ])('keeps the meaning of upstream %i as %i', (upstream, gateway) => {
     expect(httpStatusOf(upstreamError('exchange', { status: upstream, body: {} }).code)).toBe(gateway);
   });
@@ -32,6 +34,21 @@ describe('upstreamError', () => {
     [undefined, '1'],
   ])('tells the client Retry-After %s of the upstream as %s: whole seconds, at least 1', (upstream, client) => {
     expect(upstreamError('retail', { status: 429, body: {}, retryAfter: upstream }).headers['Retry-After']).toBe(client);
+  });
+
+  it('keeps a 503 with the upstream Retry-After, and says a 504 may have been processed', () => {
+    expect(upstreamError('retail', { status: 503, body: {}, retryAfter: '4' }).headers['Retry-After']).toBe('4');
+    const timeout = upstreamError('exchange', { status: 504, body: {} }, { clordId: 'c-9' });
+    expect(timeout.detail).toContain('may have been processed');
+    expect(timeout.extensions.clordId).toBe('c-9');
+  });
+
+  it.each([429, 400])('calls "Global Rate Limit Exceeded" (status %i) ORDER_REJECTED_LATENCY: 503, retryable, not processed, no Retry-After', (status) => {
+    const sut = upstreamError('exchange', { status, body: { code: 8, message: 'Global Rate Limit Exceeded', details: [] } }, { clordId: 'c-2' });
+    expect(sut.code).toBe(ErrorCode.ORDER_REJECTED_LATENCY);
+    expect(httpStatusOf(sut.code)).toBe(503);
+    expect(sut.extensions).toMatchObject({ retryable: true, processed: false, clordId: 'c-2' });
+    expect(sut.headers['Retry-After']).toBeUndefined();
   });
 
   it('calls a 403 UPSTREAM_FORBIDDEN', () => {

@@ -19,19 +19,40 @@ const BY_STATUS: Record<number, ErrorCode> = {
   413: ErrorCode.UPSTREAM_PAYLOAD_TOO_LARGE,
   422: ErrorCode.UPSTREAM_UNPROCESSABLE,
   429: ErrorCode.UPSTREAM_RATE_LIMITED,
+  503: ErrorCode.UPSTREAM_UNAVAILABLE,
+  504: ErrorCode.UPSTREAM_TIMEOUT,
 };
 
+/** Codes whose answer passes the upstream's Retry-After on (a 429 or 503 says when to come back). */
+const KEEPS_RETRY_AFTER: ReadonlySet<ErrorCode> = new Set([ErrorCode.UPSTREAM_RATE_LIMITED, ErrorCode.UPSTREAM_UNAVAILABLE]);
+
 /**
- * An upstream error answer as a problem: 4xx keep their meaning, 5xx become 502, and the upstream
- * body is kept under `upstream` so nothing the client needs is lost.
+ * The exchange's latency stopgap (upstream-facts, operator's rules): an order not processed within 5 s
+ * is rejected with this message. Not a rate limit: the one order was refused unprocessed.
+ */
+export function isLatencyReject(message: string | undefined): boolean {
+  return message !== undefined && /global rate limit exceeded/i.test(message);
+}
+
+/**
+ * An upstream error answer as a problem: 4xx keep their meaning, a 503 stays 503 (with the upstream's
+ * Retry-After) and a 504 stays 504 ("may have been processed"), other 5xx become 502; the upstream body
+ * is kept under `upstream` so nothing the client needs is lost. "Global Rate Limit Exceeded" becomes
+ * ORDER_REJECTED_LATENCY (503, `retryable`): the order was refused unprocessed, whatever the status.
  */
 export function upstreamError(surface: string, failure: UpstreamFailure, extensions: Record<string, unknown> = {}): DomainError {
-  const code = BY_STATUS[failure.status] ?? (failure.status >= 500 ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_BAD_REQUEST);
   const message = messageOf(failure.body);
-  const detail = `The ${surface} upstream answered ${failure.status}${message ? `: ${message}` : '.'}`;
+  const upstream = { upstream: { status: failure.status, body: failure.body } };
+  if (isLatencyReject(message)) {
+    const detail = `The ${surface} upstream rejected the order unprocessed (latency guard: ${message}); it is safe to send it again.`;
+    return new DomainError(ErrorCode.ORDER_REJECTED_LATENCY, detail, { extensions: { ...extensions, retryable: true, processed: false, ...upstream } });
+  }
+  const code = BY_STATUS[failure.status] ?? (failure.status >= 500 ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_BAD_REQUEST);
+  const meaning = code === ErrorCode.UPSTREAM_TIMEOUT ? ' The request may have been processed.' : '';
+  const detail = `The ${surface} upstream answered ${failure.status}${message ? `: ${message}` : '.'}${meaning}`;
   const headers: Record<string, string> = {};
-  if (code === ErrorCode.UPSTREAM_RATE_LIMITED) headers['Retry-After'] = normaliseRetryAfter(failure.retryAfter);
-  return new DomainError(code, detail, { headers, extensions: { ...extensions, upstream: { status: failure.status, body: failure.body } } });
+  if (KEEPS_RETRY_AFTER.has(code)) headers['Retry-After'] = normaliseRetryAfter(failure.retryAfter);
+  return new DomainError(code, detail, { headers, extensions: { ...extensions, ...upstream } });
 }
 
 /** Timeouts and connection failures: the request may or may not have been processed (504) or never arrived (503). */

@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { BudgetGate, type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
-import {
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  type JsonCall,
-  type JsonReply,
-  UpstreamHttp,
-  upstreamTransportError,
-  urlOf,
-} from '@lib/core';
+import { type BudgetedReply, type RouteBudget, UpstreamCalls } from '@lib/ratelimit';
+import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, urlOf } from '@lib/core';
 
 export interface ExchangeCall extends JsonCall {
   /**
@@ -32,9 +24,10 @@ export interface ExchangeCall extends JsonCall {
 }
 
 /**
- * Every exchange REST call goes through here: bearer token attached, a 401 answered by one refresh
- * and one resend (a 401 means the request was not processed, so even an insert is safe to resend),
- * and upstream errors mapped to problems. Nothing else is ever resent.
+ * Every exchange REST call goes through here, onto the one upstream-call pipeline (UpstreamCalls):
+ * bearer token attached per try, a 401 answered by one refresh and one resend that pays budget again
+ * (a 401 means the request was not processed, so even an insert is safe to resend), upstream errors
+ * mapped to problems. Nothing else is ever resent.
  */
 @Injectable()
 export class ExchangeHttpClient {
@@ -43,36 +36,38 @@ export class ExchangeHttpClient {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly http: UpstreamHttp,
+    private readonly calls: UpstreamCalls,
     private readonly tokens: ExchangeTokenProvider,
-    private readonly budget: BudgetGate,
   ) {
     this.base = config.environments[config.environment]!.exchangeUrl;
     this.timeoutMs = config.exchange.requestTimeoutMs;
   }
 
-  async send(call: ExchangeCall): Promise<BudgetedReply> {
+  send(call: ExchangeCall): Promise<BudgetedReply> {
     const url = urlOf(this.base, call);
-    const decision = await this.budget.spend(call.budget, call.team, call.cost, call.preferWaitMs);
-    let authorization = call.anonymous ? undefined : await this.tokens.authorization(url);
-    let reply = await this.once(call, url, authorization);
-    if (reply.status === 401 && authorization) {
-      this.tokens.rejected(authorization);
-      authorization = await this.tokens.authorization(url);
-      reply = await this.once(call, url, authorization);
-    }
-    void this.budget.feedback(call.budget, reply);
-    return this.budget.answer('exchange', reply, decision, call.context);
-  }
-
-  private async once(call: ExchangeCall, url: string, authorization: string | undefined): Promise<JsonReply> {
-    const headers: Record<string, string> = {};
-    if (authorization) headers.authorization = authorization;
-    if (call.participant) headers['x-participant-id'] = call.participant;
-    try {
-      return await this.http.json(url, { method: call.method, body: call.body, headers, requestId: call.requestId, timeoutMs: call.timeoutMs ?? this.timeoutMs });
-    } catch (error) {
-      throw upstreamTransportError('exchange', error, call.context);
-    }
+    const { tokens } = this;
+    return this.calls.send({
+      surface: 'exchange',
+      url,
+      method: call.method,
+      body: call.body,
+      requestId: call.requestId,
+      timeoutMs: call.timeoutMs ?? this.timeoutMs,
+      headers: call.participant ? { 'x-participant-id': call.participant } : {},
+      budget: call.budget,
+      team: call.team,
+      cost: call.cost,
+      preferWaitMs: call.preferWaitMs,
+      context: call.context,
+      credentials: call.anonymous
+        ? undefined
+        : {
+            headers: async () => ({ authorization: await tokens.authorization(url) }),
+            unauthorized: (_reply, sent) => {
+              tokens.rejected(sent.authorization);
+              return true;
+            },
+          },
+    });
   }
 }

@@ -67,3 +67,32 @@ describe(BucketRegistry.name, () => {
     expect(paths).toEqual(expect.arrayContaining(['limits.buckets', 'teams.0.shares.retail.ord', 'teams.0.shares.retail']));
   });
 });
+
+describe('bucket scope', () => {
+  const sut = registryOf();
+
+  it('counts every retail bucket per API key, the exchange per firm and public calls per IP', () => {
+    expect(sut.all().filter((b) => b.name.startsWith('retail.')).map((b) => b.scope)).toEqual(Array(9).fill('key'));
+    expect(sut.get('exchange.orders.insert').scope).toBe('firm');
+    expect(sut.get('catalog.public')).toMatchObject({ scope: 'ip', scopeKey: 'shared' });
+    expect(sut.get('retail.key')).toMatchObject({ published: 20, windowSeconds: 1, capacity: 4, reserve: 0.2, paceMs: 1_000 });
+    expect(1000 / sut.get('retail.key').emissionMs + sut.get('retail.key').capacity).toBeCloseTo(18); // in any sliding second
+  });
+
+  it('gives each account its own cells, cool-down keys and team-share cells', () => {
+    const teams = registryOf({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const plan = (account: string) => buildPlan(teams, { buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write', account });
+    expect(plan('main').cells.map((c) => [c.key, c.bucketKey, c.scopeKey])).toEqual([
+      ['retail.orders.create@key:main', 'retail.orders.create@key:main', 'main'],
+      ['retail.all@key:main', 'retail.all@key:main', 'main'],
+      ['retail.orders.create@key:main:team:desk', 'retail.orders.create@key:main', 'main'],
+      ['retail.all@key:main:team:desk', 'retail.all@key:main', 'main'],
+    ]);
+    expect(plan('hedge').id).not.toBe(plan('main').id);
+  });
+
+  it('lets config change a scope', () => {
+    expect(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }).get('retail.all').scope).toBe('deployment');
+    expect(buildPlan(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }), { buckets: ['retail.all'], class: 'read', account: 'main' }).cells[0].key).toBe('retail.all');
+  });
+});

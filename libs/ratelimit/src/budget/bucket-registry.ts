@@ -1,4 +1,4 @@
-import type { BucketName, LimitsConfig, TeamConfig } from './limits.types.js';
+import type { BucketName, BucketScope, LimitsConfig, TeamConfig } from './limits.types.js';
 
 /** One upstream bucket as the limiter enforces it: the published figure times the safety margin. */
 export interface BucketSpec {
@@ -12,8 +12,26 @@ export interface BucketSpec {
   emissionMs: number;
   /** Fraction of the capacity reads may not take (priority reserve). */
   reserve: number;
-  /** Storage key: per-IP buckets carry the egress name, so instances behind one address share one bucket. */
+  /** What the upstream counts this bucket per (limits.buckets.<name>.scope). */
+  scope: BucketScope;
+  /**
+   * Storage key: per-IP buckets carry the egress name, so instances behind one address share one
+   * bucket; a per-key bucket's cells add the API key's account name (see scopedKey).
+   */
   key: string;
+  /** How long a request refused by this bucket alone is held for it before a 429 (0: not paced). */
+  paceMs: number;
+  /** The scope key of a per-IP bucket (its egress name); per-key buckets take theirs from the request. */
+  scopeKey?: string;
+}
+
+/**
+ * The storage key of one bucket for one request: per-key buckets count each retail API key apart (the
+ * upstream counts them per key), so two accounts never share, nor cool, one another's allowance. A
+ * per-key bucket taken without an account falls back to the bucket's deployment-wide cell.
+ */
+export function scopedKey(spec: BucketSpec, account: string | undefined): string {
+  return spec.scope === 'key' && account !== undefined ? `${spec.key}@key:${account}` : spec.key;
 }
 
 /** Bucket specs resolved from config, and each team's share of them. */
@@ -31,7 +49,10 @@ export class BucketRegistry {
         capacity: b.burst,
         emissionMs: (b.windowSeconds * 1000) / margined,
         reserve: b.reserve,
-        key: b.perEgressIp ? `${name}@${limits.egressId}` : name,
+        scope: b.scope,
+        paceMs: b.paceMs,
+        key: b.scope === 'ip' ? `${name}@${limits.egressId}` : name,
+        ...(b.scope === 'ip' ? { scopeKey: limits.egressId } : {}),
       });
     }
     for (const team of teams) if (team.shares) this.shares.set(team.id, team.shares);

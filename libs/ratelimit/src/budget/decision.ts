@@ -13,6 +13,8 @@ export interface BucketReading {
   bucket: BucketName;
   /** Set when the reading is the team's share of the bucket. */
   team?: string;
+  /** The account (per-key bucket) or egress name (per-IP bucket) the reading counts for. */
+  scopeKey?: string;
   remaining: number;
   limit: number;
   windowSeconds: number;
@@ -28,6 +30,8 @@ export interface Decision {
   bucket: BucketName;
   /** Set when that bucket's reading is the team's share. */
   team?: string;
+  /** The scope key of that bucket's reading (see BucketReading). */
+  scopeKey?: string;
   remaining: number;
   limit: number;
   windowSeconds: number;
@@ -43,6 +47,7 @@ export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMo
   const readings: BucketReading[] = plan.cells.map((cell, i) => ({
     bucket: cell.bucket.name,
     ...(cell.team === undefined ? {} : { team: cell.team }),
+    ...(cell.scopeKey === undefined ? {} : { scopeKey: cell.scopeKey }),
     remaining: outcome.remaining[i],
     limit: Math.floor(Math.max(1, cell.capacity / instances)),
     windowSeconds: cell.bucket.windowSeconds,
@@ -61,6 +66,7 @@ export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMo
     readings,
   };
   if (reading.team !== undefined) decision.team = reading.team;
+  if (reading.scopeKey !== undefined) decision.scopeKey = reading.scopeKey;
   if (!outcome.allowed) decision.limitedBy = outcome.coolDown ? 'cool-down' : index >= plan.upstreamCount ? 'team-share' : 'bucket';
   return decision;
 }

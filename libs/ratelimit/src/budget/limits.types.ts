@@ -5,3 +5,4 @@ export type LimitsConfig = GatewayConfig['limits'];
 export type BucketName = keyof LimitsConfig['buckets'];
 export type RequestClass = LimitsConfig['failClosed'][number];
 export type TeamConfig = GatewayConfig['teams'][number];
+export type BucketScope = LimitsConfig['buckets'][BucketName]['scope'];

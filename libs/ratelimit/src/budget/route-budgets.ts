@@ -9,8 +9,11 @@ export interface RouteBudget {
 
 const budget = (klass: RequestClass, ...buckets: BucketName[]): RouteBudget => ({ buckets, class: klass });
 
-/** Every retail call also spends `retail.all` (spec §8: 2,000 per 10 s, all retail combined). */
-const retail = (klass: RequestClass, bucket?: BucketName): RouteBudget => (bucket ? budget(klass, bucket, 'retail.all') : budget(klass, 'retail.all'));
+/**
+ * Every retail call also spends `retail.all` (spec §8: 2,000 per 10 s, all retail combined) and
+ * `retail.key` (upstream-facts: 20 requests/s per API key); all three are counted per key.
+ */
+const retail = (klass: RequestClass, bucket?: BucketName): RouteBudget => (bucket ? budget(klass, bucket, 'retail.all', 'retail.key') : budget(klass, 'retail.all', 'retail.key'));
 
 /** The buckets each upstream operation takes, for routes to declare instead of spelling bucket names. */
 export const ROUTE_BUDGETS = {
@@ -51,7 +54,10 @@ export const ROUTE_BUDGETS = {
   },
 } as const satisfies Record<string, Record<string, RouteBudget>>;
 
-/** A take request for a route on behalf of a team; `cost` counts the operations of a batch where a bucket counts them. */
-export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number): TakeRequest {
-  return { buckets: route.buckets, class: route.class, ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }) };
+/**
+ * A take request for a route on behalf of a team; `cost` counts the operations of a batch where a bucket
+ * counts them; `account` names the retail API key for per-key buckets.
+ */
+export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number, account?: string): TakeRequest {
+  return { buckets: route.buckets, class: route.class, ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
 }

@@ -1,4 +1,4 @@
-import type { BucketRegistry, BucketSpec } from './bucket-registry.js';
+import { type BucketRegistry, type BucketSpec, scopedKey } from './bucket-registry.js';
 import type { BucketName, RequestClass } from './limits.types.js';
 
 /** What one request asks of the budget. */
@@ -10,6 +10,8 @@ export interface TakeRequest {
   /** Tokens to take from each bucket; a batch may cost more than one. */
   cost?: number;
   class: RequestClass;
+  /** The retail account (API key) the request is signed with: per-key buckets count it apart. */
+  account?: string;
 }
 
 /** One GCRA cell the request must pass: an upstream bucket, or a team's share of one. */
@@ -21,8 +23,12 @@ export interface PlanCell {
   emissionMs: number;
   /** Tokens this request's class may use: reads stop short of the priority reserve. */
   usable: number;
-  /** Storage key suffix, unique per bucket (and team). */
+  /** Storage key suffix, unique per bucket, scope key (and team). */
   key: string;
+  /** The upstream bucket's storage key for this request (its scope key included): where cool-downs live. */
+  bucketKey: string;
+  /** The account of a per-key bucket's cell, or the egress name of a per-IP one. */
+  scopeKey?: string;
 }
 
 /** A request shape resolved once and reused: upstream cells first, then team-share cells. */
@@ -37,7 +43,7 @@ export interface TakePlan {
 }
 
 export function planId(request: TakeRequest): string {
-  return `${request.class}|${request.team ?? ''}|${request.buckets.join(',')}`;
+  return `${request.class}|${request.team ?? ''}|${request.account ?? ''}|${request.buckets.join(',')}`;
 }
 
 export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
@@ -45,12 +51,18 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
   if (new Set(request.buckets).size !== request.buckets.length) throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
   const usableOf = (capacity: number, reserve: number) => (request.class === 'read' ? capacity * (1 - reserve) : capacity);
   const specs = request.buckets.map((name) => registry.get(name));
+  const scoped = (spec: BucketSpec) => {
+    const bucketKey = scopedKey(spec, request.account);
+    const scopeKey = spec.scope === 'key' ? request.account : spec.scopeKey;
+    return { bucketKey, ...(scopeKey === undefined ? {} : { scopeKey }) };
+  };
   const upstream: PlanCell[] = specs.map((spec) => ({
     bucket: spec,
     capacity: spec.capacity,
     emissionMs: spec.emissionMs,
     usable: usableOf(spec.capacity, spec.reserve),
-    key: spec.key,
+    ...scoped(spec),
+    key: scopedKey(spec, request.account),
   }));
   const shares: PlanCell[] = [];
   for (const spec of specs) {
@@ -63,7 +75,8 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
       capacity,
       emissionMs: spec.emissionMs / share,
       usable: usableOf(capacity, spec.reserve),
-      key: `${spec.key}:team:${request.team}`,
+      ...scoped(spec),
+      key: `${scopedKey(spec, request.account)}:team:${request.team}`,
     });
   }
   const cells = [...upstream, ...shares];

@@ -5,8 +5,14 @@ export interface RedisLinkOptions {
   heartbeatMs: number;
   /** How often to try Redis again while it is unreachable. */
   probeMs: number;
-  /** An instance silent this long no longer counts. */
+  /** An instance silent this long is presumed local: its share is reserved (RedisBudgetStore.reserveStale). */
   instanceTtlMs: number;
+  /** An instance silent this long is forgotten. */
+  staleReserveMs: number;
+  /** Peers assumed while none could be counted; local buckets are sized for at least this many. */
+  expectedInstances: number;
+  /** Consecutive timeouts before going local (hysteresis). */
+  degradeAfterTimeouts: number;
 }
 
 export interface LinkLogger {
@@ -17,16 +23,37 @@ export interface LinkLogger {
 /** How long start() waits for a client still connecting before it settles for degraded mode. */
 const CONNECT_WAIT_MS = 2_000;
 
+/** Successful probes in a row that end degraded mode (hysteresis: one lucky answer is not a recovery). */
+const REJOIN_AFTER_PROBES = 2;
+
+/**
+ * A command that may have run in Redis though its answer came too late: the decision it carried must
+ * not be made again locally.
+ */
+export function mayHaveRun(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Command timed out';
+}
+
 /**
  * Whether the shared budget is reachable, and how many instances share it. The heartbeat doubles as
- * the probe: while Redis is down it runs every `probeMs`, and its first success ends degraded mode.
+ * the probe: while Redis is down it runs every `probeMs`, and REJOIN_AFTER_PROBES successes in a row
+ * end degraded mode. A refused connection degrades at once; timeouts (the usual symptom of a starved
+ * event loop, not of Redis) only after `degradeAfterTimeouts` in a row.
  */
 export class RedisLink {
   degraded = false;
-  /** Last count seen; kept through an outage so local buckets stay sized for the whole fleet. */
-  instances = 1;
+  /**
+   * Instances known (live or presumed cut off); kept through an outage so local buckets stay sized for
+   * the whole fleet. Until a first count, the configured fleet size: an instance that restarts while
+   * Redis is down must not believe it is alone.
+   */
+  instances: number;
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  private timeoutsInRow = 0;
+  private probesInRow = 0;
+  /** Set when this instance went local while Redis still answered others (timeouts, not a refused connection). */
+  cutOffAlone = false;
 
   constructor(
     private readonly store: RedisBudgetStore,
@@ -36,7 +63,22 @@ export class RedisLink {
     private readonly logger: LinkLogger,
     /** Runs against Redis before this instance leaves degraded mode (re-seeds lost bucket state). */
     private readonly beforeRejoin: () => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    this.instances = options.expectedInstances;
+  }
+
+  /**
+   * After going local on timeouts, the others may spend this instance's share on Redis until its
+   * heartbeat is stale and they have beaten once since: local cells stay spent that long.
+   */
+  get holdMs(): number {
+    return this.cutOffAlone ? this.options.instanceTtlMs + this.options.heartbeatMs : 0;
+  }
+
+  /** The count local buckets are sized for: never fewer than configured. */
+  get localShareOf(): number {
+    return Math.max(this.instances, this.options.expectedInstances);
+  }
 
   /** Loads the scripts and beats once, so the instance count is known before the first request. */
   async start(): Promise<void> {
@@ -57,18 +99,30 @@ export class RedisLink {
     await this.store.leave(this.options.instanceId).catch(() => undefined);
   }
 
-  /** A Redis call failed or timed out: decide locally until a probe succeeds. */
+  /** A Redis call answered in time: timeouts so far were a passing stall. */
+  succeeded(): void {
+    this.timeoutsInRow = 0;
+  }
+
+  /** A Redis call failed or timed out: decide locally until probes succeed (timeouts: once they persist). */
   failed(error: unknown): void {
     if (this.degraded) return;
+    if (mayHaveRun(error) && ++this.timeoutsInRow < this.options.degradeAfterTimeouts) return;
     this.degraded = true;
-    this.logger.warn(`Rate-limit budget: Redis unreachable (${error instanceof Error ? error.message : String(error)}); using local buckets sized for ${this.instances} instance(s).`);
+    this.cutOffAlone = mayHaveRun(error);
+    this.timeoutsInRow = 0;
+    this.probesInRow = 0;
+    this.logger.warn(`Rate-limit budget: Redis unreachable (${error instanceof Error ? error.message : String(error)}); using local buckets sized for ${this.localShareOf} instance(s).`);
     this.onChange();
   }
 
   private async beat(): Promise<void> {
     try {
-      this.instances = Math.max(1, await this.store.heartbeat(this.options.instanceId, this.options.instanceTtlMs, this.usage()));
-      if (this.degraded) {
+      const { known, fresh } = await this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
+      this.instances = Math.max(1, known);
+      this.store.reserveStale(known, fresh);
+      this.succeeded();
+      if (this.degraded && ++this.probesInRow >= REJOIN_AFTER_PROBES) {
         await this.beforeRejoin();
         this.degraded = false;
         this.logger.log('Rate-limit budget: Redis reachable again; back on the shared buckets.');

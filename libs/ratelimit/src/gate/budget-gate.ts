@@ -15,21 +15,28 @@ export interface BudgetedReply extends JsonReply {
 /**
  * The one place every upstream call spends its budget and reports back: take all of the route's
  * buckets (and the team's share) in one decision, or wait when the client asked to
- * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 or
- * "Global Rate Limit Exceeded" into a cluster-wide cool-down of the route's buckets.
+ * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 into a
+ * cluster-wide cool-down of the route's buckets for the request class that got it.
  */
 @Injectable()
 export class BudgetGate {
   constructor(private readonly limiter: RateLimiter) {}
 
-  /** `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429. */
-  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number): Promise<Decision | undefined> {
+  /**
+   * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
+   * `account`: the retail API key the call is signed with (per-key buckets).
+   */
+  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number, account?: string): Promise<Decision | undefined> {
     if (budget === null) return undefined;
-    const request = budgetFor(budget, team, cost);
+    const request = budgetFor(budget, team, cost, account);
     if (!waitMs) {
       const decision = await this.limiter.take(request);
-      if (!decision.allowed) throw rateLimitedError(decision);
-      return decision;
+      if (decision.allowed) return decision;
+      // A pacing bucket (retail.key: 20/s per key) holds the request for its turn instead of refusing it;
+      // a 429 after that wait is the BudgetWaitTooLongError, with no Preference-Applied (the client asked for none).
+      const paceMs = decision.limitedBy === 'bucket' ? this.limiter.buckets.get(decision.bucket).paceMs : 0;
+      if (decision.retryAfterMs > paceMs) throw rateLimitedError(decision);
+      return this.limiter.takeOrWait(request, paceMs);
     }
     try {
       return { ...(await this.limiter.takeOrWait(request, waitMs)), preferWaitMs: waitMs };
@@ -54,15 +61,16 @@ export class BudgetGate {
    * Reads a failed upstream answer for throttling signals. Never rejects (a lost cool-down is only a
    * lost hint); resolves once any cool-down is stored, for callers that must not answer before it holds.
    */
-  async feedback(budget: RouteBudget | null, reply: JsonReply): Promise<void> {
+  async feedback(budget: RouteBudget | null, reply: JsonReply, account?: string): Promise<void> {
     if (budget === null || reply.status < 400) return;
     const retryAfter = reply.headers['retry-after'];
     const body = parseBody(reply.text);
     const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
     const throttle = upstreamThrottleOf(
       { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
+      budget.class,
       Date.now(),
     );
-    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes }).catch(() => undefined);
+    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
   }
 }

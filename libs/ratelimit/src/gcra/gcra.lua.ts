@@ -82,16 +82,28 @@ end
 return #KEYS
 `;
 
-/** Announces this instance (sorted set scored by Redis time), drops silent ones, publishes its usage; replies the live count. */
+/**
+ * Announces this instance (sorted set scored by Redis time), forgets instances silent longer than the
+ * reserve horizon, publishes its usage. Replies {known, fresh}: instances within the horizon, and
+ * those heard from within the staleness limit; the difference are presumed local (cut off from Redis).
+ *
+ * An instance deciding locally (its Redis path failing, its probes getting through now and then)
+ * announces itself as such: scored just past the staleness limit, so it stays known and reserved
+ * however late its probes land, and is never counted fresh while it spends its local share.
+ *
+ * ARGV   instance id, reserve horizon ms, usage document, staleness limit ms, '1' when deciding locally
+ */
 export const HEARTBEAT_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
-return redis.call('ZCARD', KEYS[1])
+local horizon = tonumber(ARGV[2])
+local score = now
+if ARGV[5] == '1' then score = now - tonumber(ARGV[4]) - 1 end
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - horizon)
+redis.call('PEXPIRE', KEYS[1], horizon)
+redis.call('SET', KEYS[2], ARGV[3], 'PX', horizon)
+return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[4]), '+inf') }
 `;
 
 /** Reads bucket state for the admin view: Redis time in ms, each TAT ('' when absent), then each cool-down's PTTL. */

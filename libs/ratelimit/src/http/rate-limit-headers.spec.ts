@@ -36,18 +36,20 @@ describe(rateLimitHeaders.name, () => {
 describe(upstreamThrottleOf.name, () => {
   const now = Date.parse('2026-11-02T10:00:00Z');
 
-  it('cools every class down for Retry-After on a 429', () => {
-    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, now)).toEqual({ seconds: 3, classes: ['read', 'write', 'cancel'] });
-    expect(upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, now)?.seconds).toBe(5);
-    expect(upstreamThrottleOf({ status: 429 }, now, 2)?.seconds).toBe(2);
+  it('cools only the class that got the 429, for its Retry-After', () => {
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'read', now)).toEqual({ seconds: 3, classes: ['read'] });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'cancel', now)).toEqual({ seconds: 3, classes: ['cancel'] });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, 'write', now)?.seconds).toBe(5);
+    expect(upstreamThrottleOf({ status: 429 }, 'write', now, 2)?.seconds).toBe(2);
   });
 
-  it('spares cancels on "Global Rate Limit Exceeded" (upstream-facts: pure cancels exempt)', () => {
-    expect(upstreamThrottleOf({ status: 400, message: 'Global Rate Limit Exceeded' }, now)).toEqual({ seconds: 1, classes: ['write'] });
+  it('cools nothing on "Global Rate Limit Exceeded", whatever its status (upstream-facts: not a rate limit)', () => {
+    expect(upstreamThrottleOf({ status: 429, message: 'Global Rate Limit Exceeded' }, 'write', now)).toBeUndefined();
+    expect(upstreamThrottleOf({ status: 400, message: 'global rate limit exceeded' }, 'write', now)).toBeUndefined();
   });
 
   it('ignores other answers and unreadable Retry-After values', () => {
-    expect(upstreamThrottleOf({ status: 503 }, now)).toBeUndefined();
-    expect(upstreamThrottleOf({ status: 429, retryAfter: 'soon' }, now, 4)?.seconds).toBe(4);
+    expect(upstreamThrottleOf({ status: 503 }, 'read', now)).toBeUndefined();
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'soon' }, 'read', now, 4)?.seconds).toBe(4);
   });
 });

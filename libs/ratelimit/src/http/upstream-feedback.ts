@@ -1,4 +1,4 @@
-import { REQUEST_CLASSES, retryAfterOf } from '@lib/core';
+import { isLatencyReject, retryAfterOf } from '@lib/core';
 
 import type { RequestClass } from '../budget/limits.types.js';
 
@@ -17,13 +17,13 @@ export interface UpstreamThrottle {
 }
 
 /**
- * Reads an upstream answer for rate-limit feedback (spec §7: 429; upstream-facts: 429 carries
- * Retry-After, and during overload orders are rejected with "Global Rate Limit Exceeded", pure
- * cancels exempt, so such a refusal cools down order entry only).
+ * Reads an upstream answer for rate-limit feedback. Only a real 429 means slow down (spec §7,
+ * upstream-facts), and it cools only the class that earned it: a 429 on a read never stops a create
+ * or a cancel. "Global Rate Limit Exceeded" is the exchange's 5 s latency stopgap on one order, "not
+ * an actual rate limit — do not throttle" (upstream-facts, operator's rules): it cools nothing,
+ * whatever status it comes with.
  */
-export function upstreamThrottleOf(answer: UpstreamAnswer, nowMs: number, fallbackSeconds = 1): UpstreamThrottle | undefined {
-  const seconds = retryAfterOf(answer.retryAfter, nowMs) ?? fallbackSeconds;
-  if (answer.status === 429) return { seconds, classes: [...REQUEST_CLASSES] };
-  if (answer.message && /global rate limit exceeded/i.test(answer.message)) return { seconds, classes: ['write'] };
-  return undefined;
+export function upstreamThrottleOf(answer: UpstreamAnswer, klass: RequestClass, nowMs: number, fallbackSeconds = 1): UpstreamThrottle | undefined {
+  if (answer.status !== 429 || isLatencyReject(answer.message)) return undefined;
+  return { seconds: retryAfterOf(answer.retryAfter, nowMs) ?? fallbackSeconds, classes: [klass] };
 }

@@ -1,5 +1,5 @@
 import type { BucketRegistry } from '../budget/bucket-registry.js';
-import type { BucketName } from '../budget/limits.types.js';
+import type { BucketName, BucketScope } from '../budget/limits.types.js';
 import { buildPlan, type PlanCell } from '../budget/take-plan.js';
 import type { CellState } from '../store/store-outcome.js';
 import type { UsageByBucket, UsageCount } from './team-usage.js';
@@ -15,6 +15,10 @@ export interface TeamBucketView {
 
 export interface BucketView {
   bucket: BucketName;
+  /** What the upstream counts the bucket per; one view per scope key (each retail account of a per-key bucket). */
+  scope: BucketScope;
+  /** The retail account of a per-key bucket, the egress name of a per-IP one. */
+  scopeKey?: string;
   /** The configured (default: published) limit per window, before the safety margin. */
   published: number;
   windowSeconds: number;
@@ -38,14 +42,20 @@ export interface LimitsView {
   buckets: BucketView[];
 }
 
-/** Every upstream cell, then every team-share cell, in one list to read at once. */
-export function viewCells(registry: BucketRegistry): PlanCell[] {
-  const buckets = registry.all().map((s) => s.name);
-  const upstream = buildPlan(registry, { buckets, class: 'write' }).cells;
-  const shares = registry.teamsWithShares().flatMap((team) => {
-    const plan = buildPlan(registry, { buckets, team, class: 'write' });
-    return plan.cells.slice(plan.upstreamCount);
-  });
+/**
+ * Every upstream cell, then every team-share cell, in one list to read at once: per-key buckets once
+ * per retail account (the deployment-wide cell when there is none), the others once.
+ */
+export function viewCells(registry: BucketRegistry, accounts: readonly string[] = []): PlanCell[] {
+  const specs = registry.all();
+  const perKey = specs.filter((s) => s.scope === 'key').map((s) => s.name);
+  const shapes: { buckets: BucketName[]; account?: string }[] = [
+    { buckets: specs.filter((s) => s.scope !== 'key' || accounts.length === 0).map((s) => s.name) },
+    ...(perKey.length === 0 ? [] : accounts.map((account) => ({ buckets: perKey, account }))),
+  ].filter((shape) => shape.buckets.length > 0);
+  const plans = (team?: string) => shapes.map((shape) => buildPlan(registry, { ...shape, class: 'write', ...(team === undefined ? {} : { team }) }));
+  const upstream = plans().flatMap((plan) => plan.cells);
+  const shares = registry.teamsWithShares().flatMap((team) => plans(team).flatMap((plan) => plan.cells.slice(plan.upstreamCount)));
   return [...upstream, ...shares];
 }
 
@@ -56,15 +66,18 @@ export function assembleView(
   usage: UsageByBucket,
   status: Omit<LimitsView, 'buckets'>,
 ): LimitsView {
-  const views = new Map<BucketName, BucketView>();
+  // Keyed by the bucket's storage key: one view per bucket and scope key.
+  const views = new Map<string, BucketView>();
   cells.forEach((cell, i) => {
     const level = round(states[i].level);
     if (cell.team !== undefined) {
-      views.get(cell.bucket.name)?.teams.push({ team: cell.team, share: registry.shareOf(cell.team, cell.bucket.name), capacity: cell.capacity, level, lastMinute: { allowed: 0, denied: 0 } });
+      views.get(cell.bucketKey)?.teams.push({ team: cell.team, share: registry.shareOf(cell.team, cell.bucket.name), capacity: cell.capacity, level, lastMinute: { allowed: 0, denied: 0 } });
       return;
     }
-    views.set(cell.bucket.name, {
+    views.set(cell.bucketKey, {
       bucket: cell.bucket.name,
+      scope: cell.bucket.scope,
+      ...(cell.scopeKey === undefined ? {} : { scopeKey: cell.scopeKey }),
       published: cell.bucket.published,
       windowSeconds: cell.bucket.windowSeconds,
       capacity: cell.capacity,
@@ -75,8 +88,8 @@ export function assembleView(
       teams: [],
     });
   });
-  for (const [bucket, byTeam] of Object.entries(usage)) {
-    const view = views.get(bucket as BucketName);
+  for (const [bucketKey, byTeam] of Object.entries(usage)) {
+    const view = views.get(bucketKey);
     if (!view) continue;
     for (const [team, count] of Object.entries(byTeam)) {
       const existing = view.teams.find((t) => t.team === team);

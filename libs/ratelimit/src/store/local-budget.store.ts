@@ -21,11 +21,12 @@ export class LocalBudgetStore {
 
   /**
    * Redis became unreachable: what the fleet spent there is unknown, so every local cell starts
-   * spent and refills from now (starting full would add a burst the window limits have no room for).
+   * spent and refills from `now + holdMs` (starting full would add a burst the window limits have no
+   * room for). `holdMs`: how long the other instances may still spend this one's share on Redis.
    */
-  beginOutage(now: number): void {
+  beginOutage(now: number, holdMs = 0): void {
     this.tats.clear();
-    this.spentAt = now;
+    this.spentAt = now + holdMs;
   }
 
   private tatOf(key: string, cell: GcraCell): number | undefined {
@@ -68,7 +69,7 @@ export class LocalBudgetStore {
     return cells.map((cell) => {
       const local = scaleCell(cell, instances);
       const tat = Math.max(now, this.tatOf(cell.key, local) ?? now);
-      const cool = this.coolDowns.get(cell.bucket.key);
+      const cool = this.coolDowns.get(cell.bucketKey);
       return {
         level: Math.max(0, (now + local.capacity * local.emissionMs - tat) / local.emissionMs),
         coolDownMs: cool && cool.until > now ? cool.until - now : 0,
@@ -80,7 +81,7 @@ export class LocalBudgetStore {
     const letter = CLASS_LETTER[plan.klass];
     let found: { waitMs: number; index: number } | undefined;
     for (let i = 0; i < plan.upstreamCount; i++) {
-      const cool = this.coolDowns.get(plan.cells[i].bucket.key);
+      const cool = this.coolDowns.get(plan.cells[i].bucketKey);
       if (!cool || cool.until <= now || !cool.classes.includes(letter)) continue;
       if (!found || cool.until - now > found.waitMs) found = { waitMs: Math.ceil(cool.until - now), index: i };
     }

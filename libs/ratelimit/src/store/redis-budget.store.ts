@@ -23,7 +23,9 @@ export class RedisBudgetStore {
   private readonly heartbeatScript = new LuaScript(HEARTBEAT_SCRIPT);
   private readonly readScript = new LuaScript(READ_SCRIPT);
   private readonly reseedScript = new LuaScript(RESEED_SCRIPT);
-  private readonly prepared = new WeakMap<TakePlan, PreparedPlan>();
+  private readonly prepared = new WeakMap<TakePlan, PreparedPlan & { share: number }>();
+  /** See reserveStale. */
+  private share = 1;
   private readonly pending: PendingTake[] = [];
   private inFlight = 0;
 
@@ -66,10 +68,23 @@ export class RedisBudgetStore {
     await this.coolDownScript.run(this.redis, keys.length, [...keys, classLetters, Math.max(1, Math.ceil(ms))]);
   }
 
-  /** Announces the instance and publishes its usage; answers how many instances are alive. */
-  async heartbeat(instanceId: string, ttlMs: number, usage: string): Promise<number> {
+  /**
+   * Announces the instance and publishes its usage; answers how many instances are known (heard from
+   * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`, not deciding locally).
+   */
+  async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
     const keys = [this.keys.instances(), this.keys.usage(instanceId)];
-    return (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, ttlMs, usage])) as number;
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0'])) as [number, number];
+    return { known, fresh };
+  }
+
+  /**
+   * The part of every shared bucket the fresh instances may spend: `fresh / known`. An instance whose
+   * heartbeat went stale is presumed cut off and deciding from its local share (1/known), so the shared
+   * side leaves that share alone until it is back or forgotten.
+   */
+  reserveStale(known: number, fresh: number): void {
+    this.share = known > 0 ? Math.min(1, Math.max(1, fresh) / known) : 1;
   }
 
   async leave(instanceId: string): Promise<void> {
@@ -94,7 +109,7 @@ export class RedisBudgetStore {
 
   /** Current level and cool-down of each cell, read at one Redis instant. */
   async read(cells: readonly PlanCell[]): Promise<CellState[]> {
-    const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucket.key))];
+    const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucketKey))];
     const reply = (await this.readScript.run(this.redis, keys.length, [...keys, cells.length])) as string[];
     const now = Number(reply[0]) / 1000;
     return cells.map((cell, i) => {
@@ -121,7 +136,7 @@ export class RedisBudgetStore {
 
   private prepare(plan: TakePlan): PreparedPlan {
     let prepared = this.prepared.get(plan);
-    if (!prepared) this.prepared.set(plan, (prepared = preparePlan(plan, this.keys)));
+    if (prepared?.share !== this.share) this.prepared.set(plan, (prepared = { ...preparePlan(plan, this.keys, this.share), share: this.share }));
     return prepared;
   }
 }

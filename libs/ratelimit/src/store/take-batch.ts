@@ -19,11 +19,16 @@ export interface PreparedPlan {
   classLetter: string;
 }
 
-export function preparePlan(plan: TakePlan, keys: BudgetKeys): PreparedPlan {
+/**
+ * `share`: the part of each bucket the fresh instances may spend (RedisBudgetStore.reserveStale): the
+ * refill slows to share × rate and the capacity shrinks to share × capacity, so the usable span in ms
+ * (tokens × interval) stays what it was.
+ */
+export function preparePlan(plan: TakePlan, keys: BudgetKeys, share = 1): PreparedPlan {
   return {
     tatKeys: plan.cells.map((c) => keys.tat(c.key)),
-    coolKeys: plan.cells.slice(0, plan.upstreamCount).map((c) => keys.coolDown(c.bucket.key)),
-    cellArgs: plan.cells.flatMap((c) => [String(c.emissionMs), String(c.usable * c.emissionMs)]),
+    coolKeys: plan.cells.slice(0, plan.upstreamCount).map((c) => keys.coolDown(c.bucketKey)),
+    cellArgs: plan.cells.flatMap((c) => [String(c.emissionMs / share), String(c.usable * c.emissionMs)]),
     classLetter: CLASS_LETTER[plan.klass],
   };
 }

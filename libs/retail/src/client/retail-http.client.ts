@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
-import { BudgetGate, type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
-import {
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  type JsonCall,
-  type JsonReply,
-  UpstreamHttp,
-  upstreamTransportError,
-  urlOf,
-} from '@lib/core';
+import { type BudgetedReply, type RouteBudget, UpstreamCalls } from '@lib/ratelimit';
+import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, type JsonReply, urlOf } from '@lib/core';
 
 export interface RetailCall extends JsonCall {
   /**
@@ -27,9 +19,10 @@ export interface RetailCall extends JsonCall {
 }
 
 /**
- * Every retail REST call goes through here: signed per spec §5.2, the server clock learned from each
- * answer's Date header, and a 401 that the learned offset explains answered by one re-signed resend
- * (a 401 means the request was not processed). Upstream errors become problems.
+ * Every retail REST call goes through here, onto the one upstream-call pipeline (UpstreamCalls): signed
+ * per spec §5.2 on every try, the server clock learned from each answer's Date header, and a 401 that
+ * the learned offset explains answered by one re-signed resend that pays budget again (a 401 means the
+ * request was not processed). Upstream errors become problems.
  */
 @Injectable()
 export class RetailHttpClient {
@@ -39,35 +32,36 @@ export class RetailHttpClient {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly http: UpstreamHttp,
+    private readonly calls: UpstreamCalls,
     private readonly signer: RetailSigner,
-    private readonly budget: BudgetGate,
   ) {
     this.base = config.environments[config.environment]!.retailUrl;
     this.timeoutMs = config.retail.requestTimeoutMs;
   }
 
-  async send(call: RetailCall): Promise<BudgetedReply> {
+  send(call: RetailCall): Promise<BudgetedReply> {
     const url = urlOf(this.base, call);
-    const decision = await this.budget.spend(call.budget, call.team, undefined, call.preferWaitMs);
-    let reply = await this.once(call, url);
-    if (reply.status === 401 && this.signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt)) {
-      reply = await this.once(call, url);
-    }
-    void this.budget.feedback(call.budget, reply);
-    return this.budget.answer('retail', reply, decision, call.context);
-  }
-
-  private async once(call: RetailCall, url: string): Promise<JsonReply> {
-    const headers = this.signer.sign(call.account, call.method, url);
-    let reply: JsonReply;
-    try {
-      reply = await this.http.json(url, { method: call.method, body: call.body, headers, requestId: call.requestId, timeoutMs: call.timeoutMs ?? this.timeoutMs });
-    } catch (error) {
-      throw upstreamTransportError('retail', error, call.context);
-    }
-    if (reply.status !== 401) this.signer.observeServerDate(dateOf(reply), reply.sentAt, reply.receivedAt);
-    return reply;
+    const { signer } = this;
+    return this.calls.send({
+      surface: 'retail',
+      url,
+      method: call.method,
+      body: call.body,
+      requestId: call.requestId,
+      timeoutMs: call.timeoutMs ?? this.timeoutMs,
+      budget: call.budget,
+      team: call.team,
+      preferWaitMs: call.preferWaitMs,
+      account: call.account,
+      context: call.context,
+      credentials: {
+        headers: () => signer.sign(call.account, call.method, url),
+        observe: (reply) => {
+          if (reply.status !== 401) signer.observeServerDate(dateOf(reply), reply.sentAt, reply.receivedAt);
+        },
+        unauthorized: (reply) => signer.observeUnauthorized(dateOf(reply), reply.sentAt, reply.receivedAt),
+      },
+    });
   }
 }
 

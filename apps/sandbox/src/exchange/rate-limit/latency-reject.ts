@@ -1,0 +1,31 @@
+import type { SandboxState } from '../../shared/sandbox-state.js';
+import { SurfaceError } from '../../shared/surface-error.js';
+
+/**
+ * Operations the exchange's latency stopgap can refuse (upstream-facts, operator's rules: new orders and
+ * cancel/replaces; pure cancels never).
+ */
+const REJECTABLE: ReadonlySet<string> = new Set(['insertOrder', 'insertBatch', 'replaceBatch']);
+
+/**
+ * "Global Rate Limit Exceeded": an order received but not processed within 5 s is rejected so it cannot
+ * fill stale. Not a rate limit, yet it comes as RESOURCE_EXHAUSTED (429) like one, without Retry-After:
+ * the gateway must tell the two apart by the message.
+ */
+export class LatencyRejectedError extends SurfaceError {
+  constructor() {
+    super(429, 'Global Rate Limit Exceeded');
+  }
+}
+
+/**
+ * The operator fault `latencyRejectNext: N`: the next N new orders or cancel/replaces are rejected
+ * unprocessed (counter `exchange.latency-rejected.<operation>`); pure cancels pass untouched.
+ */
+export function rejectForLatency(state: SandboxState, operation: string): void {
+  const left = state.faults.latencyRejectNext ?? 0;
+  if (left <= 0 || !REJECTABLE.has(operation)) return;
+  state.faults.latencyRejectNext = left - 1;
+  state.count(`exchange.latency-rejected.${operation}`);
+  throw new LatencyRejectedError();
+}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { type JsonReply, RateLimitedError, UpstreamHttp, upstreamTransportError } from '@lib/core';
+
+import type { Decision } from '../budget/decision.js';
+import { type BudgetedReply, BudgetGate } from '../gate/budget-gate.js';
+import { resendUnavailable, type UpstreamCall } from './upstream-call.js';
+
+/** One try's answer with the decision that paid for it. */
+export interface UpstreamTry {
+  reply: JsonReply;
+  decision: Decision | undefined;
+}
+
+/**
+ * The one path of every upstream REST call (exchange, retail, catalog): take budget → authenticate →
+ * send → on a 401 the credentials can mend, take budget again and resend once (every try pays: a
+ * resend the budget has no room for within the client's wait is a 503 with Retry-After) → feed the
+ * answer back to the budget (an upstream 429 cools the route for its class) → map the outcome through
+ * the one error mapper (`upstreamError`, `upstreamTransportError` in @lib/core). Validation happens
+ * before: a call reaching here is well-formed. Nothing but the 401 is ever resent.
+ */
+@Injectable()
+export class UpstreamCalls {
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly gate: BudgetGate,
+  ) {}
+
+  /** The answer (any status below 400) with its decision, or the failure thrown as its problem. */
+  async send(call: UpstreamCall): Promise<BudgetedReply> {
+    const { reply, decision } = await this.exchange(call);
+    return this.gate.answer(call.surface, reply, decision, call.context);
+  }
+
+  /** Every step but the mapping of an error answer: for a caller that reads some error statuses itself (a cacheable 404). */
+  async exchange(call: UpstreamCall): Promise<UpstreamTry> {
+    let decision = await this.spend(call);
+    let sent = await this.credentials(call);
+    let reply = await this.once(call, sent);
+    if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
+      decision = await this.spend(call, true);
+      sent = await this.credentials(call);
+      reply = await this.once(call, sent);
+    }
+    // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
+    await this.gate.feedback(call.budget, reply, call.account);
+    return { reply, decision };
+  }
+
+  private async spend(call: UpstreamCall, resend = false): Promise<Decision | undefined> {
+    try {
+      return await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
+    } catch (error) {
+      throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
+    }
+  }
+
+  private async credentials(call: UpstreamCall): Promise<Record<string, string>> {
+    return call.credentials ? await call.credentials.headers() : {};
+  }
+
+  private async once(call: UpstreamCall, credentials: Record<string, string>): Promise<JsonReply> {
+    let reply: JsonReply;
+    try {
+      reply = await this.http.json(call.url, { method: call.method, body: call.body, headers: { ...call.headers, ...credentials }, requestId: call.requestId, timeoutMs: call.timeoutMs });
+    } catch (error) {
+      throw upstreamTransportError(call.surface, error, call.context);
+    }
+    call.credentials?.observe?.(reply);
+    return reply;
+  }
+}

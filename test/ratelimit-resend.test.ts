@@ -1,0 +1,69 @@
+import { limit } from './support/exchange-stack.js';
+import { type Fleet, startFleet } from './support/fleet.js';
+import { offer, tally } from './support/load.js';
+
+const OFFERED_PER_SECOND = 60; // 2× the T1 insert figure (30/s, upstream-facts)
+const RUN_MS = 5_000;
+const REVOKE_EVERY_MS = 250;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Budget decisions a gateway process allowed on `bucket`, summed over its series (its /metrics). */
+async function allowedDecisions(url: string, key: string, bucket: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text();
+  const pattern = new RegExp(`^ratelimit_decisions_total\\{bucket="${bucket.replace(/\./g, '\\.')}",[^}]*outcome="allowed"\\} (\\d+)$`, 'gm');
+  return [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/** Everything the sandbox's exchange surface received: calls it ran, and calls its auth or limits refused. */
+function exchangeArrivals(counters: Record<string, number>): number {
+  return Object.entries(counters)
+    .filter(([name]) => /^exchange\.(calls|rejected|throttled|latency-rejected)\./.test(name))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** Every try pays budget, the resend after an upstream 401 included (issue 15). */
+describe('a 401 storm during order entry across three gateway processes', () => {
+  let cluster: Fleet | undefined;
+
+  beforeAll(async () => {
+    cluster = await startFleet('resend');
+  }, 90_000);
+  afterAll(() => cluster?.close());
+
+  it('sends the upstream exactly as many requests as the budget allowed, and never earns a 429', async () => {
+    const { stack, calls, processes } = cluster!;
+    const { state } = stack.sandbox;
+    // Tokens fetched and the connections open before counting starts.
+    for (const call of calls) expect((await call('/exchange/v1/whoami')).status).toBe(200);
+    await sleep(1_100); // a full insert bucket again
+    const before = await Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
+    const arrivalsBefore = exchangeArrivals(state.counterSnapshot());
+
+    const storm = setInterval(() => state.revokeAccessTokens(), REVOKE_EVERY_MS);
+    let answers;
+    try {
+      answers = await offer(OFFERED_PER_SECOND, RUN_MS, (i) =>
+        calls[i % calls.length]('/exchange/v1/trading/orders', { method: 'POST', body: JSON.stringify(limit('SIDE_BUY', 1, 10, { clordId: `storm-${process.pid}-${i}` })) }),
+      );
+    } finally {
+      clearInterval(storm);
+    }
+    await sleep(200);
+    const after = await Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
+    const decisions = after.reduce((sum, n, i) => sum + n - before[i], 0);
+    const counters = state.counterSnapshot();
+    const arrivals = exchangeArrivals(counters) - arrivalsBefore;
+    const revoked = counters['exchange.rejected.revoked'] ?? 0;
+    console.log(
+      `401 storm: ${answers.length} inserts offered at ${OFFERED_PER_SECOND}/s, gateway ${JSON.stringify(tally(answers))}; ` +
+        `budget decisions allowed ${decisions}, sandbox arrivals ${arrivals} (${revoked} refused as revoked), upstream 429s ${counters['exchange.throttled.order-entry'] ?? 0}`,
+    );
+    expect(revoked).toBeGreaterThan(0);
+    expect(arrivals).toBe(decisions);
+    expect(counters['exchange.throttled.order-entry'] ?? 0).toBe(0);
+    // 503: the resend found no budget (not processed). 502 UPSTREAM_UNAUTHORIZED: the storm revoked the
+    // fresh token too before the one resend arrived; nothing is resent twice.
+    expect(answers.filter((a) => ![200, 429, 503].includes(a.status) && !(a.status === 502 && a.code === 'UPSTREAM_UNAUTHORIZED'))).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,54 @@
+import type { GatewayConfigInput } from '@lib/core';
+
+import type { GatewayProcess } from './gateway-process.js';
+import { caller, spawnFleet } from './load.js';
+import { type Stack, type StackOptions, redisUrl, startStack } from './stack.js';
+
+/** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
+export interface Fleet {
+  stack: Stack;
+  processes: GatewayProcess[];
+  /** fetch against each process with the `all` client's key. */
+  calls: ReturnType<typeof caller>[];
+  close(): Promise<void>;
+}
+
+/** The stack's config for a fleet process: Redis under the prefix `<name><pid>:`, quiet logs, then `edit`. */
+export function fleetConfig(stack: Stack, name: string, edit: (config: GatewayConfigInput) => GatewayConfigInput = (c) => c): GatewayConfigInput {
+  return edit({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix: `${name}${process.pid}:` } });
+}
+
+export async function startFleet(name: string, count = 3, options: StackOptions = {}, edit?: (config: GatewayConfigInput) => GatewayConfigInput): Promise<Fleet> {
+  const stack = await startStack(options);
+  let processes: GatewayProcess[];
+  try {
+    processes = await spawnFleet(fleetConfig(stack, name, edit), count);
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
+  return {
+    stack,
+    processes,
+    calls: processes.map((gateway) => caller(gateway.url, stack.keys.all)),
+    close: async () => {
+      await Promise.all(processes.map((gateway) => gateway.stop()));
+      await stack.close();
+    },
+  };
+}
+
+/**
+ * Tests about the spec §8 buckets push one retail key past the 20 requests/s per key (upstream-facts),
+ * which would then decide everything; they lift it on the gateway (this config edit) and on the
+ * sandbox (resetRetailLimits). The per-key figure has its own test (ratelimit-keys).
+ */
+export function withoutKeyRate(config: GatewayConfigInput): GatewayConfigInput {
+  return { ...config, limits: { ...config.limits, buckets: { ...config.limits?.buckets, 'retail.key': { limit: 100_000 } } } };
+}
+
+/** The sandbox's spec §8 retail limits afresh, without the per-key second (see withoutKeyRate). */
+export function resetRetailLimits(stack: Stack): void {
+  stack.sandbox.state.retail.limiter.reset();
+  stack.sandbox.state.retail.limiter.perKey.limit = 'off';
+}
