@@ -130,14 +130,21 @@ export const CONSOLE_JS = `'use strict';
     $('sparkLine').setAttribute('points', rates.map((r, i) => (i * 220) / 59 + ',' + (38 - (r / top) * 36)).join(' '));
     text('decisionRate', fmt(rate, 1) + ' /s now, ' + fmt(decisions) + ' in all');
 
+    // Per bucket and scope key (a retail account for per-key buckets), as the limiter's view lists them.
+    const rowKey = (bucket, scopeKey) => bucket + '|' + (scopeKey || '');
     const given = {};
-    for (const sample of m.ratelimit_decisions_total || []) if (sample.labels.outcome !== 'allowed') given[sample.labels.bucket] = (given[sample.labels.bucket] || 0) + sample.value;
-    const received = byLabel(m.ratelimit_upstream_429_total, 'bucket');
+    for (const sample of m.ratelimit_decisions_total || []) {
+      if (sample.labels.outcome === 'allowed') continue;
+      const k = rowKey(sample.labels.bucket, sample.labels.scope_key);
+      given[k] = (given[k] || 0) + sample.value;
+    }
+    // The upstream-429 counter names the storage key, which holds the scope key of a per-key bucket.
+    const received = (b) => (m.ratelimit_upstream_429_total || []).filter((s) => s.labels.bucket === b.bucket && (!b.scopeKey || String(s.labels.key).includes(b.scopeKey))).reduce((a, s) => a + s.value, 0);
     const body = $('budget').tBodies[0];
     body.replaceChildren(...s.limits.buckets.map((b) => {
       const used = b.capacity > 0 ? 1 - b.level / b.capacity : 0;
       const tr = document.createElement('tr');
-      tr.dataset.bucket = b.bucket;
+      tr.dataset.bucket = b.bucket + (b.scopeKey ? '[' + b.scopeKey + ']' : '');
       const cells = [
         b.bucket + (b.scopeKey ? ' [' + b.scopeKey + ']' : ''),
         b.published + ' / ' + b.windowSeconds + ' s',
@@ -145,8 +152,8 @@ export const CONSOLE_JS = `'use strict';
         fmt(b.level, 1),
         null,
         (b.teams || []).map((t) => t.team + ' ' + t.lastMinute.allowed + '/' + t.lastMinute.denied).join(', '),
-        fmt(given[b.bucket] || 0),
-        fmt(received[b.bucket] || 0),
+        fmt(given[rowKey(b.bucket, b.scopeKey)] || 0),
+        fmt(received(b)),
         b.coolDownMs > 0 ? fmt(b.coolDownMs / 1000, 1) + ' s' : '',
       ];
       for (const value of cells) {
