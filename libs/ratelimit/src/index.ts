@@ -7,7 +7,7 @@ export { ROUTE_BUDGETS, budgetFor, type RouteBudget } from './budget/route-budge
 export type { TakeRequest } from './budget/take-plan.js';
 export { rateLimitHeaders, rateLimitedError } from './http/rate-limit-headers.js';
 export { upstreamThrottleOf, type UpstreamAnswer, type UpstreamThrottle } from './http/upstream-feedback.js';
-export type { BucketView, LimitsMode, LimitsView, TeamBucketView } from './observe/limits-view.js';
+export type { BucketView, InstanceView, LimitsMode, LimitsView, TeamBucketView } from './observe/limits-view.js';
 export type { UsageCount } from './observe/team-usage.js';
 export { BudgetWaitTooLongError } from './waiting/budget-wait.error.js';
 export { BudgetGate, type BudgetedReply } from './gate/budget-gate.js';

@@ -126,6 +126,7 @@ describe(`${RateLimiter.name} on Redis`, () => {
     await sut.start();
     const view = await sut.view();
     expect(view).toMatchObject({ mode: 'redis', degraded: false, instances: 1 });
+    expect(view.members).toEqual([{ id: expect.any(String), mode: 'redis', heardMsAgo: expect.any(Number) }]);
     expect(view.buckets).toHaveLength(19);
     const all = view.buckets.find((b) => b.bucket === 'retail.all');
     expect(all).toMatchObject({ published: 2_000, capacity: 100, windowSeconds: 10, refillPerSecond: 180, reserve: 0.2, coolDownMs: 0 });

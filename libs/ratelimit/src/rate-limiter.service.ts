@@ -67,6 +67,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
+  /** A heartbeat older than this is a stale instance (deciding locally, or cut off). */
+  private readonly instanceTtlMs: number;
   private readonly accounts: readonly string[];
 
   constructor(deps: RateLimiterDeps) {
@@ -75,6 +77,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.metrics = new RateLimitMetrics(deps.metrics);
     this.failClosed = new Set(deps.limits.failClosed);
     this.probeMs = deps.limits.probeMs;
+    this.instanceTtlMs = deps.limits.instanceTtlMs;
     this.accounts = deps.accounts ?? [];
     this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
     if (deps.redis) {
@@ -150,7 +153,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       try {
         const states = await this.redisStore.read(cells);
         const usage = sumUsage((await this.redisStore.liveUsage()).map((doc) => JSON.parse(doc) as UsageByBucket));
-        return assembleView(this.buckets, cells, states, usage, this.status());
+        const members = await this.redisStore.members(this.instanceTtlMs);
+        return assembleView(this.buckets, cells, states, usage, { ...this.status(), members });
       } catch (error) {
         this.link.failed(error);
       }

@@ -26,7 +26,7 @@ export const CONSOLE_HTML = `<!doctype html>
 </form>
 <main id="main" hidden>
   <section class="cards">
-    <div class="card"><h2>Instance</h2><div id="instance"></div><div class="muted">Redis mode <b id="mode"></b>, instances <b id="instances"></b></div></div>
+    <div class="card"><h2>Instance</h2><div id="instance"></div><div class="muted">Redis mode <b id="mode"></b>, instances <b id="instances"></b></div><div class="muted" id="members"></div></div>
     <div class="card"><h2>Exchange token</h2><div>expires in <b id="tokenExpires"></b></div><div class="muted">age <span id="tokenAge"></span>, refreshes <span id="tokenRefreshes"></span>, failures <b id="tokenFailures"></b></div></div>
     <div class="card"><h2>Upstream streams</h2><div><b id="streams"></b> in use, <span id="streamCapacity"></span> for the teams (firm: 20)</div><div class="muted" id="streamKinds"></div></div>
     <div class="card"><h2>Catalog cache</h2><div>hit ratio <b id="hitRatio"></b></div><div class="muted" id="cacheCounts"></div></div>
@@ -106,6 +106,13 @@ export const CONSOLE_JS = `'use strict';
     text('mode', s.limits.mode + (s.limits.degraded ? ' (degraded)' : ''));
     $('mode').className = s.limits.degraded ? 'bad' : 'ok';
     text('instances', s.limits.instances);
+    // Each instance's mode from the shared heartbeats (Redis mode only): redis = shared budget, local = its own share.
+    $('members').replaceChildren(...(s.limits.members || []).map((member) => {
+      const line = document.createElement('div');
+      line.className = member.mode === 'redis' ? 'ok' : 'bad';
+      line.textContent = member.id + ': ' + member.mode + ' (heard ' + fmt(member.heardMsAgo / 1000, 1) + ' s ago)';
+      return line;
+    }));
     text('tokenExpires', fmt(sum(m.gateway_exchange_token_expires_in_seconds)) + ' s');
     text('tokenAge', fmt(sum(m.gateway_exchange_token_age_seconds)) + ' s');
     text('tokenRefreshes', fmt(sum(m.gateway_exchange_token_refreshes_total)));

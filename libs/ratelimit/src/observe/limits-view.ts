@@ -34,11 +34,21 @@ export interface BucketView {
 
 export type LimitsMode = 'redis' | 'local' | 'single-instance';
 
+/** One gateway instance sharing the budget, by its heartbeat. */
+export interface InstanceView {
+  id: string;
+  /** `redis`: deciding from the shared budget; `local`: deciding from its local share, or cut off. */
+  mode: 'redis' | 'local';
+  heardMsAgo: number;
+}
+
 /** What `GET /admin/limits` shows. */
 export interface LimitsView {
   mode: LimitsMode;
   degraded: boolean;
   instances: number;
+  /** Each instance's Redis mode, as the shared heartbeats tell it (only when this instance reads Redis). */
+  members?: InstanceView[];
   buckets: BucketView[];
 }
 

@@ -3,6 +3,7 @@ import type { RedisClient } from '@lib/core';
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
 import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
 import { LuaScript } from '../gcra/lua-script.js';
+import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
 import { type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
@@ -85,6 +86,22 @@ export class RedisBudgetStore {
    */
   reserveStale(known: number, fresh: number): void {
     this.share = known > 0 ? Math.min(1, Math.max(1, fresh) / known) : 1;
+  }
+
+  /**
+   * Every instance heard from, as the heartbeat set records it: an instance counts as deciding from the
+   * shared budget while its last heartbeat is fresher than `staleMs` (one deciding locally writes its
+   * heartbeat stale on purpose), else as local or cut off.
+   */
+  async members(staleMs: number): Promise<InstanceView[]> {
+    const [[seconds, micros], entries] = await Promise.all([this.redis.time(), this.redis.zrange(this.keys.instances(), '0', '-1', 'WITHSCORES')]);
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const members: InstanceView[] = [];
+    for (let i = 0; i + 1 < entries.length; i += 2) {
+      const heardMsAgo = Math.max(0, now - Number(entries[i + 1]));
+      members.push({ id: entries[i], mode: heardMsAgo < staleMs ? 'redis' : 'local', heardMsAgo });
+    }
+    return members;
   }
 
   async leave(instanceId: string): Promise<void> {
