@@ -30,13 +30,13 @@ describe('exchange upstream throttling and timeouts', () => {
 
   it('answers an insert that times out with 504 and its clordId, and never sends it again', async () => {
     const { state } = stack.sandbox;
-    state.setFaults({ exchangeDelayMs: { insertOrder: 1_000 } });
+    state.setFaults({ exchangeDelayMs: { insertOrder: 2_500 } });
     try {
       const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20, { clordId: 'slow-1' }));
       expect(res.status).toBe(504);
       expect(await json(res)).toMatchObject({ code: 'UPSTREAM_TIMEOUT', clordId: 'slow-1' });
       // The exchange processed it late: the order exists, and it was sent exactly once.
-      await eventually(async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length, (n) => n === 1, 3_000);
+      await eventually(async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length, (n) => n === 1, 5_000);
       await new Promise((r) => setTimeout(r, 300));
       expect(state.counter('exchange.calls.insertOrder')).toBe(1);
     } finally {
@@ -46,13 +46,13 @@ describe('exchange upstream throttling and timeouts', () => {
 
   it('names the clordId it assigned when the order came without one', async () => {
     const { state } = stack.sandbox;
-    state.setFaults({ exchangeDelayMs: { insertOrder: 1_000 } });
+    state.setFaults({ exchangeDelayMs: { insertOrder: 2_500 } });
     try {
       const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20));
       expect(res.status).toBe(504);
       const { clordId } = await json(res);
       expect(clordId).toMatch(/^gw-[0-9a-f-]{36}$/);
-      await eventually(async () => state.engine.searchOrders({ clordId }).order.length, (n) => n === 1, 3_000);
+      await eventually(async () => state.engine.searchOrders({ clordId }).order.length, (n) => n === 1, 5_000);
     } finally {
       state.setFaults({ exchangeDelayMs: {} });
     }
