@@ -19,7 +19,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY config config
-COPY libs/exchange libs/exchange
+COPY proto proto
 USER node
 EXPOSE 8080
 # The same image runs the sandbox with: node dist/apps/sandbox/src/main.js

@@ -9,7 +9,10 @@ import { AuthSurfaceModule } from './auth/auth-surface.module.js';
 import { CatalogSurfaceModule } from './catalog/catalog-surface.module.js';
 import { SandboxConfigSchema, type SandboxConfig, type SandboxConfigInput } from './config/sandbox-config.schema.js';
 import { ExchangeSurfaceModule } from './exchange/exchange-surface.module.js';
+import { addDropCopyService } from './grpc/dropcopy/drop-copy.grpc-service.js';
 import { addMarketDataService } from './grpc/market-data.grpc-service.js';
+import { addOrderEntryService } from './grpc/order-entry.grpc-service.js';
+import { loadExchangeServices } from './grpc/wire/proto-services.js';
 import { provisionExchangeKey, provisionRetailKey } from './keys/key-material.js';
 import { RetailSurfaceModule } from './retail/retail-surface.module.js';
 import { SandboxStateModule } from './shared/sandbox-state.module.js';
@@ -68,7 +71,10 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
     const retail = await surface(RetailSurfaceModule.forRoot(), config.ports.retail);
     const catalog = await surface(CatalogSurfaceModule.forRoot(), config.ports.catalog);
     const grpcServer = new Server();
-    addMarketDataService(grpcServer, state);
+    const services = loadExchangeServices(config.grpc.protoDir);
+    addMarketDataService(grpcServer, services.marketData, state);
+    addOrderEntryService(grpcServer, services.orderEntry, state);
+    addDropCopyService(grpcServer, services.dropCopy, state);
     const grpcPort = await new Promise<number>((resolve, reject) =>
       grpcServer.bindAsync(`${config.host}:${config.ports.grpc}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );

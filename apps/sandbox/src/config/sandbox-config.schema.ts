@@ -57,6 +57,25 @@ export const SandboxConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** The exchange's gRPC streams (upstream-facts, operator's streaming rules); each figure configurable. */
+    grpc: z
+      .object({
+        /** Loaded at run time: every .proto under it, services found by published name (drop official files in). */
+        protoDir: z.string().min(1).default('proto'),
+        /** Concurrent streams per firm, pooled across every streaming call. */
+        maxStreamsPerFirm: z.int().positive().default(20),
+        maxSymbolsPerSubscription: z.int().positive().default(1000),
+        /** Client-to-server messages per firm, averaged over `ingressWindowSeconds`. */
+        ingressPerSecond: z.number().positive().default(100),
+        ingressWindowSeconds: z.int().positive().default(60),
+        /** Heartbeat interval of order and drop-copy streams (market data: `state.marketDataStreams.heartbeatMs`). */
+        heartbeatMs: z.int().positive().default(5_000),
+        /** Records the drop-copy log retains for replay, and records per replayed batch. */
+        dropCopyRetention: z.int().positive().default(100_000),
+        dropCopyBatchSize: z.int().positive().default(100),
+      })
+      .strict()
+      .prefault({}),
     retail: z
       .object({
         keys: z.array(z.object({ name: z.string().min(1), keyId: z.uuid() }).strict()).default([]),

@@ -1,4 +1,5 @@
 import type { BookSnapshot } from './book-snapshot.js';
+import type { InstrumentState } from './engine.enums.js';
 import type { Execution, Trade } from './order.types.js';
 import type { Balance, Position } from './position-ledger.js';
 
@@ -28,12 +29,18 @@ export interface BalanceEvent extends SymbolEvent {
   balance: Balance;
 }
 
+/** An instrument moved to another trading state (the instrument-state-change stream's source). */
+export interface InstrumentEvent extends SymbolEvent {
+  instrument: { symbol: string; state: InstrumentState; nonTradable: boolean; updateTime: number };
+}
+
 export interface EngineEventMap {
   book: BookEvent;
   execution: ExecutionEvent;
   trade: TradeEvent;
   position: PositionEvent;
   balance: BalanceEvent;
+  instrument: InstrumentEvent;
 }
 
 export type EngineEventKind = keyof EngineEventMap;
@@ -46,7 +53,7 @@ type ListenerTable = { [K in EngineEventKind]: EngineListener<K>[] };
  * Nothing is built for a kind nobody listens to, which keeps the hot path free.
  */
 export class EngineEvents {
-  private readonly listeners: ListenerTable = { book: [], execution: [], trade: [], position: [], balance: [] };
+  private readonly listeners: ListenerTable = { book: [], execution: [], trade: [], position: [], balance: [], instrument: [] };
   private readonly seqs = new Map<string, number>();
   private queue: ((errors: unknown[]) => void)[] = [];
   private dirtyBooks = new Set<string>();

@@ -29,6 +29,7 @@ export function changeState(ctx: EngineContext, symbol: string, to: InstrumentSt
   if (auctionsOn(from, to)) runAuction(ctx, book);
   instrument.state = to;
   instrument.updateTime = ctx.now();
+  ctx.events.push('instrument', symbol, (seq) => ({ symbol, seq, instrument: { symbol, state: to, nonTradable: instrument.nonTradable, updateTime: instrument.updateTime } }));
   ctx.events.bookChanged(symbol);
   if (to === 'INSTRUMENT_STATE_CLOSED') expireOrders(ctx, book, (order) => order.timeInForce === 'TIME_IN_FORCE_DAY');
   if (to === 'INSTRUMENT_STATE_EXPIRED') expireOrders(ctx, book, () => true);

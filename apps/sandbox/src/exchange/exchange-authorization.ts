@@ -15,7 +15,7 @@ export interface ExchangeCaller {
   scopes: ReadonlySet<string>;
   /** `firms/<FIRM>/users/<USER>`, checked against the token's firm; set on account-scoped calls. */
   participant?: string;
-  /** When the access token expires (a stream must end then). */
+  /** When the access token expires (REST calls; a stream is checked at its start only and outlives it). */
   expiresAtMs: number;
 }
 

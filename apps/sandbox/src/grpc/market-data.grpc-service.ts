@@ -1,70 +1,101 @@
-import { type Server, status as GrpcStatus } from '@grpc/grpc-js';
-import { DEFAULT_PROTO_DIR, type MarketDataSubscriptionRequest, loadMarketDataProto } from '@lib/exchange';
+import { type ServerDuplexStream, type ServerWritableStream, type ServiceDefinition, type Server, status as GrpcStatus } from '@grpc/grpc-js';
 
-import { authorizeExchangeCall } from '../exchange/exchange-authorization.js';
 import type { SandboxState } from '../shared/sandbox-state.js';
-import { type MarketDataCall, MarketDataStream, type StreamTerms } from './market-data.stream.js';
-import { type BookScales, scalesOf } from './market-data.wire.js';
+import { MarketDataStream } from './market-data.stream.js';
+import { type BookScales, type MarketDataResponse, type MarketDataStreamRequest, type MarketDataSubscriptionRequest, scalesOf } from './market-data.wire.js';
+import { type StreamingCall, authenticateStream, ingressRefusal, refuse } from './server-stream.js';
 
-/** upstream-facts "Exchange surface": at most 1000 symbols a request, depth default 10 (spec 8: at most 10). */
-const MAX_SYMBOLS = 1000;
+/** upstream-facts: depth default 10 (spec 8: at most 10). */
 const DEFAULT_DEPTH = 10;
 const MAX_DEPTH = 10;
-/** upstream-facts: at most 20 concurrent streams per firm. */
-const MAX_STREAMS_PER_FIRM = 20;
+const MARKET_DATA = { scope: 'read:marketdata', accountScoped: false } as const;
 
-/**
- * Adds polymarket.v1.MarketDataSubscriptionAPI to the sandbox's gRPC server, from the same proto
- * files the gateway loads. Only CreateMarketDataSubscription is served; grpc-js answers
- * BiDirectionalStreamMarketData with UNIMPLEMENTED (its request semantics are not documented).
- */
-export function addMarketDataService(server: Server, state: SandboxState): void {
-  const { Client } = loadMarketDataProto(DEFAULT_PROTO_DIR);
-  server.addService(Client.service, { CreateMarketDataSubscription: (call: MarketDataCall) => subscribe(state, call) });
+/** Serves polymarket.v1.MarketDataSubscriptionAPI: the per-request subscription and the bidirectional stream. */
+export function addMarketDataService(server: Server, service: ServiceDefinition, state: SandboxState): void {
+  server.addService(service, {
+    CreateMarketDataSubscription: (call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>) => subscribe(state, call),
+    BiDirectionalStreamMarketData: (call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>) => bidirectional(state, call),
+  });
 }
 
 /** Spec §5.1.5 and §7 in upstream's order: token (UNAUTHENTICATED), scope (PERMISSION_DENIED), request, limit. */
-function subscribe(state: SandboxState, call: MarketDataCall): void {
+function subscribe(state: SandboxState, call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>): void {
   const registry = state.marketDataStreams;
-  const refuse = (code: GrpcStatus, details: string, reason: string) => {
-    registry.refused(reason);
-    call.emit('error', { code, details });
-  };
-  const [value] = call.metadata.get('authorization');
-  const authorization = typeof value === 'string' ? value : undefined;
-  const auth = authorizeExchangeCall(state, { authorization }, { scope: 'read:marketdata', accountScoped: false });
-  if (!auth.ok) return refuse(auth.grpcCode, auth.message, auth.reason);
-
-  const books = requestedBooks(state, call.request);
-  if (typeof books === 'string') return refuse(GrpcStatus.INVALID_ARGUMENT, books, 'invalid_argument');
-  const depth = call.request.depth || DEFAULT_DEPTH;
-  if (depth < 0 || depth > MAX_DEPTH) return refuse(GrpcStatus.INVALID_ARGUMENT, `depth must be between 1 and ${MAX_DEPTH}`, 'invalid_argument');
-  const firm = auth.caller.client.firm;
-  if (registry.openStreams({ firm }) >= MAX_STREAMS_PER_FIRM) {
-    return refuse(GrpcStatus.RESOURCE_EXHAUSTED, `firm ${firm} already holds ${MAX_STREAMS_PER_FIRM} concurrent streams`, 'resource_exhausted');
+  const refused = (reason: string) => registry.refused(reason);
+  const caller = authenticateStream(state, call, MARKET_DATA, refused);
+  if (!caller) return;
+  const { request } = call;
+  const books = requestedBooks(state, request.symbols, request.symbols.length === 0);
+  const depth = depthOf(request.depth);
+  const problem = typeof books === 'string' ? books : depth;
+  if (typeof problem === 'string') {
+    refused('invalid_argument');
+    return refuse(call, GrpcStatus.INVALID_ARGUMENT, problem);
   }
-  const terms: StreamTerms = {
-    firm,
-    books,
-    named: call.request.symbols.length > 0,
-    depth,
-    // `unaggregated` is accepted and ignored: the engine keeps price levels only.
-    snapshotOnly: call.request.snapshotOnly === true,
-    expiresAtMs: auth.caller.expiresAtMs,
-  };
-  new MarketDataStream(call, registry, state.engine, terms).start(state.clock.now());
+  const stream = streamFor(state, call, 'CreateMarketDataSubscription', caller.client, depth as number);
+  // `unaggregated` is accepted and ignored: the engine keeps price levels only.
+  stream.open(books as Map<string, BookScales>, request.symbols.length === 0, request.snapshotOnly, registry.heartbeatMs);
+}
+
+/**
+ * One long-lived stream: the client adds and removes symbols with request messages, without
+ * reconnecting. Each message counts against the firm's ingress; a bad one (unknown symbol, more than
+ * 1,000 symbols on the stream) ends the stream with INVALID_ARGUMENT, as a status is the only answer
+ * gRPC has for a request on a stream.
+ */
+function bidirectional(state: SandboxState, call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>): void {
+  const registry = state.marketDataStreams;
+  // The metadata is all there is at the start; the ingress is taken per message as they come.
+  const caller = authenticateStream(state, call, MARKET_DATA, (reason) => registry.refused(reason), false);
+  if (!caller) return;
+  const stream = streamFor(state, call, 'BiDirectionalStreamMarketData', caller.client, DEFAULT_DEPTH);
+  // In the firm's pool from its start, before any symbol: an idle stream is still a stream.
+  if (!stream.open(new Map(), false, false, registry.heartbeatMs)) return;
+  let first = true;
+  call.on('data', (message: MarketDataStreamRequest) => {
+    if (!stream.isOpen) return;
+    if (!state.streams.takeIngress(caller.client.firm)) return stream.end(GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(state), 'ingress');
+    if (first) {
+      first = false;
+      const depth = depthOf(message.depth);
+      if (typeof depth === 'string') return stream.end(GrpcStatus.INVALID_ARGUMENT, depth, 'invalid_argument');
+      stream.depth = depth;
+    }
+    change(state, stream, message);
+  });
+  call.on('end', () => stream.end(GrpcStatus.OK, 'the client finished the stream', 'client_end'));
+}
+
+/** Removes, then adds: a message may swap symbols within the stream's 1,000. */
+function change(state: SandboxState, stream: MarketDataStream, message: MarketDataStreamRequest): void {
+  stream.remove(message.removeSymbols);
+  const adding = message.addSymbols.filter((symbol) => !stream.carries(symbol));
+  const books = requestedBooks(state, adding, false, stream.symbolCount);
+  if (typeof books === 'string') return stream.end(GrpcStatus.INVALID_ARGUMENT, books, 'invalid_argument');
+  stream.add(books);
+}
+
+function streamFor(state: SandboxState, call: StreamingCall<unknown, MarketDataResponse>, name: string, client: { firm: string; clientId: string }, depth: number): MarketDataStream {
+  const terms = { call: name, firm: client.firm, clientId: client.clientId, depth, maxStreams: state.config.grpc.maxStreamsPerFirm };
+  return new MarketDataStream(call, state.streams, state.marketDataStreams, state.engine, terms);
+}
+
+function depthOf(requested: number): number | string {
+  const depth = requested || DEFAULT_DEPTH;
+  return depth < 0 || depth > MAX_DEPTH ? `depth must be between 1 and ${MAX_DEPTH}` : depth;
 }
 
 /**
  * The books a request asks for, in its order, or why it is refused. An unknown symbol refuses the
  * whole request (INVALID_ARGUMENT) rather than being skipped: a silent omission would leave a client
- * waiting for a snapshot that never comes.
+ * waiting for a snapshot that never comes. `carried` symbols already on the stream count to the cap.
  */
-function requestedBooks(state: SandboxState, request: MarketDataSubscriptionRequest): Map<string, BookScales> | string {
-  if (request.symbols.length > MAX_SYMBOLS) return `at most ${MAX_SYMBOLS} symbols per subscription`;
+function requestedBooks(state: SandboxState, symbols: readonly string[], wildcard: boolean, carried = 0): Map<string, BookScales> | string {
+  const max = state.config.grpc.maxSymbolsPerSubscription;
+  if (new Set(symbols).size + carried > max) return `at most ${max} symbols per subscription`;
   const instruments = new Map(state.engine.instruments().map((instrument) => [instrument.symbol, scalesOf(instrument)]));
-  if (request.symbols.length === 0) return instruments;
-  const unknown = request.symbols.filter((symbol) => !instruments.has(symbol));
+  if (wildcard) return instruments;
+  const unknown = symbols.filter((symbol) => !instruments.has(symbol));
   if (unknown.length > 0) return `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 5).join(', ')}`;
-  return new Map(request.symbols.map((symbol) => [symbol, instruments.get(symbol)!]));
+  return new Map(symbols.map((symbol) => [symbol, instruments.get(symbol)!]));
 }

@@ -1,81 +1,97 @@
-import { type ServerWritableStream, status as GrpcStatus } from '@grpc/grpc-js';
-import type { MarketDataResponseMessage, MarketDataSubscriptionRequest, MarketDataUpdateMessage } from '@lib/exchange';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 
 import type { BookEvent, MatchingEngine } from '../engine/index.js';
 import type { MarketDataStreamRegistry, OpenMarketDataStream } from './market-data-stream.registry.js';
-import { type BookScales, updateMessage } from './market-data.wire.js';
+import { type BookScales, type MarketDataResponse, updateMessage } from './market-data.wire.js';
+import { ServerStream, type StreamingCall } from './server-stream.js';
+import type { StreamPool } from './stream-pool.js';
 
-export type MarketDataCall = ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponseMessage>;
-
-export interface StreamTerms {
+export interface MarketDataStreamTerms {
+  call: string;
   firm: string;
-  /** Every symbol the stream carries, in snapshot order, with its scales. */
-  books: ReadonlyMap<string, BookScales>;
-  /** False when the request named no symbol: the stream then carries every book. */
-  named: boolean;
+  clientId: string;
   depth: number;
-  snapshotOnly: boolean;
-  /** Sandbox-clock ms at which the caller's token lapses, and the stream with it (spec §5.1.3). */
-  expiresAtMs: number;
+  maxStreams: number;
 }
 
-/** One accepted subscription: snapshots, then an update per book change, heartbeats, an end at token expiry. */
-export class MarketDataStream implements OpenMarketDataStream {
-  readonly firm: string;
-  readonly symbols?: ReadonlySet<string>;
+/**
+ * One market-data stream, server-streaming or bidirectional: snapshots of the symbols it takes on,
+ * then an update per change of their books, with heartbeats. Authenticated at its start only, so it
+ * outlives the token it started with (upstream-facts, operator's streaming rules).
+ */
+export class MarketDataStream extends ServerStream<MarketDataResponse> implements OpenMarketDataStream {
+  /** Undefined: every symbol (a wildcard subscription). */
+  symbols?: Set<string>;
+  private readonly scales = new Map<string, BookScales>();
   private live = false;
-  private ended = false;
-  private heartbeat?: NodeJS.Timeout;
-  private expiry?: NodeJS.Timeout;
+  /** Levels per side; a bidirectional stream takes it from its first message, before any symbol. */
+  depth: number;
 
   constructor(
-    private readonly call: MarketDataCall,
+    grpc: StreamingCall<unknown, MarketDataResponse>,
+    pool: StreamPool,
     private readonly registry: MarketDataStreamRegistry,
     private readonly engine: MatchingEngine,
-    private readonly terms: StreamTerms,
+    private readonly terms: MarketDataStreamTerms,
   ) {
-    this.firm = terms.firm;
-    this.symbols = terms.named ? new Set(terms.books.keys()) : undefined;
+    super(grpc, terms.call, terms.firm, terms.clientId, pool);
+    this.depth = terms.depth;
   }
 
-  start(nowMs: number): void {
+  get symbolCount(): number {
+    return this.symbols?.size ?? this.scales.size;
+  }
+
+  /** Joins the pool and the registry, then snapshots `books`; false when the pool refused it. */
+  open(books: ReadonlyMap<string, BookScales>, wildcard: boolean, snapshotOnly: boolean, heartbeatMs: number): boolean {
+    if (!this.join(this.terms.maxStreams)) {
+      this.registry.refused('resource_exhausted');
+      return false;
+    }
     // Registered before the snapshots are taken so their transact times come from a listening
     // registry; events raised while taking them are already in the snapshots, hence `live` after.
     this.registry.add(this);
-    this.call.on('cancelled', () => this.finish('cancelled'));
-    for (const [symbol, scales] of this.terms.books) {
-      this.send(updateMessage(this.engine.book(symbol, this.terms.depth), this.terms.depth, this.registry.lastChange(symbol), scales));
+    this.symbols = wildcard ? undefined : new Set();
+    this.add(books);
+    if (snapshotOnly) {
+      this.end(GrpcStatus.OK, 'snapshot complete', 'snapshot_only');
+      return true;
     }
-    if (this.terms.snapshotOnly) return this.end(GrpcStatus.OK, 'snapshot complete', 'snapshot_only');
     this.live = true;
-    this.heartbeat = setInterval(() => this.call.write({ event: 'heartbeat', heartbeat: {} }), this.registry.heartbeatMs).unref();
-    this.expiry = setTimeout(() => this.end(GrpcStatus.UNAUTHENTICATED, 'unauthenticated: access token has expired', 'expired'), this.terms.expiresAtMs - nowMs).unref();
+    this.heartbeatEvery(heartbeatMs, () => this.write({ event: 'heartbeat', heartbeat: {} }));
+    return true;
+  }
+
+  /** Takes symbols on: a snapshot of each now, its updates from then on. One already carried is left as is. */
+  add(books: ReadonlyMap<string, BookScales>): void {
+    for (const [symbol, scales] of books) {
+      if (this.scales.has(symbol)) continue;
+      const snapshot = updateMessage(this.engine.book(symbol, this.depth), this.depth, this.registry.lastChange(symbol), scales);
+      this.scales.set(symbol, scales);
+      this.symbols?.add(symbol);
+      this.write({ event: 'update', update: snapshot });
+    }
+  }
+
+  remove(symbols: readonly string[]): void {
+    for (const symbol of symbols) {
+      this.scales.delete(symbol);
+      this.symbols?.delete(symbol);
+    }
+  }
+
+  carries(symbol: string): boolean {
+    return this.scales.has(symbol);
   }
 
   book(event: BookEvent): void {
-    if (!this.live || this.ended) return;
-    const scales = this.terms.books.get(event.symbol);
-    if (scales) this.send(updateMessage(event, this.terms.depth, event.transactTime, scales));
+    if (!this.live) return;
+    const scales = this.scales.get(event.symbol);
+    if (scales) this.write({ event: 'update', update: updateMessage(event, this.depth, event.transactTime, scales) });
   }
 
-  end(code: GrpcStatus, details: string, reason: string): void {
-    if (this.ended) return;
-    this.finish(reason);
-    if (code === GrpcStatus.OK) this.call.end();
-    // grpc-js turns an 'error' on a server stream into the call's final status.
-    else this.call.emit('error', { code, details });
-  }
-
-  private send(update: MarketDataUpdateMessage): void {
-    this.call.write({ event: 'update', update });
-  }
-
-  private finish(reason: string): void {
-    if (this.ended) return;
-    this.ended = true;
+  protected onEnd(reason: string): void {
     this.live = false;
-    clearInterval(this.heartbeat);
-    clearTimeout(this.expiry);
     this.registry.remove(this, reason);
   }
 }

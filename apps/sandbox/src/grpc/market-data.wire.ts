@@ -1,7 +1,24 @@
-import type { BookEntryMessage, MarketDataUpdateMessage } from '@lib/exchange';
-
 import type { BookLevel, BookSnapshot, Instrument } from '../engine/index.js';
 import { int64 } from '../exchange/wire/int64-wire.js';
+import { type ProtoRecord, timestamp } from './wire/stream-records.js';
+
+/** polymarket.v1 CreateMarketDataSubscriptionRequest as the sandbox decodes it (defaults filled in). */
+export interface MarketDataSubscriptionRequest {
+  symbols: string[];
+  unaggregated: boolean;
+  depth: number;
+  snapshotOnly: boolean;
+}
+
+/** polymarket.v1 BiDirectionalStreamMarketDataRequest: one message of the client's side. */
+export interface MarketDataStreamRequest {
+  addSymbols: string[];
+  removeSymbols: string[];
+  depth: number;
+  unaggregated: boolean;
+}
+
+export type MarketDataResponse = { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: ProtoRecord };
 
 export interface BookScales {
   priceScale: number;
@@ -12,7 +29,7 @@ export function scalesOf(instrument: Instrument): BookScales {
   return { priceScale: Number(instrument.priceScale), quantityScale: Number(instrument.fractionalQtyScale) };
 }
 
-function entry(level: BookLevel): BookEntryMessage {
+function entry(level: BookLevel): { px: string; qty: string } {
   return { px: int64(level.px), qty: int64(level.qty) };
 }
 
@@ -21,7 +38,7 @@ function entry(level: BookLevel): BookEntryMessage {
  * the book last changed, so a snapshot of an unchanged book is the same state as the last update.
  * Prices the session has not had yet are 0 (proto3 has no absent int64 without `optional`).
  */
-export function updateMessage(book: BookSnapshot, depth: number, transactTime: number, scales: BookScales): MarketDataUpdateMessage {
+export function updateMessage(book: BookSnapshot, depth: number, transactTime: number, scales: BookScales): ProtoRecord {
   const { stats } = book;
   return {
     symbol: book.symbol,
@@ -41,7 +58,7 @@ export function updateMessage(book: BookSnapshot, depth: number, transactTime: n
       settlementPx: int64(stats.settlementPx ?? 0),
       indicativeOpenPx: int64(stats.indicativeOpenPx ?? 0),
     },
-    transactTime: { seconds: String(Math.floor(transactTime / 1000)), nanos: (transactTime % 1000) * 1_000_000 },
+    transactTime: timestamp(transactTime),
     // The engine does not run the schedule's hidden phases, so books are always shown.
     bookHidden: false,
     ...scales,

@@ -5,7 +5,10 @@ import { parseRsaPublicKeyPem, publicKeyFingerprint } from '../keys/key-material
 import { SandboxClock } from './sandbox-clock.js';
 import { SurfaceError } from './surface-error.js';
 import { MatchingEngine } from '../engine/index.js';
+import { DropCopyLog } from '../grpc/dropcopy/drop-copy-log.js';
+import type { DeliveryFaults } from '../grpc/dropcopy/log-stream.js';
 import { MarketDataStreamRegistry } from '../grpc/market-data-stream.registry.js';
+import { StreamPool } from '../grpc/stream-pool.js';
 import { RetailVenue } from '../retail/retail-venue.js';
 
 export interface SandboxUrls {
@@ -64,12 +67,19 @@ export class SandboxState {
   readonly retail: RetailVenue;
   /** Open gRPC market-data streams, their heartbeat interval and counters. */
   readonly marketDataStreams: MarketDataStreamRegistry;
+  /** Every open gRPC stream of every service: the firm's pooled budget and its ingress. */
+  readonly streams: StreamPool;
+  /** The retained log drop copy replays, delivery faults, and the heartbeat of order and drop-copy streams. */
+  readonly dropCopy: { log: DropCopyLog; faults: DeliveryFaults; heartbeatMs: number };
 
   constructor(readonly config: SandboxConfig) {
     this.clock = new SandboxClock(config.clockSkewMs);
     this.engine = new MatchingEngine({ clock: () => this.clock.now() });
     this.retail = new RetailVenue(this.engine, () => this.clock.now());
     this.marketDataStreams = new MarketDataStreamRegistry(this.engine, (name, by) => this.count(name, by), () => this.clock.now());
+    this.streams = new StreamPool(config.grpc, (name, by) => this.count(name, by), () => this.clock.now());
+    const log = new DropCopyLog(this.engine, config.grpc.dropCopyRetention);
+    this.dropCopy = { log, faults: { delayMs: 0, duplicate: false }, heartbeatMs: config.grpc.heartbeatMs };
   }
 
   /** The surfaces' own addresses (token audience, assertion `aud`); known once every surface listens. */

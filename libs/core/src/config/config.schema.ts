@@ -4,8 +4,8 @@ import { SCOPES } from '../auth/scopes.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 
-/** Where the exchange market-data protos are loaded from unless `exchange.protoDir` says otherwise. */
-export const DEFAULT_PROTO_DIR = 'libs/exchange/proto';
+/** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
+export const DEFAULT_PROTO_DIR = 'proto';
 
 /** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
 export const ENVIRONMENT_NAMES = ['development', 'pre-production', 'production'] as const;

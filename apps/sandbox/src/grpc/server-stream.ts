@@ -1,0 +1,112 @@
+import { type Metadata, type ServerDuplexStream, type ServerWritableStream, status as GrpcStatus } from '@grpc/grpc-js';
+
+import { type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange/exchange-authorization.js';
+import type { SandboxState } from '../shared/sandbox-state.js';
+import type { PooledStream, StreamPool } from './stream-pool.js';
+
+/** A grpc-js server call that streams responses: server streaming or bidirectional. */
+export type StreamingCall<Req = unknown, Res = unknown> = ServerWritableStream<Req, Res> | ServerDuplexStream<Req, Res>;
+
+/** Ends a call before it started streaming; grpc-js turns an 'error' on a server stream into its status. */
+export function refuse(call: StreamingCall, code: GrpcStatus, details: string): void {
+  call.emit('error', { code, details });
+}
+
+function metadataValue(metadata: Metadata, key: string): string | undefined {
+  const [value] = metadata.get(key);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The start of every streaming call, in upstream's order: token (UNAUTHENTICATED), scope and
+ * participant (PERMISSION_DENIED), then the firm's ingress allowance for the request message
+ * (RESOURCE_EXHAUSTED). This is the only place a stream is authenticated: it then outlives its token
+ * (upstream-facts, operator's streaming rules). Refuses the call and returns undefined on failure.
+ */
+export function authenticateStream(
+  state: SandboxState,
+  call: StreamingCall,
+  requirement: ExchangeRequirement,
+  refused: (reason: string) => void,
+  countsRequest = true,
+): ExchangeCaller | undefined {
+  const credentials = { authorization: metadataValue(call.metadata, 'authorization'), participantId: metadataValue(call.metadata, 'x-participant-id') };
+  const auth = authorizeExchangeCall(state, credentials, requirement);
+  if (!auth.ok) {
+    refused(auth.reason);
+    refuse(call, auth.grpcCode, auth.message);
+    return undefined;
+  }
+  if (countsRequest && !state.streams.takeIngress(auth.caller.client.firm)) {
+    refused('ingress');
+    refuse(call, GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(state));
+    return undefined;
+  }
+  return auth.caller;
+}
+
+export function ingressRefusal(state: SandboxState): string {
+  return `more than ${state.config.grpc.ingressPerSecond} client messages/s per firm averaged over a minute`;
+}
+
+/**
+ * One accepted stream of any service: its place in the firm's pool, heartbeats, and one end.
+ * Subclasses write their messages and release what they hold in `onEnd`.
+ */
+export abstract class ServerStream<Res> implements PooledStream {
+  private ended = false;
+  private heartbeat?: NodeJS.Timeout;
+
+  protected constructor(
+    protected readonly grpc: StreamingCall<unknown, Res>,
+    readonly call: string,
+    readonly firm: string,
+    readonly clientId: string,
+    private readonly pool: StreamPool,
+  ) {}
+
+  get isOpen(): boolean {
+    return !this.ended;
+  }
+
+  end(code: GrpcStatus, details: string, reason: string): void {
+    if (this.ended) return;
+    this.finish(reason);
+    if (code === GrpcStatus.OK) this.grpc.end();
+    else this.grpc.emit('error', { code, details });
+  }
+
+  /** Takes a place in the firm's pool; refuses the call with RESOURCE_EXHAUSTED when it is full. */
+  protected join(maxStreams: number): boolean {
+    // A client may cancel before the handler runs: its 'cancelled' event is gone, so it must not take a place.
+    if (this.grpc.cancelled) {
+      this.ended = true;
+      return false;
+    }
+    if (!this.pool.admit(this)) {
+      refuse(this.grpc, GrpcStatus.RESOURCE_EXHAUSTED, `firm ${this.firm} already holds ${maxStreams} concurrent streams`);
+      this.ended = true;
+      return false;
+    }
+    this.grpc.on('cancelled', () => this.finish('cancelled'));
+    return true;
+  }
+
+  protected heartbeatEvery(ms: number, beat: () => void): void {
+    this.heartbeat = setInterval(beat, ms).unref();
+  }
+
+  protected write(message: Res): void {
+    if (!this.ended) this.grpc.write(message);
+  }
+
+  protected abstract onEnd(reason: string): void;
+
+  private finish(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.heartbeat);
+    this.pool.release(this, reason);
+    this.onEnd(reason);
+  }
+}
