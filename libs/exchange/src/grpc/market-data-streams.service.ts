@@ -1,15 +1,14 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Client, Metadata, credentials } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, SystemClock } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, type TopicSourceRegistry, UnknownTopicError } from '@lib/fanout';
 
-import { FEED_TIMING, type FeedTiming } from './feed-timing.js';
+import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
+import { type LaneDeps, MarketDataLane } from './market-data-lane.js';
 import { MarketDataMetrics } from './market-data.metrics.js';
-import type { MarketDataSubscriptionRequest } from './market-data.messages.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
-import { type FeedDeps, SymbolFeed } from './symbol-feed.js';
-import { type CallListener, type StreamToken, UpstreamCall } from './upstream-call.js';
+import { type CallListener, UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
@@ -17,102 +16,106 @@ export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 const DEPTH = 10;
 
 /**
- * The fan-out hub's source for `exchange.marketData.<symbol>`: one CreateMarketDataSubscription
- * stream per open topic, all multiplexed on one HTTP/2 connection to the configured gRPC target.
- * The exchange allows 20 concurrent streams per firm (upstream-facts) and a renewal briefly holds a
- * second one, so 19 topics renew without loss; the hub's cluster leases keep each topic open on one
- * instance only, so the limit is the cluster's, not each instance's.
+ * The fan-out hub's source for `exchange.marketData.<symbol>`: every open topic on as few streams as
+ * the exchange allows, one BiDirectionalStreamMarketData call per 1,000 symbols (upstream-facts:
+ * the firm has 20 streams pooled across every streaming call, and one per symbol is the wrong
+ * pattern). Symbols are added and removed on the live call as topics open and close (after the
+ * hub's linger). Where the exchange answers the bidirectional call UNIMPLEMENTED, lanes use
+ * CreateMarketDataSubscription calls of up to 1,000 symbols instead.
  */
 @Injectable()
 export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly logger = new Logger(MarketDataStreams.name);
-  private readonly feeds = new Map<string, SymbolFeed>();
+  private readonly lanes: MarketDataLane[] = [];
   private readonly target: string;
   private readonly tls: boolean;
   private readonly protoDir: string;
   private readonly metrics: MarketDataMetrics;
-  private readonly clock: Clock;
-  private readonly deps: FeedDeps;
+  private readonly deps: LaneDeps;
+  private bidirectional = true;
   private connection?: { proto: MarketDataProto; client: Client };
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
-    // Optional like in libs/auth: a Clock provided only in the app's root module is not visible here.
-    @Optional() clock?: Clock,
   ) {
     const environment = config.environments[config.environment]!;
     this.target = environment.grpcTarget;
     this.tls = environment.grpcTls;
     this.protoDir = config.exchange.protoDir;
-    this.metrics = new MarketDataMetrics(registry);
-    this.clock = clock ?? new SystemClock();
-    this.deps = this.feedDeps(FEED_TIMING);
-  }
-
-  /** Resolves once the symbol's first snapshot reached `sink`; a second open of a topic replaces the first. */
-  async open(topic: string, sink: TopicSink): Promise<void> {
-    const symbol = topic.startsWith(EXCHANGE_MARKET_DATA_PREFIX) ? topic.slice(EXCHANGE_MARKET_DATA_PREFIX.length) : '';
-    if (!symbol) throw new UnknownTopicError(topic);
-    if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
-    this.close(topic);
-    const feed = new SymbolFeed(symbol, sink, this.deps);
-    this.feeds.set(topic, feed);
-    try {
-      await feed.start();
-    } catch (error) {
-      if (this.feeds.get(topic) === feed) this.feeds.delete(topic);
-      throw error;
-    }
-  }
-
-  close(topic: string): void {
-    const feed = this.feeds.get(topic);
-    if (!feed) return;
-    this.feeds.delete(topic);
-    feed.close();
-  }
-
-  /** Topics with a feed now. */
-  topics(): string[] {
-    return [...this.feeds.keys()];
-  }
-
-  onApplicationShutdown(): void {
-    for (const topic of this.topics()) this.close(topic);
-    this.connection?.client.close();
-    this.connection = undefined;
-  }
-
-  private feedDeps(timing: FeedTiming): FeedDeps {
-    return {
-      token: () => this.token(),
-      open: (symbol, token, listener) => this.openCall(symbol, token, listener),
+    this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
+    this.deps = {
+      authorization: () => this.tokens.authorization(this.target),
+      open: (symbols, authorization, listener) => this.openCall(symbols, authorization, listener),
       rejected: (authorization) => this.tokens.rejected(authorization),
+      fallBack: () => this.fallBack(),
       metrics: this.metrics,
-      timing,
-      now: () => this.clock.now(),
+      timing: FEED_TIMING,
       warn: (message) => this.logger.warn(message),
     };
   }
 
-  /** The token a new stream will carry, with its expiry: the stream is renewed from that. */
-  private async token(): Promise<StreamToken> {
-    const authorization = await this.tokens.authorization(this.target);
-    const status = this.tokens.status();
-    const expiresInMs = (status.expiresInSeconds ?? 0) * 1000;
-    return { authorization, expiresAt: this.clock.now() + expiresInMs, lifetimeMs: expiresInMs + (status.tokenAgeSeconds ?? 0) * 1000 };
+  /** Resolves once the symbol's first snapshot reached `sink`; a second open of a topic replaces the first. */
+  async open(topic: string, sink: TopicSink): Promise<void> {
+    const symbol = symbolOf(topic);
+    if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
+    this.close(topic);
+    let lane = this.lanes.find((candidate) => candidate.size < MAX_SYMBOLS_PER_STREAM);
+    if (!lane) this.lanes.push((lane = new MarketDataLane(this.deps)));
+    await lane.add(symbol, sink);
   }
 
-  private openCall(symbol: string, token: StreamToken, listener: CallListener): UpstreamCall {
+  close(topic: string): void {
+    const symbol = symbolOf(topic);
+    const at = this.lanes.findIndex((lane) => lane.has(symbol));
+    if (at < 0) return;
+    const lane = this.lanes[at]!;
+    lane.remove(symbol);
+    if (lane.size === 0) this.lanes.splice(at, 1);
+  }
+
+  /** Topics with a symbol on a lane now. */
+  topics(): string[] {
+    return this.lanes.flatMap((lane) => lane.symbols().map((symbol) => EXCHANGE_MARKET_DATA_PREFIX + symbol));
+  }
+
+  /** Market-data streams open now (what the firm's pool of 20 counts). */
+  streamsInUse(): number {
+    return this.lanes.filter((lane) => lane.streaming).length;
+  }
+
+  symbolsCarried(): number {
+    return this.lanes.reduce((sum, lane) => sum + lane.size, 0);
+  }
+
+  onApplicationShutdown(): void {
+    for (const lane of this.lanes.splice(0)) lane.stop();
+    this.connection?.client.close();
+    this.connection = undefined;
+  }
+
+  private fallBack(): boolean {
+    if (!this.bidirectional) return false;
+    this.bidirectional = false;
+    return true;
+  }
+
+  private openCall(symbols: string[], authorization: string, listener: CallListener): UpstreamCall {
     const { proto, client } = this.connect();
     const metadata = new Metadata();
-    metadata.set('authorization', token.authorization);
-    const request: MarketDataSubscriptionRequest = { symbols: [symbol], depth: DEPTH };
+    metadata.set('authorization', authorization);
+    const timing = this.deps.timing;
+    const method = this.bidirectional ? proto.bidirectional : undefined;
+    if (method) {
+      const stream = client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata);
+      const call = new UpstreamCall(stream, authorization, true, listener, this.metrics, timing);
+      call.write({ addSymbols: symbols, depth: DEPTH });
+      return call;
+    }
     const { path, requestSerialize, responseDeserialize } = proto.subscribe;
-    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, request, metadata);
-    return new UpstreamCall(stream, token, listener, this.metrics, this.deps.timing.silenceMs);
+    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, { symbols, depth: DEPTH }, metadata);
+    return new UpstreamCall(stream, authorization, false, listener, this.metrics, timing);
   }
 
   /** Protos are read on first use, so a deployment without exchange streams never needs the files. */
@@ -124,6 +127,12 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     }
     return this.connection;
   }
+}
+
+function symbolOf(topic: string): string {
+  const symbol = topic.startsWith(EXCHANGE_MARKET_DATA_PREFIX) ? topic.slice(EXCHANGE_MARKET_DATA_PREFIX.length) : '';
+  if (!symbol) throw new UnknownTopicError(topic);
+  return symbol;
 }
 
 /** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */

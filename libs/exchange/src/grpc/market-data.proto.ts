@@ -5,7 +5,7 @@ import { type Options, loadSync } from '@grpc/proto-loader';
 
 export { DEFAULT_PROTO_DIR } from '@lib/core';
 
-import type { MarketDataResponseMessage, MarketDataSubscriptionRequest } from './market-data.messages.js';
+import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataSubscriptionRequest } from './market-data.messages.js';
 
 export const MARKET_DATA_PROTO_FILE = 'polymarket/v1/market_data.proto';
 export const MARKET_DATA_SERVICE = 'polymarket.v1.MarketDataSubscriptionAPI';
@@ -21,6 +21,8 @@ export interface MarketDataProto {
   /** Client constructor; its `service` is what a server adds. */
   Client: ServiceClientConstructor;
   subscribe: MethodDefinition<MarketDataSubscriptionRequest, MarketDataResponseMessage>;
+  /** Absent from protos that lack it: the server-streaming call is used instead. */
+  bidirectional?: MethodDefinition<MarketDataStreamRequest, MarketDataResponseMessage>;
 }
 
 /**
@@ -32,7 +34,8 @@ export function loadMarketDataProto(protoDir: string): MarketDataProto {
   const Client = lookupService(loadPackageDefinition(definition), MARKET_DATA_SERVICE);
   const subscribe = Client.service.CreateMarketDataSubscription;
   if (!subscribe?.responseStream) throw new Error(`${MARKET_DATA_SERVICE} in ${protoDir} has no server-streaming CreateMarketDataSubscription`);
-  return { Client, subscribe };
+  const bidirectional = Client.service.BiDirectionalStreamMarketData;
+  return { Client, subscribe, bidirectional: bidirectional?.requestStream && bidirectional.responseStream ? bidirectional : undefined };
 }
 
 function lookupService(root: GrpcObject, name: string): ServiceClientConstructor {
