@@ -11,7 +11,7 @@ export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type Marke
 export { assertBatchSize } from './operations/batch-size.js';
 export type { AccountCallerContext, CallerContext } from './operations/caller-context.js';
 export { ExchangeAccounts } from './operations/exchange-accounts.service.js';
-export { ExchangeMarketData } from './operations/exchange-market-data.service.js';
+export { type BookReply, ExchangeMarketData, type StreamedBookReply } from './operations/exchange-market-data.service.js';
 export { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
 export { ExchangeReports } from './operations/exchange-reports.service.js';
 export { ExchangeTrading } from './operations/exchange-trading.service.js';

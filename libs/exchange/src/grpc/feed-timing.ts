@@ -8,6 +8,12 @@ export interface FeedTiming {
   keepAliveMs: number;
   backoffInitialMs: number;
   backoffMaxMs: number;
+  /** A symbol read over REST stays streamed this long after its last read (the hub's linger). */
+  readLingerMs: number;
+  /** How long a read of a symbol not streamed yet waits for its snapshot before asking REST. */
+  readWaitMs: number;
+  /** After a refused stream, reads go to REST this long before trying a stream again. */
+  readFallbackMs: number;
 }
 
 export const FEED_TIMING: FeedTiming = {
@@ -16,6 +22,9 @@ export const FEED_TIMING: FeedTiming = {
   keepAliveMs: 30 * 60_000,
   backoffInitialMs: 250,
   backoffMaxMs: 15_000,
+  readLingerMs: 5_000,
+  readWaitMs: 2_000,
+  readFallbackMs: 5_000,
 };
 
 /** At most this many symbols on one market-data stream (upstream-facts). */

@@ -8,6 +8,7 @@ import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
 import { type LaneDeps, MarketDataLane } from './market-data-lane.js';
 import { MarketDataMetrics } from './market-data.metrics.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
+import { type BookView, StreamedBook } from './streamed-book.js';
 import { type CallListener, UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
@@ -27,6 +28,8 @@ const DEPTH = 10;
 export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly logger = new Logger(MarketDataStreams.name);
   private readonly lanes: MarketDataLane[] = [];
+  private readonly books = new Map<string, StreamedBook>();
+  private readFallbackUntil = 0;
   private readonly target: string;
   private readonly tls: boolean;
   private readonly protoDir: string;
@@ -60,14 +63,66 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   async open(topic: string, sink: TopicSink): Promise<void> {
     const symbol = symbolOf(topic);
     if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
-    this.close(topic);
-    let lane = this.lanes.find((candidate) => candidate.size < MAX_SYMBOLS_PER_STREAM);
-    if (!lane) this.lanes.push((lane = new MarketDataLane(this.deps)));
-    await lane.add(symbol, sink);
+    const book = this.track(symbol);
+    book.hub = sink;
+    const current = book.view;
+    if (current) return sink.snapshot(current.update);
+    try {
+      await book.whenLive(this.deps.timing.openTimeoutMs);
+    } catch (error) {
+      if (book.hub === sink) this.close(topic);
+      throw error;
+    }
   }
 
   close(topic: string): void {
     const symbol = symbolOf(topic);
+    const book = this.books.get(symbol);
+    if (!book) return;
+    book.hub = undefined;
+    if (!book.readHeld) this.untrack(symbol, book);
+  }
+
+  /**
+   * The stream-kept book of `symbol` for a REST read, or undefined when no stream can have it now
+   * (the caller then asks the REST route). A symbol not streamed yet is added to the stream and kept
+   * there while reads come, plus a linger; its first read waits briefly for the snapshot.
+   */
+  async read(symbol: string): Promise<BookView | undefined> {
+    if (!this.tokens.configured || Date.now() < this.readFallbackUntil) return undefined;
+    const book = this.track(symbol);
+    book.holdForRead(this.deps.timing.readLingerMs, () => {
+      if (!book.hub) this.untrack(symbol, book);
+    });
+    if (book.view) return book.view;
+    try {
+      await book.whenLive(this.deps.timing.readWaitMs);
+    } catch (error) {
+      // Refused (streams all taken, unknown symbol): REST for a while rather than a stream attempt per read.
+      if (error instanceof DomainError) this.readFallbackUntil = Date.now() + this.deps.timing.readFallbackMs;
+    }
+    return book.view;
+  }
+
+  /** The symbol's book on a lane, added to the lane with the most room when new. */
+  private track(symbol: string): StreamedBook {
+    const known = this.books.get(symbol);
+    if (known) return known;
+    const book = new StreamedBook(() => Date.now());
+    this.books.set(symbol, book);
+    let lane = this.lanes.find((candidate) => candidate.size < MAX_SYMBOLS_PER_STREAM);
+    if (!lane) this.lanes.push((lane = new MarketDataLane(this.deps)));
+    lane.add(symbol, book).catch((error: Error) => {
+      if (this.books.get(symbol) === book) this.books.delete(symbol);
+      book.fail(error);
+    });
+    return book;
+  }
+
+  private untrack(symbol: string, book: StreamedBook): void {
+    if (this.books.get(symbol) !== book) return;
+    this.books.delete(symbol);
+    book.release();
     const at = this.lanes.findIndex((lane) => lane.has(symbol));
     if (at < 0) return;
     const lane = this.lanes[at]!;
@@ -91,6 +146,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     for (const lane of this.lanes.splice(0)) lane.stop();
+    for (const book of this.books.values()) book.release();
+    this.books.clear();
     this.connection?.client.close();
     this.connection = undefined;
   }
