@@ -5,15 +5,18 @@ import type { TopicSink } from '@lib/fanout';
 import { bookStateKey } from './book-state.js';
 import type { FeedTiming } from './feed-timing.js';
 import type { MarketDataMetrics } from './market-data.metrics.js';
-import type { MarketDataUpdateMessage } from './market-data.messages.js';
+import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataUpdateMessage } from './market-data.messages.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
 import type { CallListener, UpstreamCall } from './upstream-call.js';
+
+export type MarketDataCall = UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>;
+export type MarketDataListener = CallListener<MarketDataResponseMessage>;
 
 export interface LaneDeps {
   /** The bearer a new call carries; throws when none can be had. */
   authorization(): Promise<string>;
   /** Opens a call carrying `symbols` from its start (bidirectional when the exchange has it). */
-  open(symbols: string[], authorization: string, listener: CallListener): UpstreamCall;
+  open(symbols: string[], authorization: string, listener: MarketDataListener): MarketDataCall;
   /** The exchange refused `authorization` (UNAUTHENTICATED): the provider forgets it. */
   rejected(authorization: string): void;
   /** A bidirectional call answered UNIMPLEMENTED: true when calls fall back to server streaming now. */
@@ -42,7 +45,7 @@ interface Slot {
  */
 export class MarketDataLane {
   private readonly slots = new Map<string, Slot>();
-  private call?: UpstreamCall;
+  private call?: MarketDataCall;
   private connecting = false;
   private failures = 0;
   private lastProblem?: string;
@@ -50,8 +53,11 @@ export class MarketDataLane {
   private readonly adds = new Set<string>();
   private readonly removes = new Set<string>();
   private flushing?: NodeJS.Immediate;
-  private readonly listener: CallListener = {
-    update: (call, update) => (call === this.call ? this.received(update) : undefined),
+  private readonly listener: MarketDataListener = {
+    message: (call, message) => {
+      this.deps.metrics.received(message.event);
+      if (call === this.call && message.event === 'update') this.received(message.update);
+    },
     ended: (call, status) => (call === this.call ? this.ended(call, status) : undefined),
   };
 
@@ -191,7 +197,7 @@ export class MarketDataLane {
     slot.sink.update(update);
   }
 
-  private ended(call: UpstreamCall, status: StreamStatus): void {
+  private ended(call: MarketDataCall, status: StreamStatus): void {
     this.call = undefined;
     if (status.code === GrpcStatus.UNAUTHENTICATED) this.deps.rejected(call.authorization);
     if (status.code === GrpcStatus.UNIMPLEMENTED && call.bidirectional && this.deps.fallBack()) {

@@ -5,11 +5,12 @@ import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegi
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, type TopicSourceRegistry, UnknownTopicError } from '@lib/fanout';
 
 import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
-import { type LaneDeps, MarketDataLane } from './market-data-lane.js';
+import { type LaneDeps, type MarketDataCall, MarketDataLane, type MarketDataListener } from './market-data-lane.js';
 import { MarketDataMetrics } from './market-data.metrics.js';
+import type { MarketDataResponseMessage, MarketDataStreamRequest } from './market-data.messages.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
 import { type BookView, StreamedBook } from './streamed-book.js';
-import { type CallListener, UpstreamCall } from './upstream-call.js';
+import { UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
@@ -158,7 +159,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     return true;
   }
 
-  private openCall(symbols: string[], authorization: string, listener: CallListener): UpstreamCall {
+  private openCall(symbols: string[], authorization: string, listener: MarketDataListener): MarketDataCall {
     const { proto, client } = this.connect();
     const metadata = new Metadata();
     metadata.set('authorization', authorization);
@@ -166,13 +167,13 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     const method = this.bidirectional ? proto.bidirectional : undefined;
     if (method) {
       const stream = client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata);
-      const call = new UpstreamCall(stream, authorization, true, listener, this.metrics, timing);
+      const call: MarketDataCall = new UpstreamCall(stream, authorization, true, listener, this.metrics, timing, {});
       call.write({ addSymbols: symbols, depth: DEPTH });
       return call;
     }
     const { path, requestSerialize, responseDeserialize } = proto.subscribe;
     const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, { symbols, depth: DEPTH }, metadata);
-    return new UpstreamCall(stream, authorization, false, listener, this.metrics, timing);
+    return new UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>(stream, authorization, false, listener, this.metrics, timing);
   }
 
   /** Protos are read on first use, so a deployment without exchange streams never needs the files. */

@@ -30,12 +30,17 @@ export interface MarketDataProto {
  * (upstream-facts), so an operator replaces this project's reconstruction by dropping files in.
  */
 export function loadMarketDataProto(protoDir: string): MarketDataProto {
-  const definition = loadSync(MARKET_DATA_PROTO_FILE, { ...PROTO_LOAD_OPTIONS, includeDirs: [resolve(protoDir)] });
-  const Client = lookupService(loadPackageDefinition(definition), MARKET_DATA_SERVICE);
+  const Client = loadExchangeService(protoDir, MARKET_DATA_PROTO_FILE, MARKET_DATA_SERVICE);
   const subscribe = Client.service.CreateMarketDataSubscription;
   if (!subscribe?.responseStream) throw new Error(`${MARKET_DATA_SERVICE} in ${protoDir} has no server-streaming CreateMarketDataSubscription`);
   const bidirectional = Client.service.BiDirectionalStreamMarketData;
   return { Client, subscribe, bidirectional: bidirectional?.requestStream && bidirectional.responseStream ? bidirectional : undefined };
+}
+
+/** Any exchange service from `file` under `protoDir`, found by its package and service name. */
+export function loadExchangeService(protoDir: string, file: string, service: string): ServiceClientConstructor {
+  const definition = loadSync(file, { ...PROTO_LOAD_OPTIONS, includeDirs: [resolve(protoDir)] });
+  return lookupService(loadPackageDefinition(definition), service);
 }
 
 function lookupService(root: GrpcObject, name: string): ServiceClientConstructor {
