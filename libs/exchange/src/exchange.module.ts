@@ -4,6 +4,7 @@ import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
 import { MarketDataStreams } from './grpc/market-data-streams.service.js';
+import { OrderUpdates } from './grpc/order-updates.service.js';
 import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
 import { ExchangeMarketData } from './operations/exchange-market-data.service.js';
 import { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
@@ -13,8 +14,8 @@ import { ExchangeTrading } from './operations/exchange-trading.service.js';
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
+  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
+  providers: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, ...OPERATIONS],
 })
 export class ExchangeModule {}

@@ -4,8 +4,10 @@ export {
   EXCHANGE_MARKET_DATA_POLICY,
   EXCHANGE_MARKET_DATA_PREFIX,
   MarketDataStreams,
-  registerExchangeTopics,
 } from './grpc/market-data-streams.service.js';
+export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.metrics.js';
+export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
+export { registerExchangeTopics } from './grpc/exchange-topics.js';
 export type * from './grpc/market-data.messages.js';
 export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type MarketDataProto } from './grpc/market-data.proto.js';
 export { assertBatchSize } from './operations/batch-size.js';

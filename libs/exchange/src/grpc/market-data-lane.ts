@@ -1,11 +1,12 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { DomainError, ErrorCode, fullJitterDelay } from '@lib/core';
+import { DomainError, ErrorCode } from '@lib/core';
 import type { TopicSink } from '@lib/fanout';
 
 import { bookStateKey } from './book-state.js';
 import type { FeedTiming } from './feed-timing.js';
 import type { MarketDataMetrics } from './market-data.metrics.js';
 import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataUpdateMessage } from './market-data.messages.js';
+import { ReconnectTimer } from './reconnect-timer.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
 import type { CallListener, UpstreamCall } from './upstream-call.js';
 
@@ -47,9 +48,8 @@ export class MarketDataLane {
   private readonly slots = new Map<string, Slot>();
   private call?: MarketDataCall;
   private connecting = false;
-  private failures = 0;
   private lastProblem?: string;
-  private reconnect?: NodeJS.Timeout;
+  private readonly reconnect: ReconnectTimer;
   private readonly adds = new Set<string>();
   private readonly removes = new Set<string>();
   private flushing?: NodeJS.Immediate;
@@ -61,7 +61,9 @@ export class MarketDataLane {
     ended: (call, status) => (call === this.call ? this.ended(call, status) : undefined),
   };
 
-  constructor(private readonly deps: LaneDeps) {}
+  constructor(private readonly deps: LaneDeps) {
+    this.reconnect = new ReconnectTimer(deps.timing, () => void this.connect());
+  }
 
   get size(): number {
     return this.slots.size;
@@ -112,15 +114,13 @@ export class MarketDataLane {
 
   /** Ends the call and every pending timer; symbols still on the lane wait for the next `add`. */
   stop(): void {
-    clearTimeout(this.reconnect);
-    this.reconnect = undefined;
+    this.reconnect.cancel();
     if (this.flushing) clearImmediate(this.flushing);
     this.flushing = undefined;
     this.adds.clear();
     this.removes.clear();
     this.call?.cancel();
     this.call = undefined;
-    this.failures = 0;
   }
 
   private noSnapshot(symbol: string): DomainError {
@@ -149,7 +149,7 @@ export class MarketDataLane {
       this.call.cancel();
       this.call = undefined;
       void this.connect();
-    } else if (!this.call && !this.connecting && !this.reconnect) {
+    } else if (!this.call && !this.connecting && !this.reconnect.pending) {
       void this.connect();
     }
     this.adds.clear();
@@ -183,7 +183,7 @@ export class MarketDataLane {
   private received(update: MarketDataUpdateMessage): void {
     const slot = this.slots.get(update.symbol);
     if (!slot) return; // removed, its removal still on the way
-    this.failures = 0;
+    this.reconnect.succeeded();
     const key = bookStateKey(update);
     if (!slot.live) {
       slot.live = true;
@@ -222,16 +222,8 @@ export class MarketDataLane {
 
   private retry(reason: string): void {
     if (this.slots.size === 0) return;
-    this.failures += 1;
     this.lastProblem = reason;
-    // Full jitter: after an upstream restart the streams of every gateway instance come back spread out.
-    const delay = fullJitterDelay(this.failures, this.deps.timing.backoffInitialMs, this.deps.timing.backoffMaxMs);
+    const delay = this.reconnect.schedule();
     this.deps.warn(`exchange market data (${this.slots.size} symbols): stream lost (${reason}); reconnecting in ${delay} ms`);
-    clearTimeout(this.reconnect);
-    this.reconnect = setTimeout(() => {
-      this.reconnect = undefined;
-      void this.connect();
-    }, delay);
-    this.reconnect.unref();
   }
 }

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type Client, Metadata, credentials } from '@grpc/grpc-js';
+import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
-import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, type TopicSourceRegistry, UnknownTopicError } from '@lib/fanout';
+import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
+import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { type LaneDeps, type MarketDataCall, MarketDataLane, type MarketDataListener } from './market-data-lane.js';
 import { MarketDataMetrics } from './market-data.metrics.js';
 import type { MarketDataResponseMessage, MarketDataStreamRequest } from './market-data.messages.js';
@@ -31,9 +32,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly lanes: MarketDataLane[] = [];
   private readonly books = new Map<string, StreamedBook>();
   private readFallbackUntil = 0;
-  private readonly target: string;
-  private readonly tls: boolean;
-  private readonly protoDir: string;
+  private readonly grpc: GrpcTarget;
   private readonly metrics: MarketDataMetrics;
   private readonly deps: LaneDeps;
   private bidirectional = true;
@@ -44,13 +43,10 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
   ) {
-    const environment = config.environments[config.environment]!;
-    this.target = environment.grpcTarget;
-    this.tls = environment.grpcTls;
-    this.protoDir = config.exchange.protoDir;
+    this.grpc = grpcTargetOf(config);
     this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
     this.deps = {
-      authorization: () => this.tokens.authorization(this.target),
+      authorization: () => this.tokens.authorization(this.grpc.target),
       open: (symbols, authorization, listener) => this.openCall(symbols, authorization, listener),
       rejected: (authorization) => this.tokens.rejected(authorization),
       fallBack: () => this.fallBack(),
@@ -179,9 +175,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   /** Protos are read on first use, so a deployment without exchange streams never needs the files. */
   private connect(): { proto: MarketDataProto; client: Client } {
     if (!this.connection) {
-      const proto = loadMarketDataProto(this.protoDir);
-      const channelCredentials = this.tls ? credentials.createSsl() : credentials.createInsecure();
-      this.connection = { proto, client: new proto.Client(this.target, channelCredentials) };
+      const proto = loadMarketDataProto(this.grpc.protoDir);
+      this.connection = { proto, client: new proto.Client(this.grpc.target, this.grpc.credentials) };
     }
     return this.connection;
   }
@@ -195,8 +190,3 @@ function symbolOf(topic: string): string {
 
 /** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */
 export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = { ...MARKET_DATA_POLICY, merge: (_snapshot, update) => update };
-
-/** Registers the exchange market-data topics with the hub. */
-export function registerExchangeTopics(registry: TopicSourceRegistry, streams: MarketDataStreams): void {
-  registry.register(EXCHANGE_MARKET_DATA_PREFIX, streams, EXCHANGE_MARKET_DATA_POLICY);
-}

@@ -1,35 +1,18 @@
 import type { MetricsRegistry } from '@lib/core';
 import { Counter, Gauge } from 'prom-client';
 
-/** Prometheus view of the exchange gRPC market-data streams. */
+import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
+
+/** Prometheus view of the exchange gRPC market-data streams: the shared per-kind series plus their own. */
 export class MarketDataMetrics {
-  private readonly open: Gauge<'kind'>;
-  private readonly reconnects: Counter<'kind' | 'code'>;
+  private readonly streams: KindMetrics;
   private readonly messages: Counter<'kind'>;
-  private readonly duplicates: Counter<'kind'>;
 
   constructor(registry: MetricsRegistry, symbolsCarried: () => number) {
-    this.open = new Gauge({
-      name: 'gateway_exchange_grpc_streams_open',
-      help: 'Open exchange gRPC streams by kind (the exchange allows 20 per firm across every kind)',
-      labelNames: ['kind'],
-      registers: [registry],
-    });
-    this.reconnects = new Counter({
-      name: 'gateway_exchange_grpc_stream_reconnects_total',
-      help: 'Streams lost and reopened, by kind and the gRPC status they ended with',
-      labelNames: ['kind', 'code'],
-      registers: [registry],
-    });
+    this.streams = ExchangeStreamMetrics.of(registry).kind('marketData');
     this.messages = new Counter({
       name: 'gateway_exchange_grpc_messages_total',
       help: 'Messages received on exchange gRPC market-data streams, by kind of message',
-      labelNames: ['kind'],
-      registers: [registry],
-    });
-    this.duplicates = new Counter({
-      name: 'gateway_exchange_grpc_duplicates_dropped_total',
-      help: 'Messages not forwarded because they repeat one delivered already, by stream kind',
       labelNames: ['kind'],
       registers: [registry],
     });
@@ -44,15 +27,15 @@ export class MarketDataMetrics {
   }
 
   streamOpened(): void {
-    this.open.inc({ kind: 'marketData' });
+    this.streams.streamOpened();
   }
 
   streamClosed(): void {
-    this.open.dec({ kind: 'marketData' });
+    this.streams.streamClosed();
   }
 
   reconnecting(code: string): void {
-    this.reconnects.inc({ kind: 'marketData', code });
+    this.streams.reconnecting(code);
   }
 
   received(kind: 'update' | 'heartbeat'): void {
@@ -60,6 +43,6 @@ export class MarketDataMetrics {
   }
 
   duplicateDropped(): void {
-    this.duplicates.inc({ kind: 'marketData' });
+    this.streams.duplicateDropped();
   }
 }

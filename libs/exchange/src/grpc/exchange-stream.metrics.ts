@@ -1,0 +1,82 @@
+import type { MetricsRegistry } from '@lib/core';
+import { Counter, Gauge } from 'prom-client';
+
+import type { StreamGauge } from './upstream-call.js';
+
+/** The kinds of exchange streaming calls the gateway holds. */
+export type StreamKind = 'marketData' | 'orders';
+
+/** One kind's view of the stream metrics: what its owner reports. */
+export interface KindMetrics extends StreamGauge {
+  reconnecting(code: string): void;
+  delivered(): void;
+  duplicateDropped(): void;
+}
+
+const REGISTERED = new WeakMap<MetricsRegistry, ExchangeStreamMetrics>();
+
+/**
+ * Prometheus view of every exchange gRPC stream by kind, one set per registry (several services
+ * report into the same series), and the in-use count per kind that the firm's pool of 20 streams
+ * (upstream-facts) is measured against: `inUse()`.
+ */
+export class ExchangeStreamMetrics {
+  private readonly open: Gauge<'kind'>;
+  private readonly reconnects: Counter<'kind' | 'code'>;
+  private readonly deliveries: Counter<'kind'>;
+  private readonly duplicates: Counter<'kind'>;
+  private readonly counts = new Map<StreamKind, number>();
+
+  static of(registry: MetricsRegistry): ExchangeStreamMetrics {
+    let metrics = REGISTERED.get(registry);
+    if (!metrics) REGISTERED.set(registry, (metrics = new ExchangeStreamMetrics(registry)));
+    return metrics;
+  }
+
+  private constructor(registry: MetricsRegistry) {
+    this.open = new Gauge({
+      name: 'gateway_exchange_grpc_streams_open',
+      help: 'Open exchange gRPC streams of this instance by kind (the exchange allows 20 per firm across every kind)',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.reconnects = new Counter({
+      name: 'gateway_exchange_grpc_stream_reconnects_total',
+      help: 'Streams lost and reopened, by kind and the gRPC status they ended with',
+      labelNames: ['kind', 'code'],
+      registers: [registry],
+    });
+    this.deliveries = new Counter({
+      name: 'gateway_exchange_grpc_executions_delivered_total',
+      help: 'Executions passed on to /ws topics, by stream kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.duplicates = new Counter({
+      name: 'gateway_exchange_grpc_duplicates_dropped_total',
+      help: 'Messages not forwarded because they repeat one delivered already, by stream kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+  }
+
+  /** Streams of each kind open now on this instance. */
+  inUse(): Record<StreamKind, number> {
+    return { marketData: this.counts.get('marketData') ?? 0, orders: this.counts.get('orders') ?? 0 };
+  }
+
+  kind(kind: StreamKind): KindMetrics {
+    const labels = { kind };
+    const move = (by: number) => {
+      this.counts.set(kind, (this.counts.get(kind) ?? 0) + by);
+      this.open.inc(labels, by);
+    };
+    return {
+      streamOpened: () => move(1),
+      streamClosed: () => move(-1),
+      reconnecting: (code) => this.reconnects.inc({ kind, code }),
+      delivered: () => this.deliveries.inc(labels),
+      duplicateDropped: () => this.duplicates.inc(labels),
+    };
+  }
+}
