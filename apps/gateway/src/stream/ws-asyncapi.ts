@@ -51,7 +51,10 @@ export const WS_ASYNCAPI = {
       `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
       `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
       `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
-      'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead.',
+      'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
+      'exchange.marketData.<symbol>: the full book per frame; after a lost upstream stream every topic gets a resync. ' +
+      'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
+      'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream.',
   },
   servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
   channels: {
