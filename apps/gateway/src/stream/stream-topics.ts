@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { MarketDataStreams, OrderUpdates, registerExchangeTopics } from '@lib/exchange';
+import { DropCopyFeed, MarketDataStreams, OrderUpdates, registerExchangeTopics } from '@lib/exchange';
 import { TopicSourceRegistry } from '@lib/fanout';
 import { RetailStreams, RetailTopicSource, registerRetailTopics } from '@lib/retail';
 
@@ -20,12 +20,13 @@ export class StreamTopics implements OnModuleInit {
     private readonly retailStreams: RetailStreams,
     private readonly marketData: MarketDataStreams,
     private readonly orders: OrderUpdates,
+    private readonly dropCopy: DropCopyFeed,
   ) {
     this.retailAccount = config.environments[config.environment]?.retailAccounts[0]?.name;
   }
 
   onModuleInit(): void {
-    registerExchangeTopics(this.registry, { marketData: this.marketData, orders: this.orders });
+    registerExchangeTopics(this.registry, { marketData: this.marketData, orders: this.orders, dropCopy: this.dropCopy });
     if (this.retailAccount) registerRetailTopics(this.registry, new RetailTopicSource(this.retailStreams, this.retailAccount));
     else this.logger.warn('No retail account is configured: retail.* topics are not served.');
   }

@@ -54,7 +54,9 @@ export const WS_ASYNCAPI = {
       'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
       'exchange.marketData.<symbol>: the full book per frame; after a lost upstream stream every topic gets a resync. ' +
       'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
-      'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream.',
+      'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream. ' +
+      'exchange.dropcopy (read:dropcopy): the firm\'s executions, deduplicated, one update {executions} per upstream batch; ' +
+      'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync).',
   },
   servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
   channels: {

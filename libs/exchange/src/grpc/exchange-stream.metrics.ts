@@ -4,12 +4,12 @@ import { Counter, Gauge } from 'prom-client';
 import type { StreamGauge } from './upstream-call.js';
 
 /** The kinds of exchange streaming calls the gateway holds. */
-export type StreamKind = 'marketData' | 'orders';
+export type StreamKind = 'marketData' | 'orders' | 'dropCopy';
 
 /** One kind's view of the stream metrics: what its owner reports. */
 export interface KindMetrics extends StreamGauge {
   reconnecting(code: string): void;
-  delivered(): void;
+  delivered(count?: number): void;
   duplicateDropped(): void;
 }
 
@@ -62,7 +62,7 @@ export class ExchangeStreamMetrics {
 
   /** Streams of each kind open now on this instance. */
   inUse(): Record<StreamKind, number> {
-    return { marketData: this.counts.get('marketData') ?? 0, orders: this.counts.get('orders') ?? 0 };
+    return { marketData: this.counts.get('marketData') ?? 0, orders: this.counts.get('orders') ?? 0, dropCopy: this.counts.get('dropCopy') ?? 0 };
   }
 
   kind(kind: StreamKind): KindMetrics {
@@ -75,7 +75,7 @@ export class ExchangeStreamMetrics {
       streamOpened: () => move(1),
       streamClosed: () => move(-1),
       reconnecting: (code) => this.reconnects.inc({ kind, code }),
-      delivered: () => this.deliveries.inc(labels),
+      delivered: (count = 1) => this.deliveries.inc(labels, count),
       duplicateDropped: () => this.duplicates.inc(labels),
     };
   }

@@ -1,10 +1,12 @@
 import type { TopicSourceRegistry } from '@lib/fanout';
 
+import { type DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC } from './drop-copy.service.js';
 import { EXCHANGE_MARKET_DATA_POLICY, EXCHANGE_MARKET_DATA_PREFIX, type MarketDataStreams } from './market-data-streams.service.js';
 import { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, type OrderUpdates } from './order-updates.service.js';
 
-/** Registers the exchange topic families with the hub: market data (conflated) and order updates (account policy). */
-export function registerExchangeTopics(registry: TopicSourceRegistry, sources: { marketData: MarketDataStreams; orders: OrderUpdates }): void {
+/** Registers the exchange topic families with the hub: market data (conflated), order updates and drop copy (account policy). */
+export function registerExchangeTopics(registry: TopicSourceRegistry, sources: { marketData: MarketDataStreams; orders: OrderUpdates; dropCopy: DropCopyFeed }): void {
   registry.register(EXCHANGE_MARKET_DATA_PREFIX, sources.marketData, EXCHANGE_MARKET_DATA_POLICY);
   registry.register(EXCHANGE_ORDERS_PREFIX, sources.orders, EXCHANGE_ORDERS_POLICY);
+  registry.register(EXCHANGE_DROP_COPY_TOPIC, sources.dropCopy, EXCHANGE_DROP_COPY_POLICY);
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type Client, Metadata, type MethodDefinition, status as GrpcStatus } from '@grpc/grpc-js';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
@@ -7,11 +7,11 @@ import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, Unk
 import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
-import { loadExchangeService } from './market-data.proto.js';
 import { type OrderResponseMessage, type OrderSubscriptionRequest, type OrdersSnapshot, type OrdersUpdate, applyOrdersUpdate } from './order-updates.messages.js';
 import { ReconnectTimer } from './reconnect-timer.js';
+import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
-import { type CallListener, UpstreamCall } from './upstream-call.js';
+import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
 
 export const EXCHANGE_ORDERS_PREFIX = 'exchange.orders.';
 const ORDER_ENTRY_PROTO_FILE = 'polymarket/v1/order_entry.proto';
@@ -45,11 +45,11 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private call?: OrderCall;
   private connecting = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
-  private connection?: { client: Client; subscribe: MethodDefinition<OrderSubscriptionRequest, OrderResponseMessage> };
-  private readonly listener: CallListener<OrderResponseMessage> = {
-    message: (call, message) => (call === this.call ? this.received(message) : undefined),
-    ended: (call, status) => (call === this.call ? this.ended(call, status) : undefined),
-  };
+  private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
+  private readonly listener: CallListener<OrderResponseMessage> = currentCallListener(() => this.call, {
+    message: (message) => this.received(message),
+    ended: (call, status) => this.ended(call, status),
+  });
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -57,6 +57,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     registry: MetricsRegistry,
   ) {
     this.grpc = grpcTargetOf(config);
+    this.method = new ServerStreamingMethod(this.grpc, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE, 'CreateOrderSubscription');
     this.accounts = [...new Set(config.clients.flatMap((client) => client.participants))];
     this.metrics = ExchangeStreamMetrics.of(registry).kind('orders');
   }
@@ -92,7 +93,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.sinks.clear();
     this.stop();
-    this.connection?.client.close();
+    this.method.close();
   }
 
   private stop(): void {
@@ -121,20 +122,8 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   }
 
   private openCall(authorization: string): OrderCall {
-    if (!this.connection) {
-      const Client = loadExchangeService(this.grpc.protoDir, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE);
-      const subscribe = Client.service.CreateOrderSubscription;
-      if (!subscribe?.responseStream) throw new Error(`${ORDER_ENTRY_SERVICE} in ${this.grpc.protoDir} has no server-streaming CreateOrderSubscription`);
-      const client = new Client(this.grpc.target, this.grpc.credentials);
-      this.connection = { client, subscribe: subscribe as MethodDefinition<OrderSubscriptionRequest, OrderResponseMessage> };
-    }
-    const { client, subscribe } = this.connection;
-    const { path, requestSerialize, responseDeserialize } = subscribe;
-    const metadata = new Metadata();
-    metadata.set('authorization', authorization);
     // The call acts for one participant of the firm; `accounts` names every one the config allows.
-    metadata.set('x-participant-id', this.accounts[0]!);
-    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, { symbols: [], accounts: this.accounts }, metadata);
+    const stream = this.method.call({ symbols: [], accounts: this.accounts }, authorization, this.accounts[0]);
     return new UpstreamCall<OrderResponseMessage>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
   }
 

@@ -9,6 +9,17 @@ export interface CallListener<M> {
   ended(call: UpstreamCall<M>, status: StreamStatus): void;
 }
 
+/** A listener that hears only the owner's current call: reports of a call it replaced or cancelled are dropped. */
+export function currentCallListener<M>(
+  current: () => UpstreamCall<M> | undefined,
+  owner: { message(message: M): void; ended(call: UpstreamCall<M>, status: StreamStatus): void },
+): CallListener<M> {
+  return {
+    message: (call, message) => (call === current() ? owner.message(message) : undefined),
+    ended: (call, status) => (call === current() ? owner.ended(call, status) : undefined),
+  };
+}
+
 /** Open streams of one kind, as the metrics count them. */
 export interface StreamGauge {
   streamOpened(): void;
