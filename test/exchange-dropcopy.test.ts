@@ -81,3 +81,44 @@ describe('exchange drop copy on /ws', () => {
     }
   }, 60_000);
 });
+
+describe('exchange drop copy across a takeover (two instances, Redis)', () => {
+  it('the other instance takes the stream over from the stored token: its client gets every execution once, in order', async () => {
+    const redisKeyPrefix = `dc${process.pid}:${Date.now()}:`;
+    const a = await startStack({ redis: true, redisKeyPrefix, sandbox: { grpc: { heartbeatMs: 200 } } });
+    let b: Stack | undefined;
+    const clients: WsTestClient[] = [];
+    try {
+      const { state } = a.sandbox;
+      const produced: string[] = [];
+      const stop = state.engine.on('execution', ({ execution }) => {
+        if (execution.order.account.startsWith(`firms/${FIRM}/`)) produced.push(execution.id);
+      });
+      const trade = (i: number) => state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+      clients.push(await subscribed(a)); // a holds the topic and the drop-copy stream
+      b = await startStack({ redis: true, redisKeyPrefix, reuseSandbox: a.sandbox });
+      clients.push(await subscribed(b)); // b relays it
+      await fetch(`${a.sandbox.urls.exchange}/_sandbox/grpc/dropcopy/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duplicate: true }) });
+      for (let i = 0; i < 100; i++) trade(i);
+      await eventually(async () => idsOf(clients[1]!).length, (n) => n >= produced.length, 15_000);
+
+      await a.gateway.close(); // the holder goes; b takes the topic over and resumes from the token in Redis
+      for (let i = 100; i < 200; i++) {
+        trade(i);
+        if (i % 20 === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      stop();
+      const frames = await eventually(async () => clients[1]!.topic(TOPIC), () => new Set(idsOf(clients[1]!)).size >= produced.length, 20_000);
+      // Every execution once and in order; a resync, if the takeover sent one, carries no execution to repeat.
+      expect(idsOf(clients[1]!)).toEqual(produced);
+      expect(frames.filter((f) => f.type === 'resync').every((f) => f.data.executions.length === 0)).toBe(true);
+      expect(state.counter(`grpc.dropCopy.concurrent.${FIRM}`)).toBe(0);
+      expect(state.counter(`grpc.streams.opened.${CALL}`)).toBe(2); // a's, then b's after the takeover
+      expect(await metricValue(b, 'gateway_exchange_grpc_executions_delivered_total', { kind: 'dropCopy' })).toBeGreaterThan(0);
+    } finally {
+      for (const client of clients) client.close();
+      await b?.gateway.close();
+      await a.close().catch(() => undefined);
+    }
+  }, 60_000);
+});
