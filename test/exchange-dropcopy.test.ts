@@ -122,3 +122,33 @@ describe('exchange drop copy across a takeover (two instances, Redis)', () => {
     }
   }, 60_000);
 });
+
+describe('exchange trade capture on /ws', () => {
+  it('delivers each trade of the firm once despite duplicated batches', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trades-'));
+    const stack = await startStack({ sandbox: { grpc: { heartbeatMs: 200 } }, gateway: (config) => ({ ...config, exchange: { ...config.exchange, dropCopyResumeFile: join(dir, 'resume') } }) });
+    const client = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    try {
+      const { state } = stack.sandbox;
+      const trades: string[] = [];
+      const stop = state.engine.on('trade', ({ trade }) => trades.push(trade.tradeId));
+      client.send({ type: 'subscribe', id: 't', topics: ['exchange.trades'], resumeFrom: { 'exchange.trades': 0 } });
+      await client.next((f) => f.type === 'ack', 10_000);
+      await fetch(`${stack.sandbox.urls.exchange}/_sandbox/grpc/dropcopy/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ duplicate: true }) });
+      for (let i = 0; i < 30; i++) {
+        state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 60, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+        state.engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 60, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: 'firms/OTHERFIRM/users/carol' });
+      }
+      stop();
+      const received = () => client.topic('exchange.trades').flatMap((f) => f.data.tradeCaptureReports.map((t: { id: string }) => t.id));
+      await eventually(async () => received().length, (n) => n >= trades.length, 10_000);
+      await eventually(async () => metricValue(stack, 'gateway_exchange_grpc_duplicates_dropped_total', { kind: 'trades' }), (n) => n >= trades.length);
+      expect(trades).toHaveLength(30);
+      expect(received()).toEqual(trades);
+    } finally {
+      client.close();
+      await stack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -3,7 +3,7 @@ import { AuthModule } from '@lib/auth';
 import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
-import { DropCopyFeed } from './grpc/drop-copy.service.js';
+import { DropCopyFeed, TradeCaptureFeed } from './grpc/resumable-feed.js';
 import { MarketDataStreams } from './grpc/market-data-streams.service.js';
 import { OrderUpdates } from './grpc/order-updates.service.js';
 import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
@@ -15,8 +15,8 @@ import { ExchangeTrading } from './operations/exchange-trading.service.js';
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, ...OPERATIONS],
+  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, ...OPERATIONS],
+  providers: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
 })
 export class ExchangeModule {}

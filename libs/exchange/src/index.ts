@@ -8,7 +8,7 @@ export {
 export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.metrics.js';
 export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
 export { registerExchangeTopics } from './grpc/exchange-topics.js';
-export { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC } from './grpc/drop-copy.service.js';
+export { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC, EXCHANGE_TRADES_TOPIC, TradeCaptureFeed } from './grpc/resumable-feed.js';
 export type * from './grpc/market-data.messages.js';
 export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type MarketDataProto } from './grpc/market-data.proto.js';
 export { assertBatchSize } from './operations/batch-size.js';

@@ -38,6 +38,7 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
   { syntax: 'exchange.orders.<participant>', scope: 'read:orders', account: false },
   { syntax: 'exchange.dropcopy', scope: 'read:dropcopy', account: false },
+  { syntax: 'exchange.trades', scope: 'read:dropcopy', account: false },
   { syntax: 'ops.overview', scope: 'admin', account: false },
 ];
 

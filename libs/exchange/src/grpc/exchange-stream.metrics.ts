@@ -4,7 +4,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { StreamGauge } from './upstream-call.js';
 
 /** The kinds of exchange streaming calls the gateway holds. */
-export type StreamKind = 'marketData' | 'orders' | 'dropCopy';
+export type StreamKind = 'marketData' | 'orders' | 'dropCopy' | 'trades';
 
 /** One kind's view of the stream metrics: what its owner reports. */
 export interface KindMetrics extends StreamGauge {
@@ -26,6 +26,7 @@ export class ExchangeStreamMetrics {
   private readonly deliveries: Counter<'kind'>;
   private readonly duplicates: Counter<'kind'>;
   private readonly counts = new Map<StreamKind, number>();
+  private readonly savedAt = new Map<StreamKind, () => number | undefined>();
 
   static of(registry: MetricsRegistry): ExchangeStreamMetrics {
     let metrics = REGISTERED.get(registry);
@@ -58,11 +59,30 @@ export class ExchangeStreamMetrics {
       labelNames: ['kind'],
       registers: [registry],
     });
+    const savedAt = this.savedAt;
+    new Gauge({
+      name: 'gateway_exchange_grpc_resume_token_age_seconds',
+      help: 'Seconds since a resumable stream kind last saved its resume token (absent before the first save)',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        for (const [kind, at] of savedAt) {
+          const saved = at();
+          if (saved !== undefined) this.set({ kind }, (Date.now() - saved) / 1000);
+        }
+      },
+    });
+  }
+
+  /** The resume token of `kind` was last saved at `savedAt()` (epoch ms; undefined before the first). */
+  resumeTokenAge(kind: StreamKind, savedAt: () => number | undefined): void {
+    this.savedAt.set(kind, savedAt);
   }
 
   /** Streams of each kind open now on this instance. */
   inUse(): Record<StreamKind, number> {
-    return { marketData: this.counts.get('marketData') ?? 0, orders: this.counts.get('orders') ?? 0, dropCopy: this.counts.get('dropCopy') ?? 0 };
+    const of = (kind: StreamKind) => this.counts.get(kind) ?? 0;
+    return { marketData: of('marketData'), orders: of('orders'), dropCopy: of('dropCopy'), trades: of('trades') };
   }
 
   kind(kind: StreamKind): KindMetrics {

@@ -3,12 +3,10 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
-import { Gauge } from 'prom-client';
 
 import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
-import type { ExecutionMessage } from './order-updates.messages.js';
 import { RecentIds } from './recent-ids.js';
 import { ReconnectTimer } from './reconnect-timer.js';
 import { ResumeTokenStore } from './resume-token.store.js';
@@ -17,9 +15,10 @@ import { type StreamStatus, isRefusal, statusName, streamRefused } from './strea
 import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
 
 export const EXCHANGE_DROP_COPY_TOPIC = 'exchange.dropcopy';
+export const EXCHANGE_TRADES_TOPIC = 'exchange.trades';
 const DROP_COPY_PROTO_FILE = 'polymarket/v1/dropcopy.proto';
 const DROP_COPY_SERVICE = 'polymarket.v1.DropCopyAPI';
-/** Execution ids remembered for deduplication: far more than a replay after a takeover repeats. */
+/** Keys remembered for deduplication: far more than a replay after a takeover repeats. */
 const DEDUPLICATION_WINDOW = 200_000;
 
 interface DropCopyRequest {
@@ -28,30 +27,60 @@ interface DropCopyRequest {
   firms: string[];
 }
 
-interface DropCopyResponse {
-  resumeToken: Buffer;
-  executions: ExecutionMessage[];
-}
+/** Any DropCopyAPI batch: a resume token and the records under the call's own field name. */
+type DropCopyResponse = { resumeToken: Buffer } & Record<string, unknown>;
 
 type DropCopyCall = UpstreamCall<DropCopyResponse>;
+
+/** What distinguishes one resumable DropCopyAPI feed from another. */
+export interface ResumableFeedSpec {
+  topic: string;
+  kind: 'dropCopy' | 'trades';
+  /** The DropCopyAPI method. */
+  call: string;
+  /** The response field holding the batch's records; the topic's frames use the same name. */
+  records: string;
+  /** Deduplication key: a record whose key was delivered already is dropped. */
+  key(record: Record<string, unknown>): string;
+  /** Suffix of the resume token's Redis key and file. */
+  store: string;
+}
+
+export const DROP_COPY_SPEC: ResumableFeedSpec = {
+  topic: EXCHANGE_DROP_COPY_TOPIC,
+  kind: 'dropCopy',
+  call: 'CreateDropCopySubscription',
+  records: 'executions',
+  key: (execution) => String(execution.id),
+  store: 'dropcopy',
+};
+
+/** Trade capture: a trade re-sent with a later state (BUSTED, CLEARED) is new; the same id and state again is a duplicate. */
+export const TRADES_SPEC: ResumableFeedSpec = {
+  topic: EXCHANGE_TRADES_TOPIC,
+  kind: 'trades',
+  call: 'CreateTradeCaptureReportSubscription',
+  records: 'tradeCaptureReports',
+  key: (trade) => `${String(trade.id)}:${String(trade.state)}`,
+  store: 'trades',
+};
 
 /** Never conflated or dropped; a client that fell behind resumes from the replay window. */
 export const EXCHANGE_DROP_COPY_POLICY: TopicPolicy = ACCOUNT_POLICY;
 
 /**
- * The hub's source for `exchange.dropcopy`: the firm's ONE CreateDropCopySubscription per
- * environment (upstream-facts), held by whichever instance holds the topic's cluster lease (the
- * hub's leader election), `symbols=[]`, no deadline. Executions are deduplicated on `execution.id`
- * (delivery is at least once); each batch's new executions go out as one update `{executions}`,
- * and its `resume_token` is saved only after that update is in the topic (and its replay window), so
- * a restart or a takeover resumes after the last stored batch. A lost call resumes from the latest
- * token: nothing is missed, so clients see no resync. The topic's snapshot is `{executions: []}` (the
- * exchange sends none); a client subscribing with `resumeFrom: 0` gets every batch since the holder
- * opened the stream, within the replay window.
+ * The hub's source for one resumable DropCopyAPI topic (`exchange.dropcopy`, `exchange.trades`): the
+ * firm's ONE call of that kind per environment (upstream-facts), held by whichever instance holds the
+ * topic's cluster lease (the hub's leader election), `symbols=[]`, no deadline. Records are
+ * deduplicated on the spec's key (delivery is at least once); each batch's new records go out as one
+ * update `{<records>: [...]}`, and its `resume_token` is saved only after that update is in the topic
+ * (and its replay window), so a restart or a takeover resumes after the last stored batch. A lost
+ * call resumes from the latest token: nothing is missed, so clients see no resync. The topic's
+ * snapshot is `{<records>: []}` (the exchange sends none); a client subscribing with `resumeFrom: 0`
+ * gets every batch since the holder opened the stream, within the replay window.
  */
-@Injectable()
-export class DropCopyFeed implements TopicSource, OnApplicationShutdown {
-  private readonly logger = new Logger(DropCopyFeed.name);
+export class ResumableFeed implements TopicSource, OnApplicationShutdown {
+  private readonly logger: Logger;
   private readonly grpc: GrpcTarget;
   private readonly participant?: string;
   private readonly metrics: KindMetrics;
@@ -68,40 +97,35 @@ export class DropCopyFeed implements TopicSource, OnApplicationShutdown {
     ended: (call, status) => this.ended(call, status),
   });
 
-  constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  protected constructor(
+    private readonly spec: ResumableFeedSpec,
+    config: GatewayConfig,
     private readonly tokens: ExchangeTokenProvider,
-    @Inject(REDIS) redis: RedisClient | null,
+    redis: RedisClient | null,
     registry: MetricsRegistry,
   ) {
+    this.logger = new Logger(`ResumableFeed ${spec.topic}`);
     this.grpc = grpcTargetOf(config);
-    this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, 'CreateDropCopySubscription');
+    this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
     this.participant = config.clients.flatMap((client) => client.participants)[0];
-    this.metrics = ExchangeStreamMetrics.of(registry).kind('dropCopy');
-    const place = redis ? { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:dropcopy:resume:${config.environment}` } : { file: config.exchange.dropCopyResumeFile };
+    const streams = ExchangeStreamMetrics.of(registry);
+    this.metrics = streams.kind(spec.kind);
+    const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
+    const place = redis ? { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` } : { file };
     this.store = new ResumeTokenStore(place, () => Date.now(), (message) => this.logger.warn(message));
-    const store = this.store;
-    new Gauge({
-      name: 'gateway_exchange_grpc_resume_token_age_seconds',
-      help: 'Seconds since the drop-copy resume token was last saved (absent before the first save)',
-      labelNames: ['kind'],
-      registers: [registry],
-      collect() {
-        if (store.savedAt !== undefined) this.set({ kind: 'dropCopy' }, (Date.now() - store.savedAt) / 1000);
-      },
-    });
+    streams.resumeTokenAge(spec.kind, () => this.store.savedAt);
   }
 
   /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
   async open(topic: string, sink: TopicSink): Promise<void> {
-    if (topic !== EXCHANGE_DROP_COPY_TOPIC) throw new UnknownTopicError(topic);
+    if (topic !== this.spec.topic) throw new UnknownTopicError(topic);
     if (!this.tokens.configured || !this.participant) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
     this.stop();
     this.sink = sink;
     // A takeover or restart resumes after the last batch the previous holder stored.
     this.token = await this.store.load();
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange drop copy sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
+      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
       this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
     });
     void this.connect();
@@ -114,7 +138,7 @@ export class DropCopyFeed implements TopicSource, OnApplicationShutdown {
   }
 
   close(topic: string): void {
-    if (topic !== EXCHANGE_DROP_COPY_TOPIC) return;
+    if (topic !== this.spec.topic) return;
     this.sink = undefined;
     this.stop();
   }
@@ -157,15 +181,16 @@ export class DropCopyFeed implements TopicSource, OnApplicationShutdown {
     const sink = this.sink;
     if (!sink) return;
     if (this.started) {
-      sink.snapshot({ executions: [] });
+      sink.snapshot({ [this.spec.records]: [] });
       this.started.resolve();
       this.started = undefined;
     }
     this.reconnect.succeeded();
-    const fresh = message.executions.filter((execution) => this.seen.add(execution.id));
-    for (let i = fresh.length; i < message.executions.length; i++) this.metrics.duplicateDropped();
+    const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
+    const fresh = records.filter((record) => this.seen.add(this.spec.key(record)));
+    for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
     if (fresh.length > 0) {
-      sink.update({ executions: fresh });
+      sink.update({ [this.spec.records]: fresh });
       this.metrics.delivered(fresh.length);
     }
     // Saved only now: every execution of the batch is in the topic (and its replay window).
@@ -190,6 +215,22 @@ export class DropCopyFeed implements TopicSource, OnApplicationShutdown {
   private retry(reason: string): void {
     if (!this.sink) return;
     const delay = this.reconnect.schedule();
-    this.logger.warn(`exchange drop copy: stream lost (${reason}); resuming in ${delay} ms`);
+    this.logger.warn(`stream lost (${reason}); resuming in ${delay} ms`);
+  }
+}
+
+/** `exchange.dropcopy` (scope read:dropcopy): the firm's executions, deduplicated on `execution.id`. */
+@Injectable()
+export class DropCopyFeed extends ResumableFeed {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
+    super(DROP_COPY_SPEC, config, tokens, redis, registry);
+  }
+}
+
+/** `exchange.trades` (scope read:dropcopy): trade capture reports; a later state of a trade replaces the earlier one. */
+@Injectable()
+export class TradeCaptureFeed extends ResumableFeed {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
+    super(TRADES_SPEC, config, tokens, redis, registry);
   }
 }
