@@ -116,4 +116,19 @@ describe(`${RateLimiter.name} across instances`, () => {
     expect(await sut.take(read)).toMatchObject({ allowed: false, mode: 'redis', remaining: 0 });
     expect((await readiness.report()).checks.ratelimit.status).toBe('up');
   });
+
+  it('replays to Redis a cool-down decided while Redis was down, so the other instances honour it once it is back', async () => {
+    const keyPrefix = uniquePrefix();
+    const limits = { heartbeatMs: 100, probeMs: 200, expectedInstances: 2 };
+    const { limiter: a } = await instance({ keyPrefix, limits });
+    await stopServer(server.process);
+    await eventually(() => a.status().degraded, 5_000);
+    await a.coolDown(['retail.all'], 30, { classes: ['write'] });
+    server = await startRedisServer(server.port);
+    expect(await eventually(() => a.status().mode === 'redis', 5_000)).toBe(true);
+    const { limiter: b } = await instance({ keyPrefix, limits });
+    const refused = await b.take({ buckets: ['retail.orders.create', 'retail.all'], class: 'write' });
+    expect(refused).toMatchObject({ allowed: false, limitedBy: 'cool-down', bucket: 'retail.all', mode: 'redis' });
+    expect(refused.retryAfterMs).toBeGreaterThan(20_000);
+  });
 });

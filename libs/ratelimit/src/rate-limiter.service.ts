@@ -67,6 +67,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
+  /** Cool-downs decided while Redis was out of reach: written to Redis once it answers, so every instance honours them. */
+  private unsharedCoolDowns: { keys: string[]; letters: string; until: number }[] = [];
   /** A heartbeat older than this is a stale instance (deciding locally, or cut off). */
   private readonly instanceTtlMs: number;
   private readonly accounts: readonly string[];
@@ -88,6 +90,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
       this.link = new RedisLink(store, options, usage, () => this.statusChanged(), deps.logger ?? new Logger('RateLimiter'), async () => {
         await store.reseed(knownCells());
+        await this.shareCoolDowns(store);
       });
     }
     deps.readiness?.register('ratelimit', () => this.readiness());
@@ -138,11 +141,30 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     const ms = Math.max(1, seconds * 1000);
     buckets.forEach((bucket, i) => this.metrics.upstreamRefusal(bucket, keys[i]));
     this.local.coolDown(keys, letters, ms, this.clock.now());
-    if (!this.redisStore || !this.link || this.link.degraded) return;
+    if (!this.redisStore || !this.link) return;
+    const unshared = { keys, letters, until: this.clock.now() + ms };
+    if (this.link.degraded) return void this.unsharedCoolDowns.push(unshared);
     try {
       await this.redisStore.coolDown(keys, letters, ms);
     } catch (error) {
+      this.unsharedCoolDowns.push(unshared);
       this.link.failed(error);
+    }
+  }
+
+  /** Replays the cool-downs of an outage that still run; one that fails again stays for the next return. */
+  private async shareCoolDowns(store: RedisBudgetStore): Promise<void> {
+    const pending = this.unsharedCoolDowns;
+    this.unsharedCoolDowns = [];
+    const now = this.clock.now();
+    for (const [i, coolDown] of pending.entries()) {
+      if (coolDown.until <= now) continue;
+      try {
+        await store.coolDown(coolDown.keys, coolDown.letters, coolDown.until - now);
+      } catch (error) {
+        this.unsharedCoolDowns.push(...pending.slice(i).filter((c) => c.until > now));
+        throw error;
+      }
     }
   }
 
