@@ -3,8 +3,6 @@ import { MetricsRegistry } from '@lib/core';
 import { MarketDataStreams, type MarketDataUpdateMessage } from '@lib/exchange';
 import type { TopicSink } from '@lib/fanout';
 
-import { issueAccessToken } from '../apps/sandbox/src/auth/access-token.js';
-import type { BookEvent } from '../apps/sandbox/src/engine/index.js';
 import { SandboxGrpcClient } from './support/sandbox-grpc.js';
 import { FIRM, PARTICIPANT, type Stack, eventually, startStack } from './support/stack.js';
 

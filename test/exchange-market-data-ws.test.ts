@@ -50,7 +50,8 @@ async function subscribed(stack: Stack, topics: string[]): Promise<WsTestClient>
 
 describe('exchange market data on one multiplexed stream', () => {
   it('carries 60 symbols of three /ws clients on a single bidirectional stream', async () => {
-    const stack = await startStack({ sandbox: { exchange: { extraGames: EXTRA_GAMES } } });
+    // Each dashboard watches 30 of the symbols: the per-client topic cap (default 10) is raised to fit.
+    const stack = await startStack({ sandbox: { exchange: { extraGames: EXTRA_GAMES } }, gateway: (config) => ({ ...config, streams: { exchange: { maxTopicsPerClient: 60 } } }) });
     const clients: WsTestClient[] = [];
     try {
       const { state } = stack.sandbox;

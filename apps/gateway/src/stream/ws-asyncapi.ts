@@ -90,7 +90,7 @@ export const WS_ASYNCAPI = {
           'subscribe',
           subscribe,
           'Subscribe to topics; resumeFrom maps a topic to the last {epoch, seq} received: the frames after it when this instance holds them in that epoch, ' +
-            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync.',
+            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync, except 0: the replay window of the current epoch from its start.',
         ),
         unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
         ping: message('ping', ping, 'Application-level ping; answered with pong'),
