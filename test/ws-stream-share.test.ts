@@ -5,10 +5,12 @@ import { type Json, type Stack, api, eventually, json, startStack } from './supp
 import { RefusedUpgrade, WsTestClient } from './support/ws-client.js';
 
 /**
- * The firm's exchange streams are shared, not first-come (issue 14 item 2): two gateways on one
- * Redis and one sandbox, each team held to its share cluster-wide, streams counted once per topic.
+ * The firm's exchange capacity is shared, not first-come (issue 14 item 2): two gateways on one Redis
+ * and one sandbox, each team held to its share cluster-wide. Market-data topics ride one multiplexed
+ * stream per holding instance, so what they spend is the firm's market-data symbols, one per topic.
  */
 const SHARES = { platform: 2, trading: 2 };
+const SYMBOLS = 4;
 const MAX_TOPICS_PER_CLIENT = 3;
 const MAX_CONNECTIONS = 3;
 const clients = [
@@ -28,7 +30,7 @@ beforeAll(async () => {
   const redisKeyPrefix = `t${process.pid}:share:${Math.random().toString(36).slice(2, 8)}:`;
   const gateway = (config: Json) => ({
     ...config,
-    streams: { maxConnectionsPerClient: MAX_CONNECTIONS, exchange: { teamShares: SHARES, maxTopicsPerClient: MAX_TOPICS_PER_CLIENT } },
+    streams: { maxConnectionsPerClient: MAX_CONNECTIONS, exchange: { marketDataSymbols: SYMBOLS, teamSymbolShares: SHARES, maxTopicsPerClient: MAX_TOPICS_PER_CLIENT } },
   });
   one = await startStack({ redis: true, redisKeyPrefix, clients, gateway });
   two = await startStack({ redis: true, redisKeyPrefix, clients, gateway, reuseSandbox: one.sandbox });
@@ -57,10 +59,11 @@ async function subscribe(client: WsTestClient, topics: string[]): Promise<Json> 
   return client.next((frame) => frame.id === id && ['ack', 'error'].includes(frame.type), 15_000);
 }
 
-const firmStreams = () => one.sandbox.state.marketDataStreams.openStreams();
+/** Market-data streams open at the exchange: one multiplexed stream per gateway holding any symbol. */
+const firmStreams = () => Object.values(one.sandbox.state.streams.view().byCall).reduce((sum, n) => sum + n, 0);
 
 describe('exchange stream shares across two gateways', () => {
-  it('holds team A to its share while team B opens its own, counting streams, not subscriptions', async () => {
+  it('holds team A to its share while team B opens its own, counting symbols, not subscriptions', async () => {
     const a1 = await connect(one, 'a1');
     expect(await subscribe(a1, [topic(0), topic(1)])).toMatchObject({ type: 'ack', topics: [topic(0), topic(1)] });
 
@@ -73,42 +76,44 @@ describe('exchange stream shares across two gateways', () => {
     const b1 = await connect(two, 'b1');
     expect(await subscribe(b1, [topic(2)])).toMatchObject({ type: 'ack', topics: [topic(2)] });
     expect(a2.topic(topic(0))[0]).toMatchObject({ type: 'snapshot' });
-    expect(firmStreams()).toBe(3);
+    expect(firmStreams()).toBe(2); // three symbols, one stream on each gateway that holds some
 
     // b1 holds three distinct topics (two of them charged to team A); a fourth is its own cap.
     expect(await subscribe(b1, [topic(0), topic(1)])).toMatchObject({ type: 'ack' });
     const refused = await subscribe(b1, [topic(3)]);
     expect(refused).toMatchObject({ type: 'error', code: 'too_many_streams', cap: 'client', limit: MAX_TOPICS_PER_CLIENT });
     expect(refused.message).toContain(String(MAX_TOPICS_PER_CLIENT));
-    expect(firmStreams()).toBe(3);
+    expect(firmStreams()).toBe(2);
   });
 
-  it('shows the streams in use by kind and by team in /admin/limits and the metrics', async () => {
+  it('shows the symbols in use by kind and by team in /admin/limits and the metrics', async () => {
     for (const stack of [one, two]) {
       const res = await api(stack)('/admin/limits');
       expect(res.status).toBe(200);
-      expect((await json(res)).streams).toEqual([
-        {
-          pool: 'exchange',
-          capacity: 19,
-          inUse: 3,
-          byKind: { marketData: 3 },
-          byTeam: { platform: { share: 2, inUse: 2 }, trading: { share: 2, inUse: 1 } },
-        },
-      ]);
+      expect((await json(res)).streams).toEqual(
+        expect.arrayContaining([
+          {
+            pool: 'exchange.symbols',
+            capacity: SYMBOLS,
+            inUse: 3,
+            byKind: { marketData: 3 },
+            byTeam: { platform: { share: 2, inUse: 2 }, trading: { share: 2, inUse: 1 } },
+          },
+        ]),
+      );
     }
     const registry = two.gateway.get(MetricsRegistry);
     const values = async (name: string) => (await registry.getSingleMetric(name)?.get())?.values.map((v) => [v.labels, v.value]);
-    expect(await values('gateway_streams_in_use')).toEqual([[{ pool: 'exchange', kind: 'marketData' }, 3]]);
+    expect(await values('gateway_streams_in_use')).toEqual(expect.arrayContaining([[{ pool: 'exchange.symbols', kind: 'marketData' }, 3]]));
     expect(await values('gateway_streams_team_in_use')).toEqual(
       expect.arrayContaining([
-        [{ pool: 'exchange', team: 'platform' }, 2],
-        [{ pool: 'exchange', team: 'trading' }, 1],
+        [{ pool: 'exchange.symbols', team: 'platform' }, 2],
+        [{ pool: 'exchange.symbols', team: 'trading' }, 1],
       ]),
     );
   });
 
-  it('gives a stream back to its team once the topic is left and its linger ends', async () => {
+  it('gives a symbol back to its team once the topic is left and its linger ends', async () => {
     const [a1, a2, b1] = open;
     // Every holder of topic(1) leaves it; topic(0) stays held by a1 and a2.
     for (const client of [a1, b1]) {
@@ -122,7 +127,7 @@ describe('exchange stream shares across two gateways', () => {
       250,
     );
     expect(granted).toMatchObject({ topics: [topic(4)] });
-    await eventually(async () => firmStreams(), (streams) => streams === 3, 5_000);
+    await eventually(async () => firmStreams(), (streams) => streams === 2, 5_000);
   });
 });
 

@@ -3,7 +3,9 @@ import { AuthModule } from '@lib/auth';
 import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
+import { DropCopyFeed, TradeCaptureFeed } from './grpc/resumable-feed.js';
 import { MarketDataStreams } from './grpc/market-data-streams.service.js';
+import { OrderUpdates } from './grpc/order-updates.service.js';
 import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
 import { ExchangeMarketData } from './operations/exchange-market-data.service.js';
 import { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
@@ -14,8 +16,8 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, ...OPERATIONS],
+  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, ...OPERATIONS],
+  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
 })
 export class ExchangeModule {}

@@ -4,15 +4,19 @@ export {
   EXCHANGE_MARKET_DATA_POLICY,
   EXCHANGE_MARKET_DATA_PREFIX,
   EXCHANGE_STREAM_POOL,
+  EXCHANGE_SYMBOL_POOL,
   MarketDataStreams,
-  registerExchangeTopics,
 } from './grpc/market-data-streams.service.js';
+export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.metrics.js';
+export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
+export { registerExchangeTopics } from './grpc/exchange-topics.js';
+export { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC, EXCHANGE_TRADES_TOPIC, TradeCaptureFeed } from './grpc/resumable-feed.js';
 export type * from './grpc/market-data.messages.js';
 export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type MarketDataProto } from './grpc/market-data.proto.js';
 export { assertBatchSize } from './operations/batch-size.js';
 export type { AccountCallerContext, CallerContext } from './operations/caller-context.js';
 export { ExchangeAccounts } from './operations/exchange-accounts.service.js';
-export { ExchangeMarketData } from './operations/exchange-market-data.service.js';
+export { type BookReply, ExchangeMarketData, type StreamedBookReply } from './operations/exchange-market-data.service.js';
 export { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
 export { ExchangeReports } from './operations/exchange-reports.service.js';
 export { ExchangeTrading } from './operations/exchange-trading.service.js';

@@ -1310,6 +1310,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `stream`: the book the gateway keeps from the market-data stream; `upstream`: the exchange REST route */
+                    "X-Book-Source"?: unknown;
+                    /** @description stream answers: the book's transact time */
+                    "Last-Modified"?: unknown;
+                    /** @description stream answers: seconds since the gateway received this book state */
+                    Age?: unknown;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1360,6 +1366,12 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `stream`: the book the gateway keeps from the market-data stream; `upstream`: the exchange REST route */
+                    "X-Book-Source"?: unknown;
+                    /** @description stream answers: the book's transact time */
+                    "Last-Modified"?: unknown;
+                    /** @description stream answers: seconds since the gateway received this book state */
+                    Age?: unknown;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,6 +1,6 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { type CallerContext, ExchangeMarketData, OrderBookQuerySchema, OrderBookSnapshotSchema, type OrderBookQuery, SymbolParamsSchema } from '@lib/exchange';
+import { type BookReply, type CallerContext, ExchangeMarketData, OrderBookQuerySchema, OrderBookSnapshotSchema, type OrderBookQuery, SymbolParamsSchema } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
 import { RequireScopes } from '../common/auth.decorators.js';
@@ -8,7 +8,16 @@ import { relay } from '../common/relay.js';
 import { ZodParams, ZodQuery, openApiSchemaOf } from '../common/zod-params.js';
 import { MarketCaller } from './exchange-caller.decorators.js';
 
-/** Order-book snapshots (spec 4.1 /v1/orderbook/*); not account-scoped. */
+const BOOK_HEADERS = {
+  'X-Book-Source': { description: '`stream`: the book the gateway keeps from the market-data stream; `upstream`: the exchange REST route' },
+  'Last-Modified': { description: "stream answers: the book's transact time" },
+  Age: { description: 'stream answers: seconds since the gateway received this book state' },
+};
+
+/**
+ * Order-book snapshots (spec 4.1 /v1/orderbook/*); not account-scoped. Served from the stream-kept
+ * book whenever there is one (with `Last-Modified` from its transact time and `Age`), else relayed.
+ */
 @ApiTags('exchange market data')
 @ApiBearerAuth()
 @Controller('exchange/v1/orderbook')
@@ -18,15 +27,27 @@ export class ExchangeMarketDataController {
   /** Depth 1-10, default 3 (spec 4.1, 8). */
   @Get(':symbol')
   @RequireScopes('read:l2marketdata')
-  @ApiOkResponse({ schema: openApiSchemaOf(OrderBookSnapshotSchema) })
+  @ApiOkResponse({ schema: openApiSchemaOf(OrderBookSnapshotSchema), headers: BOOK_HEADERS })
   async orderBook(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }, @ZodQuery(OrderBookQuerySchema) query: OrderBookQuery) {
-    relay(res, await this.marketData.orderBook(caller, symbol, query));
+    answer(res, await this.marketData.orderBook(caller, symbol, query));
   }
 
-  /** Record not shown: passed through. */
+  /** Record not shown upstream: relayed, or the same spelling built from the stream. */
   @Get(':symbol/bbo')
   @RequireScopes('read:marketdata')
+  @ApiOkResponse({ headers: BOOK_HEADERS })
   async bbo(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }) {
-    relay(res, await this.marketData.bbo(caller, symbol));
+    answer(res, await this.marketData.bbo(caller, symbol));
   }
+}
+
+function answer(res: FastifyReply, book: BookReply): void {
+  res.header('x-book-source', book.source);
+  if (book.source === 'upstream') return relay(res, book.reply);
+  res
+    .status(200)
+    .header('last-modified', new Date(book.modifiedAt).toUTCString())
+    .header('age', String(Math.max(0, Math.floor((Date.now() - book.receivedAt) / 1000))))
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(book.body);
 }

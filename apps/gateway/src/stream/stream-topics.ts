@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { MarketDataStreams, registerExchangeTopics } from '@lib/exchange';
+import { DropCopyFeed, MarketDataStreams, OrderUpdates, TradeCaptureFeed, registerExchangeTopics } from '@lib/exchange';
 import { TopicSourceRegistry } from '@lib/fanout';
 import { RetailStreams, RetailTopicSource, registerRetailTopics } from '@lib/retail';
 
@@ -19,12 +19,15 @@ export class StreamTopics implements OnModuleInit {
     private readonly registry: TopicSourceRegistry,
     private readonly retailStreams: RetailStreams,
     private readonly marketData: MarketDataStreams,
+    private readonly orders: OrderUpdates,
+    private readonly dropCopy: DropCopyFeed,
+    private readonly trades: TradeCaptureFeed,
   ) {
     this.retailAccount = config.environments[config.environment]?.retailAccounts[0]?.name;
   }
 
   onModuleInit(): void {
-    registerExchangeTopics(this.registry, this.marketData);
+    registerExchangeTopics(this.registry, { marketData: this.marketData, orders: this.orders, dropCopy: this.dropCopy, trades: this.trades });
     if (this.retailAccount) registerRetailTopics(this.registry, new RetailTopicSource(this.retailStreams, this.retailAccount));
     else this.logger.warn('No retail account is configured: retail.* topics are not served.');
   }

@@ -65,11 +65,18 @@ export const WS_ASYNCAPI = {
       `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
       `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
       'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
-      "Exchange topics cost the firm's upstream streams (20 per firm): each open topic is one stream however many clients watch it, " +
+      "Exchange market-data topics spend the firm's market-data symbols (streams.exchange.marketDataSymbols; they share one multiplexed upstream stream): " +
+      'each open topic is one symbol however many clients watch it, ' +
       'charged to the team whose client opened it until its last subscriber leaves and its linger ends. A client holds at most ' +
       "streams.exchange.maxTopicsPerClient distinct exchange topics over all its connections, a team at most its share of the firm's " +
-      'streams, counted across every gateway instance; a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
-      'A topic another client already holds costs nothing and is never refused for the team or firm caps.',
+      'symbols, counted across every gateway instance; a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
+      'A topic another client already holds costs nothing and is never refused for the team or firm caps. ' +
+      'exchange.marketData.<symbol>: the full book per frame; after a lost upstream stream every topic gets a resync. ' +
+      'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
+      'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream. ' +
+      'exchange.dropcopy (read:dropcopy): the firm\'s executions, deduplicated, one update {executions} per upstream batch; ' +
+      'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync). ' +
+      'exchange.trades (read:dropcopy): trade capture reports the same way, one update {tradeCaptureReports} per batch, a later state of a trade passed on.',
   },
   servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
   channels: {
@@ -83,7 +90,7 @@ export const WS_ASYNCAPI = {
           'subscribe',
           subscribe,
           'Subscribe to topics; resumeFrom maps a topic to the last {epoch, seq} received: the frames after it when this instance holds them in that epoch, ' +
-            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync.',
+            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync, except 0: the replay window of the current epoch from its start.',
         ),
         unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
         ping: message('ping', ping, 'Application-level ping; answered with pong'),

@@ -17,12 +17,14 @@ export const WS_LIMITS = {
 
 const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
 const accountName = `(?<account>${RETAIL_ACCOUNT_NAME})`;
+/** An exchange participant, `firms/<firm>/users/<user>` (spec 5.1.4). */
+const participantName = '(?<participant>firms/[A-Za-z0-9._-]{1,64}/users/[A-Za-z0-9._-]{1,64})';
 
 /**
  * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug,
  * symbol or account name, `[...]` optional), and the scope reading it needs; the matching pattern is
  * built from it. Account topics without `account.<account>` are the gateway's default retail account
- * (the environment's first).
+ * (the environment's first). A `<participant>` topic is read only by clients allowed that participant.
  */
 const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'retail.marketData.<slug>', scope: 'read:marketdata', account: false },
@@ -35,6 +37,9 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'retail.account.<account>.positions', scope: 'read:positions', account: true },
   { syntax: 'retail.account.<account>.balances', scope: 'read:positions', account: true },
   { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
+  { syntax: 'exchange.orders.<participant>', scope: 'read:orders', account: false },
+  { syntax: 'exchange.dropcopy', scope: 'read:dropcopy', account: false },
+  { syntax: 'exchange.trades', scope: 'read:dropcopy', account: false },
   { syntax: 'ops.overview', scope: 'admin', account: false },
 ];
 
@@ -46,8 +51,9 @@ const patternOf = (syntax: string) =>
     `^${syntax
       .replaceAll('.', '\\.')
       .replace(/\[(.*)\]/, '(?:$1)?')
-      .replace(/<(?!account>)\w+>/g, slug)
-      .replace('<account>', accountName)}$`,
+      .replace(/<(?!account>|participant>)\w+>/g, slug)
+      .replace('<account>', accountName)
+      .replace('<participant>', participantName)}$`,
   );
 const TOPIC_FAMILIES = TOPICS.map((topic) => ({ ...topic, pattern: patternOf(topic.syntax) }));
 
@@ -57,12 +63,14 @@ export interface TopicRule {
   account: boolean;
   /** The account an account topic names; none for the gateway's default account. */
   accountName?: string;
+  /** The exchange participant a topic names: the client must be allowed it. */
+  participant?: string;
 }
 
 export function topicRule(topic: string): TopicRule | undefined {
   for (const family of TOPIC_FAMILIES) {
     const match = family.pattern.exec(topic);
-    if (match) return { scope: family.scope, account: family.account, accountName: match.groups?.account };
+    if (match) return { scope: family.scope, account: family.account, accountName: match.groups?.account, participant: match.groups?.participant };
   }
   return undefined;
 }

@@ -110,6 +110,10 @@ export class WsSession {
       this.error({ id, topic, code: 'forbidden', message: `This client may not read the retail account ${account ?? '(none configured)'}.` });
       return false;
     }
+    if (rule.participant !== undefined && !this.caller.participants.includes(rule.participant)) {
+      this.error({ id, topic, code: 'forbidden', message: `This client may not read the participant ${rule.participant}.` });
+      return false;
+    }
     return true;
   }
 

@@ -42,6 +42,10 @@ export const SandboxConfigSchema = z
           .default({}),
         /** Path segments of `POST /v1/<processor>/deposits`; spec 4.1 names checkout and hides the other as <processor_a>. */
         depositProcessors: z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1).default(['checkout', 'processor-a']),
+        /** More binary contracts (open) after the fixture's, for tests that need many symbols. */
+        extraGames: z
+          .array(z.object({ league: z.string().regex(/^[a-z0-9]+$/), away: z.string().regex(/^[a-z0-9]+$/), home: z.string().regex(/^[a-z0-9]+$/), date: z.iso.date() }).strict())
+          .default([]),
         clients: z
           .array(
             z

@@ -4,7 +4,7 @@ import type { SandboxConfig, UpstreamScope } from '../config/sandbox-config.sche
 import { parseRsaPublicKeyPem, publicKeyFingerprint } from '../keys/key-material.js';
 import { SandboxClock } from './sandbox-clock.js';
 import { SurfaceError } from './surface-error.js';
-import { MatchingEngine } from '../engine/index.js';
+import { MatchingEngine, binaryContract, instrumentsFixture } from '../engine/index.js';
 import { DropCopyLog } from '../grpc/dropcopy/drop-copy-log.js';
 import type { DeliveryFaults } from '../grpc/dropcopy/log-stream.js';
 import { MarketDataStreamRegistry } from '../grpc/market-data-stream.registry.js';
@@ -76,7 +76,7 @@ export class SandboxState {
 
   constructor(readonly config: SandboxConfig) {
     this.clock = new SandboxClock(config.clockSkewMs);
-    this.engine = new MatchingEngine({ clock: () => this.clock.now() });
+    this.engine = new MatchingEngine({ clock: () => this.clock.now(), instruments: [...instrumentsFixture(), ...config.exchange.extraGames.map(binaryContract)] });
     this.retail = new RetailVenue(this.engine, () => this.clock.now());
     this.marketDataStreams = new MarketDataStreamRegistry(this.engine, (name, by) => this.count(name, by), () => this.clock.now());
     this.streams = new StreamPool(config.grpc, (name, by) => this.count(name, by), () => this.clock.now());

@@ -125,6 +125,8 @@ const ExchangeSchema = z
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
     protoDir: z.string().min(1).default(DEFAULT_PROTO_DIR),
+    /** Single-instance mode: where the drop-copy resume token is kept across restarts (with Redis: in Redis). */
+    dropCopyResumeFile: z.string().min(1).default('.dev/exchange-dropcopy.resume'),
     /**
      * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other
      * vendor as `<processor_a>`; operators put its real name here).

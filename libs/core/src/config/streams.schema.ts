@@ -24,6 +24,14 @@ export const StreamsSchema = z
         maxTopicsPerClient: z.number().int().positive().default(10),
         /** Streams per team; teams not named split what the named ones leave evenly (see teamStreamShares). */
         teamShares: z.record(z.string(), count).default({}),
+        /**
+         * Market-data symbols the firm holds at once, cluster-wide. Every symbol rides on one multiplexed
+         * stream per holding instance (upstream-facts: up to 1,000 symbols a stream), so symbols, not
+         * streams, are what market-data topics spend.
+         */
+        marketDataSymbols: z.number().int().positive().default(1_000),
+        /** Market-data symbols per team; teams not named split what the named ones leave evenly. */
+        teamSymbolShares: z.record(z.string(), count).default({}),
         /** A holding not renewed for this long is gone: a crashed instance's streams come back after it. */
         holdingTtlMs: z.number().int().positive().default(15_000),
         renewEveryMs: z.number().int().positive().default(3_000),
@@ -39,6 +47,10 @@ export const StreamsSchema = z
     if (named > firmStreams - reserve) {
       ctx.addIssue({ code: 'custom', path: ['exchange', 'teamShares'], message: `the shares sum to ${named}, more than the ${firmStreams - reserve} streams teams may take` });
     }
+    const namedSymbols = Object.values(streams.exchange.teamSymbolShares).reduce((sum, share) => sum + share, 0);
+    if (namedSymbols > streams.exchange.marketDataSymbols) {
+      ctx.addIssue({ code: 'custom', path: ['exchange', 'teamSymbolShares'], message: `the shares sum to ${namedSymbols}, more than the ${streams.exchange.marketDataSymbols} symbols` });
+    }
     if (renewEveryMs * 2 > holdingTtlMs) ctx.addIssue({ code: 'custom', path: ['exchange', 'renewEveryMs'], message: 'must be at most half of holdingTtlMs' });
   });
 
@@ -51,10 +63,20 @@ export type StreamsConfig = z.infer<typeof StreamsSchema>;
  */
 export function teamStreamShares(streams: StreamsConfig, teams: readonly string[]): Record<string, number> {
   const { firmStreams, reserve, teamShares } = streams.exchange;
-  const others = teams.filter((team) => teamShares[team] === undefined);
-  const named = teams.reduce((sum, team) => sum + (teamShares[team] ?? 0), 0);
-  const left = Math.max(0, firmStreams - reserve - named);
+  return evenShares(firmStreams - reserve, teamShares, teams);
+}
+
+/** Each team's share of the firm's market-data symbols, split the same way. */
+export function teamSymbolShares(streams: StreamsConfig, teams: readonly string[]): Record<string, number> {
+  const { marketDataSymbols, teamSymbolShares: named } = streams.exchange;
+  return evenShares(marketDataSymbols, named, teams);
+}
+
+function evenShares(total: number, configured: Record<string, number>, teams: readonly string[]): Record<string, number> {
+  const others = teams.filter((team) => configured[team] === undefined);
+  const named = teams.reduce((sum, team) => sum + (configured[team] ?? 0), 0);
+  const left = Math.max(0, total - named);
   const even = others.length > 0 ? Math.floor(left / others.length) : 0;
   const remainder = others.length > 0 ? left % others.length : 0;
-  return Object.fromEntries(teams.map((team) => [team, teamShares[team] ?? even + (others.indexOf(team) < remainder ? 1 : 0)]));
+  return Object.fromEntries(teams.map((team) => [team, configured[team] ?? even + (others.indexOf(team) < remainder ? 1 : 0)]));
 }

@@ -1,15 +1,17 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { type Client, Metadata, credentials } from '@grpc/grpc-js';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, SystemClock } from '@lib/core';
-import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, type TopicSourceRegistry, UnknownTopicError } from '@lib/fanout';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
-import { FEED_TIMING, type FeedTiming } from './feed-timing.js';
+import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
+import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
+import { type LaneDeps, type MarketDataCall, MarketDataLane, type MarketDataListener } from './market-data-lane.js';
 import { MarketDataMetrics } from './market-data.metrics.js';
-import type { MarketDataSubscriptionRequest } from './market-data.messages.js';
+import type { MarketDataResponseMessage, MarketDataStreamRequest } from './market-data.messages.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
-import { type FeedDeps, SymbolFeed } from './symbol-feed.js';
-import { type CallListener, type StreamToken, UpstreamCall } from './upstream-call.js';
+import { type BookView, StreamedBook } from './streamed-book.js';
+import { UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
@@ -17,129 +19,188 @@ export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 const DEPTH = 10;
 
 /**
- * The fan-out hub's source for `exchange.marketData.<symbol>`: one CreateMarketDataSubscription
- * stream per open topic, all multiplexed on one HTTP/2 connection to the configured gRPC target.
- * The exchange allows 20 concurrent streams per firm (upstream-facts) and a renewal briefly holds a
- * second one, so 19 topics renew without loss; the hub's cluster leases keep each topic open on one
- * instance only, so the limit is the cluster's, not each instance's.
+ * The fan-out hub's source for `exchange.marketData.<symbol>`: every open topic on as few streams as
+ * the exchange allows, one BiDirectionalStreamMarketData call per 1,000 symbols (upstream-facts:
+ * the firm has 20 streams pooled across every streaming call, and one per symbol is the wrong
+ * pattern). Symbols are added and removed on the live call as topics open and close (after the
+ * hub's linger). Where the exchange answers the bidirectional call UNIMPLEMENTED, lanes use
+ * CreateMarketDataSubscription calls of up to 1,000 symbols instead.
  */
 @Injectable()
 export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly logger = new Logger(MarketDataStreams.name);
-  private readonly feeds = new Map<string, SymbolFeed>();
-  private readonly target: string;
-  private readonly tls: boolean;
-  private readonly protoDir: string;
+  private readonly lanes: MarketDataLane[] = [];
+  private readonly books = new Map<string, StreamedBook>();
+  private readFallbackUntil = 0;
+  private readonly grpc: GrpcTarget;
   private readonly metrics: MarketDataMetrics;
-  private readonly clock: Clock;
-  private readonly deps: FeedDeps;
+  private readonly deps: LaneDeps;
+  private bidirectional = true;
   private connection?: { proto: MarketDataProto; client: Client };
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
-    // Optional like in libs/auth: a Clock provided only in the app's root module is not visible here.
-    @Optional() clock?: Clock,
   ) {
-    const environment = config.environments[config.environment]!;
-    this.target = environment.grpcTarget;
-    this.tls = environment.grpcTls;
-    this.protoDir = config.exchange.protoDir;
-    this.metrics = new MarketDataMetrics(registry);
-    this.clock = clock ?? new SystemClock();
-    this.deps = this.feedDeps(FEED_TIMING);
+    this.grpc = grpcTargetOf(config);
+    this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
+    this.deps = {
+      authorization: () => this.tokens.authorization(this.grpc.target),
+      open: (symbols, authorization, listener) => this.openCall(symbols, authorization, listener),
+      rejected: (authorization) => this.tokens.rejected(authorization),
+      fallBack: () => this.fallBack(),
+      metrics: this.metrics,
+      timing: FEED_TIMING,
+      warn: (message) => this.logger.warn(message),
+    };
   }
 
   /** Resolves once the symbol's first snapshot reached `sink`; a second open of a topic replaces the first. */
   async open(topic: string, sink: TopicSink): Promise<void> {
-    const symbol = topic.startsWith(EXCHANGE_MARKET_DATA_PREFIX) ? topic.slice(EXCHANGE_MARKET_DATA_PREFIX.length) : '';
-    if (!symbol) throw new UnknownTopicError(topic);
+    const symbol = symbolOf(topic);
     if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
-    this.close(topic);
-    const feed = new SymbolFeed(symbol, sink, this.deps);
-    this.feeds.set(topic, feed);
+    const book = this.track(symbol);
+    book.hub = sink;
+    const current = book.view;
+    if (current) return sink.snapshot(current.update);
     try {
-      await feed.start();
+      await book.whenLive(this.deps.timing.openTimeoutMs);
     } catch (error) {
-      if (this.feeds.get(topic) === feed) this.feeds.delete(topic);
+      if (book.hub === sink) this.close(topic);
       throw error;
     }
   }
 
   close(topic: string): void {
-    const feed = this.feeds.get(topic);
-    if (!feed) return;
-    this.feeds.delete(topic);
-    feed.close();
+    const symbol = symbolOf(topic);
+    const book = this.books.get(symbol);
+    if (!book) return;
+    book.hub = undefined;
+    if (!book.readHeld) this.untrack(symbol, book);
   }
 
-  /** Topics with a feed now. */
+  /**
+   * The stream-kept book of `symbol` for a REST read, or undefined when no stream can have it now
+   * (the caller then asks the REST route). A symbol not streamed yet is added to the stream and kept
+   * there while reads come, plus a linger; its first read waits briefly for the snapshot.
+   */
+  async read(symbol: string): Promise<BookView | undefined> {
+    if (!this.tokens.configured || Date.now() < this.readFallbackUntil) return undefined;
+    const book = this.track(symbol);
+    book.holdForRead(this.deps.timing.readLingerMs, () => {
+      if (!book.hub) this.untrack(symbol, book);
+    });
+    if (book.view) return book.view;
+    try {
+      await book.whenLive(this.deps.timing.readWaitMs);
+    } catch (error) {
+      // Refused (streams all taken, unknown symbol): REST for a while rather than a stream attempt per read.
+      if (error instanceof DomainError) this.readFallbackUntil = Date.now() + this.deps.timing.readFallbackMs;
+    }
+    return book.view;
+  }
+
+  /** The symbol's book on a lane, added to the lane with the most room when new. */
+  private track(symbol: string): StreamedBook {
+    const known = this.books.get(symbol);
+    if (known) return known;
+    const book = new StreamedBook(() => Date.now());
+    this.books.set(symbol, book);
+    let lane = this.lanes.find((candidate) => candidate.size < MAX_SYMBOLS_PER_STREAM);
+    if (!lane) this.lanes.push((lane = new MarketDataLane(this.deps)));
+    lane.add(symbol, book).catch((error: Error) => {
+      if (this.books.get(symbol) === book) this.books.delete(symbol);
+      book.fail(error);
+    });
+    return book;
+  }
+
+  private untrack(symbol: string, book: StreamedBook): void {
+    if (this.books.get(symbol) !== book) return;
+    this.books.delete(symbol);
+    book.release();
+    const at = this.lanes.findIndex((lane) => lane.has(symbol));
+    if (at < 0) return;
+    const lane = this.lanes[at]!;
+    lane.remove(symbol);
+    if (lane.size === 0) this.lanes.splice(at, 1);
+  }
+
+  /** Topics with a symbol on a lane now. */
   topics(): string[] {
-    return [...this.feeds.keys()];
+    return this.lanes.flatMap((lane) => lane.symbols().map((symbol) => EXCHANGE_MARKET_DATA_PREFIX + symbol));
+  }
+
+  /** Market-data streams open now (what the firm's pool of 20 counts). */
+  streamsInUse(): number {
+    return this.lanes.filter((lane) => lane.streaming).length;
+  }
+
+  symbolsCarried(): number {
+    return this.lanes.reduce((sum, lane) => sum + lane.size, 0);
   }
 
   onApplicationShutdown(): void {
-    for (const topic of this.topics()) this.close(topic);
+    for (const lane of this.lanes.splice(0)) lane.stop();
+    for (const book of this.books.values()) book.release();
+    this.books.clear();
     this.connection?.client.close();
     this.connection = undefined;
   }
 
-  private feedDeps(timing: FeedTiming): FeedDeps {
-    return {
-      token: () => this.token(),
-      open: (symbol, token, listener) => this.openCall(symbol, token, listener),
-      rejected: (authorization) => this.tokens.rejected(authorization),
-      metrics: this.metrics,
-      timing,
-      now: () => this.clock.now(),
-      warn: (message) => this.logger.warn(message),
-    };
+  private fallBack(): boolean {
+    if (!this.bidirectional) return false;
+    this.bidirectional = false;
+    return true;
   }
 
-  /** The token a new stream will carry, with its expiry: the stream is renewed from that. */
-  private async token(): Promise<StreamToken> {
-    const authorization = await this.tokens.authorization(this.target);
-    const status = this.tokens.status();
-    const expiresInMs = (status.expiresInSeconds ?? 0) * 1000;
-    return { authorization, expiresAt: this.clock.now() + expiresInMs, lifetimeMs: expiresInMs + (status.tokenAgeSeconds ?? 0) * 1000 };
-  }
-
-  private openCall(symbol: string, token: StreamToken, listener: CallListener): UpstreamCall {
+  private openCall(symbols: string[], authorization: string, listener: MarketDataListener): MarketDataCall {
     const { proto, client } = this.connect();
     const metadata = new Metadata();
-    metadata.set('authorization', token.authorization);
-    const request: MarketDataSubscriptionRequest = { symbols: [symbol], depth: DEPTH };
+    metadata.set('authorization', authorization);
+    const timing = this.deps.timing;
+    const method = this.bidirectional ? proto.bidirectional : undefined;
+    if (method) {
+      const stream = client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata);
+      const call: MarketDataCall = new UpstreamCall(stream, authorization, true, listener, this.metrics, timing, {});
+      call.write({ addSymbols: symbols, depth: DEPTH });
+      return call;
+    }
     const { path, requestSerialize, responseDeserialize } = proto.subscribe;
-    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, request, metadata);
-    return new UpstreamCall(stream, token, listener, this.metrics, this.deps.timing.silenceMs);
+    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, { symbols, depth: DEPTH }, metadata);
+    return new UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>(stream, authorization, false, listener, this.metrics, timing);
   }
 
   /** Protos are read on first use, so a deployment without exchange streams never needs the files. */
   private connect(): { proto: MarketDataProto; client: Client } {
     if (!this.connection) {
-      const proto = loadMarketDataProto(this.protoDir);
-      const channelCredentials = this.tls ? credentials.createSsl() : credentials.createInsecure();
-      this.connection = { proto, client: new proto.Client(this.target, channelCredentials) };
+      const proto = loadMarketDataProto(this.grpc.protoDir);
+      this.connection = { proto, client: new proto.Client(this.grpc.target, this.grpc.credentials) };
     }
     return this.connection;
   }
 }
 
+function symbolOf(topic: string): string {
+  const symbol = topic.startsWith(EXCHANGE_MARKET_DATA_PREFIX) ? topic.slice(EXCHANGE_MARKET_DATA_PREFIX.length) : '';
+  if (!symbol) throw new UnknownTopicError(topic);
+  return symbol;
+}
+
+/**
+ * The firm's market-data symbols: every symbol rides on the one multiplexed stream (up to 1,000 a
+ * stream), so a topic costs a symbol of this pool, not a stream; per-team shares and the per-client
+ * cap on distinct exchange topics are counted here.
+ */
+export const EXCHANGE_SYMBOL_POOL = 'exchange.symbols';
+
 /** The firm's exchange streams (upstream-facts: 20 concurrent per firm, every streaming RPC together). */
 export const EXCHANGE_STREAM_POOL = 'exchange';
 
-/**
- * Every message is the symbol's full book, so the latest one is the snapshot late joiners need. Each
- * topic is one upstream stream today, so it costs one stream of the firm's pool while it is open.
- */
+/** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */
 export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = {
   ...MARKET_DATA_POLICY,
   merge: (_snapshot, update) => update,
-  capacity: { pool: EXCHANGE_STREAM_POOL, kind: 'marketData' },
+  capacity: { pool: EXCHANGE_SYMBOL_POOL, kind: 'marketData' },
 };
-
-/** Registers the exchange market-data topics with the hub. */
-export function registerExchangeTopics(registry: TopicSourceRegistry, streams: MarketDataStreams): void {
-  registry.register(EXCHANGE_MARKET_DATA_PREFIX, streams, EXCHANGE_MARKET_DATA_POLICY);
-}

@@ -54,5 +54,13 @@ export interface MarketDataSubscriptionRequest {
   snapshotOnly?: boolean;
 }
 
+/** One client message of BiDirectionalStreamMarketData; neither list set: a keep-alive. */
+export interface MarketDataStreamRequest {
+  addSymbols?: string[];
+  removeSymbols?: string[];
+  /** Read from the stream's first message; 0 or absent: 10 levels. */
+  depth?: number;
+}
+
 /** `event` names the member of the `oneof event` that is set (proto-loader `oneofs: true`). */
 export type MarketDataResponseMessage = { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: MarketDataUpdateMessage };

@@ -1,62 +1,41 @@
 import type { MetricsRegistry } from '@lib/core';
 import { Counter, Gauge } from 'prom-client';
 
-/** How a renewal ended: no loss, a forced resync, or the old stream died before the switch. */
-export type RenewalOutcome = 'seamless' | 'resync' | 'after_loss';
+import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
 
-/** Prometheus view of the exchange gRPC market-data streams. */
+/** Prometheus view of the exchange gRPC market-data streams: the shared per-kind series plus their own. */
 export class MarketDataMetrics {
-  private readonly open: Gauge;
-  private readonly renewals: Counter<'outcome'>;
-  private readonly reconnects: Counter<'code'>;
+  private readonly streams: KindMetrics;
   private readonly messages: Counter<'kind'>;
-  private readonly duplicates: Counter;
 
-  constructor(registry: MetricsRegistry) {
-    this.open = new Gauge({
-      name: 'gateway_exchange_grpc_streams_open',
-      help: 'Open exchange gRPC market-data streams (the exchange allows 20 per firm; a renewal briefly holds two)',
-      registers: [registry],
-    });
-    this.renewals = new Counter({
-      name: 'gateway_exchange_grpc_stream_renewals_total',
-      help: 'Streams replaced ahead of their token lapsing, by outcome',
-      labelNames: ['outcome'],
-      registers: [registry],
-    });
-    this.reconnects = new Counter({
-      name: 'gateway_exchange_grpc_stream_reconnects_total',
-      help: 'Streams lost and reopened, by the gRPC status they ended with',
-      labelNames: ['code'],
-      registers: [registry],
-    });
+  constructor(registry: MetricsRegistry, symbolsCarried: () => number) {
+    this.streams = ExchangeStreamMetrics.of(registry).kind('marketData');
     this.messages = new Counter({
       name: 'gateway_exchange_grpc_messages_total',
-      help: 'Messages received on exchange gRPC market-data streams, by kind',
+      help: 'Messages received on exchange gRPC market-data streams, by kind of message',
       labelNames: ['kind'],
       registers: [registry],
     });
-    this.duplicates = new Counter({
-      name: 'gateway_exchange_grpc_duplicates_dropped_total',
-      help: 'Book states not forwarded because they equal the last one delivered (renewal overlap)',
+    new Gauge({
+      name: 'gateway_exchange_grpc_symbols_carried',
+      help: 'Symbols carried on the market-data streams of this instance',
       registers: [registry],
+      collect() {
+        this.set(symbolsCarried());
+      },
     });
   }
 
   streamOpened(): void {
-    this.open.inc();
+    this.streams.streamOpened();
   }
 
   streamClosed(): void {
-    this.open.dec();
-  }
-
-  renewed(outcome: RenewalOutcome): void {
-    this.renewals.inc({ outcome });
+    this.streams.streamClosed();
   }
 
   reconnecting(code: string): void {
-    this.reconnects.inc({ code });
+    this.streams.reconnecting(code);
   }
 
   received(kind: 'update' | 'heartbeat'): void {
@@ -64,6 +43,6 @@ export class MarketDataMetrics {
   }
 
   duplicateDropped(): void {
-    this.duplicates.inc();
+    this.streams.duplicateDropped();
   }
 }

@@ -5,7 +5,7 @@ import { type Options, loadSync } from '@grpc/proto-loader';
 
 export { DEFAULT_PROTO_DIR } from '@lib/core';
 
-import type { MarketDataResponseMessage, MarketDataSubscriptionRequest } from './market-data.messages.js';
+import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataSubscriptionRequest } from './market-data.messages.js';
 
 export const MARKET_DATA_PROTO_FILE = 'polymarket/v1/market_data.proto';
 export const MARKET_DATA_SERVICE = 'polymarket.v1.MarketDataSubscriptionAPI';
@@ -21,6 +21,8 @@ export interface MarketDataProto {
   /** Client constructor; its `service` is what a server adds. */
   Client: ServiceClientConstructor;
   subscribe: MethodDefinition<MarketDataSubscriptionRequest, MarketDataResponseMessage>;
+  /** Absent from protos that lack it: the server-streaming call is used instead. */
+  bidirectional?: MethodDefinition<MarketDataStreamRequest, MarketDataResponseMessage>;
 }
 
 /**
@@ -28,11 +30,17 @@ export interface MarketDataProto {
  * (upstream-facts), so an operator replaces this project's reconstruction by dropping files in.
  */
 export function loadMarketDataProto(protoDir: string): MarketDataProto {
-  const definition = loadSync(MARKET_DATA_PROTO_FILE, { ...PROTO_LOAD_OPTIONS, includeDirs: [resolve(protoDir)] });
-  const Client = lookupService(loadPackageDefinition(definition), MARKET_DATA_SERVICE);
+  const Client = loadExchangeService(protoDir, MARKET_DATA_PROTO_FILE, MARKET_DATA_SERVICE);
   const subscribe = Client.service.CreateMarketDataSubscription;
   if (!subscribe?.responseStream) throw new Error(`${MARKET_DATA_SERVICE} in ${protoDir} has no server-streaming CreateMarketDataSubscription`);
-  return { Client, subscribe };
+  const bidirectional = Client.service.BiDirectionalStreamMarketData;
+  return { Client, subscribe, bidirectional: bidirectional?.requestStream && bidirectional.responseStream ? bidirectional : undefined };
+}
+
+/** Any exchange service from `file` under `protoDir`, found by its package and service name. */
+export function loadExchangeService(protoDir: string, file: string, service: string): ServiceClientConstructor {
+  const definition = loadSync(file, { ...PROTO_LOAD_OPTIONS, includeDirs: [resolve(protoDir)] });
+  return lookupService(loadPackageDefinition(definition), service);
 }
 
 function lookupService(root: GrpcObject, name: string): ServiceClientConstructor {

@@ -1,61 +1,80 @@
-import { type ClientReadableStream, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import { type ClientDuplexStream, type ClientReadableStream, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { MarketDataMetrics } from './market-data.metrics.js';
-import type { MarketDataResponseMessage, MarketDataUpdateMessage } from './market-data.messages.js';
 import type { StreamStatus } from './stream-status.error.js';
 
-/** Where one call reports; `call` tells the feed which of its (up to two) calls spoke. */
-export interface CallListener {
-  update(call: UpstreamCall, update: MarketDataUpdateMessage): void;
+/** Where one call reports; `call` tells the owner whether the report is from its current call. */
+export interface CallListener<M> {
+  message(call: UpstreamCall<M>, message: M): void;
   /** Once, when the server ended the call or it went silent; never after `cancel()`. */
-  ended(call: UpstreamCall, status: StreamStatus): void;
+  ended(call: UpstreamCall<M>, status: StreamStatus): void;
 }
 
-/** The token a call was opened with: a stream lives as long as it (spec §5.1.3). */
-export interface StreamToken {
-  authorization: string;
-  /** Local epoch ms at which the token lapses. */
-  expiresAt: number;
-  lifetimeMs: number;
+/** A listener that hears only the owner's current call: reports of a call it replaced or cancelled are dropped. */
+export function currentCallListener<M>(
+  current: () => UpstreamCall<M> | undefined,
+  owner: { message(message: M): void; ended(call: UpstreamCall<M>, status: StreamStatus): void },
+): CallListener<M> {
+  return {
+    message: (call, message) => (call === current() ? owner.message(message) : undefined),
+    ended: (call, status) => (call === current() ? owner.ended(call, status) : undefined),
+  };
+}
+
+/** Open streams of one kind, as the metrics count them. */
+export interface StreamGauge {
+  streamOpened(): void;
+  streamClosed(): void;
+}
+
+export interface CallTiming {
+  silenceMs: number;
+  keepAliveMs: number;
 }
 
 /**
- * One CreateMarketDataSubscription call: heartbeats counted and dropped, book messages passed on,
- * a silence watchdog, and a single end report whichever way the call ends.
+ * One streaming call of any exchange service (market data, orders, drop copy): every message passed
+ * on, a silence watchdog (upstream-facts: a stream silent for 180 s, not even a heartbeat, is dead),
+ * a keep-alive request on a bidirectional call (the load balancer closes connections without
+ * traffic), and a single end report whichever way the call ends.
  */
-export class UpstreamCall {
-  /** Book messages received; the first one is the stream's snapshot. */
-  received = 0;
+export class UpstreamCall<M, Req = never> {
   private done = false;
   /** Fires after `silenceMs` without a message; every message pushes it back (refresh, not a new timer). */
   private readonly watchdog: NodeJS.Timeout;
+  private readonly keepAlive?: NodeJS.Timeout;
 
   constructor(
-    private readonly stream: ClientReadableStream<MarketDataResponseMessage>,
-    readonly token: StreamToken,
-    private readonly listener: CallListener,
-    private readonly metrics: MarketDataMetrics,
-    private readonly silenceMs: number,
+    private readonly stream: ClientReadableStream<M> | ClientDuplexStream<Req, M>,
+    /** The bearer the call was opened with: an UNAUTHENTICATED end makes the provider forget it. */
+    readonly authorization: string,
+    readonly bidirectional: boolean,
+    private readonly listener: CallListener<M>,
+    private readonly metrics: StreamGauge,
+    timing: CallTiming,
+    /** The keep-alive request of a bidirectional call. */
+    keepAliveRequest?: Req,
   ) {
     metrics.streamOpened();
     this.watchdog = setTimeout(() => {
       if (this.done) return;
       this.cancel();
-      this.listener.ended(this, { code: GrpcStatus.UNAVAILABLE, details: `no message for ${this.silenceMs} ms` });
-    }, this.silenceMs);
+      this.listener.ended(this, { code: GrpcStatus.UNAVAILABLE, details: `no message for ${timing.silenceMs} ms` });
+    }, timing.silenceMs);
     this.watchdog.unref();
-    stream.on('data', (message: MarketDataResponseMessage) => this.message(message));
+    if (bidirectional && keepAliveRequest !== undefined) {
+      this.keepAlive = setInterval(() => this.write(keepAliveRequest), timing.keepAliveMs);
+      this.keepAlive.unref();
+    }
+    stream.on('data', (message: M) => this.message(message));
     // Every final status comes as 'status'; 'error' repeats the non-OK ones and must have a listener.
     stream.on('status', (status: StreamStatus) => this.finish(status));
     stream.on('error', (error: ServiceError) => this.finish({ code: error.code, details: error.details }));
   }
 
-  get authorization(): string {
-    return this.token.authorization;
-  }
-
-  get expiresAt(): number {
-    return this.token.expiresAt;
+  /** Sends a request on a bidirectional call (adds, removes, keep-alive); ignored once the call ended. */
+  write(request: Req): void {
+    if (this.done || !this.bidirectional) return;
+    (this.stream as ClientDuplexStream<Req, M>).write(request);
   }
 
   /** Ends the call from this side; no end report follows. */
@@ -65,13 +84,10 @@ export class UpstreamCall {
     this.stream.cancel();
   }
 
-  private message(message: MarketDataResponseMessage): void {
+  private message(message: M): void {
     if (this.done) return;
     this.watchdog.refresh();
-    this.metrics.received(message.event);
-    if (message.event !== 'update') return;
-    this.received += 1;
-    this.listener.update(this, message.update);
+    this.listener.message(this, message);
   }
 
   private finish(status: StreamStatus): void {
@@ -83,6 +99,7 @@ export class UpstreamCall {
   private close(): void {
     this.done = true;
     clearTimeout(this.watchdog);
+    clearInterval(this.keepAlive);
     this.metrics.streamClosed();
   }
 }

@@ -263,7 +263,10 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   /** A resume point of another epoch (or of none) says nothing about this numbering: the client gets the state. */
   private initialFrames(state: TopicState, resumeFrom: ResumePoint | undefined): WireFrame[] {
     if (resumeFrom === undefined) return optional(state.stateFrame('snapshot'));
-    if (resumeFrom.epoch !== state.epoch) return optional(state.stateFrame('resync'));
+    // Seq 0 without an epoch asks for the current epoch's window from its start: a client that holds
+    // nothing cannot mix numberings (drop copy has no snapshot, so that is how its backlog is read).
+    const fromStart = resumeFrom.seq === 0 && resumeFrom.epoch === undefined;
+    if (resumeFrom.epoch !== state.epoch && !fromStart) return optional(state.stateFrame('resync'));
     if (resumeFrom.seq === state.seq && state.seq > 0) return [];
     return state.replayAfter(resumeFrom.seq, this.clock.now()) ?? optional(state.stateFrame('resync'));
   }

@@ -1,0 +1,102 @@
+import type { MetricsRegistry } from '@lib/core';
+import { Counter, Gauge } from 'prom-client';
+
+import type { StreamGauge } from './upstream-call.js';
+
+/** The kinds of exchange streaming calls the gateway holds. */
+export type StreamKind = 'marketData' | 'orders' | 'dropCopy' | 'trades';
+
+/** One kind's view of the stream metrics: what its owner reports. */
+export interface KindMetrics extends StreamGauge {
+  reconnecting(code: string): void;
+  delivered(count?: number): void;
+  duplicateDropped(): void;
+}
+
+const REGISTERED = new WeakMap<MetricsRegistry, ExchangeStreamMetrics>();
+
+/**
+ * Prometheus view of every exchange gRPC stream by kind, one set per registry (several services
+ * report into the same series), and the in-use count per kind that the firm's pool of 20 streams
+ * (upstream-facts) is measured against: `inUse()`.
+ */
+export class ExchangeStreamMetrics {
+  private readonly open: Gauge<'kind'>;
+  private readonly reconnects: Counter<'kind' | 'code'>;
+  private readonly deliveries: Counter<'kind'>;
+  private readonly duplicates: Counter<'kind'>;
+  private readonly counts = new Map<StreamKind, number>();
+  private readonly savedAt = new Map<StreamKind, () => number | undefined>();
+
+  static of(registry: MetricsRegistry): ExchangeStreamMetrics {
+    let metrics = REGISTERED.get(registry);
+    if (!metrics) REGISTERED.set(registry, (metrics = new ExchangeStreamMetrics(registry)));
+    return metrics;
+  }
+
+  private constructor(registry: MetricsRegistry) {
+    this.open = new Gauge({
+      name: 'gateway_exchange_grpc_streams_open',
+      help: 'Open exchange gRPC streams of this instance by kind (the exchange allows 20 per firm across every kind)',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.reconnects = new Counter({
+      name: 'gateway_exchange_grpc_stream_reconnects_total',
+      help: 'Streams lost and reopened, by kind and the gRPC status they ended with',
+      labelNames: ['kind', 'code'],
+      registers: [registry],
+    });
+    this.deliveries = new Counter({
+      name: 'gateway_exchange_grpc_executions_delivered_total',
+      help: 'Executions passed on to /ws topics, by stream kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.duplicates = new Counter({
+      name: 'gateway_exchange_grpc_duplicates_dropped_total',
+      help: 'Messages not forwarded because they repeat one delivered already, by stream kind',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    const savedAt = this.savedAt;
+    new Gauge({
+      name: 'gateway_exchange_grpc_resume_token_age_seconds',
+      help: 'Seconds since a resumable stream kind last saved its resume token (absent before the first save)',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        for (const [kind, at] of savedAt) {
+          const saved = at();
+          if (saved !== undefined) this.set({ kind }, (Date.now() - saved) / 1000);
+        }
+      },
+    });
+  }
+
+  /** The resume token of `kind` was last saved at `savedAt()` (epoch ms; undefined before the first). */
+  resumeTokenAge(kind: StreamKind, savedAt: () => number | undefined): void {
+    this.savedAt.set(kind, savedAt);
+  }
+
+  /** Streams of each kind open now on this instance. */
+  inUse(): Record<StreamKind, number> {
+    const of = (kind: StreamKind) => this.counts.get(kind) ?? 0;
+    return { marketData: of('marketData'), orders: of('orders'), dropCopy: of('dropCopy'), trades: of('trades') };
+  }
+
+  kind(kind: StreamKind): KindMetrics {
+    const labels = { kind };
+    const move = (by: number) => {
+      this.counts.set(kind, (this.counts.get(kind) ?? 0) + by);
+      this.open.inc(labels, by);
+    };
+    return {
+      streamOpened: () => move(1),
+      streamClosed: () => move(-1),
+      reconnecting: (code) => this.reconnects.inc({ kind, code }),
+      delivered: (count = 1) => this.deliveries.inc(labels, count),
+      duplicateDropped: () => this.duplicates.inc(labels),
+    };
+  }
+}

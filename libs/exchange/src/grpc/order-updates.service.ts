@@ -1,0 +1,182 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { ExchangeTokenProvider } from '@lib/auth';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+
+import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
+import { FEED_TIMING } from './feed-timing.js';
+import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
+import { type OrderResponseMessage, type OrderSubscriptionRequest, type OrdersSnapshot, type OrdersUpdate, applyOrdersUpdate } from './order-updates.messages.js';
+import { ReconnectTimer } from './reconnect-timer.js';
+import { ServerStreamingMethod } from './server-streaming-method.js';
+import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
+import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
+
+export const EXCHANGE_ORDERS_PREFIX = 'exchange.orders.';
+const ORDER_ENTRY_PROTO_FILE = 'polymarket/v1/order_entry.proto';
+const ORDER_ENTRY_SERVICE = 'polymarket.v1.OrderEntryAPI';
+
+type OrderCall = UpstreamCall<OrderResponseMessage>;
+
+/** Account topic: every execution, never conflated or dropped; working orders folded in for late joiners. */
+export const EXCHANGE_ORDERS_POLICY: TopicPolicy = {
+  ...ACCOUNT_POLICY,
+  merge: (snapshot, update) => applyOrdersUpdate(snapshot as OrdersSnapshot, update as OrdersUpdate),
+};
+
+/**
+ * The hub's source for `exchange.orders.<participant>`: ONE CreateOrderSubscription per instance
+ * (empty `symbols`; `accounts` = every participant the config names), opened with the first topic
+ * and ended with the last, fanned out by the order's account: a topic's snapshot is its working
+ * orders, then one update per execution (or cancel reject). The exchange has no resume token for
+ * orders: a lost call is reopened with backoff, and its fresh snapshot reaches clients as a resync.
+ */
+@Injectable()
+export class OrderUpdates implements TopicSource, OnApplicationShutdown {
+  private readonly logger = new Logger(OrderUpdates.name);
+  private readonly sinks = new Map<string, TopicSink>();
+  private readonly waiting = new Map<string, { resolve(): void; reject(error: Error): void }[]>();
+  /** Working orders by account, as of the current call's snapshot and executions since. */
+  private working?: Map<string, OrdersSnapshot>;
+  private readonly accounts: string[];
+  private readonly grpc: GrpcTarget;
+  private readonly metrics: KindMetrics;
+  private call?: OrderCall;
+  private connecting = false;
+  private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
+  private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
+  private readonly listener: CallListener<OrderResponseMessage> = currentCallListener(() => this.call, {
+    message: (message) => this.received(message),
+    ended: (call, status) => this.ended(call, status),
+  });
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly tokens: ExchangeTokenProvider,
+    registry: MetricsRegistry,
+  ) {
+    this.grpc = grpcTargetOf(config);
+    this.method = new ServerStreamingMethod(this.grpc, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE, 'CreateOrderSubscription');
+    this.accounts = [...new Set(config.clients.flatMap((client) => client.participants))];
+    this.metrics = ExchangeStreamMetrics.of(registry).kind('orders');
+  }
+
+  /** Resolves once the participant's snapshot reached `sink`. */
+  async open(topic: string, sink: TopicSink): Promise<void> {
+    const participant = topic.startsWith(EXCHANGE_ORDERS_PREFIX) ? topic.slice(EXCHANGE_ORDERS_PREFIX.length) : '';
+    if (!this.accounts.includes(participant)) throw new UnknownTopicError(topic);
+    if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
+    this.sinks.set(participant, sink);
+    const orders = this.working?.get(participant);
+    if (orders) return sink.snapshot(orders);
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no order snapshot within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
+      const list = this.waiting.get(participant) ?? [];
+      list.push({ resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) });
+      this.waiting.set(participant, list);
+    });
+    if (!this.call && !this.connecting && !this.reconnect.pending) void this.connect();
+    try {
+      await ready;
+    } catch (error) {
+      if (this.sinks.get(participant) === sink) this.close(topic);
+      throw error;
+    }
+  }
+
+  close(topic: string): void {
+    this.sinks.delete(topic.slice(EXCHANGE_ORDERS_PREFIX.length));
+    if (this.sinks.size === 0) this.stop();
+  }
+
+  onApplicationShutdown(): void {
+    this.sinks.clear();
+    this.stop();
+    this.method.close();
+  }
+
+  private stop(): void {
+    this.reconnect.cancel();
+    this.call?.cancel();
+    this.call = undefined;
+    this.working = undefined;
+  }
+
+  private async connect(): Promise<void> {
+    this.connecting = true;
+    let authorization: string;
+    try {
+      authorization = await this.tokens.authorization(this.grpc.target);
+    } catch (error) {
+      return this.retry(`no exchange token (${(error as Error).message})`);
+    } finally {
+      this.connecting = false;
+    }
+    if (this.sinks.size === 0 || this.call) return;
+    try {
+      this.call = this.openCall(authorization);
+    } catch (error) {
+      this.refuseWaiting(error as Error);
+    }
+  }
+
+  private openCall(authorization: string): OrderCall {
+    // The call acts for one participant of the firm; `accounts` names every one the config allows.
+    const stream = this.method.call({ symbols: [], accounts: this.accounts }, authorization, this.accounts[0]);
+    return new UpstreamCall<OrderResponseMessage>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
+  }
+
+  private received(message: OrderResponseMessage): void {
+    if (message.event === 'snapshot') return this.snapshot(message.snapshot.orders);
+    if (message.event !== 'update' || !this.working) return;
+    for (const execution of message.update.executions) this.deliver(execution.order?.account, { execution });
+    const reject = message.update.cancelReject;
+    if (reject) this.deliver(reject.account, { cancelReject: reject });
+  }
+
+  private snapshot(orders: OrdersSnapshot['orders']): void {
+    this.reconnect.succeeded();
+    this.working = new Map(this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]));
+    for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!);
+    for (const [participant, waiters] of [...this.waiting]) {
+      if (!this.sinks.has(participant)) continue;
+      this.waiting.delete(participant);
+      for (const waiter of waiters) waiter.resolve();
+    }
+  }
+
+  private deliver(account: string | undefined, update: OrdersUpdate): void {
+    if (account === undefined) return;
+    const orders = this.working!.get(account);
+    if (!orders) return;
+    this.working!.set(account, applyOrdersUpdate(orders, update));
+    this.sinks.get(account)?.update(update);
+    if ('execution' in update) this.metrics.delivered();
+  }
+
+  private ended(call: OrderCall, status: StreamStatus): void {
+    this.call = undefined;
+    if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
+    if (isRefusal(status)) this.refuseWaiting(streamRefused(status));
+    // No resume token for orders: clients hold stale state until the next call's snapshot.
+    if (this.working) for (const sink of this.sinks.values()) sink.gap();
+    this.working = undefined;
+    this.metrics.reconnecting(statusName(status.code));
+    this.retry(`${statusName(status.code)}: ${status.details}`);
+  }
+
+  private refuseWaiting(error: Error): void {
+    for (const [participant, waiters] of [...this.waiting]) {
+      this.waiting.delete(participant);
+      this.sinks.delete(participant);
+      for (const waiter of waiters) waiter.reject(error);
+    }
+  }
+
+  private retry(reason: string): void {
+    if (this.sinks.size === 0) return this.stop();
+    const delay = this.reconnect.schedule();
+    this.logger.warn(`exchange order updates: stream lost (${reason}); reconnecting in ${delay} ms`);
+  }
+}

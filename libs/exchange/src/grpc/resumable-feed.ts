@@ -1,0 +1,236 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { ExchangeTokenProvider } from '@lib/auth';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+
+import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
+import { FEED_TIMING } from './feed-timing.js';
+import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
+import { RecentIds } from './recent-ids.js';
+import { ReconnectTimer } from './reconnect-timer.js';
+import { ResumeTokenStore } from './resume-token.store.js';
+import { ServerStreamingMethod } from './server-streaming-method.js';
+import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
+import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
+
+export const EXCHANGE_DROP_COPY_TOPIC = 'exchange.dropcopy';
+export const EXCHANGE_TRADES_TOPIC = 'exchange.trades';
+const DROP_COPY_PROTO_FILE = 'polymarket/v1/dropcopy.proto';
+const DROP_COPY_SERVICE = 'polymarket.v1.DropCopyAPI';
+/** Keys remembered for deduplication: far more than a replay after a takeover repeats. */
+const DEDUPLICATION_WINDOW = 200_000;
+
+interface DropCopyRequest {
+  resumeToken?: Buffer;
+  symbols: string[];
+  firms: string[];
+}
+
+/** Any DropCopyAPI batch: a resume token and the records under the call's own field name. */
+type DropCopyResponse = { resumeToken: Buffer } & Record<string, unknown>;
+
+type DropCopyCall = UpstreamCall<DropCopyResponse>;
+
+/** What distinguishes one resumable DropCopyAPI feed from another. */
+export interface ResumableFeedSpec {
+  topic: string;
+  kind: 'dropCopy' | 'trades';
+  /** The DropCopyAPI method. */
+  call: string;
+  /** The response field holding the batch's records; the topic's frames use the same name. */
+  records: string;
+  /** Deduplication key: a record whose key was delivered already is dropped. */
+  key(record: Record<string, unknown>): string;
+  /** Suffix of the resume token's Redis key and file. */
+  store: string;
+}
+
+export const DROP_COPY_SPEC: ResumableFeedSpec = {
+  topic: EXCHANGE_DROP_COPY_TOPIC,
+  kind: 'dropCopy',
+  call: 'CreateDropCopySubscription',
+  records: 'executions',
+  key: (execution) => String(execution.id),
+  store: 'dropcopy',
+};
+
+/** Trade capture: a trade re-sent with a later state (BUSTED, CLEARED) is new; the same id and state again is a duplicate. */
+export const TRADES_SPEC: ResumableFeedSpec = {
+  topic: EXCHANGE_TRADES_TOPIC,
+  kind: 'trades',
+  call: 'CreateTradeCaptureReportSubscription',
+  records: 'tradeCaptureReports',
+  key: (trade) => `${String(trade.id)}:${String(trade.state)}`,
+  store: 'trades',
+};
+
+/** Never conflated or dropped; a client that fell behind resumes from the replay window. */
+export const EXCHANGE_DROP_COPY_POLICY: TopicPolicy = ACCOUNT_POLICY;
+
+/**
+ * The hub's source for one resumable DropCopyAPI topic (`exchange.dropcopy`, `exchange.trades`): the
+ * firm's ONE call of that kind per environment (upstream-facts), held by whichever instance holds the
+ * topic's cluster lease (the hub's leader election), `symbols=[]`, no deadline. Records are
+ * deduplicated on the spec's key (delivery is at least once); each batch's new records go out as one
+ * update `{<records>: [...]}`, and its `resume_token` is saved only after that update is in the topic
+ * (and its replay window), so a restart or a takeover resumes after the last stored batch. A lost
+ * call resumes from the latest token: nothing is missed, so clients see no resync. The topic's
+ * snapshot is `{<records>: []}` (the exchange sends none); a client subscribing with `resumeFrom: 0`
+ * gets every batch since the holder opened the stream, within the replay window.
+ */
+export class ResumableFeed implements TopicSource, OnApplicationShutdown {
+  private readonly logger: Logger;
+  private readonly grpc: GrpcTarget;
+  private readonly participant?: string;
+  private readonly metrics: KindMetrics;
+  private readonly store: ResumeTokenStore;
+  private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
+  private sink?: TopicSink;
+  private token?: Buffer;
+  private seen = new RecentIds(DEDUPLICATION_WINDOW);
+  private call?: DropCopyCall;
+  private started?: { resolve(): void; reject(error: Error): void };
+  private readonly method: ServerStreamingMethod<DropCopyRequest, DropCopyResponse>;
+  private readonly listener: CallListener<DropCopyResponse> = currentCallListener(() => this.call, {
+    message: (message) => this.received(message),
+    ended: (call, status) => this.ended(call, status),
+  });
+
+  protected constructor(
+    private readonly spec: ResumableFeedSpec,
+    config: GatewayConfig,
+    private readonly tokens: ExchangeTokenProvider,
+    redis: RedisClient | null,
+    registry: MetricsRegistry,
+  ) {
+    this.logger = new Logger(`ResumableFeed ${spec.topic}`);
+    this.grpc = grpcTargetOf(config);
+    this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
+    this.participant = config.clients.flatMap((client) => client.participants)[0];
+    const streams = ExchangeStreamMetrics.of(registry);
+    this.metrics = streams.kind(spec.kind);
+    const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
+    const place = redis ? { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` } : { file };
+    this.store = new ResumeTokenStore(place, () => Date.now(), (message) => this.logger.warn(message));
+    streams.resumeTokenAge(spec.kind, () => this.store.savedAt);
+  }
+
+  /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
+  async open(topic: string, sink: TopicSink): Promise<void> {
+    if (topic !== this.spec.topic) throw new UnknownTopicError(topic);
+    if (!this.tokens.configured || !this.participant) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
+    this.stop();
+    this.sink = sink;
+    // A takeover or restart resumes after the last batch the previous holder stored.
+    this.token = await this.store.load();
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
+      this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
+    });
+    void this.connect();
+    try {
+      await ready;
+    } catch (error) {
+      this.close(topic);
+      throw error;
+    }
+  }
+
+  close(topic: string): void {
+    if (topic !== this.spec.topic) return;
+    this.sink = undefined;
+    this.stop();
+  }
+
+  onApplicationShutdown(): void {
+    this.sink = undefined;
+    this.stop();
+    this.method.close();
+  }
+
+  private stop(): void {
+    this.reconnect.cancel();
+    this.call?.cancel();
+    this.call = undefined;
+  }
+
+  private async connect(): Promise<void> {
+    let authorization: string;
+    try {
+      authorization = await this.tokens.authorization(this.grpc.target);
+    } catch (error) {
+      return this.retry(`no exchange token (${(error as Error).message})`);
+    }
+    if (!this.sink || this.call) return;
+    try {
+      this.call = this.openCall(authorization);
+    } catch (error) {
+      this.started?.reject(error as Error);
+    }
+  }
+
+  private openCall(authorization: string): DropCopyCall {
+    // symbols [] and no firms: the whole firm. No deadline: a cancelled replay restarts from the same token.
+    const request: DropCopyRequest = { symbols: [], firms: [], ...(this.token ? { resumeToken: this.token } : {}) };
+    const stream = this.method.call(request, authorization, this.participant);
+    return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
+  }
+
+  private received(message: DropCopyResponse): void {
+    const sink = this.sink;
+    if (!sink) return;
+    if (this.started) {
+      sink.snapshot({ [this.spec.records]: [] });
+      this.started.resolve();
+      this.started = undefined;
+    }
+    this.reconnect.succeeded();
+    const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
+    const fresh = records.filter((record) => this.seen.add(this.spec.key(record)));
+    for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
+    if (fresh.length > 0) {
+      sink.update({ [this.spec.records]: fresh });
+      this.metrics.delivered(fresh.length);
+    }
+    // Saved only now: every execution of the batch is in the topic (and its replay window).
+    if (message.resumeToken.length > 0) {
+      this.token = message.resumeToken;
+      this.store.save(message.resumeToken);
+    }
+  }
+
+  private ended(call: DropCopyCall, status: StreamStatus): void {
+    this.call = undefined;
+    if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
+    if (this.started && isRefusal(status)) {
+      this.started.reject(streamRefused(status));
+      this.started = undefined;
+      return;
+    }
+    this.metrics.reconnecting(statusName(status.code));
+    this.retry(`${statusName(status.code)}: ${status.details}`);
+  }
+
+  private retry(reason: string): void {
+    if (!this.sink) return;
+    const delay = this.reconnect.schedule();
+    this.logger.warn(`stream lost (${reason}); resuming in ${delay} ms`);
+  }
+}
+
+/** `exchange.dropcopy` (scope read:dropcopy): the firm's executions, deduplicated on `execution.id`. */
+@Injectable()
+export class DropCopyFeed extends ResumableFeed {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
+    super(DROP_COPY_SPEC, config, tokens, redis, registry);
+  }
+}
+
+/** `exchange.trades` (scope read:dropcopy): trade capture reports; a later state of a trade replaces the earlier one. */
+@Injectable()
+export class TradeCaptureFeed extends ResumableFeed {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
+    super(TRADES_SPEC, config, tokens, redis, registry);
+  }
+}
