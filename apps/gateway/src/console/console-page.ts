@@ -28,7 +28,7 @@ export const CONSOLE_HTML = `<!doctype html>
   <section class="cards">
     <div class="card"><h2>Instance</h2><div id="instance"></div><div class="muted">Redis mode <b id="mode"></b>, instances <b id="instances"></b></div><div class="muted" id="members"></div></div>
     <div class="card"><h2>Exchange token</h2><div>expires in <b id="tokenExpires"></b></div><div class="muted">age <span id="tokenAge"></span>, refreshes <span id="tokenRefreshes"></span>, failures <b id="tokenFailures"></b></div></div>
-    <div class="card"><h2>Upstream streams</h2><div><b id="streams"></b> in use, <span id="streamCapacity"></span> for the teams (firm: 20)</div><div class="muted" id="streamKinds"></div></div>
+    <div class="card"><h2>Upstream streams</h2><div><b id="streams"></b> open here (firm: 20 in all)</div><div class="muted">market-data symbols <span id="symbols"></span></div><div class="muted" id="streamKinds"></div></div>
     <div class="card"><h2>Catalog cache</h2><div>hit ratio <b id="hitRatio"></b></div><div class="muted" id="cacheCounts"></div></div>
     <div class="card"><h2>Budget decisions/s</h2><svg id="spark" width="220" height="40" viewBox="0 0 220 40"><polyline id="sparkLine" fill="none" stroke-width="2" points=""></polyline></svg><div class="muted" id="decisionRate"></div></div>
   </section>
@@ -119,10 +119,11 @@ export const CONSOLE_JS = `'use strict';
     const failures = sum(m.gateway_exchange_token_refresh_failures_total);
     text('tokenFailures', fmt(failures));
     $('tokenFailures').className = failures > 0 ? 'bad' : '';
-    const exchangeStreams = (m.gateway_streams_in_use || []).filter((s) => s.labels.pool === 'exchange');
-    text('streams', fmt(sum(exchangeStreams)));
-    text('streamCapacity', fmt(sum(m.gateway_streams_capacity, { pool: 'exchange' })));
-    text('streamKinds', Object.entries(byLabel(exchangeStreams, 'kind')).map(([k, v]) => k + ' ' + v).join(', ') + ' (this instance: ' + fmt(sum(m.gateway_exchange_grpc_streams_open)) + ' open)');
+    // Streams this instance holds open upstream, by kind; market-data symbols are counted cluster-wide.
+    const open = m.gateway_exchange_grpc_streams_open || [];
+    text('streams', fmt(sum(open)));
+    text('symbols', fmt(sum(m.gateway_streams_in_use, { pool: 'exchange.symbols' })) + ' of ' + fmt(sum(m.gateway_streams_capacity, { pool: 'exchange.symbols' })));
+    text('streamKinds', Object.entries(byLabel(open, 'kind')).map(([k, v]) => k + ' ' + v).join(', '));
     const cache = byLabel(m.catalog_cache_requests_total, 'result');
     const lookups = Object.values(cache).reduce((a, b) => a + b, 0);
     text('hitRatio', lookups ? fmt((100 * (cache.hit || 0)) / lookups, 1) + ' %' : '–');
