@@ -1,0 +1,111 @@
+import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, startStack } from './support/stack.js';
+import { WsTestClient } from './support/ws-client.js';
+
+const SYMBOL = 'aec-nfl-det-min-2026-11-22';
+const GTC = 'TIME_IN_FORCE_GOOD_TILL_CANCEL' as const;
+const IOC = 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' as const;
+const CAROL = 'firms/OTHERFIRM/users/carol';
+const positionsOf = (participant: string) => `exchange.positions.${participant}`;
+const STATE = 'exchange.instrumentState';
+
+let stack: Stack;
+const open: WsTestClient[] = [];
+beforeAll(async () => {
+  stack = await startStack({
+    clients: [
+      { id: 'alice-desk', scopes: ['read:dropcopy'], participants: [PARTICIPANT] },
+      { id: 'quotes', scopes: ['read:marketdata'] },
+    ],
+  });
+});
+afterAll(async () => {
+  open.forEach((client) => client.close());
+  await stack.close();
+});
+
+async function connect(clientId: string): Promise<WsTestClient> {
+  const client = await WsTestClient.open(stack.url, { key: stack.keys[clientId] });
+  open.push(client);
+  return client;
+}
+
+/** The net position of `symbol` a positions frame shows, whichever shape (snapshot or update) it has. */
+function netOf(frame: Json, symbol: string): string | undefined {
+  const positions: Json[] = frame.data.positions ?? frame.data.positionChanges.map((change: Json) => change.position);
+  return positions.findLast((position) => position.symbol === symbol)?.netPosition;
+}
+
+describe('exchange.positions.<participant> on /ws', () => {
+  it('folds fills made before the subscribe into the snapshot, then sends the allowed participant its changes only', async () => {
+    const { engine } = stack.sandbox.state;
+    // A fill before anyone asks: the topic replays the exchange's retained changes into its snapshot.
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 3, price: 40, timeInForce: GTC, account: PARTICIPANT });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 2, price: 40, timeInForce: IOC, account: CAROL });
+
+    const alice = await connect('alice-desk');
+    alice.send({ type: 'subscribe', id: 'p', topics: [positionsOf(PARTICIPANT), positionsOf(OTHER_PARTICIPANT)] });
+    expect(await alice.next((f) => f.type === 'error')).toMatchObject({
+      code: 'forbidden',
+      topic: positionsOf(OTHER_PARTICIPANT),
+      message: expect.stringContaining(OTHER_PARTICIPANT),
+    });
+    expect(await alice.next((f) => f.type === 'ack', 10_000)).toMatchObject({ topics: [positionsOf(PARTICIPANT)] });
+    const [snapshot] = alice.topic(positionsOf(PARTICIPANT));
+    expect(snapshot).toMatchObject({ type: 'snapshot', seq: 1 });
+    expect(snapshot!.data.positions).toEqual([expect.objectContaining({ account: PARTICIPANT, symbol: SYMBOL, netPosition: '2' })]);
+
+    // Bob fills at 41 (above alice's bid), then alice's resting 1 and a new 1 fill at 40.
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 41, timeInForce: GTC, account: OTHER_PARTICIPANT });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 41, timeInForce: IOC, account: CAROL });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 40, timeInForce: GTC, account: PARTICIPANT });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 2, price: 40, timeInForce: IOC, account: CAROL });
+    await alice.next((f) => f.topic === positionsOf(PARTICIPANT) && f.type === 'update' && netOf(f, SYMBOL) === '4', 10_000);
+    const updates = alice.topic(positionsOf(PARTICIPANT)).slice(1);
+    expect(updates.every((f) => f.type === 'update' && f.data.positionChanges.every((c: Json) => c.position.account === PARTICIPANT))).toBe(true);
+    expect(updates.map((f) => f.seq)).toEqual(updates.map((_, i) => i + 2));
+
+    // A late joiner gets each participant's latest position, folded; both ride the instance's one call.
+    const late = await connect('all');
+    late.send({ type: 'subscribe', id: 'l', topics: [positionsOf(PARTICIPANT), positionsOf(OTHER_PARTICIPANT)] });
+    await late.next((f) => f.type === 'ack', 10_000);
+    expect(netOf(late.topic(positionsOf(PARTICIPANT))[0], SYMBOL)).toBe('4');
+    expect(late.topic(positionsOf(OTHER_PARTICIPANT))[0]!.data.positions).toEqual([expect.objectContaining({ account: OTHER_PARTICIPANT, netPosition: '1' })]);
+    expect(stack.sandbox.state.streams.view().byCall.CreatePositionChangeSubscription).toBe(1);
+  }, 30_000);
+});
+
+describe('exchange.instrumentState on /ws', () => {
+  it('sends every instrument state first, then a change, and refuses a client without read:instruments', async () => {
+    const instruments = stack.sandbox.state.engine.instruments();
+    const symbol = instruments.find((instrument) => instrument.symbol !== SYMBOL && instrument.state === 'INSTRUMENT_STATE_OPEN')!.symbol;
+
+    const quotes = await connect('quotes');
+    quotes.send({ type: 'subscribe', id: 'q', topics: [STATE] });
+    expect(await quotes.next((f) => f.type === 'error')).toMatchObject({ code: 'forbidden', topic: STATE, missingScope: 'read:instruments' });
+
+    const client = await connect('all');
+    client.send({ type: 'subscribe', id: 's', topics: [STATE] });
+    await client.next((f) => f.type === 'ack', 10_000);
+    const [snapshot] = client.topic(STATE);
+    expect(snapshot!.data.instruments).toHaveLength(instruments.length);
+    expect(snapshot!.data.instruments).toContainEqual(expect.objectContaining({ symbol, state: 'INSTRUMENT_STATE_OPEN' }));
+
+    const halted = await fetch(`${stack.sandbox.urls.exchange}/_sandbox/instruments/${symbol}/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ state: 'INSTRUMENT_STATE_HALTED' }),
+    });
+    expect(halted.status).toBe(200);
+    const update = await client.next((f) => f.topic === STATE && f.type === 'update', 10_000);
+    expect(update.data.instruments).toEqual([expect.objectContaining({ symbol, state: 'INSTRUMENT_STATE_HALTED' })]);
+
+    // A late joiner's snapshot is the current state: the change folded in, nothing else lost.
+    const late = await connect('all');
+    late.send({ type: 'subscribe', id: 'l', topics: [STATE] });
+    await late.next((f) => f.type === 'ack', 10_000);
+    const current = late.topic(STATE)[0]!.data.instruments;
+    expect(current).toHaveLength(instruments.length);
+    expect(current.find((instrument: Json) => instrument.symbol === symbol)).toMatchObject({ state: 'INSTRUMENT_STATE_HALTED' });
+    expect(stack.sandbox.state.streams.view().byCall.CreateInstrumentStateChangeSubscription).toBe(1);
+  }, 30_000);
+});
