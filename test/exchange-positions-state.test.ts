@@ -1,5 +1,5 @@
 import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, startStack } from './support/stack.js';
-import { WsTestClient } from './support/ws-client.js';
+import { WsClients, type WsTestClient } from './support/ws-client.js';
 
 const SYMBOL = 'aec-nfl-det-min-2026-11-22';
 const GTC = 'TIME_IN_FORCE_GOOD_TILL_CANCEL' as const;
@@ -9,7 +9,7 @@ const positionsOf = (participant: string) => `exchange.positions.${participant}`
 const STATE = 'exchange.instrumentState';
 
 let stack: Stack;
-const open: WsTestClient[] = [];
+const clients = new WsClients();
 beforeAll(async () => {
   stack = await startStack({
     clients: [
@@ -19,15 +19,11 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  open.forEach((client) => client.close());
+  clients.closeAll();
   await stack.close();
 });
 
-async function connect(clientId: string): Promise<WsTestClient> {
-  const client = await WsTestClient.open(stack.url, { key: stack.keys[clientId] });
-  open.push(client);
-  return client;
-}
+const connect = (clientId: string): Promise<WsTestClient> => clients.connect(stack, clientId);
 
 /** The net position of `symbol` a positions frame shows, whichever shape (snapshot or update) it has. */
 function netOf(frame: Json, symbol: string): string | undefined {
