@@ -25,6 +25,16 @@ afterAll(async () => {
 
 const connect = (clientId: string): Promise<WsTestClient> => clients.connect(stack, clientId);
 
+/** Ends the sandbox's open calls of one method with UNAVAILABLE, as a lost connection would. */
+async function cut(call: string): Promise<Json> {
+  const res = await fetch(`${stack.sandbox.urls.exchange}/_sandbox/grpc/streams/cut`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: 'UNAVAILABLE', call }),
+  });
+  return res.json();
+}
+
 /** The net position of `symbol` a positions frame shows, whichever shape (snapshot or update) it has. */
 function netOf(frame: Json, symbol: string): string | undefined {
   const positions: Json[] = frame.data.positions ?? frame.data.positionChanges.map((change: Json) => change.position);
@@ -67,6 +77,17 @@ describe('exchange.positions.<participant> on /ws', () => {
     expect(netOf(late.topic(positionsOf(PARTICIPANT))[0], SYMBOL)).toBe('4');
     expect(late.topic(positionsOf(OTHER_PARTICIPANT))[0]!.data.positions).toEqual([expect.objectContaining({ account: OTHER_PARTICIPANT, netPosition: '1' })]);
     expect(stack.sandbox.state.streams.view().byCall.CreatePositionChangeSubscription).toBe(1);
+
+    // A lost call resumes after the last batch (the token in memory): no resync, no change lost or repeated.
+    const seen = alice.topic(positionsOf(PARTICIPANT)).length;
+    expect(await cut('CreatePositionChangeSubscription')).toEqual({ cut: 1 });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 40, timeInForce: GTC, account: PARTICIPANT });
+    engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 40, timeInForce: IOC, account: CAROL });
+    await alice.next((f) => f.topic === positionsOf(PARTICIPANT) && netOf(f, SYMBOL) === '5', 10_000);
+    const after = alice.topic(positionsOf(PARTICIPANT)).slice(seen);
+    expect(after.map((f) => f.type)).toEqual(['update']);
+    expect(after[0]!.data.positionChanges).toHaveLength(1);
+    expect(stack.sandbox.state.counter('grpc.streams.opened.CreatePositionChangeSubscription')).toBe(2);
   }, 30_000);
 });
 
@@ -103,5 +124,11 @@ describe('exchange.instrumentState on /ws', () => {
     expect(current).toHaveLength(instruments.length);
     expect(current.find((instrument: Json) => instrument.symbol === symbol)).toMatchObject({ state: 'INSTRUMENT_STATE_HALTED' });
     expect(stack.sandbox.state.streams.view().byCall.CreateInstrumentStateChangeSubscription).toBe(1);
+
+    // A lost call: the next one starts with the current state again, which clients get as a resync.
+    expect(await cut('CreateInstrumentStateChangeSubscription')).toEqual({ cut: 1 });
+    const resync = await client.next((f) => f.topic === STATE && f.type === 'resync', 10_000);
+    expect(resync.data.instruments).toHaveLength(instruments.length);
+    expect(resync.data.instruments.find((instrument: Json) => instrument.symbol === symbol)).toMatchObject({ state: 'INSTRUMENT_STATE_HALTED' });
   }, 30_000);
 });
