@@ -1,4 +1,4 @@
-import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, startStack } from './support/stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, eventually, startStack } from './support/stack.js';
 import { WsClients, type WsTestClient } from './support/ws-client.js';
 
 const SYMBOL = 'aec-nfl-det-min-2026-11-22';
@@ -88,6 +88,17 @@ describe('exchange.positions.<participant> on /ws', () => {
     expect(after.map((f) => f.type)).toEqual(['update']);
     expect(after[0]!.data.positionChanges).toHaveLength(1);
     expect(stack.sandbox.state.counter('grpc.streams.opened.CreatePositionChangeSubscription')).toBe(2);
+    alice.close();
+    late.close();
+  }, 30_000);
+
+  it('rebuilds the positions from the retained changes when the topic opens again after its call ended', async () => {
+    const open = () => stack.sandbox.state.streams.view().byCall.CreatePositionChangeSubscription ?? 0;
+    await eventually(async () => open(), (calls) => calls === 0, 15_000); // every positions topic left; the linger ended
+    const again = await connect('alice-desk');
+    expect(await again.subscribe([positionsOf(PARTICIPANT)])).toMatchObject({ type: 'ack' });
+    expect(again.topic(positionsOf(PARTICIPANT))[0]!.data.positions).toEqual([expect.objectContaining({ symbol: SYMBOL, netPosition: '5' })]);
+    expect(open()).toBe(1);
   }, 30_000);
 });
 

@@ -134,6 +134,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.sink = sink;
     // A takeover or restart resumes after the last batch the previous holder stored.
     this.token = await this.store?.load();
+    // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
+    if (!this.store) this.seen = new RecentIds(DEDUPLICATION_WINDOW);
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
       this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
