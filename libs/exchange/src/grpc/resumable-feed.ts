@@ -84,7 +84,9 @@ export const EXCHANGE_DROP_COPY_POLICY: TopicPolicy = ACCOUNT_POLICY;
  * (and its replay window), so a restart or a takeover resumes after the last stored batch. A lost
  * call resumes from the latest token: nothing is missed, so clients see no resync. The topic's
  * snapshot is `{<records>: []}` (the exchange sends none); a client subscribing with `resumeFrom: 0`
- * gets every batch since the holder opened the stream, within the replay window.
+ * gets every batch since the holder opened the stream, within the replay window. Instrument state
+ * and position changes are specs of the same feed (see ResumableFeedSpec: no participant, the state
+ * first, a replay from a time, the token in memory only).
  */
 export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private readonly logger: Logger;
