@@ -53,10 +53,8 @@ async function connect(stack: Stack, clientId: string): Promise<WsTestClient> {
 }
 
 /** Sends one subscribe and resolves with the ack or the error frame that answers it. */
-async function subscribe(client: WsTestClient, topics: string[]): Promise<Json> {
-  const id = Math.random().toString(36).slice(2);
-  client.send({ type: 'subscribe', id, topics });
-  return client.next((frame) => frame.id === id && ['ack', 'error'].includes(frame.type), 15_000);
+function subscribe(client: WsTestClient, topics: string[]): Promise<Json> {
+  return client.subscribe(topics);
 }
 
 /** Market-data streams open at the exchange: one multiplexed stream per gateway holding any symbol. */

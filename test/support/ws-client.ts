@@ -40,6 +40,13 @@ export class WsTestClient {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
+  /** Sends one subscribe and resolves with the ack or the error frame that answers it. */
+  subscribe(topics: string[], timeoutMs = 15_000): Promise<Json> {
+    const id = Math.random().toString(36).slice(2);
+    this.send({ type: 'subscribe', id, topics });
+    return this.next((frame) => frame.id === id && ['ack', 'error'].includes(frame.type), timeoutMs);
+  }
+
   /** Frames of one topic, in arrival order. */
   topic(topic: string): Json[] {
     return this.frames.filter((frame) => frame.topic === topic && ['snapshot', 'update', 'resync'].includes(frame.type));
@@ -84,6 +91,21 @@ export class WsTestClient {
     const waiters = this.waiters;
     this.waiters = [];
     waiters.forEach((wake) => wake());
+  }
+}
+
+/** The clients a test file opened on its stacks, closed together at the end. */
+export class WsClients {
+  private readonly open: WsTestClient[] = [];
+
+  async connect(stack: { url: string; keys: Record<string, string> }, clientId: string): Promise<WsTestClient> {
+    const client = await WsTestClient.open(stack.url, { key: stack.keys[clientId] });
+    this.open.push(client);
+    return client;
+  }
+
+  closeAll(): void {
+    this.open.splice(0).forEach((client) => client.close());
   }
 }
 

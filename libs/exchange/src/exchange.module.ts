@@ -4,6 +4,8 @@ import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
 import { DropCopyFeed, TradeCaptureFeed } from './grpc/resumable-feed.js';
+import { InstrumentStateFeed } from './grpc/instrument-state.feed.js';
+import { PositionChangeFeed, PositionChanges } from './grpc/position-changes.service.js';
 import { MarketDataStreams } from './grpc/market-data-streams.service.js';
 import { OrderUpdates } from './grpc/order-updates.service.js';
 import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
@@ -16,8 +18,8 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
+  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, ...OPERATIONS],
+  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
 })
 export class ExchangeModule {}

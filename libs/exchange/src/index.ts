@@ -9,7 +9,9 @@ export {
 } from './grpc/market-data-streams.service.js';
 export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.metrics.js';
 export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
-export { registerExchangeTopics } from './grpc/exchange-topics.js';
+export { type ExchangeTopicSources, registerExchangeTopics } from './grpc/exchange-topics.js';
+export { EXCHANGE_INSTRUMENT_STATE_TOPIC, InstrumentStateFeed } from './grpc/instrument-state.feed.js';
+export { EXCHANGE_POSITIONS_PREFIX, PositionChanges } from './grpc/position-changes.service.js';
 export { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC, EXCHANGE_TRADES_TOPIC, TradeCaptureFeed } from './grpc/resumable-feed.js';
 export type * from './grpc/market-data.messages.js';
 export { DEFAULT_PROTO_DIR, MARKET_DATA_SERVICE, loadMarketDataProto, type MarketDataProto } from './grpc/market-data.proto.js';

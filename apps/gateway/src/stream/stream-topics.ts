@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { DropCopyFeed, MarketDataStreams, OrderUpdates, TradeCaptureFeed, registerExchangeTopics } from '@lib/exchange';
+import { DropCopyFeed, InstrumentStateFeed, MarketDataStreams, OrderUpdates, PositionChanges, TradeCaptureFeed, registerExchangeTopics } from '@lib/exchange';
 import { TopicSourceRegistry } from '@lib/fanout';
 import { RetailStreams, RetailTopicSource, registerRetailTopics } from '@lib/retail';
 
@@ -22,12 +22,15 @@ export class StreamTopics implements OnModuleInit {
     private readonly orders: OrderUpdates,
     private readonly dropCopy: DropCopyFeed,
     private readonly trades: TradeCaptureFeed,
+    private readonly positions: PositionChanges,
+    private readonly instrumentState: InstrumentStateFeed,
   ) {
     this.retailAccount = config.environments[config.environment]?.retailAccounts[0]?.name;
   }
 
   onModuleInit(): void {
-    registerExchangeTopics(this.registry, { marketData: this.marketData, orders: this.orders, dropCopy: this.dropCopy, trades: this.trades });
+    const { marketData, orders, dropCopy, trades, positions, instrumentState } = this;
+    registerExchangeTopics(this.registry, { marketData, orders, dropCopy, trades, positions, instrumentState });
     if (this.retailAccount) registerRetailTopics(this.registry, new RetailTopicSource(this.retailStreams, this.retailAccount));
     else this.logger.warn('No retail account is configured: retail.* topics are not served.');
   }

@@ -70,13 +70,19 @@ export const WS_ASYNCAPI = {
       'charged to the team whose client opened it until its last subscriber leaves and its linger ends. A client holds at most ' +
       "streams.exchange.maxTopicsPerClient distinct exchange topics over all its connections, a team at most its share of the firm's " +
       'symbols, counted across every gateway instance; a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
+      "The other exchange topics hold upstream streams and spend the firm's streams (firmStreams less reserve, the reserve kept for the market-data streams) the same way, " +
+      'one each (orders and positions topics one per participant, though participants share a call). ' +
       'A topic another client already holds costs nothing and is never refused for the team or firm caps. ' +
       'exchange.marketData.<symbol>: the full book per frame; after a lost upstream stream every topic gets a resync. ' +
       'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
       'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream. ' +
       'exchange.dropcopy (read:dropcopy): the firm\'s executions, deduplicated, one update {executions} per upstream batch; ' +
       'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync). ' +
-      'exchange.trades (read:dropcopy): trade capture reports the same way, one update {tradeCaptureReports} per batch, a later state of a trade passed on.',
+      'exchange.trades (read:dropcopy): trade capture reports the same way, one update {tradeCaptureReports} per batch, a later state of a trade passed on. ' +
+      'exchange.positions.<participant> (read:dropcopy; only participants the client is allowed): snapshot {positions: latest position per symbol, ' +
+      "folded from the exchange's retained position changes}, then one update {positionChanges} per upstream batch; never conflated or dropped. " +
+      'exchange.instrumentState (read:instruments): snapshot {instruments: every instrument\'s current state}, then one update {instruments} per change; ' +
+      'a resync with the current state after a lost upstream stream.',
   },
   servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
   channels: {

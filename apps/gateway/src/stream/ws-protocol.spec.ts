@@ -9,8 +9,16 @@ describe('topicRule', () => {
     ['retail.orders.x', 'read:orders', true],
     ['retail.positions', 'read:positions', true],
     ['retail.balances', 'read:positions', true],
+    ['exchange.instrumentState', 'read:instruments', false],
   ])('maps %s to %s', (topic, scope, account) => {
     expect(topicRule(topic)).toEqual({ scope, account, accountName: undefined });
+  });
+
+  it.each([
+    ['exchange.orders.firms/F/users/alice', 'read:orders'],
+    ['exchange.positions.firms/F/users/alice', 'read:dropcopy'],
+  ])('maps %s to %s of the participant it names', (topic, scope) => {
+    expect(topicRule(topic)).toEqual({ scope, account: false, participant: 'firms/F/users/alice' });
   });
 
   it.each([
@@ -27,6 +35,9 @@ describe('topicRule', () => {
     'retail.positions.x',
     'retail.ordersx',
     'exchange.trades.x',
+    'exchange.positions.alice',
+    'exchange.positions.firms/F/users/alice/x',
+    'exchange.instrumentState.x',
     'retail.marketData.a b',
     'retail.account.Hedge.orders',
     'retail.account.a.b.positions',

@@ -40,6 +40,9 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'exchange.orders.<participant>', scope: 'read:orders', account: false },
   { syntax: 'exchange.dropcopy', scope: 'read:dropcopy', account: false },
   { syntax: 'exchange.trades', scope: 'read:dropcopy', account: false },
+  // Position changes come from the drop-copy service (DropCopyAPI, scope read:dropcopy upstream).
+  { syntax: 'exchange.positions.<participant>', scope: 'read:dropcopy', account: false },
+  { syntax: 'exchange.instrumentState', scope: 'read:instruments', account: false },
   { syntax: 'ops.overview', scope: 'admin', account: false },
 ];
 

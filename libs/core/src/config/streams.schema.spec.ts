@@ -13,7 +13,7 @@ describe(teamStreamShares.name, () => {
   });
 
   it('gives unnamed teams nothing when the named ones take every stream', () => {
-    expect(teamStreamShares(streams({ firmStreams: 10, reserve: 0, teamShares: { a: 10 } }), ['a', 'b'])).toEqual({ a: 10, b: 0 });
+    expect(teamStreamShares(streams({ firmStreams: 11, reserve: 1, teamShares: { a: 10 } }), ['a', 'b'])).toEqual({ a: 10, b: 0 });
   });
 });
 
@@ -29,5 +29,10 @@ describe('StreamsSchema', () => {
       'exchange.reserve: must leave teams at least one stream',
       'exchange.renewEveryMs: must be at most half of holdingTtlMs',
     ]);
+  });
+
+  it('refuses a reserve smaller than the market-data streams its symbols need (topics do not claim those streams)', () => {
+    expect(problems({ reserve: 1, marketDataSymbols: 2_500 })).toEqual(['exchange.reserve: must cover the 3 market-data streams that 2500 symbols need']);
+    expect(problems({ reserve: 0 })).toEqual(['exchange.reserve: must cover the 1 market-data streams that 1000 symbols need']);
   });
 });

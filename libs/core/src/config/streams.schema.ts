@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 const count = z.number().int().nonnegative();
+/** upstream-facts: one market-data stream carries up to 1,000 symbols. */
+const SYMBOLS_PER_STREAM = 1_000;
 
 /**
  * Caps on what `/ws` clients may hold. Connections cost the instance that holds them, so their cap is
@@ -16,8 +18,9 @@ export const StreamsSchema = z
         /** upstream-facts: 20 concurrent streams per firm, every streaming RPC together. */
         firmStreams: z.number().int().positive().default(20),
         /**
-         * Streams no team may take. One: a market-data stream renewing its token briefly holds a second
-         * stream (libs/exchange market-data-streams.service.ts), which must not hit RESOURCE_EXHAUSTED.
+         * Streams no topic may take: the market-data streams, which topics do not claim (they spend
+         * symbols): one BiDirectionalStreamMarketData per instance holding market data, plus one per
+         * further 1,000 symbols. Set it to the number of gateway instances; one fits a single instance.
          */
         reserve: count.default(1),
         /** Distinct exchange topics one client may hold, over all its connections on every instance. */
@@ -43,6 +46,10 @@ export const StreamsSchema = z
   .superRefine((streams, ctx) => {
     const { firmStreams, reserve, teamShares, holdingTtlMs, renewEveryMs } = streams.exchange;
     const named = Object.values(teamShares).reduce((sum, share) => sum + share, 0);
+    const marketDataStreams = Math.ceil(streams.exchange.marketDataSymbols / SYMBOLS_PER_STREAM);
+    if (reserve < marketDataStreams) {
+      ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: `must cover the ${marketDataStreams} market-data streams that ${streams.exchange.marketDataSymbols} symbols need` });
+    }
     if (reserve >= firmStreams) ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: 'must leave teams at least one stream' });
     if (named > firmStreams - reserve) {
       ctx.addIssue({ code: 'custom', path: ['exchange', 'teamShares'], message: `the shares sum to ${named}, more than the ${firmStreams - reserve} streams teams may take` });

@@ -4,7 +4,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { StreamGauge } from './upstream-call.js';
 
 /** The kinds of exchange streaming calls the gateway holds. */
-export type StreamKind = 'marketData' | 'orders' | 'dropCopy' | 'trades';
+export type StreamKind = 'marketData' | 'orders' | 'dropCopy' | 'trades' | 'positions' | 'instrumentState';
 
 /** One kind's view of the stream metrics: what its owner reports. */
 export interface KindMetrics extends StreamGauge {
@@ -82,7 +82,7 @@ export class ExchangeStreamMetrics {
   /** Streams of each kind open now on this instance. */
   inUse(): Record<StreamKind, number> {
     const of = (kind: StreamKind) => this.counts.get(kind) ?? 0;
-    return { marketData: of('marketData'), orders: of('orders'), dropCopy: of('dropCopy'), trades: of('trades') };
+    return { marketData: of('marketData'), orders: of('orders'), dropCopy: of('dropCopy'), trades: of('trades'), positions: of('positions'), instrumentState: of('instrumentState') };
   }
 
   kind(kind: StreamKind): KindMetrics {

@@ -4,7 +4,7 @@ import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
-import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
+import { ExchangeStreamMetrics, type KindMetrics, type StreamKind } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
@@ -23,6 +23,7 @@ const DEDUPLICATION_WINDOW = 200_000;
 
 interface DropCopyRequest {
   resumeToken?: Buffer;
+  resumeTime?: { seconds: number; nanos: number };
   symbols: string[];
   firms: string[];
 }
@@ -35,15 +36,21 @@ type DropCopyCall = UpstreamCall<DropCopyResponse>;
 /** What distinguishes one resumable DropCopyAPI feed from another. */
 export interface ResumableFeedSpec {
   topic: string;
-  kind: 'dropCopy' | 'trades';
+  kind: Exclude<StreamKind, 'marketData' | 'orders'>;
   /** The DropCopyAPI method. */
   call: string;
   /** The response field holding the batch's records; the topic's frames use the same name. */
   records: string;
   /** Deduplication key: a record whose key was delivered already is dropped. */
   key(record: Record<string, unknown>): string;
-  /** Suffix of the resume token's Redis key and file. */
-  store: string;
+  /** Suffix of the resume token's Redis key and file; without it the token is kept in memory only (the topic's state is rebuilt on every open). */
+  store?: string;
+  /** `false`: a public call that acts for no participant (instrument state: scope read:instruments only). */
+  participant?: false;
+  /** Every call starts with the current state (instrument state): a call's first batch is the topic's snapshot, after a lost call a resync. */
+  snapshotFirst?: true;
+  /** Without a token, replay the exchange's retained log from this `resume_time` (epoch ms) rather than start live. */
+  replayFromMs?: number;
 }
 
 export const DROP_COPY_SPEC: ResumableFeedSpec = {
@@ -77,14 +84,18 @@ export const EXCHANGE_DROP_COPY_POLICY: TopicPolicy = ACCOUNT_POLICY;
  * (and its replay window), so a restart or a takeover resumes after the last stored batch. A lost
  * call resumes from the latest token: nothing is missed, so clients see no resync. The topic's
  * snapshot is `{<records>: []}` (the exchange sends none); a client subscribing with `resumeFrom: 0`
- * gets every batch since the holder opened the stream, within the replay window.
+ * gets every batch since the holder opened the stream, within the replay window. Instrument state
+ * and position changes are specs of the same feed (see ResumableFeedSpec: no participant, the state
+ * first, a replay from a time, the token in memory only).
  */
 export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private readonly logger: Logger;
   private readonly grpc: GrpcTarget;
   private readonly participant?: string;
   private readonly metrics: KindMetrics;
-  private readonly store: ResumeTokenStore;
+  private readonly store?: ResumeTokenStore;
+  /** The current call has delivered nothing yet (a snapshot-first call's first batch is its state). */
+  private fresh = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
   private sink?: TopicSink;
   private token?: Buffer;
@@ -107,23 +118,26 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.logger = new Logger(`ResumableFeed ${spec.topic}`);
     this.grpc = grpcTargetOf(config);
     this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
-    this.participant = config.clients.flatMap((client) => client.participants)[0];
+    this.participant = spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
+    if (spec.store === undefined) return;
     const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
     const place = redis ? { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` } : { file };
-    this.store = new ResumeTokenStore(place, () => Date.now(), (message) => this.logger.warn(message));
-    streams.resumeTokenAge(spec.kind, () => this.store.savedAt);
+    const store = (this.store = new ResumeTokenStore(place, () => Date.now(), (message) => this.logger.warn(message)));
+    streams.resumeTokenAge(spec.kind, () => store.savedAt);
   }
 
   /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
   async open(topic: string, sink: TopicSink): Promise<void> {
     if (topic !== this.spec.topic) throw new UnknownTopicError(topic);
-    if (!this.tokens.configured || !this.participant) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
+    if (!this.tokens.configured || (!this.participant && this.spec.participant !== false)) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
     this.stop();
     this.sink = sink;
     // A takeover or restart resumes after the last batch the previous holder stored.
-    this.token = await this.store.load();
+    this.token = await this.store?.load();
+    // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
+    if (!this.store) this.seen = new RecentIds(DEDUPLICATION_WINDOW);
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
       this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
@@ -172,14 +186,23 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   private openCall(authorization: string): DropCopyCall {
     // symbols [] and no firms: the whole firm. No deadline: a cancelled replay restarts from the same token.
-    const request: DropCopyRequest = { symbols: [], firms: [], ...(this.token ? { resumeToken: this.token } : {}) };
+    const request: DropCopyRequest = { symbols: [], firms: [], ...this.resumePoint() };
+    this.fresh = true;
     const stream = this.method.call(request, authorization, this.participant);
     return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
+  }
+
+  private resumePoint(): Pick<DropCopyRequest, 'resumeToken' | 'resumeTime'> {
+    if (this.token) return { resumeToken: this.token };
+    const from = this.spec.replayFromMs;
+    return from === undefined ? {} : { resumeTime: { seconds: Math.floor(from / 1000), nanos: (from % 1000) * 1e6 } };
   }
 
   private received(message: DropCopyResponse): void {
     const sink = this.sink;
     if (!sink) return;
+    if (this.spec.snapshotFirst && this.fresh) return this.snapshotReceived(sink, message);
+    this.fresh = false;
     if (this.started) {
       sink.snapshot({ [this.spec.records]: [] });
       this.started.resolve();
@@ -194,10 +217,26 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       this.metrics.delivered(fresh.length);
     }
     // Saved only now: every execution of the batch is in the topic (and its replay window).
-    if (message.resumeToken.length > 0) {
-      this.token = message.resumeToken;
-      this.store.save(message.resumeToken);
-    }
+    this.keep(message.resumeToken);
+  }
+
+  /** A snapshot-first call's opening batch: the current state, replacing what clients hold after a lost call. */
+  private snapshotReceived(sink: TopicSink, message: DropCopyResponse): void {
+    this.fresh = false;
+    const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
+    for (const record of records) this.seen.add(this.spec.key(record));
+    if (!this.started) sink.gap();
+    sink.snapshot({ [this.spec.records]: records });
+    this.started?.resolve();
+    this.started = undefined;
+    this.reconnect.succeeded();
+    this.keep(message.resumeToken);
+  }
+
+  private keep(token: Buffer): void {
+    if (token.length === 0) return;
+    this.token = token;
+    this.store?.save(token);
   }
 
   private ended(call: DropCopyCall, status: StreamStatus): void {

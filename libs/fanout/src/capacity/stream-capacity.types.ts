@@ -77,10 +77,10 @@ export function usageOf(pool: string, limits: PoolLimits, live: Iterable<HeldTop
 
 /**
  * What the hub asks of a ledger; one per instance, in memory or on Redis. A pool counts holdings of
- * one scarce upstream resource, keyed by name; today a name is a topic and each exchange topic is its
- * own stream. When market data rides on one multiplexed stream (issue 17), the topic families point at
- * a pool of symbols instead, and the stream clients claim the firm's streams themselves, one holding
- * per stream, each with its kind (marketData, orders, dropCopy…).
+ * one scarce upstream resource, keyed by name; a name is a topic. Market-data topics hold a symbol
+ * each (they share one multiplexed stream per instance, covered by the stream pool's reserve); every
+ * other exchange topic family holds one of the firm's streams per topic, with its kind (orders,
+ * dropCopy, trades, positions, instrumentState).
  */
 export interface StreamLedger {
   /** Before a client joins a pooled topic: grants (and records) the holding or names the cap that refuses it. */
