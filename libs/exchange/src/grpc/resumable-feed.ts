@@ -122,7 +122,9 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (!this.tokens.configured || !this.participant) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
     this.stop();
     this.sink = sink;
-    // A takeover or restart resumes after the last batch the previous holder stored.
+    // A takeover or restart resumes after the last batch the previous holder stored. A holder killed
+    // before storing its last tokens published batches after it: what this instance relayed of them is not sent again.
+    for (const payload of sink.delivered ?? []) this.remember((payload as Record<string, unknown> | null)?.[this.spec.records]);
     this.token = await this.store.load();
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
@@ -187,7 +189,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     }
     this.reconnect.succeeded();
     const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
-    const fresh = records.filter((record) => this.seen.add(this.spec.key(record)));
+    const fresh = this.remember(records);
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
     if (fresh.length > 0) {
       sink.update({ [this.spec.records]: fresh });
@@ -198,6 +200,11 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       this.token = message.resumeToken;
       this.store.save(message.resumeToken);
     }
+  }
+
+  /** The records whose key was not seen yet; every key is seen afterwards. */
+  private remember(records: unknown): Record<string, unknown>[] {
+    return ((records ?? []) as Record<string, unknown>[]).filter((record) => this.seen.add(this.spec.key(record)));
   }
 
   private ended(call: DropCopyCall, status: StreamStatus): void {
