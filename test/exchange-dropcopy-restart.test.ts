@@ -1,5 +1,9 @@
-import { type Fleet, startFleet } from './support/fleet.js';
-import { FIRM, PARTICIPANT, type Json, eventually } from './support/stack.js';
+import type { GatewayConfigInput } from '@lib/core';
+
+import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
+import { fleetConfig } from './support/fleet.js';
+import { FIRM, PARTICIPANT, type Json, type Stack, eventually, redisUrl, startStack } from './support/stack.js';
+import { StallProxy } from './support/stall-proxy.js';
 import { WsTestClient, seqGaps } from './support/ws-client.js';
 
 const TOPIC = 'exchange.dropcopy';
@@ -20,18 +24,29 @@ async function subscribed(url: string, key: string): Promise<WsTestClient> {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('exchange drop copy when its holder is killed (two gateway processes, Redis)', () => {
-  let fleet: Fleet | undefined;
+  let stack: Stack | undefined;
+  let proxy: StallProxy | undefined;
+  const processes: GatewayProcess[] = [];
   const clients: WsTestClient[] = [];
 
   afterEach(async () => {
     for (const client of clients.splice(0)) client.close();
-    await fleet?.close();
+    await Promise.all(processes.splice(0).map((gateway) => gateway.stop()));
+    await proxy?.close();
+    await stack?.close();
   });
 
   it('the client on the survivor gets every execution once, in order, with continuous seq; never two drop-copy streams', async () => {
-    fleet = await startFleet(`dcr${Date.now() % 100_000}x`, 2, { sandbox: { grpc: { heartbeatMs: 200 } } });
-    const { stack, processes } = fleet;
-    const [holder, survivor] = processes as [(typeof processes)[0], (typeof processes)[0]];
+    stack = await startStack({ sandbox: { grpc: { heartbeatMs: 200 } } });
+    // Redis answers the holder late (its commands arrive at once): its resume-token saves, one at a time,
+    // trail the batches it publishes, as on a busy network, so a kill leaves published batches past the token.
+    proxy = await StallProxy.start(Number(new URL(redisUrl()).port), { replyDelayMs: 20 });
+    const name = `dcr${Date.now() % 100_000}x`;
+    const slowRedis = (config: GatewayConfigInput) => ({ ...config, redis: { ...config.redis!, url: proxy!.url, commandTimeoutMs: 1_000 } });
+    const holder = await spawnGateway(fleetConfig(stack, name, slowRedis));
+    processes.push(holder);
+    const survivor = await spawnGateway(fleetConfig(stack, name));
+    processes.push(survivor);
     const { state } = stack.sandbox;
     const key = stack.keys.all!;
 
