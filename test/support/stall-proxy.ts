@@ -14,12 +14,14 @@ export class StallProxy {
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    private readonly replyDelayMs: number,
   ) {}
 
-  static async start(targetPort: number): Promise<StallProxy> {
+  /** `replyDelayMs`: every reply reaches the client this much later, in order (commands reach the server at once). */
+  static async start(targetPort: number, options: { replyDelayMs?: number } = {}): Promise<StallProxy> {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const proxy = new StallProxy(server, (server.address() as { port: number }).port);
+    const proxy = new StallProxy(server, (server.address() as { port: number }).port, options.replyDelayMs ?? 0);
     server.on('connection', (client) => proxy.accept(client, targetPort));
     return proxy;
   }
@@ -65,7 +67,9 @@ export class StallProxy {
     const pair: [Socket, Socket] = [client, upstream];
     this.pairs.add(pair);
     client.pipe(upstream);
-    upstream.pipe(client);
+    // Timers of one duration fire in the order they were set: the replies keep theirs.
+    if (this.replyDelayMs > 0) upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), this.replyDelayMs));
+    else upstream.pipe(client);
     if (this.stalled) {
       client.pause();
       upstream.pause();

@@ -136,8 +136,13 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.sink = sink;
     // A takeover or restart resumes after the last batch the previous holder stored.
     this.token = await this.store?.load();
-    // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
-    if (!this.store) this.seen = new RecentIds(DEDUPLICATION_WINDOW);
+    if (!this.store) {
+      // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
+      this.seen = new RecentIds(DEDUPLICATION_WINDOW);
+    } else {
+      // A holder killed before storing its last tokens published batches after it: what this instance relayed of them is not sent again.
+      for (const payload of sink.delivered ?? []) this.remember((payload as Record<string, unknown> | null)?.[this.spec.records]);
+    }
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
       this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
@@ -210,7 +215,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     }
     this.reconnect.succeeded();
     const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
-    const fresh = records.filter((record) => this.seen.add(this.spec.key(record)));
+    const fresh = this.remember(records);
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
     if (fresh.length > 0) {
       sink.update({ [this.spec.records]: fresh });
@@ -224,7 +229,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private snapshotReceived(sink: TopicSink, message: DropCopyResponse): void {
     this.fresh = false;
     const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
-    for (const record of records) this.seen.add(this.spec.key(record));
+    this.remember(records);
     if (!this.started) sink.gap();
     sink.snapshot({ [this.spec.records]: records });
     this.started?.resolve();
@@ -237,6 +242,11 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (token.length === 0) return;
     this.token = token;
     this.store?.save(token);
+  }
+
+  /** The records whose key was not seen yet; every key is seen afterwards. */
+  private remember(records: unknown): Record<string, unknown>[] {
+    return ((records ?? []) as Record<string, unknown>[]).filter((record) => this.seen.add(this.spec.key(record)));
   }
 
   private ended(call: DropCopyCall, status: StreamStatus): void {

@@ -95,7 +95,7 @@ export class LeaseScripts {
   /** `false` when the lease is no longer ours in `epoch`: the frame was not published. */
   async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string): Promise<boolean> {
     const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand];
-    return (await this.publishScript.run(this.redis, [keys.lease, keys.state], args)) === 1;
+    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state], args)) === 1;
   }
 
   /** The epoch, seq and snapshot frame the holder recorded, to seed a relay. */

@@ -7,7 +7,7 @@ import { FanoutHub } from '../hub/fanout.hub.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
 import { MARKET_DATA_POLICY } from '../source/topic-source.types.js';
 import { FakeSource, HubServer, TestClient, eventually } from '../testing/hub.fixture.js';
-import { RedisCoordinator } from './redis.coordinator.js';
+import { type ClusterOptions, RedisCoordinator } from './redis.coordinator.js';
 
 const TOPIC = 'test.market.alpha';
 
@@ -33,7 +33,7 @@ describe(RedisCoordinator.name, () => {
     return client;
   }
 
-  async function instance(name: string): Promise<Instance> {
+  async function instance(name: string, cluster: Partial<ClusterOptions> = {}): Promise<Instance> {
     const redis = redisClient();
     const source = new FakeSource();
     const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY);
@@ -42,7 +42,7 @@ describe(RedisCoordinator.name, () => {
       redis,
       registry: new Registry(),
       lingerMs: 200,
-      cluster: { keyPrefix, instanceId: name, leaseMs: 1_000, renewEveryMs: 200 },
+      cluster: { keyPrefix, instanceId: name, leaseMs: 1_000, renewEveryMs: 200, ...cluster },
     });
     const server = await HubServer.start(hub);
     const created = { name, redis, source, hub, server, client: await TestClient.connect(server.url) };
@@ -128,6 +128,29 @@ describe(RedisCoordinator.name, () => {
       ['resync', 3, { book: 2 }],
       ['update', 4, { trade: 2 }],
     ]);
+  });
+
+  it('a relay that took a silent holder locally keeps it until the lease lapses: its seq never goes back', async () => {
+    // Silence is noticed long before the dead holder's lease lapses (as after a SIGKILL).
+    const timing = { leaseMs: 3_000, renewEveryMs: 200, silenceMs: 400 };
+    const a = await instance('a', timing);
+    const b = await instance('b', timing);
+    await a.client.subscribe(TOPIC);
+    await b.client.subscribe(TOPIC);
+    a.source.sink(TOPIC).snapshot({ book: 1 });
+    a.source.sink(TOPIC).update({ trade: 1 });
+    await b.client.until(() => b.client.of(TOPIC).length === 2, 'two relayed frames');
+
+    a.redis.disconnect(); // it can neither renew, release nor publish: a crash, seen from Redis
+    await eventually(() => b.source.isOpen(TOPIC), 'the relay to hold locally');
+    b.source.sink(TOPIC).snapshot({ book: 2 });
+    b.source.sink(TOPIC).update({ trade: 2 });
+    // Not relayed back to the dead holder's recorded state (seq 2): the lease lapses, b takes it and reopens.
+    await eventually(() => b.source.opened.length === 2 && b.source.isOpen(TOPIC), 'the lease to move to b', 8_000);
+    expect(await admin.get(`${keyPrefix}{${TOPIC}}:lease`)).toMatch(/^b /);
+    b.source.sink(TOPIC).snapshot({ book: 3 });
+    await b.client.until(() => b.client.of(TOPIC).length === 5, 'the cluster epoch');
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['resync', 3], ['update', 4], ['resync', 5]]);
   });
 
   it('asks the holder for a resync when a relay misses a frame', async () => {

@@ -36,6 +36,8 @@ interface WantedTopic {
   leaseUntil: number;
   /** `performance.now()` when the holder was last heard (a frame or a heartbeat), for a relay. */
   heardAt: number;
+  /** `performance.now()` when this instance held the topic locally for want of a holder it could hear. */
+  localAt?: number;
 }
 
 /**
@@ -90,6 +92,7 @@ export class RedisCoordinator implements TopicCoordinator {
       // Redis is unreachable: serve local clients from a local upstream; the tick reconciles later.
       this.logger.warn(`Redis unavailable for topic ${state.name}, holding it locally: ${String(error)}`);
       entry.buffered = undefined;
+      entry.localAt = performance.now();
       return this.host.hold(state, state.seq, newEpoch());
     }
     entry.buffered = undefined;
@@ -183,7 +186,7 @@ export class RedisCoordinator implements TopicCoordinator {
         this.host.reopen(state, newEpoch());
       } else if (state.mode === 'relay' && !entry.buffered && now - entry.heardAt > this.options.silenceMs) {
         this.logger.warn(`Nothing heard from the holder of topic ${state.name}: holding it locally`);
-        entry.heardAt = now;
+        entry.heardAt = entry.localAt = now;
         this.metrics.leaseChanges.inc({ change: 'silence' });
         this.host.hold(state, state.seq, newEpoch()).catch((error: unknown) => {
           this.logger.warn(`Could not hold topic ${state.name} locally: ${String(error)}`);
@@ -213,8 +216,10 @@ export class RedisCoordinator implements TopicCoordinator {
     const sentAt = performance.now();
     const seq = await this.scripts.acquire(keys, epoch);
     if (seq < 0) {
-      // A local hold (Redis outage, silent holder) yields to the cluster's holder, with a resync.
-      if (state.mode === 'holder') await this.yieldTo(entry);
+      // A local hold (Redis outage, silent holder) yields to the cluster's holder, with a resync, once
+      // that holder is heard: a killed one still has its lease until it lapses, and a relay of it would
+      // get only its recorded state, older than the frames this instance sent meanwhile.
+      if (state.mode === 'holder' && entry.heardAt > (entry.localAt ?? -Infinity)) await this.yieldTo(entry);
       return;
     }
     if (this.wanted.get(keys.channel) !== entry) return void (await this.scripts.release(keys, epoch));

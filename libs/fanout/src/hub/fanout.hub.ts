@@ -133,10 +133,11 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (state.mode === 'relay') this.metrics.relayedTopics.dec();
     this.upstream.close(state);
     state.seq = Math.max(state.seq, seq);
+    const delivered = state.deliveredUpdates();
     state.beginEpoch(epoch);
     state.mode = 'holder';
     try {
-      await this.upstream.open(state);
+      await this.upstream.open(state, delivered);
     } catch (error) {
       this.upstream.close(state);
       throw error;
@@ -183,9 +184,10 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   reopen(state: TopicState, epoch?: string): void {
     if (state.mode !== 'holder') return;
     this.upstream.close(state);
+    const delivered = state.deliveredUpdates();
     if (epoch === undefined) state.gapPending = true;
     else state.beginEpoch(epoch);
-    this.upstream.open(state).catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
+    this.upstream.open(state, delivered).catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
   }
 
   // --- internals ---

@@ -15,6 +15,11 @@ export class ReplayWindow {
     this.evict(now);
   }
 
+  /** The frames held, oldest first. */
+  held(): WireFrame[] {
+    return this.frames.slice(this.head);
+  }
+
   /** Forgets every frame: a new epoch numbers differently, so none of them can be replayed. */
   clear(): void {
     this.frames = [];

@@ -46,6 +46,15 @@ describe(TopicState.name, () => {
     expect(sut.replayAfter(2, 1_004)).toBeUndefined(); // frame 3 is too old by then
   });
 
+  it('tells what its window delivered: the data of the updates it still holds, oldest first', () => {
+    const sut = topic({ conflate: false, replayWindow: { messages: 3, ms: 1_000 } });
+    expect(sut.deliveredUpdates()).toEqual([]);
+    sut.emit('snapshot', { executions: [] }, 1, 0);
+    for (let i = 1; i <= 3; i += 1) sut.emit('update', { executions: [{ id: `x${i}` }] }, 1 + i, 0);
+    expect(sut.deliveredUpdates()).toEqual([{ executions: [{ id: 'x1' }] }, { executions: [{ id: 'x2' }] }, { executions: [{ id: 'x3' }] }]);
+    expect(topic({ conflate: true }).deliveredUpdates()).toEqual([]); // no window, nothing to tell
+  });
+
   it('opens a new epoch with a resync of fresh state: updates before it are dropped, the old window and state are gone', () => {
     const sut = topic({ conflate: false, replayWindow: { messages: 10, ms: 1_000 } });
     sut.beginEpoch('e1');

@@ -114,6 +114,11 @@ export class TopicState {
     return this.stateFrame(skippedReset ? 'resync' : 'snapshot') ?? latest;
   }
 
+  /** The data of the updates in the replay window, oldest first (read before a new epoch clears it). */
+  deliveredUpdates(): unknown[] {
+    return (this.window?.held() ?? []).filter((frame) => frame.type === 'update').map((frame) => (JSON.parse(frame.json) as FrameMessage).data);
+  }
+
   /** Frames after `seq` for a resuming client, or `undefined` when it needs a resync instead. */
   replayAfter(seq: number, now: number): WireFrame[] | undefined {
     return this.window?.after(seq, this.seq, now);

@@ -13,7 +13,8 @@ export class UpstreamLink {
     private readonly onEvent: UpstreamEvent,
   ) {}
 
-  open(state: TopicState): Promise<void> {
+  /** `delivered`: what the topic's clients on this instance already have (TopicSink.delivered). */
+  open(state: TopicState, delivered: readonly unknown[] = []): Promise<void> {
     const generation = ++state.upstreamGeneration;
     const live = () => state.upstreamGeneration === generation && state.mode === 'holder';
     const sink: TopicSink = {
@@ -26,6 +27,7 @@ export class UpstreamLink {
       gap: () => {
         if (live()) state.gapPending = true;
       },
+      delivered,
     };
     this.opened.add(state);
     this.metrics.upstreamSubscriptions.inc();

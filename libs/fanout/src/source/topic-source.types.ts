@@ -6,6 +6,12 @@ export interface TopicSink {
   update(payload: unknown): void;
   /** The upstream reconnected or missed data: the next snapshot is sent to every subscriber as `resync`. */
   gap(): void;
+  /**
+   * The update payloads the topic already delivered on this instance (its replay window, oldest first)
+   * when this sink was opened, e.g. relayed from a holder that died: a source that resumes from a stored
+   * point drops what clients already have.
+   */
+  readonly delivered?: readonly unknown[];
 }
 
 /**
