@@ -3,10 +3,10 @@ import { type Socket, createConnection, createServer, type Server } from 'node:n
 
 import type { GatewayConfigInput } from '@lib/core';
 
-import { fleetConfig, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
+import { fleetConfig, productionRedisTimeout, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { type Answer, caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
-import { freePort, startRedisServer } from './support/redis-server.js';
+import { freePort, startRedisServer, subjectCommand } from './support/redis-server.js';
 import { type Json, type Stack, eventually, json, redisUrl, startStack } from './support/stack.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
@@ -93,7 +93,7 @@ describe('the shared budget under faults (three gateway processes, real Redis)',
 
   it('stays within 440 per sliding 10 s while one instance reaches Redis through a stalling proxy', async () => {
     const proxy = await stallingProxy(redisUrl());
-    const shared = fleetConfig(stack, 'stall', withoutKeyRate);
+    const shared = fleetConfig(stack, 'stall', (c) => productionRedisTimeout(withoutKeyRate(c)));
     const fleet: GatewayProcess[] = [];
     try {
       fleet.push(await spawnGateway({ ...shared, redis: { ...shared.redis!, url: proxy.url } }));
@@ -116,12 +116,12 @@ describe('the shared budget under faults (three gateway processes, real Redis)',
   }, 120_000);
 
   it('stays within 440 per sliding 10 s, with no upstream 429, at 3× load while six busy loops oversubscribe the cores', async () => {
-    const fleet = await spawnFleet(fleetConfig(stack, 'busy', withoutKeyRate), 3);
+    const fleet = await spawnFleet(fleetConfig(stack, 'busy', (c) => productionRedisTimeout(withoutKeyRate(c))), 3);
     const loops: ChildProcess[] = [];
     try {
       await sleep(1_500);
       const { answers, windowMax, refused } = await createLoad(stack, () => fleet, 132, 20_000, async () => {
-        for (let i = 0; i < 6; i++) loops.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+        for (let i = 0; i < 6; i++) loops.push(spawn(...subjectCommand(process.execPath, ['-e', 'for(;;){}']), { stdio: 'ignore' }));
         return 'six busy loops beside 3 gateways, the sandbox and Redis on the cores';
       });
       expect(windowMax).toBeLessThanOrEqual(LIMIT);

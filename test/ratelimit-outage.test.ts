@@ -4,7 +4,7 @@ import { resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
 import { freePort, startRedisServer } from './support/redis-server.js';
-import { type Json, type Stack, eventually, json, startStack } from './support/stack.js';
+import { type Json, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, json, startStack } from './support/stack.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;
@@ -36,7 +36,7 @@ describe('the retail budget while its Redis is down', () => {
   beforeAll(async () => {
     redis = await startRedisServer(await freePort());
     stack = await startStack();
-    const input = withoutKeyRate({ ...stack.configInput, logging: { level: 'warn' as const }, redis: { mode: 'single' as const, url: redis.url, keyPrefix: 'outage:' } });
+    const input = withoutKeyRate({ ...stack.configInput, logging: { level: 'warn' as const }, redis: { mode: 'single' as const, url: redis.url, keyPrefix: 'outage:', commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS } });
     fleet = await spawnFleet(input, 3);
     await eventually(async (): Promise<Json> => json(await admin(fleet[0])('/admin/limits')), (view) => view.instances === 3);
   }, 90_000);

@@ -1,9 +1,9 @@
 import type { GatewayConfigInput } from '@lib/core';
 
-import { resetRetailLimits, withoutKeyRate } from './support/fleet.js';
+import { fleetConfig, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { type Answer, answerOf, caller, offer, restingBuy, spawnFleet, tally, QUIET_MARKETS } from './support/load.js';
-import { type Json, type Stack, type TestClient, json, redisUrl, startStack } from './support/stack.js';
+import { type Json, type Stack, type TestClient, json, startStack } from './support/stack.js';
 
 const MAIN_KEY = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d'; // retail account `main` of the stack
 const HEDGE_KEY = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'; // retail account `hedge`
@@ -24,9 +24,6 @@ const withTeams = (config: GatewayConfigInput): GatewayConfigInput => ({
   teams: [...(config.teams ?? []), { id: 'a', shares: { retail: 0.5 } }, { id: 'b', shares: { retail: 0.5 } }],
 });
 
-/** The processes share one Redis key prefix; the stack's in-process gateway stays out (no Redis, no traffic). */
-const fleetConfig = (stack: Stack): GatewayConfigInput => ({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix: `teams${process.pid}:` } });
-
 describe('team shares and the priority reserve across gateway processes', () => {
   let stack: Stack;
   let fleet: GatewayProcess[] = [];
@@ -41,7 +38,7 @@ describe('team shares and the priority reserve across gateway processes', () => 
       ],
       gateway: withTeams,
     });
-    fleet = await spawnFleet(fleetConfig(stack), 2);
+    fleet = await spawnFleet(fleetConfig(stack, 'teams'), 2); // the stack's in-process gateway stays out (no Redis, no traffic)
   }, 60_000);
   afterAll(async () => {
     await Promise.all(fleet.map((gateway) => gateway.stop()));

@@ -2,7 +2,7 @@ import type { GatewayConfigInput } from '@lib/core';
 
 import type { GatewayProcess } from './gateway-process.js';
 import { caller, spawnFleet } from './load.js';
-import { type Stack, type StackOptions, redisUrl, startStack } from './stack.js';
+import { type Stack, type StackOptions, TEST_REDIS_COMMAND_TIMEOUT_MS, redisUrl, startStack } from './stack.js';
 
 /** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
 export interface Fleet {
@@ -13,9 +13,23 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-/** The stack's config for a fleet process: Redis under the prefix `<name><pid>:`, quiet logs, then `edit`. */
+/** The stack's config for a fleet process: Redis under the prefix `<name><pid>:` with the tests' command timeout, quiet logs, then `edit`. */
 export function fleetConfig(stack: Stack, name: string, edit: (config: GatewayConfigInput) => GatewayConfigInput = (c) => c): GatewayConfigInput {
-  return edit({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix: `${name}${process.pid}:` } });
+  return edit({
+    ...stack.configInput,
+    logging: { level: 'warn' },
+    redis: { mode: 'single', url: redisUrl(), keyPrefix: `${name}${process.pid}:`, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
+  });
+}
+
+/**
+ * The production Redis command timeout (the schema's default), for tests of a slow Redis path or a
+ * starved CPU: there a late answer must cost capacity, never an overshoot.
+ */
+export function productionRedisTimeout(config: GatewayConfigInput): GatewayConfigInput {
+  if (!config.redis) return config;
+  const { commandTimeoutMs: _testTimeout, ...redis } = config.redis;
+  return { ...config, redis };
 }
 
 export async function startFleet(name: string, count = 3, options: StackOptions = {}, edit?: (config: GatewayConfigInput) => GatewayConfigInput): Promise<Fleet> {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { GatewayConfigInput } from '@lib/core';
 import { stringify } from 'yaml';
 
-import { freePort } from './redis-server.js';
+import { freePort, subjectCommand } from './redis-server.js';
 
 export interface GatewayProcess {
   url: string;
@@ -17,6 +17,8 @@ export interface GatewayProcess {
 }
 
 const MAIN = 'dist/apps/gateway/src/main.js';
+/** A start takes about a second on idle cores; beside busy loops one took over 20 s before its first log line. */
+const STARTUP_WAIT_MS = 45_000;
 
 /**
  * A real gateway process (the compiled build, as production runs it) with the given config,
@@ -28,7 +30,8 @@ export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayPr
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
   const configFile = join(dir, 'gateway.yaml');
   writeFileSync(configFile, stringify({ ...input, server: { ...input.server, host: '127.0.0.1', port } }));
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = subjectCommand(process.execPath, [MAIN]);
+  const child = spawn(command, args, { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // Every line also goes to the run's log directory, which global teardown scans for secrets.
   const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `process-${process.pid}-${port}.log`) : undefined;
@@ -39,7 +42,7 @@ export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayPr
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + STARTUP_WAIT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`gateway process exited with ${child.exitCode}:\n${output}`);
     try {
@@ -49,7 +52,7 @@ export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayPr
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`gateway process did not come up within 20 s:\n${output}`);
+      throw new Error(`gateway process did not come up within ${STARTUP_WAIT_MS / 1_000} s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,9 +1,28 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
+// The nice values of test processes and their subjects (test/support/harness-priority.ts). They live
+// here because jest's global setup loads this file without the tests' module mapping, so it can
+// import no other support file.
+
+/** The nice value the run was started with: jest's main process, which never changes its own. */
+export function subjectNice(): number {
+  try {
+    return getPriority(process.ppid);
+  } catch {
+    return getPriority();
+  }
+}
+
+/** `command args` to spawn so the child runs at the run's own nice value, not the harness's raised one. */
+export function subjectCommand(command: string, args: readonly string[]): [string, string[]] {
+  const lift = subjectNice() - getPriority();
+  return lift > 0 ? ['nice', ['-n', String(lift), command, ...args]] : [command, [...args]];
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +61,8 @@ export interface RedisTopology {
 
 /** A redis-server started with `args` on `port`, resolved once it accepts connections. */
 export async function spawnRedis(port: number, args: string[], ready = 'Ready to accept connections'): Promise<RedisNode> {
-  const child = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+  const [command, argv] = subjectCommand('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no']);
+  const child = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {

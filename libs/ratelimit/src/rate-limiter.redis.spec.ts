@@ -120,7 +120,9 @@ describe(`${RateLimiter.name} on Redis`, () => {
 
   it('shows every bucket with capacity, level, refill rate and per-team use in the last minute', async () => {
     const { limiter: sut } = await limiterWith({ teams: [{ id: 'desk', shares: { 'retail.all': 0.25 } }] });
-    await sut.take({ buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write' });
+    // 21 tokens (a batch and one): retail.all refills 180/s, so 2 would be back within 11 ms, before a
+    // starved test process reads the view; 21 take 117 ms.
+    await sut.take({ buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write', cost: 20 });
     await sut.take({ buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write' });
     await sut.stop(); // the next start publishes this instance's usage with its first heartbeat
     await sut.start();
@@ -130,8 +132,8 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(view.buckets).toHaveLength(19);
     const all = view.buckets.find((b) => b.bucket === 'retail.all');
     expect(all).toMatchObject({ published: 2_000, capacity: 100, windowSeconds: 10, refillPerSecond: 180, reserve: 0.2, coolDownMs: 0 });
-    expect(all?.level).toBeGreaterThanOrEqual(98);
+    expect(all?.level).toBeGreaterThanOrEqual(79);
     expect(all?.level).toBeLessThan(100);
-    expect(all?.teams).toEqual([{ team: 'desk', share: 0.25, capacity: 25, level: expect.any(Number), lastMinute: { allowed: 2, denied: 0 } }]);
+    expect(all?.teams).toEqual([{ team: 'desk', share: 0.25, capacity: 25, level: expect.any(Number), lastMinute: { allowed: 21, denied: 0 } }]);
   });
 });

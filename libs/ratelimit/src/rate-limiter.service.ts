@@ -192,12 +192,13 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
+      const sentAt = Date.now();
       try {
         const outcome = await this.redisStore.take(plan, cost);
         this.link.succeeded();
         return decisionOf(plan, outcome, 'redis');
       } catch (error) {
-        this.link.failed(error);
+        this.link.failed(error, sentAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
         // locally could spend them twice. Refused instead; the client may retry at once.
         if (mayHaveRun(error)) return unavailableDecision(plan, LATE_ANSWER_RETRY_MS, 'redis');

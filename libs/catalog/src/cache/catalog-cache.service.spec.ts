@@ -74,6 +74,21 @@ describe(CatalogCache.name, () => {
     await expect(sut.get(lookup())).rejects.toMatchObject({ code: ErrorCode.UPSTREAM_BAD_REQUEST });
   });
 
+  it('keeps nothing from a refresh that was under way when a purge came', async () => {
+    await sut.get(lookup());
+    clock.at += 6_000;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const fetched = answer;
+    answer = async () => (await held, fetched());
+    expect((await sut.get(lookup())).result).toBe('stale'); // starts the background refresh, held open
+    await sut.purge({ route: 'sports' });
+    release();
+    await flush();
+    answer = fetched;
+    expect((await sut.get(lookup())).result).toBe('miss');
+  });
+
   it('purges by route and prefix', async () => {
     await sut.get(lookup('book|/v1/markets/a/book'));
     await sut.get(lookup('book|/v1/markets/b/book'));

@@ -47,6 +47,8 @@ export class CatalogCache implements OnApplicationShutdown {
   private readonly local: Lru<CatalogEntry>;
   private readonly inflight = new Map<string, Promise<Fill>>();
   private readonly refreshing = new Set<string>();
+  /** Purges seen (here or from another instance): a fill that overlapped one keeps nothing. */
+  private purges = 0;
   private readonly windows: StaleWindows;
   private readonly lockMs: number;
   private readonly followerWaitMs: number;
@@ -62,7 +64,10 @@ export class CatalogCache implements OnApplicationShutdown {
     this.windows = { staleWhileRevalidateMs: catalog.staleWhileRevalidateSeconds * 1000, staleIfErrorMs: catalog.staleIfErrorSeconds * 1000 };
     this.lockMs = catalog.lockMs;
     this.followerWaitMs = catalog.followerWaitMs;
-    store.onPurge((match) => this.local.purge(purgeFilter(match)));
+    store.onPurge((match) => {
+      this.purges++;
+      this.local.purge(purgeFilter(match));
+    });
   }
 
   /** The hit path of get(), answered without waiting: a fresh entry of this process's LRU, or undefined. */
@@ -100,6 +105,7 @@ export class CatalogCache implements OnApplicationShutdown {
 
   /** Drops matching entries here and in the shared store; other instances drop theirs when told. */
   async purge(match: PurgeMatch): Promise<{ shared: number; local: number }> {
+    this.purges++;
     const local = this.local.purge(purgeFilter(match));
     try {
       return { shared: await this.store.purge(match), local };
@@ -169,7 +175,10 @@ export class CatalogCache implements OnApplicationShutdown {
   }
 
   private async fill(lookup: CacheLookup): Promise<CatalogEntry> {
+    const purges = this.purges;
     const entry = await lookup.fetch();
+    // A purge that came while the fetch ran may be about what it fetched: answer with it, keep nothing.
+    if (purges !== this.purges) return entry;
     await this.store.set(lookup.key, entry, retentionMs(entry, this.windows));
     this.remember(lookup.key, entry);
     return entry;

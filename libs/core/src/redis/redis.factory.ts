@@ -24,7 +24,9 @@ export function createRedisClient(config: RedisConfig, connectionName = 'gateway
     case 'single':
       return new Redis(config.url as string, common);
     case 'sentinel':
-      return new Redis({ ...common, sentinels: config.sentinels, name: config.sentinelName });
+      // failoverDetector: the sentinels' +switch-master moves the connection at the promotion, instead of
+      // at the next reconnect attempt (up to retryStrategy's 2 s later).
+      return new Redis({ ...common, sentinels: config.sentinels, name: config.sentinelName, failoverDetector: true });
     case 'cluster':
       return new Cluster(config.nodes ?? [], { redisOptions: common, enableOfflineQueue: false });
   }

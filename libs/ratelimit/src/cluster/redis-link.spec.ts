@@ -30,6 +30,16 @@ describe(RedisLink.name, () => {
     expect(sut.holdMs).toBe(options.instanceTtlMs + options.heartbeatMs);
   });
 
+  it('counts the calls one stall timed out together once: a starved event loop is not three timeouts in a row', () => {
+    const sut = link();
+    const sentAt = Date.now() - 600; // all under way when the stall began
+    for (let i = 0; i < 10; i++) sut.failed(timeout(), sentAt);
+    expect(sut.degraded).toBe(false);
+    sut.failed(timeout());
+    sut.failed(timeout());
+    expect(sut.degraded).toBe(true); // sent after the last timeout was seen: new stalls
+  });
+
   it('goes local at once when Redis refuses the connection (nothing can have run there)', () => {
     const sut = link();
     sut.failed(new Error("Stream isn't writeable and enableOfflineQueue options is false"));

@@ -51,6 +51,8 @@ export class RedisLink {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private timeoutsInRow = 0;
+  /** When the last counted timeout was seen: calls sent before it belong to the same stall. */
+  private lastTimeoutAt = 0;
   private probesInRow = 0;
   /** Set when this instance went local while Redis still answered others (timeouts, not a refused connection). */
   cutOffAlone = false;
@@ -104,10 +106,14 @@ export class RedisLink {
     this.timeoutsInRow = 0;
   }
 
-  /** A Redis call failed or timed out: decide locally until probes succeed (timeouts: once they persist). */
-  failed(error: unknown): void {
+  /**
+   * A Redis call failed or timed out: decide locally until probes succeed (timeouts: once they persist).
+   * `sentAt`: when the call was sent. Calls that were already under way when a timeout was seen time
+   * out in the same stall (a starved event loop fails every pending call at once): they count once.
+   */
+  failed(error: unknown, sentAt = Date.now()): void {
     if (this.degraded) return;
-    if (mayHaveRun(error) && ++this.timeoutsInRow < this.options.degradeAfterTimeouts) return;
+    if (mayHaveRun(error) && !this.countsAsNewStall(sentAt)) return;
     this.degraded = true;
     this.cutOffAlone = mayHaveRun(error);
     this.timeoutsInRow = 0;
@@ -116,7 +122,15 @@ export class RedisLink {
     this.onChange();
   }
 
+  /** Counts a timeout unless the stall it belongs to was counted already; true once they persist. */
+  private countsAsNewStall(sentAt: number): boolean {
+    if (sentAt < this.lastTimeoutAt) return false;
+    this.lastTimeoutAt = Date.now();
+    return ++this.timeoutsInRow >= this.options.degradeAfterTimeouts;
+  }
+
   private async beat(): Promise<void> {
+    const sentAt = Date.now();
     try {
       const { known, fresh } = await this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
       this.instances = Math.max(1, known);
@@ -129,7 +143,7 @@ export class RedisLink {
       }
       this.onChange();
     } catch (error) {
-      this.failed(error);
+      this.failed(error, sentAt);
     } finally {
       this.schedule();
     }

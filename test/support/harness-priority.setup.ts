@@ -1,0 +1,3 @@
+import { raiseHarnessPriority } from './harness-priority.js';
+
+raiseHarnessPriority();
