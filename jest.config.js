@@ -31,7 +31,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/packages/*/src/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
-  // Test processes (the sandbox judging the gateways) run above what they start: test/support/harness-priority.ts.
+  // Each test file starts at the run's nice value; one that spawns gateway processes raises itself above them: test/support/harness-priority.ts.
   setupFiles: ['<rootDir>/test/support/harness-priority.setup.ts'],
   globalSetup: '<rootDir>/test/support/redis-server.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { GatewayConfigInput } from '@lib/core';
 import { stringify } from 'yaml';
 
+import { raiseHarnessPriority } from './harness-priority.js';
 import { freePort, subjectCommand } from './redis-server.js';
 
 export interface GatewayProcess {
@@ -30,6 +31,7 @@ export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayPr
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
   const configFile = join(dir, 'gateway.yaml');
   writeFileSync(configFile, stringify({ ...input, server: { ...input.server, host: '127.0.0.1', port } }));
+  raiseHarnessPriority(); // this process judges the gateway it starts (harness-priority.ts)
   const [command, args] = subjectCommand(process.execPath, [MAIN]);
   const child = spawn(command, args, { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

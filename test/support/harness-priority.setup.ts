@@ -1,3 +1,4 @@
-import { raiseHarnessPriority } from './harness-priority.js';
+import { restoreHarnessPriority } from './harness-priority.js';
 
-raiseHarnessPriority();
+// A worker's previous test file may have raised it (harness-priority.ts).
+restoreHarnessPriority();
