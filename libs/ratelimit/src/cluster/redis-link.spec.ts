@@ -46,4 +46,24 @@ describe(RedisLink.name, () => {
     expect(sut.degraded).toBe(true);
     expect(sut.holdMs).toBe(0); // Redis down for all: nobody spends on it meanwhile
   });
+
+  it('comes back only after probes answer in a row: a failed probe between two answers starts the count again', async () => {
+    const answers: boolean[] = [];
+    const store = {
+      heartbeat: () => (answers.shift() ? Promise.resolve({ known: 1, fresh: [] }) : Promise.reject(new Error('Connection is closed.'))),
+      reserveStale: () => undefined,
+    } as unknown as RedisBudgetStore;
+    const sut = new RedisLink(store, options, () => '{}', () => undefined, quiet);
+    // The heartbeat is the probe; the link was never started, so it schedules none by itself.
+    const probe = () => (sut as unknown as { beat(): Promise<void> }).beat();
+    sut.failed(new Error('Connection is closed.'));
+    answers.push(true, false, true);
+    await probe();
+    await probe();
+    await probe();
+    expect(sut.degraded).toBe(true);
+    answers.push(true);
+    await probe();
+    expect(sut.degraded).toBe(false);
+  });
 });

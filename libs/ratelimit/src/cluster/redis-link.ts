@@ -36,7 +36,7 @@ export function mayHaveRun(error: unknown): boolean {
 
 /**
  * Whether the shared budget is reachable, and how many instances share it. The heartbeat doubles as
- * the probe: while Redis is down it runs every `probeMs`, and REJOIN_AFTER_PROBES successes in a row
+ * the probe: while Redis is down it runs every `probeMs` (`probeMs / 4` after one answered), and REJOIN_AFTER_PROBES successes in a row
  * end degraded mode. A refused connection degrades at once; timeouts (the usual symptom of a starved
  * event loop, not of Redis) only after `degradeAfterTimeouts` in a row.
  */
@@ -143,6 +143,7 @@ export class RedisLink {
       }
       this.onChange();
     } catch (error) {
+      this.probesInRow = 0; // successes count only in a row
       this.failed(error, sentAt);
     } finally {
       this.schedule();
@@ -151,7 +152,9 @@ export class RedisLink {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.beat(), this.degraded ? this.options.probeMs : this.options.heartbeatMs);
+    // A probe that answered is confirmed sooner: the second in a row still must answer, a quarter probe later.
+    const probeMs = this.probesInRow > 0 ? this.options.probeMs / 4 : this.options.probeMs;
+    this.timer = setTimeout(() => void this.beat(), this.degraded ? probeMs : this.options.heartbeatMs);
     this.timer.unref();
   }
 }
