@@ -1,4 +1,4 @@
-import { type Fleet, startFleet } from './support/fleet.js';
+import { type Fleet, productionDecisionAge, startFleet } from './support/fleet.js';
 import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, tally } from './support/load.js';
 import { type Json, type Stack, json } from './support/stack.js';
 
@@ -27,7 +27,7 @@ describe('per-key retail buckets across three gateway processes', () => {
   };
 
   beforeAll(async () => {
-    cluster = await startFleet('keys');
+    cluster = await startFleet('keys', 3, {}, productionDecisionAge); // it judges a per-second limit
     ({ stack, calls } = cluster);
   }, 90_000);
   afterAll(() => cluster?.close());

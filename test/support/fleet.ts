@@ -2,7 +2,7 @@ import type { GatewayConfigInput } from '@lib/core';
 
 import type { GatewayProcess } from './gateway-process.js';
 import { caller, spawnFleet } from './load.js';
-import { type Stack, type StackOptions, TEST_REDIS_COMMAND_TIMEOUT_MS, redisUrl, startStack } from './stack.js';
+import { type Stack, type StackOptions, TEST_REDIS_COMMAND_TIMEOUT_MS, redisUrl, startStack, testRedisLimits } from './stack.js';
 
 /** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
 export interface Fleet {
@@ -19,6 +19,7 @@ export function fleetConfig(stack: Stack, name: string, edit: (config: GatewayCo
     ...stack.configInput,
     logging: { level: 'warn' },
     redis: { mode: 'single', url: redisUrl(), keyPrefix: `${name}${process.pid}:`, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
+    limits: testRedisLimits(stack.configInput.limits),
   });
 }
 
@@ -29,7 +30,17 @@ export function fleetConfig(stack: Stack, name: string, edit: (config: GatewayCo
 export function productionRedisTimeout(config: GatewayConfigInput): GatewayConfigInput {
   if (!config.redis) return config;
   const { commandTimeoutMs: _testTimeout, ...redis } = config.redis;
-  return { ...config, redis };
+  return productionDecisionAge({ ...config, redis });
+}
+
+/**
+ * The production limits.maxDecisionAgeMs (50 ms), for tests that judge a per-second limit: a budget
+ * answer read later than that on a starved gateway is refused, so admitted requests cannot reach the
+ * upstream bunched (the Redis command timeout may stay the tests' longer one: a late answer is not an outage).
+ */
+export function productionDecisionAge(config: GatewayConfigInput): GatewayConfigInput {
+  const { maxDecisionAgeMs: _testAge, ...limits } = config.limits ?? {};
+  return { ...config, limits };
 }
 
 export async function startFleet(name: string, count = 3, options: StackOptions = {}, edit?: (config: GatewayConfigInput) => GatewayConfigInput): Promise<Fleet> {

@@ -52,6 +52,11 @@ export interface Stack {
  */
 export const TEST_REDIS_COMMAND_TIMEOUT_MS = 500;
 
+/** The tests' Redis allowances, with the budget answers as late as the command timeout lets them be (limits.maxDecisionAgeMs). */
+export function testRedisLimits(limits: GatewayConfigInput['limits'] = {}): GatewayConfigInput['limits'] {
+  return { ...limits, maxDecisionAgeMs: TEST_REDIS_COMMAND_TIMEOUT_MS };
+}
+
 export const FIRM = 'TESTFIRM';
 export const PARTICIPANT = `firms/${FIRM}/users/alice`;
 export const OTHER_PARTICIPANT = `firms/${FIRM}/users/bob`;
@@ -97,6 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     redis: options.redis
       ? { mode: 'single', url: redisUrl(), keyPrefix: options.redisKeyPrefix ?? `t${process.pid}:${Math.random().toString(36).slice(2, 8)}:`, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS }
       : undefined,
+    ...(options.redis ? { limits: testRedisLimits() } : {}),
     environment: 'development',
     environments: {
       development: {

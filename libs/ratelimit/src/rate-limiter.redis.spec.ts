@@ -31,6 +31,20 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(decisions[5].retryAfterMs).toBeLessThanOrEqual(200_000);
   });
 
+  it('refuses an answer read later than maxDecisionAgeMs (a starved event loop), though Redis allowed it', async () => {
+    const { limiter: sut } = await limiterWith({ limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } } });
+    const request = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
+    expect(await sut.take(request)).toMatchObject({ allowed: true, mode: 'redis' });
+    const late = sut.take(request);
+    const until = performance.now() + 60;
+    while (performance.now() < until); // the loop is busy: the answer waits unread past the 30 ms
+    expect(await late).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
+    // Its request was never sent: its token is given back, and the next answer, read at once, shows it.
+    await new Promise((r) => setTimeout(r, 20)); // the refund is not awaited by the refusal
+    expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 3 });
+    expect(sut.status().degraded).toBe(false); // the CPU was late, not Redis
+  });
+
   it('refills continuously: after the announced wait the request passes', async () => {
     const { limiter: sut } = await limiterWith({ limits: { buckets: { 'exchange.settlement': { limit: 20, windowSeconds: 1, safetyMargin: 1 } } } });
     const request = { buckets: ['exchange.settlement'] as const, class: 'read' as const };

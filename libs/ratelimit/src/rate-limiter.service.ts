@@ -67,6 +67,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
+  private readonly maxDecisionAgeMs: number;
   /** Cool-downs decided while Redis was out of reach: written to Redis once it answers, so every instance honours them. */
   private unsharedCoolDowns: { keys: string[]; letters: string; until: number }[] = [];
   /** A heartbeat older than this is a stale instance (deciding locally, or cut off). */
@@ -79,6 +80,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.metrics = new RateLimitMetrics(deps.metrics);
     this.failClosed = new Set(deps.limits.failClosed);
     this.probeMs = deps.limits.probeMs;
+    this.maxDecisionAgeMs = deps.limits.maxDecisionAgeMs;
     this.instanceTtlMs = deps.limits.instanceTtlMs;
     this.accounts = deps.accounts ?? [];
     this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
@@ -193,20 +195,32 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
       const sentAt = Date.now();
+      const askedAt = performance.now();
       try {
         const outcome = await this.redisStore.take(plan, cost);
         this.link.succeeded();
+        // Read late (a starved event loop): sent now, the request would arrive bunched with later ones.
+        // Refused, and its tokens given back (best effort: if that fails too they stay spent, which is safe).
+        if (outcome.allowed && performance.now() - askedAt > this.maxDecisionAgeMs) {
+          this.redisStore.refund(plan, cost).catch(() => undefined);
+          return this.lateAnswer(plan);
+        }
         return decisionOf(plan, outcome, 'redis');
       } catch (error) {
         this.link.failed(error, sentAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
         // locally could spend them twice. Refused instead; the client may retry at once.
-        if (mayHaveRun(error)) return unavailableDecision(plan, LATE_ANSWER_RETRY_MS, 'redis');
+        if (mayHaveRun(error)) return this.lateAnswer(plan);
       }
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
     const instances = this.link?.localShareOf ?? 1;
     return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances);
+  }
+
+  /** An answer that came too late (or never): refused, and the client may retry at once. */
+  private lateAnswer(plan: TakePlan): Decision {
+    return unavailableDecision(plan, LATE_ANSWER_RETRY_MS, 'redis');
   }
 
   private prepare(request: TakeRequest): PreparedPlan {

@@ -152,6 +152,12 @@ export const LimitsSchema = z
     /** Redis timeouts in a row before an instance goes local; one late answer under CPU pressure is not an outage. */
     degradeAfterTimeouts: z.number().int().positive().default(3),
     probeMs: z.number().int().positive().default(1_000),
+    /**
+     * A shared-budget answer processed later than this after its call was sent is refused (its tokens stay
+     * spent): on a starved event loop the request would reach the upstream that much after the decision,
+     * bunched with later ones, past the jitter the margin allows (the Redis command timeout may be longer).
+     */
+    maxDecisionAgeMs: z.number().int().positive().default(50),
     /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
     egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
     /** Waiting requests held per queue before new ones are refused outright. */

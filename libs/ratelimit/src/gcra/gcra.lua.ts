@@ -63,6 +63,24 @@ for k in pairs(touched) do redis.call('SET', KEYS[k], vals[k]) end
 return out
 `;
 
+/**
+ * Gives back what an allowed decision took when its request was never sent (its answer was read too
+ * late): each TAT moves back by the cost's span, never below now (a TAT in the past already reads as
+ * full). Later takes stay counted: GCRA spends add up, so this is the state had it never been taken.
+ *
+ * KEYS   TAT keys of the decision's cells
+ * ARGV   per key the span given back in ms (cost × emission interval; at most what the take added)
+ */
+export const REFUND_SCRIPT = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+for i = 1, #KEYS do
+  local tat = tonumber(redis.call('GET', KEYS[i]))
+  if tat and tat > now then redis.call('SET', KEYS[i], math.max(now, tat - tonumber(ARGV[i]))) end
+end
+return #KEYS
+`;
+
 /** Blocks the listed classes on each bucket for at least ARGV[2] ms; never shortens nor narrows a running cool-down. */
 export const COOL_DOWN_SCRIPT = `
 local ms = tonumber(ARGV[2])

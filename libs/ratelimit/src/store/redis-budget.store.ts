@@ -1,7 +1,7 @@
 import type { RedisClient } from '@lib/core';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
-import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
 import { LuaScript } from '../gcra/lua-script.js';
 import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
@@ -24,6 +24,7 @@ export class RedisBudgetStore {
   private readonly heartbeatScript = new LuaScript(HEARTBEAT_SCRIPT);
   private readonly readScript = new LuaScript(READ_SCRIPT);
   private readonly reseedScript = new LuaScript(RESEED_SCRIPT);
+  private readonly refundScript = new LuaScript(REFUND_SCRIPT);
   private readonly prepared = new WeakMap<TakePlan, PreparedPlan & { share: number }>();
   /** See reserveStale. */
   private share = 1;
@@ -62,6 +63,12 @@ export class RedisBudgetStore {
       this.pending.push({ plan, cost, resolve, reject });
       if (this.inFlight < MAX_IN_FLIGHT) this.flush();
     });
+  }
+
+  /** Gives back an allowed decision's tokens whose request was never sent (see REFUND_SCRIPT); never more than it took. */
+  async refund(plan: TakePlan, cost: number): Promise<void> {
+    const keys = plan.cells.map((c) => this.keys.tat(c.key));
+    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs)]);
   }
 
   async coolDown(bucketKeys: readonly string[], classLetters: string, ms: number): Promise<void> {
