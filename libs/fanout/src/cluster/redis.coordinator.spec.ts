@@ -202,26 +202,27 @@ describe(RedisCoordinator.name, () => {
     expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['resync', 3], ['update', 4], ['resync', 5]]);
   });
 
-  it('asks the holder for a resync when a relay misses a frame', async () => {
+  // An account topic too when the log lacks the frame: it was never published.
+  it.each([TOPIC, ACCOUNT])('asks the holder of %s for a resync when a relay misses a frame that was never published', async (topic) => {
     const a = await instance('a');
     const b = await instance('b');
-    await a.client.subscribe(TOPIC);
-    await b.client.subscribe(TOPIC);
-    a.source.sink(TOPIC).snapshot({ book: 1 });
-    await b.client.until(() => b.client.of(TOPIC).length === 1, 'the snapshot');
+    await a.client.subscribe(topic);
+    await b.client.subscribe(topic);
+    a.source.sink(topic).snapshot({ book: 1 });
+    await b.client.until(() => b.client.of(topic).length === 1, 'the snapshot');
 
     // A blip on the holder's connection: frame 2 is never published.
     a.redis.disconnect(true);
     await eventually(() => a.redis.status !== 'ready', 'the connection to drop');
-    a.source.sink(TOPIC).update({ lost: true });
+    a.source.sink(topic).update({ lost: true });
     await eventually(() => a.redis.status === 'ready', 'the connection to come back');
-    a.source.sink(TOPIC).update({ after: 'blip' });
+    a.source.sink(topic).update({ after: 'blip' });
     await eventually(() => a.source.opened.length === 2, 'the holder to reopen its upstream');
-    a.source.sink(TOPIC).snapshot({ book: 2 });
+    a.source.sink(topic).snapshot({ book: 2 });
 
-    await b.client.until(() => b.client.of(TOPIC).length === 3, 'the resync');
-    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
-    expect(a.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
+    await b.client.until(() => b.client.of(topic).length === 3, 'the resync');
+    expect(b.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
+    expect(a.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
   });
 
   it('releases the lease after the linger once no instance wants the topic', async () => {

@@ -168,18 +168,16 @@ export class RedisCoordinator implements TopicCoordinator {
   private async readBack(entry: WantedTopic): Promise<void> {
     const { state } = entry;
     const after = state.seq;
-    const logged = await this.scripts.log(entry.keys).catch(() => []);
-    const missed = logged
-      .map((payload) => ({ payload, frame: JSON.parse(payload.toString()) as { epoch: string; seq: number } }))
-      .filter(({ frame }) => frame.epoch === state.epoch && frame.seq > after);
-    if (missed[0]?.frame.seq !== after + 1) {
+    // Unreadable or unreachable, the log holds nothing for us: the resync below then covers the gap.
+    const missed = await this.scripts
+      .log(entry.keys)
+      .then((logged) => framesAfter(logged, state.epoch, after))
+      .catch(() => []);
+    if (missed[0]?.seq !== after + 1) {
       entry.lostAfter = after;
       this.requestResync(state);
     }
-    this.flush(
-      entry,
-      missed.map(({ payload }) => payload),
-    );
+    this.flush(entry, missed.map(({ payload }) => payload));
   }
 
   /** Relays `frames`, then those that waited; the rest waits again if relaying one started another read-back. */
@@ -347,6 +345,12 @@ export class RedisCoordinator implements TopicCoordinator {
     const tagged = `${prefix}{${topic}}`;
     return { lease: `${tagged}:lease`, state: `${tagged}:state`, log: `${tagged}:log`, channel: `${tagged}:frames` };
   }
+}
+
+/** The logged frames of `epoch` after `seq`, oldest first, with their seq. */
+function framesAfter(logged: Buffer[], epoch: string, seq: number): { payload: Buffer; seq: number }[] {
+  const frames = logged.map((payload) => ({ payload, frame: JSON.parse(payload.toString()) as { epoch: string; seq: number } }));
+  return frames.filter(({ frame }) => frame.epoch === epoch && frame.seq > seq).map(({ payload, frame }) => ({ payload, seq: frame.seq }));
 }
 
 /** `hb:<epoch>:<seq>`, published by the renew script; frames are JSON objects. */
