@@ -3,8 +3,11 @@ import type { RecordedState } from './lease.scripts.js';
 
 /** What the cluster coordinator asks of the hub; the hub alone touches sources and clients. */
 export interface TopicHost {
-  /** Become the holder under `epoch`: open upstream, number on after `seq`, and send the next snapshot as `resync`. */
-  hold(state: TopicState, seq: number, epoch: string): Promise<void>;
+  /**
+   * Become the holder under `epoch`: open upstream, number on after `seq`, and send the next snapshot as
+   * `resync`. `published`: frames the cluster published of the topic (its log), which clients already have.
+   */
+  hold(state: TopicState, seq: number, epoch: string, published?: readonly Buffer[]): Promise<void>;
   /** Stop holding (the lease is gone): close upstream and relay the new holder's frames. */
   relay(state: TopicState): void;
   /** Seed a relaying topic from the holder's recorded state; a new epoch goes to clients as `resync`. */
@@ -20,6 +23,8 @@ export interface TopicCoordinator {
   join(state: TopicState): Promise<void>;
   leave(state: TopicState): Promise<void>;
   publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string): void;
+  /** A relay missed frames before `payload`: `true` when it relays them (and then `payload`) itself. */
+  recover(state: TopicState, payload?: Buffer): boolean;
   requestResync(state: TopicState): void;
   close(): Promise<void>;
 }

@@ -39,19 +39,30 @@ return 0`;
 
 /**
  * Publishes a frame only while the caller holds the lease in the frame's epoch, and records the seq
- * and latest snapshot so a new relay or a new holder can start from them.
+ * and latest snapshot so a new relay or a new holder can start from them. A topic with a replay window
+ * (ARGV[8] frames, 0 for none) also appends the frame to its log in the same step, so the log holds a
+ * frame exactly when it was published: a relay reads back what pub/sub lost, a new holder what the
+ * cluster delivered. Conflated topics write nothing more.
  */
 const PUBLISH = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('hset', KEYS[2], 'seq', ARGV[2])
 if ARGV[6] ~= '' then redis.call('hset', KEYS[2], 'snapshot', ARGV[6]) end
 redis.call('pexpire', KEYS[2], ARGV[5])
+local logged = tonumber(ARGV[8])
+if logged > 0 then
+  redis.call('rpush', KEYS[3], ARGV[3])
+  redis.call('ltrim', KEYS[3], -logged, -1)
+  redis.call('pexpire', KEYS[3], ARGV[5])
+end
 redis.call(ARGV[7], ARGV[4], ARGV[3])
 return 1`;
 
 export interface TopicKeys {
   lease: string;
   state: string;
+  /** The last published frames of a topic with a replay window, oldest first. */
+  log: string;
   /** Carries the hash tag too: on a Cluster the scripts publish on it with SPUBLISH, in the keys' slot. */
   channel: string;
 }
@@ -92,10 +103,15 @@ export class LeaseScripts {
     await this.releaseScript.run(this.redis, [keys.lease], [this.value(epoch)]);
   }
 
-  /** `false` when the lease is no longer ours in `epoch`: the frame was not published. */
-  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string): Promise<boolean> {
-    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand];
-    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state], args)) === 1;
+  /** `false` when the lease is no longer ours in `epoch`: the frame was not published. `logged`: the log's length, 0 for none. */
+  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string, logged: number): Promise<boolean> {
+    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand, logged];
+    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log], args)) === 1;
+  }
+
+  /** The frames in the topic's log, oldest first, exactly as published. */
+  log(keys: TopicKeys): Promise<Buffer[]> {
+    return this.redis.lrangeBuffer(keys.log, 0, -1);
   }
 
   /** The epoch, seq and snapshot frame the holder recorded, to seed a relay. */

@@ -5,11 +5,14 @@ import { Registry } from 'prom-client';
 
 import { FanoutHub } from '../hub/fanout.hub.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
-import { MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { ACCOUNT_POLICY, MARKET_DATA_POLICY } from '../source/topic-source.types.js';
 import { FakeSource, HubServer, TestClient, eventually } from '../testing/hub.fixture.js';
 import { type ClusterOptions, RedisCoordinator } from './redis.coordinator.js';
 
 const TOPIC = 'test.market.alpha';
+type Topology = 'single' | 'cluster';
+/** Never conflated, with a replay window: its frames are also kept in a log in Redis. */
+const ACCOUNT = 'test.account.alpha';
 
 /** One gateway instance: its own Redis connection, upstream source, hub and `ws` server. */
 interface Instance {
@@ -17,6 +20,7 @@ interface Instance {
   redis: RedisClient;
   source: FakeSource;
   hub: FanoutHub;
+  registry: Registry;
   server: HubServer;
   client: TestClient;
 }
@@ -26,26 +30,30 @@ describe(RedisCoordinator.name, () => {
   let admin: RedisClient;
   const instances: Instance[] = [];
 
-  function redisClient(): RedisClient {
-    const url = process.env.TEST_REDIS_URL as string;
-    const client = createRedisClient({ mode: 'single', url, keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+  /** The run's single Redis, or its Cluster (jest global setup), where a topic's keys must share one slot. */
+  function redisClient(topology: Topology = 'single'): RedisClient {
+    const timeouts = { keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 };
+    const nodes = (process.env.TEST_REDIS_CLUSTER_NODES ?? '').split(',').map((address) => ({ host: address.split(':')[0], port: Number(address.split(':')[1]) }));
+    const config = topology === 'single' ? { mode: 'single' as const, url: process.env.TEST_REDIS_URL as string, ...timeouts } : { mode: 'cluster' as const, nodes, ...timeouts };
+    const client = createRedisClient(config);
     client.on('error', () => undefined);
     return client;
   }
 
-  async function instance(name: string, cluster: Partial<ClusterOptions> = {}): Promise<Instance> {
-    const redis = redisClient();
+  async function instance(name: string, cluster: Partial<ClusterOptions> = {}, topology: Topology = 'single'): Promise<Instance> {
+    const redis = redisClient(topology);
     const source = new FakeSource();
-    const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY);
+    const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY).register('test.account.', source, ACCOUNT_POLICY);
+    const registry = new Registry();
     const hub = new FanoutHub({
       sources,
       redis,
-      registry: new Registry(),
+      registry,
       lingerMs: 200,
       cluster: { keyPrefix, instanceId: name, leaseMs: 1_000, renewEveryMs: 200, ...cluster },
     });
     const server = await HubServer.start(hub);
-    const created = { name, redis, source, hub, server, client: await TestClient.connect(server.url) };
+    const created = { name, redis, source, hub, registry, server, client: await TestClient.connect(server.url) };
     instances.push(created);
     return created;
   }
@@ -82,6 +90,47 @@ describe(RedisCoordinator.name, () => {
     for (const { client } of [a, b]) await client.until(() => client.of(TOPIC).length === 3, 'three frames');
     expect(b.client.of(TOPIC)).toEqual(a.client.of(TOPIC));
     expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3]]);
+    // A conflated topic pays for no log.
+    expect(await admin.exists(`${keyPrefix}{${TOPIC}}:log`)).toBe(0);
+  });
+
+  it('a relay that missed frames of an account topic reads them back from the log: every update, continuous seq, no resync', async () => {
+    const a = await instance('a');
+    const b = await instance('b');
+    await a.client.subscribe(ACCOUNT);
+    await b.client.subscribe(ACCOUNT);
+    a.source.sink(ACCOUNT).snapshot({ executions: [] });
+    await b.client.until(() => b.client.of(ACCOUNT).length === 1, 'the snapshot');
+
+    // The relays' pub/sub connections drop: what the holder publishes until they are back never reaches b.
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    for (let id = 1; id <= 5; id += 1) a.source.sink(ACCOUNT).update({ executions: [{ id }] });
+    await b.client.until(() => b.client.of(ACCOUNT).length === 6, 'the updates published while b was away');
+    a.source.sink(ACCOUNT).update({ executions: [{ id: 6 }] });
+    await b.client.until(() => b.client.of(ACCOUNT).length === 7, 'the next update');
+
+    expect(await gaps(b)).toBeGreaterThan(0); // b did miss frames
+    expect(b.client.of(ACCOUNT).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ...[2, 3, 4, 5, 6, 7].map((seq) => ['update', seq])]);
+    expect(b.client.of(ACCOUNT)).toEqual(a.client.of(ACCOUNT));
+    expect(a.source.opened).toEqual([ACCOUNT]); // no resync asked of the holder
+  });
+
+  it.each<Topology>(['single', 'cluster'])('a new holder that never relayed an account topic gets what the cluster published as `delivered` (%s)', async (topology) => {
+    // The survivor waits for the lease to lapse (no local hold on silence): it takes the topic over.
+    const timing = { silenceMs: 10_000 };
+    const a = await instance('a', timing, topology);
+    const b = await instance('b', timing, topology);
+    await a.client.subscribe(ACCOUNT);
+    a.source.sink(ACCOUNT).snapshot({ executions: [] });
+    for (let id = 1; id <= 3; id += 1) a.source.sink(ACCOUNT).update({ executions: [{ id }] });
+    await a.client.until(() => a.client.of(ACCOUNT).length === 4, 'the holder frames');
+    await eventually(async () => (await b.redis.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')) === '4', 'the frames to be published');
+
+    a.redis.disconnect(); // a crash, seen from Redis
+    await b.client.subscribe(ACCOUNT);
+    expect(b.hub.info(ACCOUNT)?.mode).toBe('relay');
+    await eventually(() => b.source.isOpen(ACCOUNT), 'the survivor to take the topic over', 8_000);
+    expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
   });
 
   it('seeds a relay that joins late with the holder snapshot', async () => {
@@ -153,26 +202,27 @@ describe(RedisCoordinator.name, () => {
     expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['resync', 3], ['update', 4], ['resync', 5]]);
   });
 
-  it('asks the holder for a resync when a relay misses a frame', async () => {
+  // An account topic too when the log lacks the frame: it was never published.
+  it.each([TOPIC, ACCOUNT])('asks the holder of %s for a resync when a relay misses a frame that was never published', async (topic) => {
     const a = await instance('a');
     const b = await instance('b');
-    await a.client.subscribe(TOPIC);
-    await b.client.subscribe(TOPIC);
-    a.source.sink(TOPIC).snapshot({ book: 1 });
-    await b.client.until(() => b.client.of(TOPIC).length === 1, 'the snapshot');
+    await a.client.subscribe(topic);
+    await b.client.subscribe(topic);
+    a.source.sink(topic).snapshot({ book: 1 });
+    await b.client.until(() => b.client.of(topic).length === 1, 'the snapshot');
 
     // A blip on the holder's connection: frame 2 is never published.
     a.redis.disconnect(true);
     await eventually(() => a.redis.status !== 'ready', 'the connection to drop');
-    a.source.sink(TOPIC).update({ lost: true });
+    a.source.sink(topic).update({ lost: true });
     await eventually(() => a.redis.status === 'ready', 'the connection to come back');
-    a.source.sink(TOPIC).update({ after: 'blip' });
+    a.source.sink(topic).update({ after: 'blip' });
     await eventually(() => a.source.opened.length === 2, 'the holder to reopen its upstream');
-    a.source.sink(TOPIC).snapshot({ book: 2 });
+    a.source.sink(topic).snapshot({ book: 2 });
 
-    await b.client.until(() => b.client.of(TOPIC).length === 3, 'the resync');
-    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
-    expect(a.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
+    await b.client.until(() => b.client.of(topic).length === 3, 'the resync');
+    expect(b.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
+    expect(a.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
   });
 
   it('releases the lease after the linger once no instance wants the topic', async () => {
@@ -183,6 +233,12 @@ describe(RedisCoordinator.name, () => {
     expect(a.source.closed).toEqual([TOPIC]);
   });
 });
+
+/** Relay gaps the instance noticed. */
+async function gaps(instance: Instance): Promise<number> {
+  const metric = await instance.registry.getSingleMetric('gateway_fanout_relay_gaps_total')?.get();
+  return metric?.values[0]?.value ?? 0;
+}
 
 /** `quit` rather than `disconnect`: ioredis keeps a timer for a disconnect, which holds jest open. */
 async function quit(redis: RedisClient): Promise<void> {

@@ -28,8 +28,10 @@ export interface ClusterOptions {
 interface WantedTopic {
   state: TopicState;
   keys: TopicKeys;
-  /** Frames that arrive while a relay is being seeded. */
+  /** Frames that arrive while a relay is being seeded or reads missed frames back from the log: they wait behind those. */
   buffered?: Buffer[];
+  /** The seq after which the log lacked the next frame: a gap there costs a resync instead of another read. */
+  lostAfter?: number;
   /** The epoch of the lease this instance holds, while it does. */
   leaseEpoch?: string;
   /** `performance.now()` before which the lease is surely still ours: Redis cannot have expired it yet. */
@@ -98,7 +100,7 @@ export class RedisCoordinator implements TopicCoordinator {
     entry.buffered = undefined;
     if (this.wanted.get(entry.keys.channel) !== entry) return void (await this.scripts.release(entry.keys, epoch).catch(() => undefined)); // closed meanwhile
     this.took(entry, epoch, sentAt);
-    await this.host.hold(state, seq, epoch).catch(async (error: unknown) => {
+    await this.host.hold(state, seq, epoch, await this.published(entry)).catch(async (error: unknown) => {
       await this.releaseLease(entry);
       throw error;
     });
@@ -117,13 +119,30 @@ export class RedisCoordinator implements TopicCoordinator {
     const entry = this.wanted.get(this.keysOf(state.name).channel);
     const epoch = entry?.leaseEpoch;
     if (!entry || epoch === undefined || entry.state !== state) return;
-    this.scripts.publish(entry.keys, epoch, seq, frameJson, snapshotJson).then(
+    const logged = state.route.policy.replayWindow?.messages ?? 0;
+    this.scripts.publish(entry.keys, epoch, seq, frameJson, snapshotJson, logged).then(
       (published) => {
         if (!published && entry.leaseEpoch === epoch) this.lost(entry);
       },
       // Relays see the missing seq (or hear nothing) and resync or take the topic locally.
       () => undefined,
     );
+  }
+
+  /**
+   * A relay missed frames (pub/sub drops what arrives while its connection is down): they are read back
+   * from the topic's log and relayed in order, `payload` and later frames waiting behind them. `false`
+   * (no log, or it lacked the next frame already) leaves the gap to a resync.
+   */
+  recover(state: TopicState, payload?: Buffer): boolean {
+    const entry = this.wanted.get(this.keysOf(state.name).channel);
+    if (entry?.state !== state || !state.route.policy.replayWindow || entry.lostAfter === state.seq) return false;
+    if (!entry.buffered) {
+      entry.buffered = [];
+      void this.readBack(entry);
+    }
+    if (payload) entry.buffered.push(payload);
+    return true;
   }
 
   requestResync(state: TopicState): void {
@@ -142,9 +161,41 @@ export class RedisCoordinator implements TopicCoordinator {
     const recorded = await this.scripts.state(entry.keys);
     this.host.seed(entry.state, recorded);
     entry.heardAt = performance.now();
-    const buffered = entry.buffered ?? [];
+    this.flush(entry, []);
+  }
+
+  /** The missed frames of the relay's epoch from the log; only when the log lacks the next one, a resync. */
+  private async readBack(entry: WantedTopic): Promise<void> {
+    const { state } = entry;
+    const after = state.seq;
+    // Unreadable or unreachable, the log holds nothing for us: the resync below then covers the gap.
+    const missed = await this.scripts
+      .log(entry.keys)
+      .then((logged) => framesAfter(logged, state.epoch, after))
+      .catch(() => []);
+    if (missed[0]?.seq !== after + 1) {
+      entry.lostAfter = after;
+      this.requestResync(state);
+    }
+    this.flush(entry, missed.map(({ payload }) => payload));
+  }
+
+  /** Relays `frames`, then those that waited; the rest waits again if relaying one started another read-back. */
+  private flush(entry: WantedTopic, frames: Buffer[]): void {
+    const waiting = [...frames, ...(entry.buffered ?? [])];
     entry.buffered = undefined;
-    for (const payload of buffered) this.host.relayed(entry.state, payload);
+    const readingBack = (): Buffer[] | undefined => entry.buffered; // relaying a frame may set it again
+    for (const [i, payload] of waiting.entries()) {
+      const again = readingBack();
+      if (again) return void again.push(...waiting.slice(i));
+      if (entry.state.mode === 'relay' && this.wanted.get(entry.keys.channel) === entry) this.host.relayed(entry.state, payload);
+    }
+  }
+
+  /** What the cluster published of a topic with a replay window (its log): a new holder's source must not send it again. */
+  private published(entry: WantedTopic): Promise<Buffer[]> {
+    if (!entry.state.route.policy.replayWindow) return Promise.resolve([]);
+    return this.scripts.log(entry.keys).catch(() => []);
   }
 
   private onFrame(channel: string, payload: Buffer): void {
@@ -160,9 +211,9 @@ export class RedisCoordinator implements TopicCoordinator {
   private onHeartbeat(entry: WantedTopic, text: string): void {
     const [, epoch, seq] = text.split(':');
     const { state } = entry;
-    if (state.mode === 'relay' && epoch === state.epoch && Number(seq) > state.seq) {
+    if (state.mode === 'relay' && !entry.buffered && epoch === state.epoch && Number(seq) > state.seq) {
       this.metrics.relayGaps.inc();
-      this.requestResync(state);
+      if (!this.recover(state)) this.requestResync(state);
     }
   }
 
@@ -229,7 +280,7 @@ export class RedisCoordinator implements TopicCoordinator {
       state.seq = Math.max(state.seq, seq);
       return this.host.reopen(state, epoch);
     }
-    await this.host.hold(state, seq, epoch).catch(async (error: unknown) => {
+    await this.host.hold(state, seq, epoch, await this.published(entry)).catch(async (error: unknown) => {
       this.logger.warn(`Could not take over topic ${state.name}: ${String(error)}`);
       this.host.relay(state);
       await this.releaseLease(entry);
@@ -251,7 +302,10 @@ export class RedisCoordinator implements TopicCoordinator {
   private async yieldTo(entry: WantedTopic): Promise<void> {
     this.host.relay(entry.state);
     entry.buffered ??= [];
-    await this.startRelay(entry).finally(() => (entry.buffered = undefined));
+    await this.startRelay(entry).catch((error: unknown) => {
+      entry.buffered = undefined; // on success the relay flushed it (a read-back may have started a new one)
+      throw error;
+    });
   }
 
   private took(entry: WantedTopic, epoch: string, sentAt: number): void {
@@ -288,8 +342,15 @@ export class RedisCoordinator implements TopicCoordinator {
 
   private keysOf(topic: string): TopicKeys {
     const prefix = this.options.keyPrefix;
-    return { lease: `${prefix}{${topic}}:lease`, state: `${prefix}{${topic}}:state`, channel: `${prefix}{${topic}}:frames` };
+    const tagged = `${prefix}{${topic}}`;
+    return { lease: `${tagged}:lease`, state: `${tagged}:state`, log: `${tagged}:log`, channel: `${tagged}:frames` };
   }
+}
+
+/** The logged frames of `epoch` after `seq`, oldest first, with their seq. */
+function framesAfter(logged: Buffer[], epoch: string, seq: number): { payload: Buffer; seq: number }[] {
+  const frames = logged.map((payload) => ({ payload, frame: JSON.parse(payload.toString()) as { epoch: string; seq: number } }));
+  return frames.filter(({ frame }) => frame.epoch === epoch && frame.seq > seq).map(({ payload, frame }) => ({ payload, seq: frame.seq }));
 }
 
 /** `hb:<epoch>:<seq>`, published by the renew script; frames are JSON objects. */

@@ -128,12 +128,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   // --- TopicHost: what the cluster coordinator drives ---
 
-  async hold(state: TopicState, seq: number, epoch: string): Promise<void> {
+  async hold(state: TopicState, seq: number, epoch: string, published: readonly Buffer[] = []): Promise<void> {
     if (state.mode === 'closed') return;
     if (state.mode === 'relay') this.metrics.relayedTopics.dec();
     this.upstream.close(state);
     state.seq = Math.max(state.seq, seq);
-    const delivered = state.deliveredUpdates();
+    const delivered = state.deliveredUpdates(published);
     state.beginEpoch(epoch);
     state.mode = 'holder';
     try {
@@ -175,6 +175,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     } else if (message.seq <= state.seq) {
       return; // already had it
     } else if (message.type === 'update' && state.seq > 0 && message.seq > state.seq + 1) {
+      if (this.coordinator?.recover(state, payload)) return this.metrics.relayGaps.inc(); // it relays the missed frames first, then this one
       this.relayGap(state);
     }
     state.applyRelayed(frame, message, this.clock.now());

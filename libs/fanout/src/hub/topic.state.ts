@@ -114,9 +114,13 @@ export class TopicState {
     return this.stateFrame(skippedReset ? 'resync' : 'snapshot') ?? latest;
   }
 
-  /** The data of the updates in the replay window, oldest first (read before a new epoch clears it). */
-  deliveredUpdates(): unknown[] {
-    return (this.window?.held() ?? []).filter((frame) => frame.type === 'update').map((frame) => (JSON.parse(frame.json) as FrameMessage).data);
+  /**
+   * The data of the updates in `published` (the cluster's log of the topic), then in the replay window,
+   * oldest first (read before a new epoch clears it). The two overlap: a source deduplicates anyway.
+   */
+  deliveredUpdates(published: readonly Buffer[] = []): unknown[] {
+    const frames = [...published.map(String), ...(this.window?.held() ?? []).map((frame) => frame.json)];
+    return frames.map((json) => JSON.parse(json) as FrameMessage).filter((frame) => frame.type === 'update').map((frame) => frame.data);
   }
 
   /** Frames after `seq` for a resuming client, or `undefined` when it needs a resync instead. */
