@@ -32,13 +32,14 @@ export class RedisCatalogStore implements CatalogStore {
     this.channel = `${prefix}catalog:purge`;
     // A subscribed connection can do nothing else, so purges get their own.
     this.subscriber = duplicateRedis(redis);
-    let subscribedBefore = false;
+    // Purges published before the subscription is confirmed never reach it, on the first connect as on
+    // every reconnect: at least once means dropping every local copy once it is confirmed (the shared
+    // tier was purged by whoever purged). Dropping earlier would let a copy made in between survive.
     this.subscriber.on('ready', () => {
-      void this.subscriber.subscribe(this.channel).catch(() => undefined);
-      // Purges published while the subscription was down never reach it: at least once means dropping
-      // every local copy on reconnecting (the shared tier was purged by whoever purged).
-      if (subscribedBefore) this.notify({});
-      subscribedBefore = true;
+      this.subscriber.subscribe(this.channel).then(
+        () => this.notify({}),
+        () => undefined, // the connection dropped again; the next 'ready' subscribes
+      );
     });
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
   }
