@@ -100,6 +100,11 @@ describe('exchange books without a market-data stream', () => {
       // The refusal holds reads on REST for a while instead of a stream attempt per read.
       expect((await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)).headers.get('x-book-source')).toBe('upstream');
       expect(state.counter('grpc.marketData.refused.missing_scope')).toBe(1);
+      // After that while the stream is tried again, behind a read answered over REST.
+      await new Promise((resolve) => setTimeout(resolve, 5_100));
+      expect((await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)).headers.get('x-book-source')).toBe('upstream');
+      await eventually(async () => state.counter('grpc.marketData.refused.missing_scope'), (refused) => refused === 2);
+      expect(state.counter('exchange.calls.orderBook')).toBe(3);
     } finally {
       await stack.close();
     }

@@ -32,6 +32,9 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly lanes: MarketDataLane[] = [];
   private readonly books = new Map<string, StreamedBook>();
   private readFallbackUntil = 0;
+  /** The last stream attempt for a read was refused: later attempts no longer hold reads. */
+  private streamRefused = false;
+  private readonly readWatches = new Map<StreamedBook, Promise<void>>();
   private readonly grpc: GrpcTarget;
   private readonly metrics: MarketDataMetrics;
   private readonly deps: LaneDeps;
@@ -92,13 +95,31 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
       if (!book.hub) this.untrack(symbol, book);
     });
     if (book.view) return book.view;
-    try {
-      await book.whenLive(this.deps.timing.readWaitMs);
-    } catch (error) {
-      // Refused (streams all taken, unknown symbol): REST for a while rather than a stream attempt per read.
-      if (error instanceof DomainError) this.readFallbackUntil = Date.now() + this.deps.timing.readFallbackMs;
-    }
+    const live = this.watchForRead(book);
+    // Once a stream was refused, the next attempts run behind REST answers: a read that waited for each
+    // one would hold every read of the attempt's round trip (30-60 ms at 1,000 reads/s, every 5 s).
+    if (!this.streamRefused) await live;
     return book.view;
+  }
+
+  /** One watcher per book attempt, however many reads wait on it; a refusal sends reads to REST for a while. */
+  private watchForRead(book: StreamedBook): Promise<void> {
+    const known = this.readWatches.get(book);
+    if (known) return known;
+    const live = book
+      .whenLive(this.deps.timing.readWaitMs)
+      .then(
+        () => void (this.streamRefused = false),
+        (error: unknown) => {
+          // Refused (streams all taken, unknown symbol): REST for a while rather than a stream attempt per read.
+          if (!(error instanceof DomainError)) return;
+          this.readFallbackUntil = Date.now() + this.deps.timing.readFallbackMs;
+          this.streamRefused = true;
+        },
+      )
+      .finally(() => this.readWatches.delete(book));
+    this.readWatches.set(book, live);
+    return live;
   }
 
   /** The symbol's book on a lane, added to the lane with the most room when new. */
