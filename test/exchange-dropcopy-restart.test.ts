@@ -38,8 +38,8 @@ describe('exchange drop copy when its holder is killed (two gateway processes, R
 
   it('the client on the survivor gets every execution once, in order, with continuous seq; never two drop-copy streams', async () => {
     stack = await startStack({ sandbox: { grpc: { heartbeatMs: 200 } } });
-    // Redis answers the holder late (its commands arrive at once): its resume-token saves, one at a time,
-    // trail the batches it publishes, as on a busy network, so a kill leaves published batches past the token.
+    // Redis answers the holder late (its commands arrive at once), as on a busy network: at the kill, batches
+    // are in flight, some published (each with its resume token as the topic's checkpoint), some not.
     proxy = await StallProxy.start(Number(new URL(redisUrl()).port), { replyDelayMs: 20 });
     const name = `dcr${Date.now() % 100_000}x`;
     const slowRedis = (config: GatewayConfigInput) => ({ ...config, redis: { ...config.redis!, url: proxy!.url, commandTimeoutMs: 1_000 } });

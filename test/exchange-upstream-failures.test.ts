@@ -11,8 +11,8 @@ describe('exchange upstream throttling and timeouts', () => {
       sandbox: { exchange: { limits: { instruments: { limit: 2, perSeconds: 60 } } } },
       gateway: (config) => ({ ...config, exchange: { requestTimeoutMs: 300 } }),
     });
-    // The 300 ms timeout bounds the token request too: on a busy run the first tries can time out, and
-    // until a token is had every exchange request is a 503. What this file tests starts with a token.
+    // The token request has its own deadline (exchange.tokenTimeoutMs), not these 300 ms; until a token is
+    // had every exchange request is a 503, and what this file tests starts with a token.
     const tokens = stack.gateway.get(ExchangeTokenProvider);
     const url = stack.sandbox.urls.exchange;
     await eventually(async () => tokens.authorization(url).then(() => true, () => false), Boolean, 15_000);

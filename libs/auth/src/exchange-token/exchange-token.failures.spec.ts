@@ -92,6 +92,18 @@ describe(`${ExchangeTokenProvider.name} when the auth server fails`, () => {
     expect(logs.text()).toContain(reason);
   });
 
+  it('gives the token request its own deadline, not the order calls\' (exchange.tokenTimeoutMs)', async () => {
+    // Order calls may time out after 50 ms; a token that takes 200 ms is still had.
+    sut = await harness.build((input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 50, tokenTimeoutMs: 2_000 }));
+    server.reply = (n) => ({ ...grant(n), delayMs: 200 });
+    await expect(sut.authorization(EXCHANGE)).resolves.toMatch(/^Bearer token-\d+$/);
+
+    // And the token's own deadline holds.
+    sut = await harness.build((input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 2_000, tokenTimeoutMs: 50 }));
+    await expect(sut.authorization(EXCHANGE)).rejects.toMatchObject(UNAVAILABLE);
+    expect(sut.status().lastError).toBe('timeout');
+  });
+
   it('classifies an unreachable auth server as a network failure', async () => {
     await server.stop();
 

@@ -76,7 +76,7 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   ) {
     this.clock = clock ?? new SystemClock();
     this.settings = config.exchange;
-    this.endpoint = new TokenEndpoint(http, binding.tokenUrl, binding.environment.exchangeUrl, config.exchange.requestTimeoutMs);
+    this.endpoint = new TokenEndpoint(http, binding.tokenUrl, binding.environment.exchangeUrl, config.exchange.tokenTimeoutMs);
     this.metrics = new TokenMetrics(registry, () => {
       const status = this.status();
       return { ageSeconds: status.tokenAgeSeconds ?? undefined, expiresInSeconds: status.expiresInSeconds ?? undefined };

@@ -123,9 +123,11 @@ const ExchangeSchema = z
     refreshBackoffInitialMs: z.number().int().positive().default(250),
     refreshBackoffMaxMs: z.number().int().positive().default(15_000),
     requestTimeoutMs: z.number().int().positive().default(10_000),
+    /** The token request's own deadline: a short order deadline must not starve token fetches (every exchange call needs one). */
+    tokenTimeoutMs: z.number().int().positive().default(10_000),
     /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
     protoDir: z.string().min(1).default(DEFAULT_PROTO_DIR),
-    /** Single-instance mode: where the drop-copy resume token is kept across restarts (with Redis: in Redis). */
+    /** Single-instance mode: where the drop-copy resume token is kept across restarts (with Redis: the topic's checkpoint in Redis). */
     dropCopyResumeFile: z.string().min(1).default('.dev/exchange-dropcopy.resume'),
     /**
      * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other

@@ -43,7 +43,11 @@ export interface ResumableFeedSpec {
   records: string;
   /** Deduplication key: a record whose key was delivered already is dropped. */
   key(record: Record<string, unknown>): string;
-  /** Suffix of the resume token's Redis key and file; without it the token is kept in memory only (the topic's state is rebuilt on every open). */
+  /**
+   * The resume token survives restarts and takeovers: with Redis as the topic's checkpoint (stored with
+   * the batch it came with, see TopicSink.update), else in a file with this suffix. Without it the token
+   * is kept in memory only (the topic's state is rebuilt on every open).
+   */
   store?: string;
   /** `false`: a public call that acts for no participant (instrument state: scope read:instruments only). */
   participant?: false;
@@ -80,8 +84,11 @@ export const EXCHANGE_DROP_COPY_POLICY: TopicPolicy = ACCOUNT_POLICY;
  * firm's ONE call of that kind per environment (upstream-facts), held by whichever instance holds the
  * topic's cluster lease (the hub's leader election), `symbols=[]`, no deadline. Records are
  * deduplicated on the spec's key (delivery is at least once); each batch's new records go out as one
- * update `{<records>: [...]}`, and its `resume_token` is saved only after that update is in the topic
- * (and its replay window), so a restart or a takeover resumes after the last stored batch. A lost
+ * update `{<records>: [...]}` carrying its `resume_token` as the update's checkpoint. With Redis the
+ * fan-out stores that checkpoint in the step that publishes the update, under the topic's lease: a
+ * takeover resumes right after the last batch the cluster published, and a holder that lost its lease
+ * without knowing it can move the token no further. Alone, the token is saved to a file once its
+ * update is in the topic (and its replay window). A lost
  * call resumes from the latest token: nothing is missed, so clients see no resync. The topic's
  * snapshot is `{<records>: []}` (the exchange sends none); a client subscribing with `resumeFrom: 0`
  * gets every batch since the holder opened the stream, within the replay window. Instrument state
@@ -93,7 +100,10 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private readonly grpc: GrpcTarget;
   private readonly participant?: string;
   private readonly metrics: KindMetrics;
+  /** Single-instance mode only: with Redis the token is the topic's checkpoint. */
   private readonly store?: ResumeTokenStore;
+  /** Epoch ms the last checkpoint was handed to the topic (Redis mode), for the age metric. */
+  private checkpointedAt?: number;
   /** The current call has delivered nothing yet (a snapshot-first call's first batch is its state). */
   private fresh = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
@@ -122,10 +132,10 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
     if (spec.store === undefined) return;
+    streams.resumeTokenAge(spec.kind, () => this.store?.savedAt ?? this.checkpointedAt);
+    if (redis) return;
     const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
-    const place = redis ? { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` } : { file };
-    const store = (this.store = new ResumeTokenStore(place, () => Date.now(), (message) => this.logger.warn(message)));
-    streams.resumeTokenAge(spec.kind, () => store.savedAt);
+    this.store = new ResumeTokenStore(file, () => Date.now(), (message) => this.logger.warn(message));
   }
 
   /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
@@ -134,9 +144,9 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (!this.tokens.configured || (!this.participant && this.spec.participant !== false)) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
     this.stop();
     this.sink = sink;
-    // A takeover or restart resumes after the last batch the previous holder stored.
-    this.token = await this.store?.load();
-    if (!this.store) {
+    // A takeover or restart resumes after the last batch the cluster published (alone: this instance stored).
+    this.token = await this.resumeToken(sink);
+    if (this.spec.store === undefined) {
       // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
       this.seen = new RecentIds(DEDUPLICATION_WINDOW);
     } else {
@@ -197,6 +207,18 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
   }
 
+  private async resumeToken(sink: TopicSink): Promise<Buffer | undefined> {
+    if (this.spec.store === undefined) return undefined;
+    if (!sink.lastCheckpoint) return this.store?.load();
+    try {
+      const checkpoint = await sink.lastCheckpoint();
+      return checkpoint ? Buffer.from(checkpoint, 'base64') : undefined;
+    } catch (error) {
+      this.logger.warn(`resume token not read (${(error as Error).message}); resuming live only`);
+      return undefined;
+    }
+  }
+
   private resumePoint(): Pick<DropCopyRequest, 'resumeToken' | 'resumeTime'> {
     if (this.token) return { resumeToken: this.token };
     const from = this.spec.replayFromMs;
@@ -217,12 +239,16 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
     const fresh = this.remember(records);
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
+    const token = message.resumeToken;
     if (fresh.length > 0) {
-      sink.update({ [this.spec.records]: fresh });
+      // With Redis the token is stored with the update, only if the update is published; a batch of duplicates moves it no further (a takeover replays a little more, deduplicated).
+      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? token.toString('base64') : undefined;
+      sink.update({ [this.spec.records]: fresh }, checkpoint);
+      if (checkpoint) this.checkpointedAt = Date.now();
       this.metrics.delivered(fresh.length);
     }
-    // Saved only now: every execution of the batch is in the topic (and its replay window).
-    this.keep(message.resumeToken);
+    // Alone, saved only now: every execution of the batch is in the topic (and its replay window).
+    this.keep(token);
   }
 
   /** A snapshot-first call's opening batch: the current state, replacing what clients hold after a lost call. */

@@ -1,12 +1,11 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-import type { RedisClient } from '@lib/core';
-
 /**
- * Where the drop-copy resume token survives a restart or a takeover: Redis when configured (any
- * instance that takes the topic over reads it), else a file. Saves are serialized and coalesced: the
- * newest token waiting is written after the write in flight, never an older one after a newer.
+ * Where a resume token survives a restart in single-instance mode: a file. (With Redis the token is
+ * the topic's checkpoint, stored by the fan-out's publish script with the batch it came with.) Saves
+ * are serialized and coalesced: the newest token waiting is written after the write in flight, never
+ * an older one after a newer.
  */
 export class ResumeTokenStore {
   private writing = false;
@@ -15,17 +14,17 @@ export class ResumeTokenStore {
   savedAt?: number;
 
   constructor(
-    private readonly place: { redis: RedisClient; key: string } | { file: string },
+    private readonly file: string,
     private readonly now: () => number,
     private readonly warn: (message: string) => void,
   ) {}
 
-  async load(): Promise<Buffer | undefined> {
+  load(): Buffer | undefined {
     try {
-      const text = 'redis' in this.place ? await this.place.redis.get(this.place.key) : readFileSync(this.place.file, 'utf8');
+      const text = readFileSync(this.file, 'utf8');
       return text ? Buffer.from(text.trim(), 'base64') : undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`drop-copy resume token not read (${(error as Error).message}); resuming live only`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`resume token not read (${(error as Error).message}); resuming live only`);
       return undefined;
     }
   }
@@ -45,20 +44,16 @@ export class ResumeTokenStore {
         this.savedAt = this.now();
       } catch (error) {
         // The next batch's token is written instead; a restart meanwhile replays a little more (deduplicated).
-        this.warn(`drop-copy resume token not saved (${(error as Error).message})`);
+        this.warn(`resume token not saved (${(error as Error).message})`);
       }
     }
     this.writing = false;
   }
 
   private async write(text: string): Promise<void> {
-    if ('redis' in this.place) {
-      await this.place.redis.set(this.place.key, text);
-      return;
-    }
-    mkdirSync(dirname(this.place.file), { recursive: true });
-    const temporary = `${this.place.file}.tmp`;
+    mkdirSync(dirname(this.file), { recursive: true });
+    const temporary = `${this.file}.tmp`;
     writeFileSync(temporary, text);
-    renameSync(temporary, this.place.file);
+    renameSync(temporary, this.file);
   }
 }

@@ -22,7 +22,10 @@ export interface TopicHost {
 export interface TopicCoordinator {
   join(state: TopicState): Promise<void>;
   leave(state: TopicState): Promise<void>;
-  publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string): void;
+  /** `checkpoint` (TopicSink.update) is stored with the frame, in the same step, only if the frame is published. */
+  publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string, checkpoint?: string): void;
+  /** The checkpoint stored with the last frame published of the topic (TopicSink.lastCheckpoint). */
+  checkpoint(state: TopicState): Promise<string | undefined>;
   /** A relay missed frames before `payload`: `true` when it relays them (and then `payload`) itself. */
   recover(state: TopicState, payload?: Buffer): boolean;
   requestResync(state: TopicState): void;

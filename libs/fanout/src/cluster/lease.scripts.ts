@@ -42,10 +42,13 @@ return 0`;
  * and latest snapshot so a new relay or a new holder can start from them. A topic with a replay window
  * (ARGV[8] frames, 0 for none) also appends the frame to its log in the same step, so the log holds a
  * frame exactly when it was published: a relay reads back what pub/sub lost, a new holder what the
- * cluster delivered. Conflated topics write nothing more.
+ * cluster delivered. Conflated topics write nothing more. A checkpoint (ARGV[9], '' for none) is
+ * stored in the same step: it never names a point past what the cluster published, and a holder
+ * that lost its lease stores none. It has no expiry: a resume token outlives any pause of the topic.
  */
 const PUBLISH = `
 if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[9] ~= '' then redis.call('set', KEYS[4], ARGV[9]) end
 redis.call('hset', KEYS[2], 'seq', ARGV[2])
 if ARGV[6] ~= '' then redis.call('hset', KEYS[2], 'snapshot', ARGV[6]) end
 redis.call('pexpire', KEYS[2], ARGV[5])
@@ -63,6 +66,8 @@ export interface TopicKeys {
   state: string;
   /** The last published frames of a topic with a replay window, oldest first. */
   log: string;
+  /** The checkpoint published with the topic's last frame that carried one. */
+  checkpoint: string;
   /** Carries the hash tag too: on a Cluster the scripts publish on it with SPUBLISH, in the keys' slot. */
   channel: string;
 }
@@ -103,10 +108,17 @@ export class LeaseScripts {
     await this.releaseScript.run(this.redis, [keys.lease], [this.value(epoch)]);
   }
 
-  /** `false` when the lease is no longer ours in `epoch`: the frame was not published. `logged`: the log's length, 0 for none. */
-  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string, logged: number): Promise<boolean> {
-    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand, logged];
-    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log], args)) === 1;
+  /**
+   * `false` when the lease is no longer ours in `epoch`: the frame was not published (nor its checkpoint
+   * stored). `logged`: the log's length, 0 for none; `checkpoint`: '' for none.
+   */
+  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string, logged: number, checkpoint: string): Promise<boolean> {
+    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand, logged, checkpoint];
+    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log, keys.checkpoint], args)) === 1;
+  }
+
+  async checkpoint(keys: TopicKeys): Promise<string | undefined> {
+    return (await this.redis.get(keys.checkpoint)) ?? undefined;
   }
 
   /** The frames in the topic's log, oldest first, exactly as published. */

@@ -135,6 +135,26 @@ describe(RedisCoordinator.name, () => {
     expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
   });
 
+  it('stores a checkpoint only with a frame it publishes under the lease: a holder that lost it unknowingly moves it no further', async () => {
+    const a = await instance('a');
+    await a.client.subscribe(ACCOUNT);
+    const sink = a.source.sink(ACCOUNT);
+    const checkpoint = `${keyPrefix}{${ACCOUNT}}:checkpoint`;
+    sink.snapshot({ executions: [] });
+    sink.update({ executions: [{ id: 1 }] }, 'after-1');
+    sink.update({ executions: [{ id: 2 }] }); // no checkpoint: the last one stays
+    await eventually(async () => (await admin.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')) === '3', 'the frames to be published');
+    expect(await admin.get(checkpoint)).toBe('after-1');
+    expect(await sink.lastCheckpoint?.()).toBe('after-1');
+
+    // Another instance holds the lease now (a's lapsed while it stalled), and a does not know it yet.
+    await admin.set(`${keyPrefix}{${ACCOUNT}}:lease`, 'b some-epoch', 'PX', 10_000);
+    sink.update({ executions: [{ id: 3 }] }, 'after-3');
+    await eventually(() => a.hub.info(ACCOUNT)?.mode === 'relay', 'a to find the lease gone');
+    expect(await admin.get(checkpoint)).toBe('after-1');
+    expect(await admin.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')).toBe('3');
+  });
+
   it('seeds a relay that joins late with the holder snapshot', async () => {
     const a = await instance('a');
     await a.client.subscribe(TOPIC);

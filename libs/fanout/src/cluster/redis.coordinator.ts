@@ -115,18 +115,23 @@ export class RedisCoordinator implements TopicCoordinator {
     await Promise.all([this.subscriber.unsubscribe(keys.channel), this.releaseLease(entry)]);
   }
 
-  publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string): void {
+  publish(state: TopicState, frameJson: string, seq: number, snapshotJson: string, checkpoint = ''): void {
     const entry = this.wanted.get(this.keysOf(state.name).channel);
     const epoch = entry?.leaseEpoch;
+    // A local hold publishes nothing, so stores no checkpoint: the cluster's stays at what it published.
     if (!entry || epoch === undefined || entry.state !== state) return;
     const logged = state.route.policy.replayWindow?.messages ?? 0;
-    this.scripts.publish(entry.keys, epoch, seq, frameJson, snapshotJson, logged).then(
+    this.scripts.publish(entry.keys, epoch, seq, frameJson, snapshotJson, logged, checkpoint).then(
       (published) => {
         if (!published && entry.leaseEpoch === epoch) this.lost(entry);
       },
       // Relays see the missing seq (or hear nothing) and resync or take the topic locally.
       () => undefined,
     );
+  }
+
+  checkpoint(state: TopicState): Promise<string | undefined> {
+    return this.scripts.checkpoint(this.keysOf(state.name));
   }
 
   /**
@@ -343,7 +348,7 @@ export class RedisCoordinator implements TopicCoordinator {
   private keysOf(topic: string): TopicKeys {
     const prefix = this.options.keyPrefix;
     const tagged = `${prefix}{${topic}}`;
-    return { lease: `${tagged}:lease`, state: `${tagged}:state`, log: `${tagged}:log`, channel: `${tagged}:frames` };
+    return { lease: `${tagged}:lease`, state: `${tagged}:state`, log: `${tagged}:log`, checkpoint: `${tagged}:checkpoint`, channel: `${tagged}:frames` };
   }
 }
 

@@ -22,6 +22,16 @@ describe(FanoutHub.name, () => {
 
   afterEach(() => fixture.close());
 
+  it('without a cluster a sink offers no stored checkpoint: the source keeps its own', async () => {
+    const c = await client();
+    await c.subscribe(TOPIC);
+    expect(source.sink(TOPIC).lastCheckpoint).toBeUndefined();
+    source.sink(TOPIC).snapshot({ book: 1 });
+    source.sink(TOPIC).update({ trade: 1 }, 'ignored');
+    await c.until(() => c.of(TOPIC).length === 2, 'both frames');
+    expect(c.of(TOPIC)[1].data).toEqual({ trade: 1 });
+  });
+
   it('opens the upstream once for many concurrent subscribers', async () => {
     let release = () => undefined as void;
     source.gate = new Promise<void>((resolve) => (release = resolve));

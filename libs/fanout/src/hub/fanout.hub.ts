@@ -64,9 +64,10 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const registry = options.registry ?? new Registry();
     const cluster = clusterOptions(options.cluster);
     this.metrics = new FanoutMetrics(registry, () => [...this.clients.keys()].map((client) => client.queuedBytes));
-    this.upstream = new UpstreamLink(this.metrics, (state, kind, payload) => this.fromUpstream(state, kind, payload));
+    const coordinator = (this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster) : undefined);
+    const lastCheckpoint = coordinator && ((state: TopicState) => coordinator.checkpoint(state));
+    this.upstream = new UpstreamLink(this.metrics, (state, kind, payload, checkpoint) => this.fromUpstream(state, kind, payload, checkpoint), lastCheckpoint);
     this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));
-    this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster) : undefined;
     const capacity = options.capacity;
     if (capacity) {
       this.ledger = options.redis ? new RedisStreamLedger(options.redis, capacity, cluster.keyPrefix, cluster.instanceId) : new MemoryStreamLedger(capacity.pools);
@@ -242,13 +243,13 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.coordinator?.requestResync(state);
   }
 
-  private fromUpstream(state: TopicState, kind: 'snapshot' | 'update', payload: unknown): void {
+  private fromUpstream(state: TopicState, kind: 'snapshot' | 'update', payload: unknown, checkpoint?: string): void {
     if (kind === 'update' && state.awaitingState) return; // the new epoch's first snapshot will hold it
     const frame = state.emit(kind, payload, this.clock.now(), performance.now());
     // Publish first: other instances then fan out while this one writes its own sockets.
     if (this.coordinator) {
       const snapshot = frame.type !== 'update' ? frame.json : state.route.policy.merge ? (state.stateFrame('snapshot')?.json ?? '') : '';
-      this.coordinator.publish(state, frame.json, frame.seq, snapshot);
+      this.coordinator.publish(state, frame.json, frame.seq, snapshot, checkpoint);
     }
     this.dispatch(state, frame, 'upstream');
   }

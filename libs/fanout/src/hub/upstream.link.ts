@@ -2,7 +2,7 @@ import type { FanoutMetrics } from '../metrics/fanout.metrics.js';
 import type { TopicSink } from '../source/topic-source.types.js';
 import type { TopicState } from './topic.state.js';
 
-type UpstreamEvent = (state: TopicState, kind: 'snapshot' | 'update', payload: unknown) => void;
+type UpstreamEvent = (state: TopicState, kind: 'snapshot' | 'update', payload: unknown, checkpoint?: string) => void;
 
 /** Opens and closes a topic's upstream subscription, and ignores whatever a closed one still sends. */
 export class UpstreamLink {
@@ -11,23 +11,27 @@ export class UpstreamLink {
   constructor(
     private readonly metrics: FanoutMetrics,
     private readonly onEvent: UpstreamEvent,
+    /** The cluster's stored checkpoint of a topic (TopicSink.lastCheckpoint); absent without a cluster. */
+    private readonly lastCheckpoint?: (state: TopicState) => Promise<string | undefined>,
   ) {}
 
   /** `delivered`: what the topic's clients on this instance already have (TopicSink.delivered). */
   open(state: TopicState, delivered: readonly unknown[] = []): Promise<void> {
     const generation = ++state.upstreamGeneration;
     const live = () => state.upstreamGeneration === generation && state.mode === 'holder';
+    const lastCheckpoint = this.lastCheckpoint;
     const sink: TopicSink = {
       snapshot: (payload) => {
         if (live()) this.onEvent(state, 'snapshot', payload);
       },
-      update: (payload) => {
-        if (live()) this.onEvent(state, 'update', payload);
+      update: (payload, checkpoint) => {
+        if (live()) this.onEvent(state, 'update', payload, checkpoint);
       },
       gap: () => {
         if (live()) state.gapPending = true;
       },
       delivered,
+      lastCheckpoint: lastCheckpoint && (() => lastCheckpoint(state)),
     };
     this.opened.add(state);
     this.metrics.upstreamSubscriptions.inc();

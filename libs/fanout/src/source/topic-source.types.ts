@@ -2,8 +2,13 @@
 export interface TopicSink {
   /** The full current state of the topic; after `gap()` it replaces whatever clients held. */
   snapshot(payload: unknown): void;
-  /** An incremental message (a book change, an execution, a trade). */
-  update(payload: unknown): void;
+  /**
+   * An incremental message (a book change, an execution, a trade). `checkpoint`: where the source
+   * resumes once this update is delivered (drop copy's resume token). With a cluster it is stored in the
+   * same step the update is published, only under the topic's lease, so it never runs ahead of what the
+   * cluster delivered, even from a holder that lost its lease unknowingly; see `lastCheckpoint`.
+   */
+  update(payload: unknown, checkpoint?: string): void;
   /** The upstream reconnected or missed data: the next snapshot is sent to every subscriber as `resync`. */
   gap(): void;
   /**
@@ -12,6 +17,12 @@ export interface TopicSink {
    * point drops what clients already have.
    */
   readonly delivered?: readonly unknown[];
+  /**
+   * With a cluster: the checkpoint stored with the last update the cluster published of this topic
+   * (undefined before any); it rejects when Redis cannot be read. Absent without a cluster, where the
+   * source keeps its own checkpoint (one instance: nobody else can publish).
+   */
+  readonly lastCheckpoint?: () => Promise<string | undefined>;
 }
 
 /**
