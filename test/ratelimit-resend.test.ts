@@ -31,29 +31,37 @@ describe('a 401 storm during order entry across three gateway processes', () => 
   }, 90_000);
   afterAll(() => cluster?.close());
 
-  it('sends the upstream exactly as many requests as the budget allowed, and never earns a 429', async () => {
+  /** Warms every process up (tokens, connections, a full insert bucket), then counts from there. */
+  async function counting(): Promise<() => Promise<{ decisions: number; arrivals: number; counters: Record<string, number> }>> {
     const { stack, calls, processes } = cluster!;
     const { state } = stack.sandbox;
-    // Tokens fetched and the connections open before counting starts.
     for (const call of calls) expect((await call('/exchange/v1/whoami')).status).toBe(200);
     await sleep(1_100); // a full insert bucket again
-    const before = await Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
+    const allowed = () => Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
+    const before = await allowed();
     const arrivalsBefore = exchangeArrivals(state.counterSnapshot());
+    return async () => {
+      const after = await allowed();
+      const counters = state.counterSnapshot();
+      return { decisions: after.reduce((sum, n, i) => sum + n - before[i], 0), arrivals: exchangeArrivals(counters) - arrivalsBefore, counters };
+    };
+  }
 
+  const insert = (i: number, clordId: string) =>
+    cluster!.calls[i % cluster!.calls.length]('/exchange/v1/trading/orders', { method: 'POST', body: JSON.stringify(limit('SIDE_BUY', 1, 10, { clordId })) });
+
+  it('sends the upstream exactly as many requests as the budget allowed, and never earns a 429', async () => {
+    const { state } = cluster!.stack.sandbox;
+    const counted = await counting();
     const storm = setInterval(() => state.revokeAccessTokens(), REVOKE_EVERY_MS);
     let answers;
     try {
-      answers = await offer(OFFERED_PER_SECOND, RUN_MS, (i) =>
-        calls[i % calls.length]('/exchange/v1/trading/orders', { method: 'POST', body: JSON.stringify(limit('SIDE_BUY', 1, 10, { clordId: `storm-${process.pid}-${i}` })) }),
-      );
+      answers = await offer(OFFERED_PER_SECOND, RUN_MS, (i) => insert(i, `storm-${process.pid}-${i}`));
     } finally {
       clearInterval(storm);
     }
     await sleep(200);
-    const after = await Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
-    const decisions = after.reduce((sum, n, i) => sum + n - before[i], 0);
-    const counters = state.counterSnapshot();
-    const arrivals = exchangeArrivals(counters) - arrivalsBefore;
+    const { decisions, arrivals, counters } = await counted();
     const revoked = counters['exchange.rejected.revoked'] ?? 0;
     console.log(
       `401 storm: ${answers.length} inserts offered at ${OFFERED_PER_SECOND}/s, gateway ${JSON.stringify(tally(answers))}; ` +
@@ -65,5 +73,29 @@ describe('a 401 storm during order entry across three gateway processes', () => 
     // 503: the resend found no budget (not processed). 502 UPSTREAM_UNAUTHORIZED: the storm revoked the
     // fresh token too before the one resend arrived; nothing is resent twice.
     expect(answers.filter((a) => ![200, 429, 503].includes(a.status) && !(a.status === 502 && a.code === 'UPSTREAM_UNAUTHORIZED'))).toEqual([]);
+  }, 60_000);
+
+  // Last: the token providers back off for a while after the auth server came back.
+  it('spends no budget on a try that cannot get a token (auth server down, tokens revoked)', async () => {
+    const { stack, processes } = cluster!;
+    const { state } = stack.sandbox;
+    const counted = await counting();
+    state.setFaults({ authDown: true });
+    try {
+      state.revokeAccessTokens();
+      const answers: string[] = [];
+      for (let i = 0; i < 15; i++) {
+        const response = await insert(i, `down-${process.pid}-${i}`);
+        answers.push(`${response.status} ${((await response.json()) as { code?: string }).code}`);
+      }
+      const { decisions, arrivals } = await counted();
+      console.log(`auth down: ${answers.length} inserts; budget decisions allowed ${decisions}, sandbox arrivals ${arrivals}`);
+      expect(answers).toEqual(Array(15).fill('503 UPSTREAM_AUTH_UNAVAILABLE'));
+      // Each process sent its revoked token once (a 401); no try that found no token took budget.
+      expect(arrivals).toBe(processes.length);
+      expect(decisions).toBe(arrivals);
+    } finally {
+      state.setFaults({ authDown: false });
+    }
   }, 60_000);
 });

@@ -62,6 +62,8 @@ export class ExchangeHttpClient {
       credentials: call.anonymous
         ? undefined
         : {
+            // The token is fetched (if it must be) before budget is taken; the headers then read the cached one.
+            prepare: () => tokens.authorization(url),
             headers: async () => ({ authorization: await tokens.authorization(url) }),
             unauthorized: (_reply, sent) => {
               tokens.rejected(sent.authorization);

@@ -4,7 +4,13 @@ import type { RouteBudget } from '../budget/route-budgets.js';
 
 /** How one surface authenticates a try; absent for unauthenticated calls (catalog, exchange health). */
 export interface UpstreamCredentials {
-  /** Headers that authenticate one try (the current bearer token, a fresh signature). */
+  /**
+   * Whatever a try may have to wait for (a bearer token being fetched), had before the try takes budget:
+   * a try never waits between its budget and its send (tries admitted at the budget's pace would leave
+   * bunched), and one that cannot get credentials costs no budget. Rejects with the problem to answer.
+   */
+  prepare?(): Promise<unknown>;
+  /** Headers that authenticate one try (the current bearer token, a fresh signature), right before it is sent. */
   headers(): Promise<Record<string, string>> | Record<string, string>;
   /** Reads every answer first (the retail signer learns the server clock from it). */
   observe?(reply: JsonReply): void;

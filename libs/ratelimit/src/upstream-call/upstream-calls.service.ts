@@ -12,8 +12,9 @@ export interface UpstreamTry {
 }
 
 /**
- * The one path of every upstream REST call (exchange, retail, catalog): take budget → authenticate →
- * send → on a 401 the credentials can mend, take budget again and resend once (every try pays: a
+ * The one path of every upstream REST call (exchange, retail, catalog): have the credentials ready (a
+ * token) → take budget → authenticate → send → on a 401 the credentials can mend, ready them again,
+ * take budget again and resend once (every try pays: a
  * resend the budget has no room for within the client's wait is a 503 with Retry-After) → feed the
  * answer back to the budget (an upstream 429 cools the route for its class) → map the outcome through
  * the one error mapper (`upstreamError`, `upstreamTransportError` in @lib/core). Validation happens
@@ -34,10 +35,12 @@ export class UpstreamCalls {
 
   /** Every step but the mapping of an error answer: for a caller that reads some error statuses itself (a cacheable 404). */
   async exchange(call: UpstreamCall): Promise<UpstreamTry> {
+    await call.credentials?.prepare?.();
     let decision = await this.spend(call);
     let sent = await this.credentials(call);
     let reply = await this.once(call, sent);
     if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
+      await call.credentials.prepare?.();
       decision = await this.spend(call, true);
       sent = await this.credentials(call);
       reply = await this.once(call, sent);
