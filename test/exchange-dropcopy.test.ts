@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type GatewayConfigInput, MetricsRegistry } from '@lib/core';
+import { type GatewayConfigInput, MetricsRegistry, createRedisClient } from '@lib/core';
 
-import { FIRM, PARTICIPANT, type Stack, eventually, startStack } from './support/stack.js';
+import { FIRM, PARTICIPANT, type Stack, eventually, redisUrl, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 const TOPIC = 'exchange.dropcopy';
@@ -27,6 +27,21 @@ async function subscribed(stack: Stack): Promise<WsTestClient> {
 /** Execution ids received on the topic, in order. */
 const idsOf = (client: WsTestClient): string[] => client.topic(TOPIC).flatMap((f) => f.data.executions.map((e: { id: string }) => e.id));
 
+type SandboxState = Stack['sandbox']['state'];
+
+/** The firm's executions as the engine makes them, in order, until `stop`. */
+function recordFirmExecutions(state: SandboxState): { produced: string[]; stop: () => void } {
+  const produced: string[] = [];
+  const stop = state.engine.on('execution', ({ execution }) => {
+    if (execution.order.account.startsWith(`firms/${FIRM}/`)) produced.push(execution.id);
+  });
+  return { produced, stop };
+}
+
+/** A resting buy of the firm's participant: one execution (new). */
+const restingBuy = (state: SandboxState, i: number) =>
+  state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+
 describe('exchange drop copy on /ws', () => {
   it('delivers every execution of the firm once despite duplicated batches, and resumes after a restart from the stored token', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dropcopy-'));
@@ -37,12 +52,9 @@ describe('exchange drop copy on /ws', () => {
     const clients: WsTestClient[] = [];
     try {
       const { state } = first.sandbox;
-      const produced: string[] = [];
-      const stop = state.engine.on('execution', ({ execution }) => {
-        if (execution.order.account.startsWith(`firms/${FIRM}/`)) produced.push(execution.id);
-      });
+      const { produced, stop } = recordFirmExecutions(state);
       const trade = (i: number) => {
-        state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+        restingBuy(state, i);
         if (i % 3 === 0) state.engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 1, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: 'firms/OTHERFIRM/users/carol' });
       };
       clients.push(await subscribed(first));
@@ -90,11 +102,8 @@ describe('exchange drop copy across a takeover (two instances, Redis)', () => {
     const clients: WsTestClient[] = [];
     try {
       const { state } = a.sandbox;
-      const produced: string[] = [];
-      const stop = state.engine.on('execution', ({ execution }) => {
-        if (execution.order.account.startsWith(`firms/${FIRM}/`)) produced.push(execution.id);
-      });
-      const trade = (i: number) => state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+      const { produced, stop } = recordFirmExecutions(state);
+      const trade = (i: number) => restingBuy(state, i);
       clients.push(await subscribed(a)); // a holds the topic and the drop-copy stream
       b = await startStack({ redis: true, redisKeyPrefix, reuseSandbox: a.sandbox });
       clients.push(await subscribed(b)); // b relays it
@@ -119,6 +128,43 @@ describe('exchange drop copy across a takeover (two instances, Redis)', () => {
       for (const client of clients) client.close();
       await b?.gateway.close();
       await a.close().catch(() => undefined);
+    }
+  }, 60_000);
+});
+
+describe('exchange drop copy after an upgrade to topic checkpoints (Redis)', () => {
+  it('resumes from the token an older gateway kept under its own Redis key while the topic has no checkpoint', async () => {
+    // The token of a first holder (kept in a file here), put where gateways before checkpoints kept it in Redis.
+    const dir = mkdtempSync(join(tmpdir(), 'dropcopy-upgrade-'));
+    const resumeFile = join(dir, 'resume');
+    const older = await startStack({ sandbox: { grpc: { heartbeatMs: 200 } }, gateway: (config) => ({ ...config, exchange: { ...config.exchange, dropCopyResumeFile: resumeFile } }) });
+    const redisKeyPrefix = `dcu${process.pid}:${Date.now()}:`;
+    const redis = createRedisClient({ mode: 'single', url: redisUrl(), keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+    let upgraded: Stack | undefined;
+    const clients: WsTestClient[] = [];
+    try {
+      const { state } = older.sandbox;
+      const { produced, stop } = recordFirmExecutions(state);
+      clients.push(await subscribed(older));
+      for (let i = 0; i < 40; i++) restingBuy(state, i);
+      await eventually(async () => idsOf(clients[0]!).length, (n) => n >= produced.length, 15_000);
+      clients[0]!.close();
+      await older.gateway.close();
+      const before = produced.length;
+      await redis.set(`${redisKeyPrefix}exchange:dropcopy:resume:development`, readFileSync(resumeFile, 'utf8'));
+
+      for (let i = 40; i < 80; i++) restingBuy(state, i); // while no gateway holds the stream
+      upgraded = await startStack({ redis: true, redisKeyPrefix, reuseSandbox: older.sandbox });
+      clients.push(await subscribed(upgraded));
+      stop();
+      await eventually(async () => idsOf(clients[1]!).length, (n) => n >= produced.length - before, 15_000);
+      expect(idsOf(clients[1]!)).toEqual(produced.slice(before)); // the missed ones replayed, none repeated
+    } finally {
+      for (const client of clients) client.close();
+      await upgraded?.gateway.close();
+      await older.close().catch(() => undefined);
+      await redis.quit().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

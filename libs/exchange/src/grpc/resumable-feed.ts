@@ -104,6 +104,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private readonly store?: ResumeTokenStore;
   /** Epoch ms the last checkpoint was handed to the topic (Redis mode), for the age metric. */
   private checkpointedAt?: number;
+  /** Where gateways before topic checkpoints kept the token in Redis: read only while the topic has no checkpoint (an upgrade). */
+  private readonly legacy?: { redis: RedisClient; key: string };
   /** The current call has delivered nothing yet (a snapshot-first call's first batch is its state). */
   private fresh = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
@@ -133,7 +135,10 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.metrics = streams.kind(spec.kind);
     if (spec.store === undefined) return;
     streams.resumeTokenAge(spec.kind, () => this.store?.savedAt ?? this.checkpointedAt);
-    if (redis) return;
+    if (redis) {
+      this.legacy = { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` };
+      return;
+    }
     const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
     this.store = new ResumeTokenStore(file, () => Date.now(), (message) => this.logger.warn(message));
   }
@@ -211,7 +216,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (this.spec.store === undefined) return undefined;
     if (!sink.lastCheckpoint) return this.store?.load();
     try {
-      const checkpoint = await sink.lastCheckpoint();
+      const checkpoint = (await sink.lastCheckpoint()) ?? (await this.legacy?.redis.get(this.legacy.key));
       return checkpoint ? Buffer.from(checkpoint, 'base64') : undefined;
     } catch (error) {
       this.logger.warn(`resume token not read (${(error as Error).message}); resuming live only`);

@@ -42,6 +42,8 @@ describe(RedisCoordinator.name, () => {
 
   async function instance(name: string, cluster: Partial<ClusterOptions> = {}, topology: Topology = 'single'): Promise<Instance> {
     const redis = redisClient(topology);
+    // Connected first: a hub whose Redis is not ready yet holds its topics locally (and publishes nothing) until its next tick.
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     const source = new FakeSource();
     const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY).register('test.account.', source, ACCOUNT_POLICY);
     const registry = new Registry();
