@@ -45,6 +45,20 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(sut.status().degraded).toBe(false); // the CPU was late, not Redis
   });
 
+  it('withdraws an allowed decision whose send comes later than maxDecisionAgeMs (a stall after the answer), and gives its token back', async () => {
+    const { limiter: sut } = await limiterWith({ limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } } });
+    const request = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
+    const fresh = await sut.take(request);
+    expect(sut.lateAtSend(request, fresh)).toBeUndefined(); // sent at once: it goes
+    const stalled = await sut.take(request);
+    expect(stalled).toMatchObject({ allowed: true, remaining: 3 });
+    const until = performance.now() + 60;
+    while (performance.now() < until); // the process stalls between the answer and the send
+    expect(sut.lateAtSend(request, stalled)).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
+    await new Promise((r) => setTimeout(r, 20)); // the refund is not awaited by the refusal
+    expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 3 }); // the stalled one's token is back
+  });
+
   it('refills continuously: after the announced wait the request passes', async () => {
     const { limiter: sut } = await limiterWith({ limits: { buckets: { 'exchange.settlement': { limit: 20, windowSeconds: 1, safetyMargin: 1 } } } });
     const request = { buckets: ['exchange.settlement'] as const, class: 'read' as const };

@@ -205,7 +205,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
           this.redisStore.refund(plan, cost).catch(() => undefined);
           return this.lateAnswer(plan);
         }
-        return decisionOf(plan, outcome, 'redis');
+        return { ...decisionOf(plan, outcome, 'redis'), askedAt };
       } catch (error) {
         this.link.failed(error, sentAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
@@ -215,7 +215,23 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
     const instances = this.link?.localShareOf ?? 1;
-    return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances);
+    return { ...decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances), askedAt: performance.now() };
+  }
+
+  /**
+   * Right before the request is sent: an allowed decision asked for more than `maxDecisionAgeMs` ago
+   * (the process stalled between its budget and its send: a busy CPU) is withdrawn. Sent now, the
+   * request would leave bunched with those admitted after it. Its tokens are given back (shared
+   * budget; local tokens stay spent, which is safe) and the refusal is returned, counted as
+   * `unavailable`; the client may retry at once. `undefined`: send it.
+   */
+  lateAtSend(request: TakeRequest, decision: Decision): Decision | undefined {
+    if (!decision.allowed || decision.askedAt === undefined || performance.now() - decision.askedAt <= this.maxDecisionAgeMs) return undefined;
+    const { plan } = this.prepare(request);
+    if (decision.mode === 'redis') this.redisStore?.refund(plan, request.cost ?? 1).catch(() => undefined);
+    const late = unavailableDecision(plan, LATE_ANSWER_RETRY_MS, decision.mode);
+    this.metrics.decision(plan, late);
+    return late;
   }
 
   /** An answer that came too late (or never): refused, and the client may retry at once. */

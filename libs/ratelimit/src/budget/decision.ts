@@ -40,6 +40,8 @@ export interface Decision {
   readings: BucketReading[];
   /** The `Prefer: wait` (ms) the decision was allowed to wait for, echoed as `Preference-Applied`. */
   preferWaitMs?: number;
+  /** `performance.now()` when an allowed decision was asked for: its age is checked again right before the send (RateLimiter.lateAtSend). */
+  askedAt?: number;
 }
 
 /** `instances`: local decisions report this instance's part of each limit. */

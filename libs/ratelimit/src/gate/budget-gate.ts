@@ -46,6 +46,18 @@ export class BudgetGate {
   }
 
   /**
+   * Right before the send: throws the refusal of a decision that aged past `limits.maxDecisionAgeMs`
+   * since it was asked for (see RateLimiter.lateAtSend), its tokens given back.
+   */
+  beforeSend(budget: RouteBudget | null, team: string | undefined, cost: number | undefined, account: string | undefined, decision: Decision | undefined): void {
+    if (budget === null || decision === undefined) return;
+    const late = this.limiter.lateAtSend(budgetFor(budget, team, cost, account), decision);
+    if (!late) return;
+    const error = rateLimitedError(late);
+    throw decision.preferWaitMs === undefined ? error : withPreferenceApplied(error, decision.preferWaitMs);
+  }
+
+  /**
    * The upstream answer with the decision that let it be sent, or its failure thrown as a problem
    * (which still carries `Preference-Applied` when the client's wait was honoured).
    */

@@ -13,7 +13,8 @@ export interface UpstreamTry {
 
 /**
  * The one path of every upstream REST call (exchange, retail, catalog): have the credentials ready (a
- * token) → take budget → authenticate → send → on a 401 the credentials can mend, ready them again,
+ * token) → take budget → authenticate → check the decision is still fresh (one that aged past
+ * `limits.maxDecisionAgeMs`, a stalled process, is withdrawn and its tokens given back) → send → on a 401 the credentials can mend, ready them again,
  * take budget again and resend once (every try pays: a
  * resend the budget has no room for within the client's wait is a 503 with Retry-After) → feed the
  * answer back to the budget (an upstream 429 cools the route for its class) → map the outcome through
@@ -38,11 +39,13 @@ export class UpstreamCalls {
     await call.credentials?.prepare?.();
     let decision = await this.spend(call);
     let sent = await this.credentials(call);
+    this.beforeSend(call, decision);
     let reply = await this.once(call, sent);
     if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
       await call.credentials.prepare?.();
       decision = await this.spend(call, true);
       sent = await this.credentials(call);
+      this.beforeSend(call, decision, true);
       reply = await this.once(call, sent);
     }
     // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
@@ -53,6 +56,15 @@ export class UpstreamCalls {
   private async spend(call: UpstreamCall, resend = false): Promise<Decision | undefined> {
     try {
       return await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
+    } catch (error) {
+      throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
+    }
+  }
+
+  /** A decision that aged past `limits.maxDecisionAgeMs` before the send is withdrawn (BudgetGate.beforeSend): nothing is sent. */
+  private beforeSend(call: UpstreamCall, decision: Decision | undefined, resend = false): void {
+    try {
+      this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
