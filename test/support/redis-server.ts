@@ -37,10 +37,21 @@ export async function freePort(): Promise<number> {
 
 /** A real redis-server on a free loopback port, without persistence. */
 export async function startRedisServer(port?: number): Promise<{ port: number; url: string; process: ChildProcess }> {
-  const chosen = port ?? (await freePort());
-  const node = await spawnRedis(chosen, []);
-  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, process: node.process };
+  // A port found free may be taken before redis-server binds it (a busy suite opens many connections,
+  // whose local ports come from the same range): another free port is tried then.
+  for (let attempt = 1; ; attempt++) {
+    const chosen = port ?? (await freePort());
+    try {
+      const node = await spawnRedis(chosen, []);
+      return { port: chosen, url: `redis://127.0.0.1:${chosen}`, process: node.process };
+    } catch (error) {
+      if (port !== undefined || attempt === 3 || !(error instanceof RedisExitedError)) throw error;
+    }
+  }
 }
+
+/** redis-server ended before it was ready (its port taken, say); the error names the last of its output. */
+class RedisExitedError extends Error {}
 
 // Real Redis Cluster and Sentinel topologies from redis-server processes on loopback ports, no Docker.
 
@@ -65,14 +76,23 @@ export async function spawnRedis(port: number, args: string[], ready = 'Ready to
   const child = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} did not start within 10 s`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} did not start within 10 s: ${output.slice(-300)}`)), 10_000);
     child.once('error', reject);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (!chunk.toString().includes(ready)) return;
+    child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve();
+      reject(new RedisExitedError(`redis-server on ${port} exited (${code}) before it was ready: ${output.slice(-300)}`));
     });
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes(ready)) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve();
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
   });
   // Its output is not needed any more; an open pipe would keep the test process alive.
   child.stdout?.destroy();
