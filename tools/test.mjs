@@ -17,6 +17,9 @@ const fleets = readdirSync('test')
 const jest = createRequire(import.meta.url).resolve('jest/bin/jest');
 const run = (args) => spawnSync(process.execPath, [jest, ...process.argv.slice(2), ...args], { stdio: 'inherit' }).status ?? 1;
 
+// `npm test -- <jest arguments>` (a path, -t …): one jest run, as asked.
+if (process.argv.length > 2) process.exit(run([]));
+
 const others = run(['--testPathIgnorePatterns', '/node_modules/', ...fleets]);
 const serial = fleets.length === 0 ? 0 : run(['--runInBand', ...fleets]);
 process.exit(others || serial);
