@@ -118,8 +118,9 @@ describe(RedisCoordinator.name, () => {
   });
 
   it.each<Topology>(['single', 'cluster'])('a new holder that never relayed an account topic gets what the cluster published as `delivered` (%s)', async (topology) => {
-    // The survivor waits for the lease to lapse (no local hold on silence): it takes the topic over.
-    const timing = { silenceMs: 10_000 };
+    // The survivor waits for the lease to lapse (no local hold on silence): it takes the topic over. A
+    // 3 s lease: a starved test process (the suite beside busy loops) once let a 1 s one lapse before b came.
+    const timing = { silenceMs: 10_000, leaseMs: 3_000 };
     const a = await instance('a', timing, topology);
     const b = await instance('b', timing, topology);
     await a.client.subscribe(ACCOUNT);
