@@ -201,7 +201,7 @@ export class MarketDataLane {
     this.call = undefined;
     if (status.code === GrpcStatus.UNAUTHENTICATED) this.deps.rejected(call.authorization);
     if (status.code === GrpcStatus.UNIMPLEMENTED && call.bidirectional && this.deps.fallBack()) {
-      this.deps.warn('exchange market data: BiDirectionalStreamMarketData is not implemented; using CreateMarketDataSubscription streams');
+      this.deps.warn('exchange market data: the exchange answered UNIMPLEMENTED to BiDirectionalStreamMarketData; using CreateMarketDataSubscription streams');
       return void this.connect();
     }
     // A refusal (unknown symbol, missing scope, the firm's streams all taken) fails the opens it answered.
