@@ -50,7 +50,8 @@ export class BudgetGate {
    * since it was asked for (see RateLimiter.lateAtSend), its tokens given back.
    */
   beforeSend(budget: RouteBudget | null, team: string | undefined, cost: number | undefined, account: string | undefined, decision: Decision | undefined): void {
-    if (budget === null || decision === undefined) return;
+    // Every upstream call passes here: a fresh decision costs one clock read, the request is rebuilt only for a late one.
+    if (budget === null || decision === undefined || !this.limiter.aged(decision)) return;
     const late = this.limiter.lateAtSend(budgetFor(budget, team, cost, account), decision);
     if (!late) return;
     const error = rateLimitedError(late);

@@ -36,38 +36,31 @@ export class UpstreamCalls {
 
   /** Every step but the mapping of an error answer: for a caller that reads some error statuses itself (a cacheable 404). */
   async exchange(call: UpstreamCall): Promise<UpstreamTry> {
-    await call.credentials?.prepare?.();
-    let decision = await this.spend(call);
-    let sent = await this.credentials(call);
-    this.beforeSend(call, decision);
-    let reply = await this.once(call, sent);
+    let { decision, sent, reply } = await this.attempt(call);
     if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
-      await call.credentials.prepare?.();
-      decision = await this.spend(call, true);
-      sent = await this.credentials(call);
-      this.beforeSend(call, decision, true);
-      reply = await this.once(call, sent);
+      ({ decision, sent, reply } = await this.attempt(call, true));
     }
     // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
     await this.gate.feedback(call.budget, reply, call.account);
     return { reply, decision };
   }
 
-  private async spend(call: UpstreamCall, resend = false): Promise<Decision | undefined> {
+  /**
+   * One try: credentials ready → budget → headers → the decision checked still fresh (a late one is
+   * withdrawn, nothing sent) → send. A resend's refusal is the 503 that says the request was not processed.
+   */
+  private async attempt(call: UpstreamCall, resend = false): Promise<UpstreamTry & { sent: Record<string, string> }> {
+    await call.credentials?.prepare?.();
+    let decision: Decision | undefined;
+    let sent: Record<string, string>;
     try {
-      return await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
-    } catch (error) {
-      throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
-    }
-  }
-
-  /** A decision that aged past `limits.maxDecisionAgeMs` before the send is withdrawn (BudgetGate.beforeSend): nothing is sent. */
-  private beforeSend(call: UpstreamCall, decision: Decision | undefined, resend = false): void {
-    try {
+      decision = await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
+      sent = await this.credentials(call);
       this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
+    return { decision, sent, reply: await this.once(call, sent) };
   }
 
   private async credentials(call: UpstreamCall): Promise<Record<string, string>> {
