@@ -68,7 +68,11 @@ describe('a 401 storm during order entry across three gateway processes', () => 
         `budget decisions allowed ${decisions}, sandbox arrivals ${arrivals} (${revoked} refused as revoked), upstream 429s ${counters['exchange.throttled.order-entry'] ?? 0}`,
     );
     expect(revoked).toBeGreaterThan(0);
-    expect(arrivals).toBe(decisions);
+    // The promise: no request reaches the upstream without a budget decision of its own (a 401 resend
+    // re-asks the budget). Fewer arrivals than decisions is allowed: a decision refused at the send (read
+    // late on a busy machine) was counted allowed and refunded, not sent.
+    expect(arrivals).toBeGreaterThan(0);
+    expect(arrivals).toBeLessThanOrEqual(decisions);
     expect(counters['exchange.throttled.order-entry'] ?? 0).toBe(0);
     // 503: the resend found no budget (not processed). 502 UPSTREAM_UNAUTHORIZED: the storm revoked the
     // fresh token too before the one resend arrived; nothing is resent twice.

@@ -71,7 +71,14 @@ describe.each(TOPOLOGIES)('two gateways on a %s', (_, redisConfig) => {
 
   it('decides the shared budget in Redis, never in local fallback', async () => {
     const answers = await Promise.all([a, b].flatMap((stack, s) => Array.from({ length: 6 }, (_, i) => caller(stack.url, stack.keys.all)('/retail/v1/orders', restingBuy(s * 6 + i)))));
-    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+    // The promise is where the budget was decided (Redis, never local fallback), not that a busy machine
+    // reads every answer in time: a Redis answer read later than maxDecisionAgeMs is refused (429,
+    // limitedBy 'unavailable', retry at once) so the request is not sent bunched with later ones.
+    const outcomes = await Promise.all(
+      answers.map(async (res) => (res.status === 200 ? '200' : `${res.status} ${((await res.json()) as { limitedBy?: string }).limitedBy}`)),
+    );
+    expect(outcomes.filter((outcome) => outcome !== '200' && outcome !== '429 unavailable')).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome === '200').length).toBeGreaterThan(answers.length / 2);
     for (const stack of [a, b]) {
       const metrics = await (await fetch(`${stack.url}/metrics`)).text();
       expect(metrics).toMatch(/^ratelimit_degraded 0$/m);
