@@ -1,0 +1,33 @@
+import { SystemClock, type GatewayConfig } from '@lib/core';
+
+import { WsTicketStore } from './ws-ticket.store.js';
+import { TopicAllowance, allowanceEntryProblem } from './ws-topic-allowance.js';
+
+describe(TopicAllowance.name, () => {
+  const sut = new TopicAllowance(['exchange.marketData.a', 'retail.orders[.<slug>]']);
+
+  it('permits the topics it names and every topic of the families it names, nothing else', () => {
+    expect(sut.permits('exchange.marketData.a', 'exchange.marketData.<symbol>')).toBe(true);
+    expect(sut.permits('retail.orders.x', 'retail.orders[.<slug>]')).toBe(true);
+    expect(sut.permits('exchange.marketData.b', 'exchange.marketData.<symbol>')).toBe(false);
+    expect(sut.permits('exchange.dropcopy', 'exchange.dropcopy')).toBe(false);
+  });
+
+  it('takes a topic or a family syntax as an entry, and names the problem of anything else', () => {
+    expect(allowanceEntryProblem('exchange.marketData.<symbol>')).toBeUndefined();
+    expect(allowanceEntryProblem('exchange.marketData.aec-nfl-buf-kc-2026-11-22')).toBeUndefined();
+    expect(allowanceEntryProblem('exchange.*')).toContain('not a topic');
+  });
+});
+
+describe(`${WsTicketStore.name} without Redis`, () => {
+  it('redeems a narrowed ticket once, with its topics, and a plain one without any', async () => {
+    const sut = new WsTicketStore({} as GatewayConfig, null, new SystemClock());
+    const narrowed = await sut.issue('dashboard', ['exchange.marketData.<symbol>']);
+    const plain = await sut.issue('bot');
+
+    expect(await sut.redeem(narrowed.ticket)).toEqual({ clientId: 'dashboard', topics: ['exchange.marketData.<symbol>'] });
+    expect(await sut.redeem(narrowed.ticket)).toBeUndefined();
+    expect(await sut.redeem(plain.ticket)).toEqual({ clientId: 'bot', topics: undefined });
+  });
+});
