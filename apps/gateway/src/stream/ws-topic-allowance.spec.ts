@@ -1,5 +1,6 @@
 import { SystemClock, type GatewayConfig } from '@lib/core';
 
+import { WsTicketRequestSchema } from './ws-ticket.schema.js';
 import { WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance, allowanceEntryProblem } from './ws-topic-allowance.js';
 
@@ -17,6 +18,17 @@ describe(TopicAllowance.name, () => {
     expect(allowanceEntryProblem('exchange.marketData.<symbol>')).toBeUndefined();
     expect(allowanceEntryProblem('exchange.marketData.aec-nfl-buf-kc-2026-11-22')).toBeUndefined();
     expect(allowanceEntryProblem('exchange.*')).toContain('not a topic');
+  });
+});
+
+describe('WsTicketRequestSchema', () => {
+  it('takes no body, or 1 to 100 entries of at most 8,192 characters in all', () => {
+    const topic = (i: number) => `exchange.marketData.${'s'.repeat(40)}-${i}`;
+    expect(WsTicketRequestSchema.safeParse(undefined).success).toBe(true);
+    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 100 }, (_, i) => topic(i)) }).success).toBe(true);
+    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 101 }, (_, i) => topic(i)) }).success).toBe(false);
+    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 50 }, (_, i) => `exchange.marketData.${'s'.repeat(150)}-${i}`) }).success).toBe(false);
+    expect(WsTicketRequestSchema.safeParse({ topics: [] }).success).toBe(false);
   });
 });
 
