@@ -6,6 +6,7 @@ import type { z } from 'zod';
 
 import { type Stack, api, json, startStack } from './support/stack.js';
 
+import { MatchingEngine, type OrderRequest } from '../apps/sandbox/src/engine/index.js';
 import * as sandboxCatalog from '../apps/sandbox/src/catalog/wire/catalog-query.wire.js';
 import * as sandboxExchange from '../apps/sandbox/src/exchange/wire/exchange-request.wire.js';
 import * as sandboxRetail from '../apps/sandbox/src/retail/wire/retail-request.wire.js';
@@ -140,6 +141,58 @@ describe('contract through the gateway, over real sockets', () => {
     }
     expect(outcomes.local400).toBeGreaterThan(0);
     expect(outcomes.passed).toBeGreaterThan(0);
+  });
+});
+
+// Decided cases of order safety (upstream-facts.md, "Order safety"; apps/sandbox/README.md, "Decided
+// cases"): where an earlier paragraph of the facts or an earlier sandbox disagreed, the exchange's guides
+// decided. The sandbox must play them so, or the gateway's tests cannot see what the exchange does.
+describe('decided cases of order safety, played by the sandbox engine', () => {
+  const SMP_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
+  const ALICE = 'firms/F/users/alice';
+  const BOB = 'firms/F/users/bob';
+  const CANCEL_RESTING = 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING' as const;
+  const REMOVE_BOTH = 'SELF_MATCH_PREVENTION_INSTRUCTION_REMOVE_BOTH' as const;
+  const order = (account: string, side: OrderRequest['side'], extra: Partial<OrderRequest> = {}): OrderRequest => ({
+    symbol: SMP_SYMBOL, side, account, orderQty: 1, price: 45, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', ...extra,
+  });
+  let engine: MatchingEngine;
+  beforeEach(() => {
+    engine = new MatchingEngine({ clock: () => Date.parse('2026-11-22T18:00:00Z') });
+  });
+
+  it.each([
+    ['two participants of one firm, same id, CANCEL_RESTING', BOB, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
+    ['two participants of one firm, same id, REMOVE_BOTH', BOB, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
+    ['one participant, no id', ALICE, {}, {}, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
+    ['one participant, different ids', ALICE, { selfMatchPreventionId: 'd' }, { selfMatchPreventionId: 'e' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
+    ['one participant, same id, no instruction (REJECT_AGGRESSOR)', ALICE, { selfMatchPreventionId: 'd' }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_REJECTED', 'ORDER_STATE_NEW'],
+    ['one participant, same id, CANCEL_RESTING', ALICE, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_NEW', 'ORDER_STATE_CANCELED'],
+    ['one participant, same id, REMOVE_BOTH', ALICE, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_CANCELED', 'ORDER_STATE_CANCELED'],
+  ] as const)('self-match prevention, %s', (_case, restingAccount, incomingExtra, restingExtra, incomingState, restingState) => {
+    const resting = engine.insert(order(restingAccount, 'SIDE_SELL', restingExtra)).orderId;
+
+    const incoming = engine.insert(order(ALICE, 'SIDE_BUY', incomingExtra));
+
+    expect([incoming.order.state, engine.order(resting)?.state]).toEqual([incomingState, restingState]);
+    if (restingState === 'ORDER_STATE_CANCELED') {
+      expect(engine.lastExecution(resting)?.unsolicitedCancelReason).toBe('UNSOLICITED_CXL_REASON_SELF_MATCH_PREVENTION');
+    }
+  });
+
+  it.each([
+    { verdict: 'accepted', state: 'ORDER_STATE_FILLED', finish: () => engine.insert(order(BOB, 'SIDE_SELL')) },
+    { verdict: 'accepted', state: 'ORDER_STATE_CANCELED', finish: (id: string) => engine.cancel({ account: ALICE, orderId: id }) },
+    { verdict: 'refused', state: 'ORDER_STATE_NEW', finish: () => undefined },
+  ])('a clordId whose order is $state is $verdict for a new order of the same account', ({ verdict, state, finish }) => {
+    const first = engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1' })).orderId;
+    finish(first);
+    expect(engine.order(first)?.state).toBe(state);
+
+    const again = () => engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1', price: 40 }));
+
+    if (verdict === 'accepted') expect(again()).toMatchObject({ order: { state: 'ORDER_STATE_NEW', clordId: 'c-1' } });
+    else expect(again).toThrow(expect.objectContaining({ code: 'DUPLICATE_CLORD_ID' }));
   });
 });
 

@@ -102,11 +102,21 @@ describe('exchange trading through the gateway', () => {
     expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', upstream: { status: 409 } });
   });
 
-  it('answers a duplicate clordId with a 409 problem carrying the upstream body', async () => {
-    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'cross-1' }));
+  it('answers a clordId in use by an open order with a 409 problem carrying the upstream body', async () => {
+    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'open-1' }))).status).toBe(200);
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'open-1' }));
     expect(res.status).toBe(409);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', clordId: 'cross-1', upstream: { status: 409, body: { code: 6, message: expect.stringContaining('cross-1'), details: [] } } });
+    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', clordId: 'open-1', upstream: { status: 409, body: { code: 6, message: expect.stringContaining('open-1'), details: [] } } });
+  });
+
+  it('has the sandbox accept the clordId of a filled order again as a new order, as the exchange does', async () => {
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 31, { clordId: 'cross-1' }));
+    expect(res.status).toBe(200);
+    const { orderId } = await json(res);
+    expect(orderId).not.toBe(crossId);
+    expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ clordId: 'cross-1', state: 'ORDER_STATE_NEW' });
+    expect(stack.sandbox.state.engine.order(crossId)).toMatchObject({ clordId: 'cross-1', state: 'ORDER_STATE_FILLED' });
   });
 
   it('passes through the rejection of an order on an unknown symbol', async () => {
@@ -118,12 +128,27 @@ describe('exchange trading through the gateway', () => {
     expect(found.lastExecutions[0]).toMatchObject({ type: 'EXECUTION_TYPE_REJECTED', orderRejectReason: 'ORD_REJECT_REASON_UNKNOWN_SYMBOL' });
   });
 
-  it('lets self-match prevention reject an order that would meet its own firm', async () => {
+  it('lets an alice order crossing bob\'s with CANCEL_RESTING trade with it: self-match prevention is per participant', async () => {
     const symbol = 'aec-nfl-dal-phi-2026-11-22';
-    await post(stack, '/exchange/v1/trading/orders', limit('SIDE_SELL', 2, 70, { symbol, clordId: 'bob-ask' }), 'all', { 'x-participant-id': OTHER_PARTICIPANT });
-    const { orderId } = await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 2, 99, { symbol, clordId: 'alice-lift' })));
+    const smp = { symbol, selfMatchPreventionId: 'desk-1' };
+    const bobAsk = await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_SELL', 2, 70, { ...smp, clordId: 'bob-ask' }), 'all', { 'x-participant-id': OTHER_PARTICIPANT }));
+    const lift = limit('SIDE_BUY', 2, 99, { ...smp, clordId: 'alice-lift', selfMatchPreventionInstruction: 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING' });
+    const { orderId } = await json(await post(stack, '/exchange/v1/trading/orders', lift));
+    const bob = await json(await post(stack, '/exchange/v1/report/orders/search', { orderId: bobAsk.orderId, withLastExecution: true }, 'all', { 'x-participant-id': OTHER_PARTICIPANT }));
+    expect(bob.order[0]).toMatchObject({ state: 'ORDER_STATE_FILLED', cumQty: '2' });
+    expect(bob.lastExecutions[0]).toMatchObject({ type: 'EXECUTION_TYPE_FILL' });
+    expect(bob.lastExecutions[0].unsolicitedCancelReason).not.toBe('UNSOLICITED_CXL_REASON_SELF_MATCH_PREVENTION');
+    const alice = await json(await post(stack, '/exchange/v1/report/orders/search', { orderId, withLastExecution: true }));
+    expect(alice.order[0]).toMatchObject({ state: 'ORDER_STATE_FILLED', cumQty: '2', avgPx: '70' });
+  });
+
+  it('lets self-match prevention reject an order meeting one of the same participant with the same id', async () => {
+    const smp = { symbol: 'aec-nfl-dal-phi-2026-11-22', selfMatchPreventionId: 'desk-2' };
+    const own = await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_SELL', 2, 71, { ...smp, clordId: 'alice-ask' })));
+    const { orderId } = await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 2, 99, { ...smp, clordId: 'alice-lift-2' })));
     const found = await json(await post(stack, '/exchange/v1/report/orders/search', { orderId, withLastExecution: true }));
     expect(found.lastExecutions[0]).toMatchObject({ orderRejectReason: 'ORD_REJECT_REASON_SELF_MATCH' });
+    expect(stack.sandbox.state.engine.order(own.orderId)?.state).toBe('ORDER_STATE_NEW');
   });
 
   it('refuses a 21-order batch with 413 and a key without write:orders with 403, sending nothing', async () => {

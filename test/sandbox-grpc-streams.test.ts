@@ -10,7 +10,7 @@ import { eventually } from './support/stack.js';
 
 const FIRM = 'FIRMA';
 const ALICE = `firms/${FIRM}/users/alice`;
-/** Of another firm: a firm's own orders never trade with each other (self-match prevention). */
+/** Of another firm, so its executions stay out of the firm-scoped views. */
 const CAROL = 'firms/FIRMB/users/carol';
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const OTHER = 'aec-nfl-dal-phi-2026-11-22';

@@ -30,7 +30,8 @@ beforeAll(async () => {
   const redisKeyPrefix = `t${process.pid}:share:${Math.random().toString(36).slice(2, 8)}:`;
   const gateway = (config: Json) => ({
     ...config,
-    streams: { maxConnectionsPerClient: MAX_CONNECTIONS, exchange: { marketDataSymbols: SYMBOLS, teamSymbolShares: SHARES, maxTopicsPerClient: MAX_TOPICS_PER_CLIENT } },
+    // Market data has no per-client count by default (the team's share binds); b1 has a cap of its own.
+    streams: { maxConnectionsPerClient: MAX_CONNECTIONS, clients: { b1: { maxMarketDataSymbols: MAX_TOPICS_PER_CLIENT } }, exchange: { marketDataSymbols: SYMBOLS, teamSymbolShares: SHARES } },
   });
   one = await startStack({ redis: true, redisKeyPrefix, clients, gateway });
   two = await startStack({ redis: true, redisKeyPrefix, clients, gateway, reuseSandbox: one.sandbox });
@@ -76,7 +77,7 @@ describe('exchange stream shares across two gateways', () => {
     expect(a2.topic(topic(0))[0]).toMatchObject({ type: 'snapshot' });
     expect(firmStreams()).toBe(2); // three symbols, one stream on each gateway that holds some
 
-    // b1 holds three distinct topics (two of them charged to team A); a fourth is its own cap.
+    // b1 holds three distinct topics (two of them charged to team A); a fourth is its own cap (streams.clients.b1).
     expect(await subscribe(b1, [topic(0), topic(1)])).toMatchObject({ type: 'ack' });
     const refused = await subscribe(b1, [topic(3)]);
     expect(refused).toMatchObject({ type: 'error', code: 'too_many_streams', cap: 'client', limit: MAX_TOPICS_PER_CLIENT });

@@ -4,7 +4,7 @@ import { type Stack, type StackOptions, type TestClient, api, startStack } from 
 
 /** An OPEN instrument of the sandbox fixture. */
 export const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
-/** Another firm, trading straight on the engine: orders of one firm never match each other (self-match prevention). */
+/** Another firm, trading straight on the engine: its side of a trade stays out of the firm's views. */
 export const COUNTERPARTY = 'firms/OTHERFIRM/users/carol';
 
 /** Query limits of a few per minute would throttle a test that lists instruments a dozen times; both sides lift them. */

@@ -16,7 +16,7 @@ export {
   type RetailAccountConfig,
 } from './config/config.schema.js';
 export { REQUEST_CLASSES } from './config/limits.schema.js';
-export { type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
+export { type ClientStreamsConfig, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from '@lib/core';
 import { z } from 'zod';
 
 import { ClientMessageSchema, TOPIC_SYNTAX, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
@@ -42,8 +43,9 @@ const serverSchemas: Record<string, JsonSchema> = {
       cap: {
         enum: ['client', 'team', 'firm'],
         description:
-          "too_many_streams: the cap that refused the topic: the client's distinct exchange topics (streams.exchange.maxTopicsPerClient), " +
-          "its team's share of the firm's exchange streams (streams.exchange.teamShares), or the streams all teams may hold (firmStreams less reserve)",
+          "too_many_streams: the cap that refused the topic: the client's own (its distinct stream-holding exchange topics, streams.exchange.maxTopicsPerClient, " +
+          'or a market-data symbol cap of its own; both overridable per client in streams.clients.<id>), ' +
+          "its team's share of the firm's exchange streams or symbols (streams.exchange.teamShares, teamSymbolShares), or what all teams may hold (firmStreams less reserve, marketDataSymbols)",
       },
       limit: { type: 'integer', description: 'too_many_streams: the value of that cap' },
     },
@@ -67,9 +69,10 @@ export const WS_ASYNCAPI = {
       'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
       "Exchange market-data topics spend the firm's market-data symbols (streams.exchange.marketDataSymbols; they share one multiplexed upstream stream): " +
       'each open topic is one symbol however many clients watch it, ' +
-      'charged to the team whose client opened it until its last subscriber leaves and its linger ends. A client holds at most ' +
-      "streams.exchange.maxTopicsPerClient distinct exchange topics over all its connections, a team at most its share of the firm's " +
-      'symbols, counted across every gateway instance; a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
+      "charged to the team whose client opened it until its last subscriber leaves and its linger ends. A team holds at most its share of the firm's " +
+      'symbols, counted across every gateway instance (no per-client count unless streams.clients.<id>.maxMarketDataSymbols sets one); ' +
+      'a client holds at most streams.exchange.maxTopicsPerClient distinct stream-holding exchange topics (the families below) over all its connections; ' +
+      'a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
       "The other exchange topics hold upstream streams and spend the firm's streams (firmStreams less reserve, the reserve kept for the market-data streams) the same way, " +
       'one each (orders and positions topics one per participant, though participants share a call). ' +
       'A topic another client already holds costs nothing and is never refused for the team or firm caps. ' +
@@ -90,7 +93,9 @@ export const WS_ASYNCAPI = {
       address: '/ws',
       description:
         'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json; a client already holding ' +
-        'streams.maxConnectionsPerClient connections on the instance (default 20) gets HTTP 429 problem+json with Retry-After, before the handshake.',
+        `streams.maxConnectionsPerClient connections on the instance (default ${DEFAULT_MAX_CONNECTIONS_PER_CLIENT}, its browsers' tickets included; streams.clients.<id>.maxConnections for one client) ` +
+        'gets HTTP 429 problem+json with Retry-After, before the handshake. A ticket minted with a body {topics: [topic or family syntax, ...]} opens only those: ' +
+        'a subscribe outside the list gets error forbidden naming the topic.',
       messages: {
         subscribe: message(
           'subscribe',

@@ -24,6 +24,15 @@ describe(WsConnectionCounter.name, () => {
     expect(sut.count('bot')).toBe(2);
   });
 
+  it('holds a client with a cap of its own to that cap, and the others to the default', () => {
+    const sut = new WsConnectionCounter(1, { dashboard: 3 });
+    for (let i = 0; i < 3; i++) sut.admit('dashboard', socket());
+    sut.admit('bot', socket());
+
+    expect(() => sut.admit('dashboard', socket())).toThrow(expect.objectContaining({ extensions: { cap: 'connections', limit: 3 }, message: expect.stringContaining('streams.clients.dashboard.maxConnections') }));
+    expect(() => sut.admit('bot', socket())).toThrow(expect.objectContaining({ extensions: { cap: 'connections', limit: 1 } }));
+  });
+
   it('gives the slot back when the socket closes, handshake done or not', async () => {
     const sut = new WsConnectionCounter(1);
     const first = socket();

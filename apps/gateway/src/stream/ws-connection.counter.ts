@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 
-import { RateLimitedError } from '@lib/core';
+import { RateLimitedError, type StreamsConfig } from '@lib/core';
 
 /** A refused client may retry soon: a connection frees as soon as one of its sockets closes. */
 const RETRY_AFTER_SECONDS = 5;
@@ -13,15 +13,28 @@ const RETRY_AFTER_SECONDS = 5;
 export class WsConnectionCounter {
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly maxPerClient: number) {}
+  constructor(
+    private readonly maxPerClient: number,
+    /** Clients with a cap of their own (`streams.clients.<id>.maxConnections`). */
+    private readonly overrides: Readonly<Record<string, number>> = {},
+  ) {}
+
+  /** The default cap and every client's own, from the `streams` section. */
+  static of(streams: StreamsConfig): WsConnectionCounter {
+    const own = Object.entries(streams.clients).flatMap(([id, caps]) => (caps.maxConnections === undefined ? [] : [[id, caps.maxConnections] as const]));
+    return new WsConnectionCounter(streams.maxConnectionsPerClient, Object.fromEntries(own));
+  }
 
   /** Takes a slot for the client's socket, or throws the 429 that refuses the upgrade. */
   admit(clientId: string, socket: Duplex): void {
     const count = this.open.get(clientId) ?? 0;
-    if (count >= this.maxPerClient) {
-      throw new RateLimitedError(`This client already holds ${count} WebSocket connections, its cap (streams.maxConnectionsPerClient is ${this.maxPerClient}).`, RETRY_AFTER_SECONDS, {
+    const own = this.overrides[clientId];
+    const limit = own ?? this.maxPerClient;
+    if (count >= limit) {
+      const setting = own === undefined ? 'streams.maxConnectionsPerClient' : `streams.clients.${clientId}.maxConnections`;
+      throw new RateLimitedError(`This client already holds ${count} WebSocket connections on this instance, its cap (${setting} is ${limit}).`, RETRY_AFTER_SECONDS, {
         cap: 'connections',
-        limit: this.maxPerClient,
+        limit,
       });
     }
     this.open.set(clientId, count + 1);

@@ -15,8 +15,15 @@ import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
 import { WsTicketStore } from './ws-ticket.store.js';
+import { TopicAllowance } from './ws-topic-allowance.js';
 
 export const WS_PATH = '/ws';
+
+/** Who opened the connection, and what a narrowed ticket lets it open. */
+interface WsLogin {
+  caller: AuthenticatedClient;
+  allowance?: TopicAllowance;
+}
 
 /**
  * `/ws` on the gateway's own HTTP server. A plain `ws` server on the 'upgrade' event rather than
@@ -42,7 +49,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly hub: FanoutHub,
     private readonly topics: StreamTopics,
   ) {
-    this.connections = new WsConnectionCounter(config.streams.maxConnectionsPerClient);
+    this.connections = WsConnectionCounter.of(config.streams);
   }
 
   onApplicationBootstrap(): void {
@@ -62,30 +69,30 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`));
-    let caller: AuthenticatedClient;
+    let login: WsLogin;
     try {
-      caller = await this.authenticate(req, url);
-      if (!socket.destroyed) this.connections.admit(caller.id, socket);
+      login = await this.authenticate(req, url);
+      if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, caller));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, login));
   }
 
-  /** `?ticket=` (browsers) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
-  private async authenticate(req: IncomingMessage, url: URL): Promise<AuthenticatedClient> {
+  /** `?ticket=` (browsers, narrowed to what the ticket allows) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
+  private async authenticate(req: IncomingMessage, url: URL): Promise<WsLogin> {
     const ticket = url.searchParams.get('ticket');
-    if (ticket === null) return this.auth.authenticate(req.headers.authorization, req);
-    const clientId = await this.tickets.redeem(ticket);
-    const caller = clientId === undefined ? undefined : this.auth.clientById(clientId);
+    if (ticket === null) return { caller: await this.auth.authenticate(req.headers.authorization, req) };
+    const redeemed = await this.tickets.redeem(ticket);
+    const caller = redeemed === undefined ? undefined : this.auth.clientById(redeemed.clientId);
     // A bad ticket is a failed login like a bad key: counted, and slowed once too many.
     if (!caller) this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
-    return caller;
+    return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics) : undefined };
   }
 
-  private accept(ws: WebSocket, caller: AuthenticatedClient): void {
-    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }), caller, this.hub, this.topics.retailAccount);
+  private accept(ws: WebSocket, { caller, allowance }: WsLogin): void {
+    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }), caller, this.hub, this.topics.retailAccount, allowance);
     this.sessions.add(session);
     this.sockets.add(ws);
     ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));

@@ -11,14 +11,22 @@ describe('topicRule', () => {
     ['retail.balances', 'read:positions', true],
     ['exchange.instrumentState', 'read:instruments', false],
   ])('maps %s to %s', (topic, scope, account) => {
-    expect(topicRule(topic)).toEqual({ scope, account, accountName: undefined });
+    expect(topicRule(topic)).toMatchObject({ scope, account, accountName: undefined });
+  });
+
+  it.each([
+    ['exchange.marketData.aec-nba-mil-phi-2026-11-21', 'exchange.marketData.<symbol>'],
+    ['retail.orders.x', 'retail.orders[.<slug>]'],
+    ['exchange.orders.firms/F/users/alice', 'exchange.orders.<participant>'],
+  ])('names the family of %s by its syntax, %s', (topic, family) => {
+    expect(topicRule(topic)?.family).toBe(family);
   });
 
   it.each([
     ['exchange.orders.firms/F/users/alice', 'read:orders'],
     ['exchange.positions.firms/F/users/alice', 'read:dropcopy'],
   ])('maps %s to %s of the participant it names', (topic, scope) => {
-    expect(topicRule(topic)).toEqual({ scope, account: false, participant: 'firms/F/users/alice' });
+    expect(topicRule(topic)).toMatchObject({ scope, account: false, participant: 'firms/F/users/alice' });
   });
 
   it.each([
@@ -27,7 +35,7 @@ describe('topicRule', () => {
     ['retail.account.hedge-2.positions', 'read:positions'],
     ['retail.account.hedge.balances', 'read:positions'],
   ])('maps %s to %s of the account it names', (topic, scope) => {
-    expect(topicRule(topic)).toEqual({ scope, account: true, accountName: topic.split('.')[2] });
+    expect(topicRule(topic)).toMatchObject({ scope, account: true, accountName: topic.split('.')[2] });
   });
 
   it.each([

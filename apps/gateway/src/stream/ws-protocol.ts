@@ -46,8 +46,11 @@ const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
   { syntax: 'ops.overview', scope: 'admin', account: false },
 ];
 
+/** Every topic family by its syntax, as the documentation shows it (a ticket may be narrowed to families). */
+export const TOPIC_FAMILY_SYNTAXES: readonly string[] = TOPICS.map((t) => t.syntax);
+
 /** The topic grammar for documentation: every syntax, `|`-separated. */
-export const TOPIC_SYNTAX = TOPICS.map((t) => t.syntax).join(' | ');
+export const TOPIC_SYNTAX = TOPIC_FAMILY_SYNTAXES.join(' | ');
 
 const patternOf = (syntax: string) =>
   new RegExp(
@@ -61,6 +64,8 @@ const patternOf = (syntax: string) =>
 const TOPIC_FAMILIES = TOPICS.map((topic) => ({ ...topic, pattern: patternOf(topic.syntax) }));
 
 export interface TopicRule {
+  /** The family's syntax (`exchange.marketData.<symbol>`). */
+  family: string;
   scope: Scope;
   /** An account topic: the client must be allowed its retail account. */
   account: boolean;
@@ -73,7 +78,7 @@ export interface TopicRule {
 export function topicRule(topic: string): TopicRule | undefined {
   for (const family of TOPIC_FAMILIES) {
     const match = family.pattern.exec(topic);
-    if (match) return { scope: family.scope, account: family.account, accountName: match.groups?.account, participant: match.groups?.participant };
+    if (match) return { family: family.syntax, scope: family.scope, account: family.account, accountName: match.groups?.account, participant: match.groups?.participant };
   }
   return undefined;
 }

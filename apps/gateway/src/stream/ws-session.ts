@@ -4,6 +4,7 @@ import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { TopicAllowance } from './ws-topic-allowance.js';
 import { type ClientMessage, type ErrorMessage, WS_LIMITS, idOf, parseClientMessage, topicRule } from './ws-protocol.js';
 
 /** RFC 6455 §7.4.1: 1008 policy violation. */
@@ -27,6 +28,8 @@ export class WsSession {
     private readonly hub: FanoutHub,
     /** The retail account of account topics that name none (the environment's first). */
     private readonly retailAccount: string | undefined,
+    /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
+    private readonly allowance?: TopicAllowance,
   ) {
     ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     ws.on('pong', () => (this.alive = true));
@@ -99,6 +102,10 @@ export class WsSession {
     const rule = topicRule(topic);
     if (!rule) {
       this.error({ id, topic, code: 'unknown_topic', message: `"${topic}" is not a topic this endpoint serves` });
+      return false;
+    }
+    if (this.allowance && !this.allowance.permits(topic, rule.family)) {
+      this.error({ id, topic, code: 'forbidden', message: `This connection's ticket does not allow ${topic}: its minter narrowed it to ${this.allowance.entries.length} topics or families.` });
       return false;
     }
     if (!this.caller.scopes.has(rule.scope)) {

@@ -8,6 +8,14 @@ import { WS_LIMITS } from './ws-protocol.js';
 export interface IssuedTicket {
   ticket: string;
   expiresAt: string;
+  /** The topics and families the ticket was narrowed to, when it was. */
+  topics?: string[];
+}
+
+/** Who a ticket was issued to and, if its minter narrowed it, what it may open. */
+export interface RedeemedTicket {
+  clientId: string;
+  topics?: string[];
 }
 
 /**
@@ -17,7 +25,7 @@ export interface IssuedTicket {
 @Injectable()
 export class WsTicketStore {
   private readonly logger = new Logger(WsTicketStore.name);
-  private readonly local = new Map<string, { clientId: string; expiresAt: number }>();
+  private readonly local = new Map<string, RedeemedTicket & { expiresAt: number }>();
   private readonly prefix: string;
 
   constructor(
@@ -28,23 +36,25 @@ export class WsTicketStore {
     this.prefix = `${config.redis?.keyPrefix ?? ''}ws:ticket:`;
   }
 
-  async issue(clientId: string): Promise<IssuedTicket> {
+  async issue(clientId: string, topics?: string[]): Promise<IssuedTicket> {
     const ticket = randomBytes(24).toString('base64url');
     const expiresAt = this.clock.now() + WS_LIMITS.ticketTtlMs;
-    if (this.redis) await this.share(ticket, clientId);
-    else this.remember(ticket, clientId, expiresAt);
-    return { ticket, expiresAt: new Date(expiresAt).toISOString() };
+    const holder: RedeemedTicket = topics ? { clientId, topics } : { clientId };
+    if (this.redis) await this.share(ticket, holder);
+    else this.remember(ticket, holder, expiresAt);
+    return { ticket, expiresAt: new Date(expiresAt).toISOString(), ...(topics ? { topics } : {}) };
   }
 
-  /** The client id the ticket was issued to, if it is unused and unexpired; the ticket is spent either way. */
-  async redeem(ticket: string): Promise<string | undefined> {
+  /** Who the ticket was issued to, if it is unused and unexpired; the ticket is spent either way. */
+  async redeem(ticket: string): Promise<RedeemedTicket | undefined> {
     if (!this.redis) {
       const entry = this.local.get(ticket);
       this.local.delete(ticket);
-      return entry && entry.expiresAt > this.clock.now() ? entry.clientId : undefined;
+      return entry && entry.expiresAt > this.clock.now() ? { clientId: entry.clientId, topics: entry.topics } : undefined;
     }
     try {
-      return (await this.redis.getdel(this.prefix + ticket)) ?? undefined;
+      const stored = await this.redis.getdel(this.prefix + ticket);
+      return stored === null ? undefined : decode(stored);
     } catch (error) {
       // Fail closed: a ticket that cannot be checked is not accepted.
       this.logger.warn(`Ticket lookup failed: ${String(error)}`);
@@ -53,18 +63,35 @@ export class WsTicketStore {
   }
 
   /** Every instance must be able to redeem it: without Redis no ticket is issued (503, not 500). */
-  private async share(ticket: string, clientId: string): Promise<void> {
+  private async share(ticket: string, holder: RedeemedTicket): Promise<void> {
     try {
-      await this.redis?.set(this.prefix + ticket, clientId, 'PX', WS_LIMITS.ticketTtlMs);
+      await this.redis?.set(this.prefix + ticket, encode(holder), 'PX', WS_LIMITS.ticketTtlMs);
     } catch (error) {
       throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'WebSocket tickets cannot be issued while Redis is unreachable; servers can connect with their API key.', { cause: error });
     }
   }
 
-  private remember(ticket: string, clientId: string, expiresAt: number): void {
+  private remember(ticket: string, holder: RedeemedTicket, expiresAt: number): void {
     const now = this.clock.now();
     // Expired tickets are swept on issue, so the map stays bounded by the issue rate over 30 s.
     for (const [key, entry] of this.local) if (entry.expiresAt <= now) this.local.delete(key);
-    this.local.set(ticket, { clientId, expiresAt });
+    this.local.set(ticket, { ...holder, expiresAt });
+  }
+}
+
+/** A ticket of the whole client is its id alone (what instances before narrowing wrote and read); a narrowed one is JSON. */
+function encode(holder: RedeemedTicket): string {
+  return holder.topics ? JSON.stringify({ client: holder.clientId, topics: holder.topics }) : holder.clientId;
+}
+
+/** Client ids never start with `{` (config: `[A-Za-z0-9]…`), so the two forms cannot be confused. */
+function decode(stored: string): RedeemedTicket | undefined {
+  if (!stored.startsWith('{')) return { clientId: stored };
+  try {
+    const { client, topics } = JSON.parse(stored) as { client?: unknown; topics?: unknown };
+    if (typeof client !== 'string' || !Array.isArray(topics) || !topics.every((t) => typeof t === 'string')) return undefined;
+    return { clientId: client, topics: topics as string[] };
+  } catch {
+    return undefined;
   }
 }

@@ -3,6 +3,8 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentClient } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { ZodBody } from '../common/zod-params.js';
+import { type WsTicketRequest, WsTicketRequestSchema } from './ws-ticket.schema.js';
 import { type IssuedTicket, WsTicketStore } from './ws-ticket.store.js';
 import { WS_LIMITS } from './ws-protocol.js';
 
@@ -14,8 +16,8 @@ export class WsTicketsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: `A one-time ticket (valid ${WS_LIMITS.ticketTtlMs / 1000} s) for opening /ws?ticket=… from a browser` })
-  issue(@CurrentClient() client: AuthenticatedClient): Promise<IssuedTicket> {
-    return this.tickets.issue(client.id);
+  @ApiOperation({ summary: `A one-time ticket (valid ${WS_LIMITS.ticketTtlMs / 1000} s) for opening /ws?ticket=… from a browser, optionally narrowed to a list of topics and topic families` })
+  issue(@CurrentClient() client: AuthenticatedClient, @ZodBody(WsTicketRequestSchema) body: WsTicketRequest): Promise<IssuedTicket> {
+    return this.tickets.issue(client.id, body?.topics);
   }
 }

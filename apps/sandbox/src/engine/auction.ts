@@ -2,6 +2,7 @@ import { cancelForSelfMatch } from './aggression.js';
 import type { BookLevel, BookSide } from './book-side.js';
 import type { EngineContext } from './engine-context.js';
 import type { OrderBook } from './order-book.js';
+import { preventsSelfMatch } from './order-predicates.js';
 import type { OrderRecord } from './order-record.js';
 
 interface Candidate {
@@ -45,7 +46,7 @@ export function runAuction(ctx: EngineContext, book: OrderBook): void {
     const sell = sells[s];
     if (buy.order.leavesQty === 0) b++;
     else if (sell.order.leavesQty === 0) s++;
-    else if (buy.order.firm === sell.order.firm) preventAuctionSelfMatch(ctx, book, buy, sell);
+    else if (preventsSelfMatch(buy.order, sell.order)) preventAuctionSelfMatch(ctx, book, buy, sell);
     else ctx.fill(book, buy, sell, Math.min(buy.order.leavesQty, sell.order.leavesQty), px, false);
   }
 }

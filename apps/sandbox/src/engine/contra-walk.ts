@@ -1,11 +1,12 @@
 import type { OrderBook } from './order-book.js';
+import { preventsSelfMatch } from './order-predicates.js';
 import type { OrderRecord } from './order-record.js';
 import type { Order } from './order.types.js';
 
 /** What the walk does with the orders it meets; the live match and the dry run differ only here. */
 export interface WalkHandlers {
   take(resting: OrderRecord, qty: number, px: number): void;
-  /** An order of the aggressor's own firm: true walks past it, false stops the walk. */
+  /** An order self-match prevention keeps from trading with the aggressor: true walks past it, false stops the walk. */
   meetSelf(resting: OrderRecord): boolean;
 }
 
@@ -39,7 +40,7 @@ export function walkContra(book: OrderBook, order: Order, limitPx: number, budge
       const room = cashLeft === Number.POSITIVE_INFINITY ? budget.maxQty - taken : Math.min(budget.maxQty - taken, Math.floor(cashLeft / (px * unit)));
       if (room <= 0) return { taken, selfStopped: false };
       const resting = rec.order;
-      if (resting.firm === order.firm) {
+      if (preventsSelfMatch(order, resting)) {
         if (!handlers.meetSelf(rec)) return { taken, selfStopped: true };
       } else if (!resting.allOrNone || resting.leavesQty <= room) {
         const qty = Math.min(room, resting.leavesQty);

@@ -56,12 +56,18 @@ export class EngineContext {
     return rec;
   }
 
-  /** clordIds are unique per account over the engine's life, counting only accepted orders. */
+  /**
+   * A clordId is unique among an account's open orders only: once its order has filled, expired or been
+   * canceled it is accepted again as a new order (upstream-facts.md, "Order safety").
+   */
   assertClordIdFree(account: string, clordId: string): void {
-    if (clordId && this.clordIds.has(clordKey(account, clordId))) {
-      throw new EngineError(EngineErrorCode.DUPLICATE_CLORD_ID, `clordId ${clordId} is already used by this account`);
+    const holder = clordId ? this.clordIds.get(clordKey(account, clordId)) : undefined;
+    if (holder && !holder.closed && holder.order.clordId === clordId) {
+      throw new EngineError(EngineErrorCode.DUPLICATE_CLORD_ID, `clordId ${clordId} is already in use by an open order of this account`);
     }
   }
+
+  /** The newest order to take the clordId: a cancel by clordId names it. */
 
   claimClordId(rec: OrderRecord, clordId: string): void {
     if (clordId) this.clordIds.set(clordKey(rec.order.account, clordId), rec);

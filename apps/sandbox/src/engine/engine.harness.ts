@@ -6,7 +6,7 @@ export const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 export const OTHER_SYMBOL = 'aec-nfl-dal-phi-2026-11-22';
 export const PREOPEN_SYMBOL = 'aec-nfl-kc-lv-2026-11-29';
 
-/** alice and anna share firm alpha, so their orders never trade with each other. */
+/** alice and anna share firm alpha; self-match prevention is per participant, so their orders still trade. */
 export const ALICE = 'firms/alpha/users/alice';
 export const ANNA = 'firms/alpha/users/anna';
 export const BOB = 'firms/beta/users/bob';

@@ -137,9 +137,9 @@ describe(MatchingEngine.name, () => {
       expect(sut.trades().trades.map((t) => [t.qty, t.px])).toEqual([[3, 53]]);
     });
 
-    it('keeps own-firm orders from trading in the auction', () => {
-      sut.insert(bid(ALICE, 3, 52, { symbol: PREOPEN_SYMBOL }));
-      const later = sut.insert(ask('firms/alpha/users/anna', 3, 50, { symbol: PREOPEN_SYMBOL })).orderId;
+    it('keeps orders of one participant and one self-match prevention id from trading in the auction', () => {
+      sut.insert(bid(ALICE, 3, 52, { symbol: PREOPEN_SYMBOL, selfMatchPreventionId: 'desk-1' }));
+      const later = sut.insert(ask(ALICE, 3, 50, { symbol: PREOPEN_SYMBOL, selfMatchPreventionId: 'desk-1' })).orderId;
 
       sut.setState(PREOPEN_SYMBOL, 'INSTRUMENT_STATE_OPEN');
 

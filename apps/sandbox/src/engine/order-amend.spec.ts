@@ -49,12 +49,43 @@ describe(MatchingEngine.name, () => {
   });
 
   describe('duplicate clordId', () => {
-    it('refuses a clordId the account already used, even on a closed order', () => {
-      const id = sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' })).orderId;
-      sut.cancel({ orderId: id, account: ALICE });
+    it('refuses a clordId while the account has an open order with it; another account may use it', () => {
+      sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' }));
 
       expect(() => sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' }))).toThrow(withCode(EngineErrorCode.DUPLICATE_CLORD_ID));
       expect(sut.insert(bid(BOB, 1, 40, { clordId: 'c-1' })).order.state).toBe('ORDER_STATE_NEW');
+    });
+
+    it.each([
+      ['canceled', (id: string) => sut.cancel({ orderId: id, account: ALICE })],
+      ['filled', () => sut.insert(ask(BOB, 1, 40))],
+    ])('accepts the clordId of a %s order again as a new order, and a cancel by clordId then names the new one', (_state, finish) => {
+      const first = sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' })).orderId;
+      finish(first);
+
+      const second = sut.insert(bid(ALICE, 1, 39, { clordId: 'c-1' }));
+
+      expect(second.order).toMatchObject({ state: 'ORDER_STATE_NEW', clordId: 'c-1' });
+      expect(second.orderId).not.toBe(first);
+      expect(sut.cancel({ clordId: 'c-1', account: ALICE }).order.id).toBe(second.orderId);
+    });
+
+    it('accepts the clordId of an immediate-or-cancel order that finished at once (a resend makes a second order)', () => {
+      const ioc = { clordId: 'ioc-1', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' } as const;
+      const first = sut.insert(bid(ALICE, 1, 40, ioc));
+
+      const resent = sut.insert(bid(ALICE, 1, 40, ioc));
+
+      expect(first.order.state).toBe('ORDER_STATE_CANCELED');
+      expect(resent.orderId).not.toBe(first.orderId);
+    });
+
+    it('frees the old clordId of an order a replace renamed', () => {
+      const id = sut.insert(bid(ALICE, 1, 40, { clordId: 'old' })).orderId;
+      sut.replace({ orderId: id, account: ALICE, clordId: 'new' });
+
+      expect(sut.insert(bid(ALICE, 1, 41, { clordId: 'old' })).order.state).toBe('ORDER_STATE_NEW');
+      expect(() => sut.insert(bid(ALICE, 1, 41, { clordId: 'new' }))).toThrow(withCode(EngineErrorCode.DUPLICATE_CLORD_ID));
     });
   });
 

@@ -58,7 +58,7 @@ function bookRejectReason(book: OrderBook, order: Order): OrdRejectReason | unde
   if (isCashOrder(order)) sizeCashOrder(book, order, limitPx);
   if (order.price === 0 && (order.leavesQty === 0 || !crossesBook(book, order, limitPx))) return 'ORD_REJECT_REASON_NO_LIQUIDITY';
   const rejectsAggressor = order.selfMatchPreventionInstruction === 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR';
-  return rejectsAggressor && meetsOwnFirmFirst(book, order, limitPx) ? 'ORD_REJECT_REASON_SELF_MATCH' : undefined;
+  return rejectsAggressor && meetsSelfMatchFirst(book, order, limitPx) ? 'ORD_REJECT_REASON_SELF_MATCH' : undefined;
 }
 
 /** A cash order becomes an immediate order for as many contracts as the cash buys now (within the size limit). */
@@ -69,8 +69,8 @@ function sizeCashOrder(book: OrderBook, order: Order, limitPx: number): void {
   if (order.timeInForce !== 'TIME_IN_FORCE_FILL_OR_KILL') order.timeInForce = 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL';
 }
 
-/** REJECT_AGGRESSOR refuses the order outright when the first order it would meet is its own firm's. */
-function meetsOwnFirmFirst(book: OrderBook, order: Order, limitPx: number): boolean {
+/** REJECT_AGGRESSOR refuses the order outright when the first order it would meet is one self-match prevention keeps it from. */
+function meetsSelfMatchFirst(book: OrderBook, order: Order, limitPx: number): boolean {
   let self = false;
   const meetSelf = (): boolean => {
     self = true;

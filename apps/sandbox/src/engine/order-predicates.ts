@@ -18,6 +18,14 @@ export function isImmediate(order: Order): boolean {
   return order.timeInForce === 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' || order.timeInForce === 'TIME_IN_FORCE_FILL_OR_KILL';
 }
 
+/**
+ * Self-match prevention applies only between orders of one participant carrying the same non-empty
+ * selfMatchPreventionId (upstream-facts.md, "Order safety"); two participants of one firm simply trade.
+ */
+export function preventsSelfMatch(a: Order, b: Order): boolean {
+  return a.selfMatchPreventionId !== '' && a.selfMatchPreventionId === b.selfMatchPreventionId && a.participant === b.participant;
+}
+
 /** A buy stop fires when the market trades at or above its stop price, a sell stop at or below. */
 export function stopTriggeredBy(order: Order, lastTradePx: number | undefined): boolean {
   if (lastTradePx === undefined) return false;

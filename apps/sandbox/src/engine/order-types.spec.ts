@@ -15,7 +15,7 @@ describe(MatchingEngine.name, () => {
       const result = sut.insert(bid(ALICE, 10, 40));
 
       expect(result.executions.map((e) => e.type)).toEqual(['EXECUTION_TYPE_NEW']);
-      expect(result.order).toMatchObject({ state: 'ORDER_STATE_NEW', leavesQty: 10, cumQty: 0, symbol: SYMBOL, firm: 'firms/alpha' });
+      expect(result.order).toMatchObject({ state: 'ORDER_STATE_NEW', leavesQty: 10, cumQty: 0, symbol: SYMBOL, participant: ALICE });
       expect(sut.book(SYMBOL).bids).toEqual([{ px: 40, qty: 10 }]);
     });
 

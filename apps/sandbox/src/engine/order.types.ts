@@ -15,15 +15,13 @@ import type { DateObject } from './instrument.types.js';
 /**
  * An exchange order, every field of spec 2.1. Quantities and prices are integers in price units (the
  * REST layer writes int64 strings); times are epoch milliseconds; an unset string is '' and an unset
- * number 0, as in proto3. `firm` and `selfMatchPreventionId` are engine extras. Treat what the engine
+ * number 0, as in proto3. `selfMatchPreventionId` is an engine extra. Treat what the engine
  * hands out as read-only: a closed order is frozen and shared rather than copied.
  */
 export interface Order {
   id: string;
   clordId: string;
   account: string;
-  /** Self-match prevention scope: orders of one firm never trade with each other. */
-  firm: string;
   participant: string;
   submittingParticipant: string;
   crossId: string;
@@ -80,8 +78,6 @@ export interface OrderRequest {
   clordId?: string;
   /** `firms/F/users/U` on the exchange, the key id on the retail surface. */
   account: string;
-  /** Default: `firms/F` taken from an `firms/F/users/U` account, else the account itself. */
-  firm?: string;
   participant?: string;
   submittingParticipant?: string;
   parentOrderId?: string;

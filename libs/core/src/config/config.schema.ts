@@ -198,6 +198,10 @@ export const GatewayConfigSchema = z
     for (const team of Object.keys(config.streams.exchange.teamShares)) {
       if (!teams.has(team)) ctx.addIssue({ code: 'custom', path: ['streams', 'exchange', 'teamShares', team], message: `unknown team "${team}"` });
     }
+    const clientIds = new Set(config.clients.map((c) => c.id));
+    for (const id of Object.keys(config.streams.clients)) {
+      if (!clientIds.has(id)) ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
+    }
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {

@@ -5,14 +5,38 @@ const count = z.number().int().nonnegative();
 const SYMBOLS_PER_STREAM = 1_000;
 
 /**
+ * One client's own stream caps, each overriding the default of the same purpose for that client only
+ * (`streams.clients.<client id>`): a dashboard backend that mints tickets for many browsers, say.
+ */
+export const ClientStreamsSchema = z
+  .object({
+    /** `/ws` connections on one instance (default `streams.maxConnectionsPerClient`). */
+    maxConnections: z.number().int().positive().optional(),
+    /** Distinct exchange topics that hold an upstream stream each (default `streams.exchange.maxTopicsPerClient`). */
+    maxExchangeTopics: z.number().int().positive().optional(),
+    /** Distinct market-data symbols over all its connections (default: no cap of its own, its team's symbol share). */
+    maxMarketDataSymbols: z.number().int().positive().optional(),
+  })
+  .strict();
+export type ClientStreamsConfig = z.infer<typeof ClientStreamsSchema>;
+
+/** A dashboard backend serves its browsers through its tickets, each browser one connection: 500 and more per instance. */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 1_000;
+
+/**
  * Caps on what `/ws` clients may hold. Connections cost the instance that holds them, so their cap is
  * per instance; exchange streams cost the firm (upstream-facts: at most 20 concurrent streams per firm
  * across every streaming call), so they are counted cluster-wide, per client and per team.
  */
 export const StreamsSchema = z
   .object({
-    /** Concurrent `/ws` connections one client may hold on one instance; beyond it the upgrade gets 429. */
-    maxConnectionsPerClient: z.number().int().positive().default(20),
+    /**
+     * Concurrent `/ws` connections one client may hold on one instance, its browsers' tickets included;
+     * beyond it the upgrade gets 429. It keeps one client from taking an instance's sockets and memory.
+     */
+    maxConnectionsPerClient: z.number().int().positive().default(DEFAULT_MAX_CONNECTIONS_PER_CLIENT),
+    /** Per-client overrides, by client id. */
+    clients: z.record(z.string(), ClientStreamsSchema).default({}),
     exchange: z
       .object({
         /** upstream-facts: 20 concurrent streams per firm, every streaming RPC together. */
@@ -23,7 +47,11 @@ export const StreamsSchema = z
          * further 1,000 symbols. Set it to the number of gateway instances; one fits a single instance.
          */
         reserve: count.default(1),
-        /** Distinct exchange topics one client may hold, over all its connections on every instance. */
+        /**
+         * Distinct exchange topics that hold an upstream stream each (orders, positions, drop copy,
+         * trades, instrument state) one client may hold, over all its connections on every instance.
+         * Market-data topics are not counted here: they ride shared multiplexed streams and spend symbols.
+         */
         maxTopicsPerClient: z.number().int().positive().default(10),
         /** Streams per team; teams not named split what the named ones leave evenly (see teamStreamShares). */
         teamShares: z.record(z.string(), count).default({}),

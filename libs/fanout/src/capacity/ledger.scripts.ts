@@ -1,7 +1,7 @@
 import type { RedisClient } from '@lib/core';
 
 import { Script } from '../cluster/redis.script.js';
-import type { ClaimOutcome, HeldTopic, PoolLimits, StreamCap } from './stream-capacity.types.js';
+import { type ClaimOutcome, type HeldTopic, type PoolLimits, type StreamCap, clientTopicCap } from './stream-capacity.types.js';
 
 /**
  * A pool's keys share one hash tag (one Cluster slot): `wants` (a sorted set of `<instance>\n<topic>`
@@ -122,7 +122,7 @@ export class LedgerScripts {
   ) {}
 
   async claim(keys: PoolKeys, limits: PoolLimits, topic: string, held: HeldTopic, client: string): Promise<ClaimOutcome> {
-    const args = [this.instance, topic, held.kind, held.team, this.ttlMs, limits.capacity, limits.teamShares[held.team] ?? 0, limits.clientTopics];
+    const args = [this.instance, topic, held.kind, held.team, this.ttlMs, limits.capacity, limits.teamShares[held.team] ?? 0, clientTopicCap(limits, client)];
     const [verdict, limit] = (await this.claimScript.reply(this.redis, [keys.wants, keys.owners, keys.client(client)], args)) as [string, number];
     return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
   }

@@ -10,7 +10,7 @@ export class MemoryStreamLedger implements StreamLedger {
   claim(pool: string, kind: string, topic: string, holder: StreamHolder): Promise<ClaimOutcome> {
     const limits = this.pools[pool];
     if (!limits) return Promise.resolve({ granted: true });
-    const outcome = decideClaim(limits, this.holdings.topicsOf(pool), this.holdings.clientTopics(pool, holder.client), topic, holder.team);
+    const outcome = decideClaim(limits, this.holdings.topicsOf(pool), this.holdings.clientTopics(pool, holder.client), topic, holder.team, holder.client);
     if (outcome.granted) this.holdings.add(pool, topic, { kind, team: holder.team }, holder.client);
     return Promise.resolve(outcome);
   }

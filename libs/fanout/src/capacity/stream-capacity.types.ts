@@ -12,6 +12,13 @@ export interface PoolLimits {
   teamShares: Record<string, number>;
   /** Distinct topics of the pool one client may hold, over all its connections. */
   clientTopics: number;
+  /** Clients with a cap of their own instead of `clientTopics`, by client id. */
+  clientOverrides?: Record<string, number>;
+}
+
+/** The distinct topics of the pool this client may hold. */
+export function clientTopicCap(limits: PoolLimits, client: string): number {
+  return limits.clientOverrides?.[client] ?? limits.clientTopics;
 }
 
 export interface CapacitySettings {
@@ -52,8 +59,10 @@ export function decideClaim(
   clientTopics: ReadonlySet<string>,
   topic: string,
   team: string,
+  client = '',
 ): ClaimOutcome {
-  if (!clientTopics.has(topic) && clientTopics.size >= limits.clientTopics) return { granted: false, cap: 'client', limit: limits.clientTopics };
+  const clientCap = clientTopicCap(limits, client);
+  if (!clientTopics.has(topic) && clientTopics.size >= clientCap) return { granted: false, cap: 'client', limit: clientCap };
   if (live.has(topic)) return { granted: true };
   const share = limits.teamShares[team] ?? 0;
   const teamHeld = [...live.values()].filter((held) => held.team === team).length;

@@ -14,7 +14,7 @@ const A1 = { client: 'a1', team: 'A' };
 const A2 = { client: 'a2', team: 'A' };
 const B1 = { client: 'b1', team: 'B' };
 const settings: CapacitySettings = {
-  pools: { [POOL]: { capacity: 5, teamShares: { A: 2, B: 3 }, clientTopics: 3 } },
+  pools: { [POOL]: { capacity: 5, teamShares: { A: 2, B: 3 }, clientTopics: 3, clientOverrides: { b2: 1 } } },
   holdingTtlMs: 600,
   renewEveryMs: 100,
 };
@@ -42,6 +42,14 @@ describe(decideClaim.name, () => {
     const mine = new Set([topic(0), topic(1), topic(2)]);
     expect(decideClaim(limits, live('B', 'B', 'B'), mine, topic(3), 'A')).toEqual({ granted: false, cap: 'client', limit: 3 });
     expect(decideClaim(limits, live('B', 'B', 'B'), mine, topic(1), 'A')).toEqual({ granted: true });
+  });
+
+  it('holds a client with a cap of its own to that cap instead of the pool default', () => {
+    const mine = new Set([topic(0), topic(1), topic(2)]);
+    const own = { ...limits, clientOverrides: { wide: 4, narrow: 1 } };
+    expect(decideClaim(own, live('B', 'B', 'B'), mine, topic(3), 'A', 'wide')).toEqual({ granted: true });
+    expect(decideClaim(own, live('B'), new Set([topic(0)]), topic(3), 'A', 'narrow')).toEqual({ granted: false, cap: 'client', limit: 1 });
+    expect(decideClaim(own, live('B', 'B', 'B'), mine, topic(3), 'A', 'other')).toEqual({ granted: false, cap: 'client', limit: 3 });
   });
 
   it('gives a team not in the shares nothing', () => {
@@ -86,6 +94,13 @@ function ledgerRules(make: () => StreamLedger | Promise<StreamLedger>) {
     expect(await claim(sut, 4, B1)).toEqual({ granted: false, cap: 'client', limit: 3 }); // one connection still holds s2
     sut.leave(POOL, topic(2), B1.client);
     expect(await eventuallyGranted(() => claim(sut, 4, B1))).toEqual({ granted: true });
+  });
+
+  it('holds a client with a cap of its own to it, beside the default of the others', async () => {
+    const B2 = { client: 'b2', team: 'B' };
+    expect(await claim(sut, 1, B2)).toEqual({ granted: true });
+    expect(await claim(sut, 2, B2)).toEqual({ granted: false, cap: 'client', limit: 1 });
+    expect(await claim(sut, 2, B1)).toEqual({ granted: true });
   });
 
   it('returns a stream to the team once the topic is released', async () => {

@@ -5,7 +5,7 @@ import { engineInt, epochMs, int64, isoTime } from './int64-wire.js';
 export type OrderRecord = ReturnType<typeof orderRecord>;
 export type ExecutionRecord = ReturnType<typeof executionRecord>;
 
-/** Spec 2.1 from the engine's order: integers as int64 strings, times ISO; engine extras (firm, SMP id) left out. */
+/** Spec 2.1 from the engine's order: integers as int64 strings, times ISO; the engine extra (SMP id) left out. */
 export function orderRecord(order: Order) {
   return {
     id: order.id,
