@@ -107,4 +107,20 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       await stack.close();
     }
   }, 30_000);
+
+  it('an error frame names the stream kind that failed', async () => {
+    // The firm's exchange client lacks read:dropcopy: the exchange refuses the drop-copy call itself.
+    const scopes = ['read:marketdata', 'read:l2marketdata', 'read:instruments', 'read:orders', 'write:orders'] as const;
+    const stack = await startStack({ sandbox: { exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'], scopes: [...scopes] }] } }, gateway: withResumeFile });
+    let client: WsTestClient | undefined;
+    try {
+      const subscribed = await subscribe(stack);
+      client = subscribed.client;
+      expect(subscribed.answer).toMatchObject({ type: 'error', topic: TOPIC, code: 'upstream_failed' });
+      expect(subscribed.answer.message).toMatch(/^The exchange drop-copy stream ended with PERMISSION_DENIED/);
+    } finally {
+      client?.close();
+      await stack.close();
+    }
+  }, 30_000);
 });
