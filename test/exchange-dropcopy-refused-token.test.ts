@@ -123,4 +123,28 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       await stack.close();
     }
   }, 30_000);
+
+  it('while a gateway holds the stream (Redis checkpoint), the exchange restarts empty: the feed comes back by itself from its checkpoint time, every execution once', async () => {
+    const stack = await startStack({ redis: true, sandbox: { grpc: { heartbeatMs: 200 } } });
+    let client: WsTestClient | undefined;
+    try {
+      const { state } = stack.sandbox;
+      const { produced, stop } = recordFirmExecutions(state);
+      const subscribed = await subscribe(stack);
+      client = subscribed.client;
+      restingBuys(state, 0, 20);
+      await eventually(async () => idsOf(client!).length, (n) => n >= produced.length, 15_000);
+      const restart = await fetch(`${stack.sandbox.urls.exchange}/_sandbox/grpc/dropcopy/restart`, { method: 'POST' });
+      expect(restart.status).toBe(200);
+      restingBuys(state, 20, 40); // in the new log, while the gateway reconnects
+      stop();
+      await eventually(async () => idsOf(client!).length, (n) => n >= produced.length, 15_000);
+      expect(idsOf(client)).toEqual(produced); // nothing lost across the restart, nothing repeated
+      expect(await metricValue(stack, REFUSED, { kind: 'dropCopy', fallback: 'time' })).toBe(1);
+      expect(await metricValue(stack, REFUSED, { kind: 'dropCopy', fallback: 'live' })).toBe(0);
+    } finally {
+      client?.close();
+      await stack.close();
+    }
+  }, 30_000);
 });
