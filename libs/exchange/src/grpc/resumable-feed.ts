@@ -9,7 +9,8 @@ import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
 import { ReconnectTimer } from './reconnect-timer.js';
-import { type ResumeCheckpoint, decodeCheckpoint, encodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
+import { type ResumeCheckpoint, decodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
+import { ResumePosition, type ResumeRequest } from './resume-position.js';
 import { ResumeTokenStore } from './resume-token.store.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
@@ -24,9 +25,7 @@ const DEDUPLICATION_WINDOW = 200_000;
 /** How the exchange refuses a resume point it does not know (restarted empty) or no longer holds (log trimmed). */
 const RESUME_REFUSALS = new Set<GrpcStatus>([GrpcStatus.INVALID_ARGUMENT, GrpcStatus.OUT_OF_RANGE]);
 
-interface DropCopyRequest {
-  resumeToken?: Buffer;
-  resumeTime?: { seconds: number; nanos: number };
+interface DropCopyRequest extends ResumeRequest {
   symbols: string[];
   firms: string[];
 }
@@ -114,15 +113,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private fresh = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
   private sink?: TopicSink;
-  private token?: Buffer;
-  /** Exchange time (epoch ms) of the newest record delivered up to `token`: where a refused token resumes from. */
-  private tokenTime?: number;
-  /** After a refused resume point: the next call resumes from this time, or live. Cleared by the next token kept. */
-  private fallback?: { fromMs: number } | 'live';
-  /** What the current call resumed from, so a refusal of it steps back one: token → time → live. */
-  private callResume: 'token' | 'time' | 'live' = 'live';
-  /** The call started live after a refused resume point: its first batch goes out as a `resync`. */
-  private resyncPending = false;
+  private readonly position: ResumePosition;
   private seen = new RecentIds(DEDUPLICATION_WINDOW);
   private call?: DropCopyCall;
   private started?: { resolve(): void; reject(error: Error): void };
@@ -142,6 +133,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.logger = new Logger(`ResumableFeed ${spec.topic}`);
     this.grpc = grpcTargetOf(config);
     this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
+    this.position = new ResumePosition(spec.replayFromMs);
     this.participant = spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
@@ -162,11 +154,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.stop();
     this.sink = sink;
     // A takeover or restart resumes after the last batch the cluster published (alone: this instance stored).
-    const checkpoint = await this.resumeCheckpoint(sink);
-    this.token = checkpoint?.token;
-    this.tokenTime = checkpoint?.atMs;
-    this.fallback = undefined;
-    this.resyncPending = false;
+    this.position.reset(await this.resumeCheckpoint(sink));
     if (this.spec.store === undefined) {
       // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
       this.seen = new RecentIds(DEDUPLICATION_WINDOW);
@@ -222,9 +210,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   private openCall(authorization: string): DropCopyCall {
     // symbols [] and no firms: the whole firm. No deadline: a cancelled replay restarts from the same token.
-    const point = this.resumePoint();
-    this.callResume = point.resumeToken ? 'token' : point.resumeTime ? 'time' : 'live';
-    const request: DropCopyRequest = { symbols: [], firms: [], ...point };
+    const request: DropCopyRequest = { symbols: [], firms: [], ...this.position.next() };
     this.fresh = true;
     const stream = this.method.call(request, authorization, this.participant);
     return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
@@ -245,21 +231,15 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     }
   }
 
-  private resumePoint(): Pick<DropCopyRequest, 'resumeToken' | 'resumeTime'> {
-    if (this.token) return { resumeToken: this.token };
-    const from = this.fallback === 'live' ? undefined : (this.fallback?.fromMs ?? this.spec.replayFromMs);
-    return from === undefined ? {} : { resumeTime: { seconds: Math.floor(from / 1000), nanos: (from % 1000) * 1e6 } };
-  }
-
   private received(message: DropCopyResponse): void {
     const sink = this.sink;
     if (!sink) return;
     if (this.spec.snapshotFirst && this.fresh) return this.snapshotReceived(sink, message);
     this.fresh = false;
-    if (this.started || this.resyncPending) {
+    if (this.started || this.position.resyncPending) {
       // Started live after a refused resume point: what clients hold may miss records, so they get a resync.
-      if (this.resyncPending) sink.gap();
-      this.resyncPending = false;
+      if (this.position.resyncPending) sink.gap();
+      this.position.resyncPending = false;
       sink.snapshot({ [this.spec.records]: [] });
       this.started?.resolve();
       this.started = undefined;
@@ -270,9 +250,9 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
     const token = message.resumeToken;
     if (fresh.length > 0) {
-      for (const record of fresh) this.tokenTime = later(this.tokenTime, transactTimeOf(record));
+      this.position.delivered(fresh);
       // With Redis the token is stored with the update, only if the update is published; a batch of duplicates moves it no further (a takeover replays a little more, deduplicated).
-      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? encodeCheckpoint({ token, atMs: this.tokenTime }) : undefined;
+      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? this.position.checkpoint(token) : undefined;
       sink.update({ [this.spec.records]: fresh }, checkpoint);
       if (checkpoint) this.checkpointedAt = Date.now();
       this.metrics.delivered(fresh.length);
@@ -296,9 +276,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   private keep(token: Buffer): void {
     if (token.length === 0) return;
-    this.token = token;
-    this.fallback = undefined;
-    this.store?.save(encodeCheckpoint({ token, atMs: this.tokenTime }));
+    this.position.keep(token);
+    this.store?.save(this.position.checkpoint(token));
   }
 
   /** The records whose key was not seen yet; every key is seen afterwards. */
@@ -326,14 +305,11 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
    * topic that fails until someone deletes the stored token: the next batch's token replaces it.
    */
   private resumeRefused(status: StreamStatus): boolean {
-    if (!this.sink || !RESUME_REFUSALS.has(status.code) || this.callResume === 'live') return false;
-    const from = this.callResume === 'token' ? this.tokenTime : undefined;
-    this.token = undefined;
-    this.fallback = from === undefined ? 'live' : { fromMs: from };
-    this.resyncPending ||= from === undefined;
-    this.metrics.resumeRefused(from === undefined ? 'live' : 'time');
-    const instead = from === undefined ? 'live, with a resync' : `from ${new Date(from).toISOString()}`;
-    this.logger.warn(`the exchange refused the resume ${this.callResume} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.reconnect.schedule()} ms`);
+    const step = this.sink && RESUME_REFUSALS.has(status.code) ? this.position.refused() : undefined;
+    if (!step) return false;
+    this.metrics.resumeRefused(step.fallback);
+    const instead = step.fromMs === undefined ? 'live, with a resync' : `from ${new Date(step.fromMs).toISOString()}`;
+    this.logger.warn(`the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.reconnect.schedule()} ms`);
     return true;
   }
 
@@ -343,8 +319,6 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.logger.warn(`stream lost (${reason}); resuming in ${delay} ms`);
   }
 }
-
-const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
 /** `exchange.dropcopy` (scope read:dropcopy): the firm's executions, deduplicated on `execution.id`. */
 @Injectable()
