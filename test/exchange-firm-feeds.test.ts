@@ -100,6 +100,11 @@ describe('firm-wide feeds narrowed to the participants a client holds (two insta
       expect(executionIds(everything.topic(DROP_COPY))).toEqual(flow.executions.map((e) => e.id));
       expect(reports(everything.topic(TRADES)).map((t) => t.id)).toEqual(flow.trades.map((t) => t.id));
       expect(reports(everything.topic(TRADES)).some((t) => [t.aggressor?.order?.account, t.passive?.order?.account].includes(OTHER_PARTICIPANT))).toBe(true);
+      // A trade between alice and bob (once the sandbox lets one firm's participants trade with each other): both sides named.
+      const betweenThem = new Set(flow.trades.filter((t) => t.accounts.includes(PARTICIPANT) && t.accounts.includes(OTHER_PARTICIPANT)).map((t) => t.id));
+      for (const report of reports(everything.topic(TRADES)).filter((t) => betweenThem.has(t.id))) {
+        expect([report.aggressor?.order?.account, report.passive?.order?.account].sort()).toEqual([PARTICIPANT, OTHER_PARTICIPANT].sort());
+      }
 
       // Alice-only, on the holder, on the relay, and resumed on the other instance: exactly alice's, once, in order.
       expect(executionIds(aliceOnA.topic(DROP_COPY))).toEqual(alicesIds(all));
