@@ -7,4 +7,4 @@ export type { FanoutHubOptions, FanoutSettings } from './fanout.options.js';
 export { FanoutHub, type ResumePoint, type SubscribeOptions, type TopicInfo } from './hub/fanout.hub.js';
 export type { FrameMessage, FrameType } from './hub/frame.codec.js';
 export { TopicSourceRegistry, type TopicRoute } from './source/topic-source.registry.js';
-export { ACCOUNT_POLICY, MARKET_DATA_POLICY, type ReplayWindowPolicy, type TopicPolicy, type TopicSink, type TopicSource } from './source/topic-source.types.js';
+export { ACCOUNT_POLICY, MARKET_DATA_POLICY, type ReplayWindowPolicy, type TopicPolicy, type TopicSink, type TopicSource, type TopicView, type Viewer } from './source/topic-source.types.js';

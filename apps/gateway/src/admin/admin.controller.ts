@@ -5,6 +5,7 @@ import { FanoutHub, type PoolUsage } from '@lib/fanout';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { RequireScopes } from '../common/auth.decorators.js';
+import { type FeedScope, feedScopeOf } from '../common/feed-scope.js';
 
 export interface ClientView {
   id: string;
@@ -12,6 +13,9 @@ export interface ClientView {
   scopes: string[];
   participants: string[];
   retailAccounts: string[];
+  firmWide: boolean;
+  /** What it reads of the firm-wide feeds (see /me). */
+  feedScope: FeedScope;
 }
 
 @ApiTags('admin')
@@ -42,7 +46,7 @@ export class AdminController {
     return {
       environment: this.config.environment,
       teams: this.config.teams.map((t) => t.id),
-      clients: this.config.clients.map(({ id, team, scopes, participants, retailAccounts }) => ({ id, team, scopes, participants, retailAccounts })),
+      clients: this.config.clients.map(({ id, team, scopes, participants, retailAccounts, firmWide }, _, all) => ({ id, team, scopes, participants, retailAccounts, firmWide, feedScope: feedScopeOf({ firmWide, participants }, all) })),
     };
   }
 }

@@ -18,6 +18,7 @@ import type { FastifyRequest } from 'fastify';
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators.js';
 import { ClientAddresses } from './client-address.js';
 import type { AuthenticatedClient } from './authenticated-client.js';
+import { feedScopeOf } from './feed-scope.js';
 import { KeyedBuckets } from './token-bucket.js';
 
 /** `Authorization: Bearer <key>`: the key is the first capture. */
@@ -47,7 +48,8 @@ export class ClientAuthGuard implements CanActivate {
   ) {
     this.verifier = new ApiKeyVerifier(config.clients);
     for (const c of config.clients) {
-      this.clients.set(c.id, { id: c.id, team: c.team, scopes: new Set(c.scopes), participants: c.participants, retailAccounts: c.retailAccounts });
+      const feedScope = feedScopeOf(c, config.clients);
+      this.clients.set(c.id, { id: c.id, team: c.team, scopes: new Set(c.scopes), participants: c.participants, retailAccounts: c.retailAccounts, firmWide: c.firmWide, feedScope });
     }
     const inbound = config.inbound;
     this.perClient = new KeyedBuckets(inbound.perClientBurst, inbound.perClientPerSecond);

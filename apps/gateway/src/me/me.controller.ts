@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 
 import { CurrentClient } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { FeedScope } from '../common/feed-scope.js';
 
 export interface MeResponse {
   id: string;
@@ -10,6 +11,10 @@ export interface MeResponse {
   scopes: string[];
   participants: readonly string[];
   retailAccounts: readonly string[];
+  /** The config's explicit grant to read the firm-wide feeds whole. */
+  firmWide: boolean;
+  /** What it reads of `exchange.dropcopy` and `exchange.trades`: the whole firm, or its participants' records. */
+  feedScope: FeedScope;
 }
 
 @ApiTags('clients')
@@ -19,6 +24,6 @@ export class MeController {
   /** Who the caller is, as the gateway sees them; dashboards show it. */
   @Get()
   me(@CurrentClient() client: AuthenticatedClient): MeResponse {
-    return { id: client.id, team: client.team, scopes: [...client.scopes], participants: client.participants, retailAccounts: client.retailAccounts };
+    return { id: client.id, team: client.team, scopes: [...client.scopes], participants: client.participants, retailAccounts: client.retailAccounts, firmWide: client.firmWide, feedScope: client.feedScope };
   }
 }

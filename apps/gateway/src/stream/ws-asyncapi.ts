@@ -80,8 +80,12 @@ export const WS_ASYNCAPI = {
       'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
       'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream. ' +
       'exchange.dropcopy (read:dropcopy): the firm\'s executions, deduplicated, one update {executions} per upstream batch; ' +
-      'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync). ' +
+      'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync); ' +
+      "a token the exchange refuses (it restarted empty) resumes from the last checkpoint's time, else live with a resync. " +
       'exchange.trades (read:dropcopy): trade capture reports the same way, one update {tradeCaptureReports} per batch, a later state of a trade passed on. ' +
+      'Both are firm-wide: a client that holds only some participants (GET /me: feedScope participants) gets every frame with the same seq, ' +
+      "holding only its participants' executions, and of a trade its own side whole and the other side without identity (no ids, account or participant); " +
+      'feedScope firm (every participant held, or the firmWide grant) gets them whole. ' +
       'exchange.positions.<participant> (read:dropcopy; only participants the client is allowed): snapshot {positions: latest position per symbol, ' +
       "folded from the exchange's retained position changes}, then one update {positionChanges} per upstream batch; never conflated or dropped. " +
       'exchange.instrumentState (read:instruments): snapshot {instruments: every instrument\'s current state}, then one update {instruments} per change; ' +

@@ -9,6 +9,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { feedViewerOf } from '../common/feed-scope.js';
 import { writeRawProblem } from '../common/raw-problem.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
@@ -92,7 +93,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private accept(ws: WebSocket, { caller, allowance }: WsLogin): void {
-    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }), caller, this.hub, this.topics.retailAccount, allowance);
+    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)), caller, this.hub, this.topics.retailAccount, allowance);
     this.sessions.add(session);
     this.sockets.add(ws);
     ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));

@@ -41,6 +41,17 @@ export class GrpcAdminController {
     return { cut: this.state.streams.cut(filter, CUT_CODES[code], details) };
   }
 
+  /**
+   * The stream service restarts empty: the drop-copy log forgets every record and every token it
+   * issued (a resume with one is refused INVALID_ARGUMENT), and every open stream ends UNAVAILABLE.
+   */
+  @Post('dropcopy/restart')
+  @HttpCode(200)
+  restartDropCopy(): { cut: number } {
+    this.state.dropCopy.log.restart();
+    return { cut: this.state.streams.cut({}, GrpcStatus.UNAVAILABLE, 'the stream service restarted') };
+  }
+
   /** `{delayMs: 500, duplicate: true}` holds and doubles every drop-copy batch from now on; 0/false lift them. */
   @Post('dropcopy/faults')
   @HttpCode(200)

@@ -155,6 +155,12 @@ const ClientSchema = z
     scopes: z.array(z.enum(SCOPES)).default([]),
     participants: z.array(Participant).default([]),
     retailAccounts: z.array(z.string()).default([]),
+    /**
+     * Reads the firm-wide feeds (`exchange.dropcopy`, `exchange.trades`) whole, every participant's
+     * records included. Without it a client sees the records of its own participants only, unless it
+     * holds every participant the configuration names.
+     */
+    firmWide: z.boolean().default(false),
   })
   .strict();
 

@@ -11,6 +11,8 @@ export interface KindMetrics extends StreamGauge {
   reconnecting(code: string): void;
   delivered(count?: number): void;
   duplicateDropped(): void;
+  /** The exchange refused the resume point; the feed goes on from `fallback` (`time`: its last checkpoint's time; `live`: now, with a resync). */
+  resumeRefused(fallback: 'time' | 'live'): void;
 }
 
 const REGISTERED = new WeakMap<MetricsRegistry, ExchangeStreamMetrics>();
@@ -25,6 +27,7 @@ export class ExchangeStreamMetrics {
   private readonly reconnects: Counter<'kind' | 'code'>;
   private readonly deliveries: Counter<'kind'>;
   private readonly duplicates: Counter<'kind'>;
+  private readonly refusedResumes: Counter<'kind' | 'fallback'>;
   private readonly counts = new Map<StreamKind, number>();
   private readonly savedAt = new Map<StreamKind, () => number | undefined>();
 
@@ -57,6 +60,12 @@ export class ExchangeStreamMetrics {
       name: 'gateway_exchange_grpc_duplicates_dropped_total',
       help: 'Messages not forwarded because they repeat one delivered already, by stream kind',
       labelNames: ['kind'],
+      registers: [registry],
+    });
+    this.refusedResumes = new Counter({
+      name: 'gateway_exchange_grpc_resume_refused_total',
+      help: 'Resume points the exchange refused (a token it no longer knows, e.g. after it restarted empty), by stream kind and what the feed resumed from instead: time (its last checkpoint) or live (with a resync: records may be missing)',
+      labelNames: ['kind', 'fallback'],
       registers: [registry],
     });
     const savedAt = this.savedAt;
@@ -97,6 +106,7 @@ export class ExchangeStreamMetrics {
       reconnecting: (code) => this.reconnects.inc({ kind, code }),
       delivered: (count = 1) => this.deliveries.inc(labels, count),
       duplicateDropped: () => this.duplicates.inc(labels),
+      resumeRefused: (fallback) => this.refusedResumes.inc({ kind, fallback }),
     };
   }
 }

@@ -205,7 +205,7 @@ export class MarketDataLane {
       return void this.connect();
     }
     // A refusal (unknown symbol, missing scope, the firm's streams all taken) fails the opens it answered.
-    if (isRefusal(status)) this.refuseWaiting(streamRefused(status));
+    if (isRefusal(status)) this.refuseWaiting(streamRefused('marketData', status));
     // Clients may miss states until the fresh snapshots: tell the hub now, not on reconnect.
     for (const slot of this.slots.values()) {
       if (!slot.live) continue;

@@ -158,7 +158,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private ended(call: OrderCall, status: StreamStatus): void {
     this.call = undefined;
     if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
-    if (isRefusal(status)) this.refuseWaiting(streamRefused(status));
+    if (isRefusal(status)) this.refuseWaiting(streamRefused('orders', status));
     // No resume token for orders: clients hold stale state until the next call's snapshot.
     if (this.working) for (const sink of this.sinks.values()) sink.gap();
     this.working = undefined;

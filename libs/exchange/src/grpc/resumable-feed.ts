@@ -9,6 +9,8 @@ import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
 import { ReconnectTimer } from './reconnect-timer.js';
+import { type ResumeCheckpoint, decodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
+import { ResumePosition, type ResumeRequest } from './resume-position.js';
 import { ResumeTokenStore } from './resume-token.store.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
@@ -20,10 +22,10 @@ const DROP_COPY_PROTO_FILE = 'polymarket/v1/dropcopy.proto';
 const DROP_COPY_SERVICE = 'polymarket.v1.DropCopyAPI';
 /** Keys remembered for deduplication: far more than a replay after a takeover repeats. */
 const DEDUPLICATION_WINDOW = 200_000;
+/** How the exchange refuses a resume point it does not know (restarted empty) or no longer holds (log trimmed). */
+const RESUME_REFUSALS = new Set<GrpcStatus>([GrpcStatus.INVALID_ARGUMENT, GrpcStatus.OUT_OF_RANGE]);
 
-interface DropCopyRequest {
-  resumeToken?: Buffer;
-  resumeTime?: { seconds: number; nanos: number };
+interface DropCopyRequest extends ResumeRequest {
   symbols: string[];
   firms: string[];
 }
@@ -62,7 +64,8 @@ export const DROP_COPY_SPEC: ResumableFeedSpec = {
   kind: 'dropCopy',
   call: 'CreateDropCopySubscription',
   records: 'executions',
-  key: (execution) => String(execution.id),
+  // With its time: an exchange that restarted empty may number anew, and its E1 is not the E1 delivered before.
+  key: (execution) => `${String(execution.id)}@${transactTimeOf(execution) ?? ''}`,
   store: 'dropcopy',
 };
 
@@ -72,7 +75,7 @@ export const TRADES_SPEC: ResumableFeedSpec = {
   kind: 'trades',
   call: 'CreateTradeCaptureReportSubscription',
   records: 'tradeCaptureReports',
-  key: (trade) => `${String(trade.id)}:${String(trade.state)}`,
+  key: (trade) => `${String(trade.id)}:${String(trade.state)}@${transactTimeOf(trade) ?? ''}`,
   store: 'trades',
 };
 
@@ -110,7 +113,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private fresh = false;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
   private sink?: TopicSink;
-  private token?: Buffer;
+  private readonly position: ResumePosition;
   private seen = new RecentIds(DEDUPLICATION_WINDOW);
   private call?: DropCopyCall;
   private started?: { resolve(): void; reject(error: Error): void };
@@ -130,6 +133,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.logger = new Logger(`ResumableFeed ${spec.topic}`);
     this.grpc = grpcTargetOf(config);
     this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
+    this.position = new ResumePosition(spec.replayFromMs);
     this.participant = spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
@@ -150,7 +154,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.stop();
     this.sink = sink;
     // A takeover or restart resumes after the last batch the cluster published (alone: this instance stored).
-    this.token = await this.resumeToken(sink);
+    this.position.reset(await this.resumeCheckpoint(sink));
     if (this.spec.store === undefined) {
       // Without a stored token the call starts over (a snapshot, or a replay the topic's state is folded from): nothing is a duplicate yet.
       this.seen = new RecentIds(DEDUPLICATION_WINDOW);
@@ -206,28 +210,25 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   private openCall(authorization: string): DropCopyCall {
     // symbols [] and no firms: the whole firm. No deadline: a cancelled replay restarts from the same token.
-    const request: DropCopyRequest = { symbols: [], firms: [], ...this.resumePoint() };
+    const request: DropCopyRequest = { symbols: [], firms: [], ...this.position.next() };
     this.fresh = true;
     const stream = this.method.call(request, authorization, this.participant);
     return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
   }
 
-  private async resumeToken(sink: TopicSink): Promise<Buffer | undefined> {
+  private async resumeCheckpoint(sink: TopicSink): Promise<ResumeCheckpoint | undefined> {
     if (this.spec.store === undefined) return undefined;
-    if (!sink.lastCheckpoint) return this.store?.load();
+    if (!sink.lastCheckpoint) {
+      const saved = this.store?.load();
+      return saved ? decodeCheckpoint(saved) : undefined;
+    }
     try {
       const checkpoint = (await sink.lastCheckpoint()) ?? (await this.legacy?.redis.get(this.legacy.key));
-      return checkpoint ? Buffer.from(checkpoint, 'base64') : undefined;
+      return checkpoint ? decodeCheckpoint(checkpoint) : undefined;
     } catch (error) {
       this.logger.warn(`resume token not read (${(error as Error).message}); resuming live only`);
       return undefined;
     }
-  }
-
-  private resumePoint(): Pick<DropCopyRequest, 'resumeToken' | 'resumeTime'> {
-    if (this.token) return { resumeToken: this.token };
-    const from = this.spec.replayFromMs;
-    return from === undefined ? {} : { resumeTime: { seconds: Math.floor(from / 1000), nanos: (from % 1000) * 1e6 } };
   }
 
   private received(message: DropCopyResponse): void {
@@ -235,9 +236,12 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (!sink) return;
     if (this.spec.snapshotFirst && this.fresh) return this.snapshotReceived(sink, message);
     this.fresh = false;
-    if (this.started) {
+    if (this.started || this.position.resyncPending) {
+      // Started live after a refused resume point: what clients hold may miss records, so they get a resync.
+      if (this.position.resyncPending) sink.gap();
+      this.position.resyncPending = false;
       sink.snapshot({ [this.spec.records]: [] });
-      this.started.resolve();
+      this.started?.resolve();
       this.started = undefined;
     }
     this.reconnect.succeeded();
@@ -246,8 +250,9 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
     const token = message.resumeToken;
     if (fresh.length > 0) {
+      this.position.delivered(fresh);
       // With Redis the token is stored with the update, only if the update is published; a batch of duplicates moves it no further (a takeover replays a little more, deduplicated).
-      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? token.toString('base64') : undefined;
+      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? this.position.checkpoint(token) : undefined;
       sink.update({ [this.spec.records]: fresh }, checkpoint);
       if (checkpoint) this.checkpointedAt = Date.now();
       this.metrics.delivered(fresh.length);
@@ -271,8 +276,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   private keep(token: Buffer): void {
     if (token.length === 0) return;
-    this.token = token;
-    this.store?.save(token);
+    this.position.keep(token);
+    this.store?.save(this.position.checkpoint(token));
   }
 
   /** The records whose key was not seen yet; every key is seen afterwards. */
@@ -283,13 +288,29 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private ended(call: DropCopyCall, status: StreamStatus): void {
     this.call = undefined;
     if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
+    if (this.resumeRefused(status)) return;
     if (this.started && isRefusal(status)) {
-      this.started.reject(streamRefused(status));
+      this.started.reject(streamRefused(this.spec.kind, status));
       this.started = undefined;
       return;
     }
     this.metrics.reconnecting(statusName(status.code));
     this.retry(`${statusName(status.code)}: ${status.details}`);
+  }
+
+  /**
+   * The exchange refused where the call resumed from (a token it does not know after restarting
+   * empty, or one its log no longer holds): the feed steps back once and goes on by itself, from the
+   * time of its last checkpoint (deduplicated as ever), or failing that live, with a resync. Never a
+   * topic that fails until someone deletes the stored token: the next batch's token replaces it.
+   */
+  private resumeRefused(status: StreamStatus): boolean {
+    const step = this.sink && RESUME_REFUSALS.has(status.code) ? this.position.refused() : undefined;
+    if (!step) return false;
+    this.metrics.resumeRefused(step.fallback);
+    const instead = step.fromMs === undefined ? 'live, with a resync' : `from ${new Date(step.fromMs).toISOString()}`;
+    this.logger.warn(`the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.reconnect.schedule()} ms`);
+    return true;
   }
 
   private retry(reason: string): void {

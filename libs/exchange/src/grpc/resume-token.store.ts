@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
  */
 export class ResumeTokenStore {
   private writing = false;
-  private next?: Buffer;
+  private next?: string;
   /** Epoch ms of the last token durably saved, for the age metric. */
   savedAt?: number;
 
@@ -19,28 +19,29 @@ export class ResumeTokenStore {
     private readonly warn: (message: string) => void,
   ) {}
 
-  load(): Buffer | undefined {
+  /** The saved checkpoint text (see resume-checkpoint.ts), or undefined. */
+  load(): string | undefined {
     try {
-      const text = readFileSync(this.file, 'utf8');
-      return text ? Buffer.from(text.trim(), 'base64') : undefined;
+      const text = readFileSync(this.file, 'utf8').trim();
+      return text || undefined;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`resume token not read (${(error as Error).message}); resuming live only`);
       return undefined;
     }
   }
 
-  save(token: Buffer): void {
-    this.next = token;
+  save(checkpoint: string): void {
+    this.next = checkpoint;
     if (!this.writing) void this.drain();
   }
 
   private async drain(): Promise<void> {
     this.writing = true;
     while (this.next) {
-      const token = this.next;
+      const checkpoint = this.next;
       this.next = undefined;
       try {
-        await this.write(token.toString('base64'));
+        await this.write(checkpoint);
         this.savedAt = this.now();
       } catch (error) {
         // The next batch's token is written instead; a restart meanwhile replays a little more (deduplicated).

@@ -1,6 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { DomainError, ErrorCode } from '@lib/core';
 
+import type { StreamKind } from './exchange-stream.metrics.js';
+
 /** The final status of a gRPC call: the server's, or one the client gave a call it ended itself. */
 export interface StreamStatus {
   code: GrpcStatus;
@@ -40,12 +42,22 @@ const ERROR_CODES: Partial<Record<GrpcStatus, ErrorCode>> = {
   [GrpcStatus.UNAVAILABLE]: ErrorCode.UPSTREAM_UNAVAILABLE,
 };
 
-/** A failed subscription as the problem the gateway answers with; the gRPC status is kept under `upstream`. */
-export function streamRefused(status: StreamStatus): DomainError {
+/** How a stream kind reads in an error message, so a client sees which of the exchange's streams failed. */
+const STREAM_NAMES: Record<StreamKind, string> = {
+  marketData: 'market-data',
+  orders: 'order',
+  dropCopy: 'drop-copy',
+  trades: 'trade-capture',
+  positions: 'position-change',
+  instrumentState: 'instrument-state',
+};
+
+/** A failed subscription as the problem the gateway answers with, naming the stream kind; the gRPC status is kept under `upstream`. */
+export function streamRefused(kind: StreamKind, status: StreamStatus): DomainError {
   const code = ERROR_CODES[status.code] ?? ErrorCode.UPSTREAM_ERROR;
   const headers: Record<string, string> = code === ErrorCode.UPSTREAM_RATE_LIMITED ? { 'Retry-After': '1' } : {};
-  return new DomainError(code, `The exchange market-data stream ended with ${statusName(status.code)}: ${status.details}`, {
+  return new DomainError(code, `The exchange ${STREAM_NAMES[kind]} stream ended with ${statusName(status.code)}: ${status.details}`, {
     headers,
-    extensions: { upstream: { grpcStatus: statusName(status.code), details: status.details } },
+    extensions: { upstream: { stream: kind, grpcStatus: statusName(status.code), details: status.details } },
   });
 }

@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import type { StreamHolder } from '../capacity/stream-capacity.types.js';
 import { type WireFrame, wsTextFrame } from '../hub/frame.codec.js';
 import type { FanoutMetrics } from '../metrics/fanout.metrics.js';
+import type { Viewer } from '../source/topic-source.types.js';
 
 export interface HubClientOptions {
   /** Socket buffer plus hub queue beyond which a client with non-conflatable frames is closed (1013). */
@@ -56,6 +57,8 @@ export class HubClient {
     private readonly onGone: (client: HubClient) => void,
     /** Whose subscriptions these are, for the stream caps; a client without one is not counted. */
     readonly holder?: StreamHolder,
+    /** What this client may see of topics with a view policy; without one it sees them whole. */
+    readonly viewer?: Viewer,
   ) {
     this.socket = rawSocketOf(ws);
     // Below the socket's own high-water mark no 'drain' would ever tell us to flush the queue.

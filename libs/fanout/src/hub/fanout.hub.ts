@@ -14,6 +14,7 @@ import { StreamCapacityError } from '../fanout.error.js';
 import { DEFAULT_CLIENT_OPTIONS, DEFAULT_LINGER_MS, type FanoutHubOptions, clusterOptions } from '../fanout.options.js';
 import { FanoutMetrics } from '../metrics/fanout.metrics.js';
 import type { TopicRoute, TopicSourceRegistry } from '../source/topic-source.registry.js';
+import type { Viewer } from '../source/topic-source.types.js';
 import type { RecordedState } from '../cluster/lease.scripts.js';
 import { newEpoch } from './epoch.js';
 import { type FrameMessage, type WireFrame, decodeRelayed, encodeFrame } from './frame.codec.js';
@@ -76,8 +77,8 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   }
 
   /** Adopts an open server-side WebSocket; the hub forgets it when it closes. */
-  connect(ws: WebSocket, options: Partial<HubClientOptions> = {}, holder?: StreamHolder): HubClient {
-    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone), holder);
+  connect(ws: WebSocket, options: Partial<HubClientOptions> = {}, holder?: StreamHolder, viewer?: Viewer): HubClient {
+    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone), holder, viewer);
     this.clients.set(client, new Set());
     this.metrics.clients.inc();
     return client;
@@ -220,7 +221,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
       return false;
     }
     for (const frame of this.initialFrames(state, resumeFrom)) {
-      if (client.deliver(frame, state)) this.metrics.messagesOut.inc();
+      if (deliver(client, frame, state)) this.metrics.messagesOut.inc();
     }
     state.subscribers.add(client);
     this.clients.get(client)?.add(state);
@@ -259,7 +260,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.metrics.messagesIn.seriesOf(origin).inc();
     let written = 0;
     for (const client of state.subscribers) {
-      if (client.deliver(frame, state)) written += 1;
+      if (deliver(client, frame, state)) written += 1;
     }
     this.metrics.broadcast(frame, written);
   }
@@ -305,6 +306,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (capacity) this.ledger?.release(capacity.pool, state.name);
     await this.coordinator?.leave(state).catch(() => undefined);
   }
+}
+
+/** The frame as this client may see it: narrowed by the family's view when the client has a viewer. */
+function deliver(client: HubClient, frame: WireFrame, state: TopicState): boolean {
+  if (!client.viewer || !state.route.policy.view) return client.deliver(frame, state);
+  return client.deliver(state.viewed(frame, client.viewer), state.narrowed);
 }
 
 function optional(frame: WireFrame | undefined): WireFrame[] {

@@ -1,5 +1,6 @@
-import type { HubClient } from '../client/hub.client.js';
+import type { HubClient, QueueTopic } from '../client/hub.client.js';
 import type { TopicRoute } from '../source/topic-source.registry.js';
+import type { Viewer } from '../source/topic-source.types.js';
 import { type FrameMessage, type FrameType, type WireFrame, encodeFrame } from './frame.codec.js';
 import { ReplayWindow } from './replay.window.js';
 
@@ -32,7 +33,15 @@ export class TopicState {
   /** Bumped whenever the upstream subscription is (re)opened or closed, so a stale sink is ignored. */
   upstreamGeneration = 0;
 
+  /**
+   * How a narrowed frame waits in a slow client's queue: as it is. (The topic's own catch-up may swap
+   * it for the whole state, which a viewer must not get.)
+   */
+  readonly narrowed: QueueTopic;
+
   private snapshot: { data: unknown } | undefined;
+  /** Each frame narrowed once per viewer key, however many clients share the key. */
+  private readonly views = new WeakMap<WireFrame, Map<string, WireFrame>>();
   private lastTs = 0;
   private readonly window: ReplayWindow | undefined;
   private stateFrames: { seq: number; epoch: string; snapshot?: WireFrame; resync?: WireFrame } = { seq: -1, epoch: '' };
@@ -43,6 +52,22 @@ export class TopicState {
   ) {
     this.conflate = route.policy.conflate;
     this.window = route.policy.replayWindow ? new ReplayWindow(route.policy.replayWindow) : undefined;
+    this.narrowed = { name, conflate: this.conflate, catchUp: (latest) => latest };
+  }
+
+  /** `frame` as `viewer` may see it (the family's view policy): same type, topic, epoch, seq and ts. */
+  viewed(frame: WireFrame, viewer: Viewer): WireFrame {
+    const view = this.route.policy.view;
+    if (!view) return frame;
+    let byKey = this.views.get(frame);
+    if (!byKey) this.views.set(frame, (byKey = new Map()));
+    let narrowed = byKey.get(viewer.key);
+    if (!narrowed) {
+      const message = JSON.parse(frame.json) as FrameMessage;
+      narrowed = encodeFrame({ ...message, data: view(message.data, viewer) }, frame.receivedAt);
+      byKey.set(viewer.key, narrowed);
+    }
+    return narrowed;
   }
 
   /** Turns an upstream event into the topic's next frame, keeping the snapshot current. */

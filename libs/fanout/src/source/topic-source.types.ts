@@ -42,6 +42,24 @@ export interface ReplayWindowPolicy {
   ms: number;
 }
 
+/**
+ * Who reads a topic whose records belong to several principals (the firm's participants): the
+ * principals one client holds. A client without a viewer sees the whole topic.
+ */
+export interface Viewer {
+  /** Viewers with the same principals have the same key: a frame is narrowed once per key, not per client. */
+  readonly key: string;
+  readonly principals: ReadonlySet<string>;
+}
+
+/**
+ * The part of a frame's data `viewer` may see. Pure: it must not change `data` (shared by every
+ * client) and must give the same answer on every instance, so the topic's one numbering (epoch,
+ * seq, replay window, relay) serves every view unchanged: each frame reaches each client once,
+ * narrowed, under its own seq.
+ */
+export type TopicView = (data: unknown, viewer: Viewer) => unknown;
+
 /** How the hub treats one family of topics; the hub knows nothing else about them. */
 export interface TopicPolicy {
   /**
@@ -61,6 +79,12 @@ export interface TopicPolicy {
    * of stream it is (labels the usage views); without it the family's topics are not counted.
    */
   capacity?: { pool: string; kind: string };
+  /**
+   * A family carrying several principals' records (a firm-wide feed): every frame, snapshot and
+   * replay goes to a client with a viewer through this, so one declaration decides what each
+   * client of the family sees. Clients without a viewer get the frames as they are.
+   */
+  view?: TopicView;
 }
 
 export const MARKET_DATA_POLICY: TopicPolicy = { conflate: true };

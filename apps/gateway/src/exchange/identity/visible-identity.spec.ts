@@ -5,7 +5,7 @@ import { visibleIdentity } from './visible-identity.js';
 
 const ALICE = 'firms/DEVFIRM/users/alice';
 const BOB = 'firms/DEVFIRM/users/bob';
-const client = (scopes: Scope[]): AuthenticatedClient => ({ id: 'c', team: 't', scopes: new Set(scopes), participants: [ALICE], retailAccounts: [] });
+const client = (scopes: Scope[]): AuthenticatedClient => ({ id: 'c', team: 't', scopes: new Set(scopes), participants: [ALICE], retailAccounts: [], firmWide: false, feedScope: 'participants' });
 const reply = (body: unknown) => ({ status: 200, headers: {}, text: JSON.stringify(body), sentAt: 0, receivedAt: 0 });
 const shown = (body: unknown, scopes: Scope[] = ['read:accounts']) => JSON.parse(visibleIdentity(reply(body), client(scopes)).text);
 

@@ -34,6 +34,8 @@ type Unsequenced = { [K in LogKind]: Omit<Extract<LogRecord, { kind: K }>, 'seq'
 export class DropCopyLog {
   private records: LogRecord[] = [];
   private lastSeq = 0;
+  /** Bumped by `restart()`: tokens of an earlier incarnation are not this log's. */
+  incarnation = 0;
   private readonly listeners = new Set<(record: LogRecord) => void>();
   /** Executions of a fill wait here for their trade event, which the engine raises right after them. */
   private readonly fills = new Map<string, Execution[]>();
@@ -76,6 +78,17 @@ export class DropCopyLog {
   /** Records at or after `ms`, oldest first. */
   since(ms: number): LogRecord[] {
     return this.records.filter((record) => record.time >= ms);
+  }
+
+  /**
+   * The exchange's drop-copy service restarted empty (an operator fault): every record is forgotten
+   * and positions count from 0 again, so no token issued before is one this log knows.
+   */
+  restart(): void {
+    this.records = [];
+    this.lastSeq = 0;
+    this.fills.clear();
+    this.incarnation += 1;
   }
 
   /** Follows new records; returns the function that stops following. */

@@ -80,7 +80,7 @@ function backlogOf(state: SandboxState, request: DropCopyRequest): LogRecord[] |
   const log = state.dropCopy.log;
   if (request.resume === 'resumeTime' && request.resumeTime) return log.since(epochMsOf(request.resumeTime));
   if (request.resume !== 'resumeToken' || !request.resumeToken) return undefined;
-  const position = tokenPosition(request.resumeToken);
+  const position = tokenPosition(request.resumeToken, log.incarnation);
   if (position === undefined || position > log.head) return { code: GrpcStatus.INVALID_ARGUMENT, details: 'resume_token is not a token this exchange issued' };
   if (position < log.oldestResumable) return { code: GrpcStatus.OUT_OF_RANGE, details: 'resume_token is older than the retained log: resume by resume_time' };
   return log.after(position);

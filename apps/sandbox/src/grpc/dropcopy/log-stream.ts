@@ -28,17 +28,17 @@ export interface LogStreamTerms {
   heartbeatMs: number;
 }
 
-const TOKEN = /^dc1:(\d+)$/;
+const TOKEN = /^dc1:(\d+)(?::(\d+))?$/;
 
-/** The opaque resume token of a log position. */
-export function resumeToken(seq: number): Buffer {
-  return Buffer.from(`dc1:${seq}`);
+/** The opaque resume token of a log position; a log restarted empty (`incarnation` > 0) names its incarnation. */
+export function resumeToken(seq: number, incarnation = 0): Buffer {
+  return Buffer.from(incarnation === 0 ? `dc1:${seq}` : `dc1:${seq}:${incarnation}`);
 }
 
-/** The log position a resume token names, or undefined when this exchange did not issue it. */
-export function tokenPosition(token: Buffer): number | undefined {
+/** The log position a resume token names, or undefined when this exchange (this incarnation of its log) did not issue it. */
+export function tokenPosition(token: Buffer, incarnation = 0): number | undefined {
   const match = TOKEN.exec(token.toString('latin1'));
-  return match ? Number(match[1]) : undefined;
+  return match && Number(match[2] ?? 0) === incarnation ? Number(match[1]) : undefined;
 }
 
 /**
@@ -117,7 +117,7 @@ export class LogStream extends ServerStream<unknown> {
   }
 
   private send(items: ProtoRecord[]): void {
-    const message = this.view.batch(resumeToken(this.lastSeen), items);
+    const message = this.view.batch(resumeToken(this.lastSeen, this.log.incarnation), items);
     const { delayMs, duplicate } = this.faults();
     const emit = () => {
       this.write(message);
