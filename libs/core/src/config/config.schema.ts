@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
+import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { StreamsSchema } from './streams.schema.js';
@@ -155,10 +156,12 @@ const ClientSchema = z
     scopes: z.array(z.enum(SCOPES)).default([]),
     participants: z.array(Participant).default([]),
     retailAccounts: z.array(z.string()).default([]),
+    /** This client's own in-flight bounds (see BulkheadsSchema). */
+    bulkhead: ClientBulkheadSchema.optional(),
   })
   .strict();
 
-const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional() }).strict();
+const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() }).strict();
 
 const InboundSchema = z
   .object({
@@ -176,6 +179,7 @@ export const GatewayConfigSchema = z
     logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().prefault({}),
     redis: RedisSchema.optional(),
     http: HttpSchema.prefault({}),
+    bulkheads: BulkheadsSchema.prefault({}),
     environment: z.enum(ENVIRONMENT_NAMES),
     environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
     exchange: ExchangeSchema.prefault({}),
