@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Bulkheads, type JsonReply, RateLimitedError, UpstreamHttp, upstreamTransportError } from '@lib/core';
+import { Bulkheads, type InFlightCall, type JsonReply, RateLimitedError, UpstreamHttp, upstreamTransportError } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { type BudgetedReply, BudgetGate } from '../gate/budget-gate.js';
@@ -7,6 +7,18 @@ import { resendUnavailable, type UpstreamCall } from './upstream-call.js';
 
 /** `scheme://authority`: the pool a call goes through. */
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/** Where a call takes its place among the calls in flight; a cancel is counted, never refused. */
+function placeOf(call: UpstreamCall): InFlightCall {
+  return {
+    origin: ORIGIN.exec(call.url)?.[0] ?? call.url,
+    surface: call.surface,
+    lane: call.blocking ? 'blocking' : 'ordinary',
+    team: call.team,
+    client: call.client,
+    exempt: call.budget?.class === 'cancel',
+  };
+}
 
 /** One try's answer with the decision that paid for it. */
 export interface UpstreamTry {
@@ -42,14 +54,7 @@ export class UpstreamCalls {
   /** Every step but the mapping of an error answer: for a caller that reads some error statuses itself (a cacheable 404). */
   async exchange(call: UpstreamCall): Promise<UpstreamTry> {
     // First: a call past its bound spends nothing (no token fetch, no budget). The place is held through the resend.
-    const release = this.bulkheads.enter({
-      origin: ORIGIN.exec(call.url)?.[0] ?? call.url,
-      surface: call.surface,
-      lane: call.blocking ? 'blocking' : 'ordinary',
-      team: call.team,
-      client: call.client,
-      exempt: call.budget?.class === 'cancel',
-    });
+    const release = await this.bulkheads.enter(placeOf(call), call.preferWaitMs);
     try {
       let { decision, sent, reply } = await this.attempt(call);
       if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
