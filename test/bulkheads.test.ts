@@ -129,6 +129,7 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
       const stillHeld = heldUpstream();
       const settledDuringLoad = settled;
       const budgetAfter = await allowed(stack, 'retail.orders.create', 'trading');
+      const metrics = await (await api(stack)('/metrics')).text();
 
       // Release the held calls: cancels are never bounded, and each blocking create then answers.
       const cancel = await api(stack, 'blocker-1')('/retail/v1/orders/open/cancel', { method: 'POST', body: JSON.stringify({}), headers: { 'x-retail-account': 'hedge' } });
@@ -160,6 +161,10 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
       }
       // Only the held calls spent budget: the refusals came before it.
       expect(budgetAfter - budgetBefore).toBe(teamCap);
+      // The operator sees both: trading's blocking calls in flight, and its refusals by bound.
+      expect(metrics).toMatch(new RegExp(`^gateway_upstream_in_flight\\{lane="blocking",pool="[^"]+",team="trading"\\} ${teamCap}$`, 'm'));
+      const refusals = [...metrics.matchAll(/^gateway_upstream_in_flight_refused_total\{cap="[^"]+",team="trading"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      expect(refusals).toBe(BLOCKING - teamCap);
     } finally {
       clearInterval(watch);
       await api(stack, 'all')('/retail/v1/orders/open/cancel', { method: 'POST', body: JSON.stringify({}), headers: { 'x-retail-account': 'hedge' } });

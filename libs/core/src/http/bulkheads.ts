@@ -1,9 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 
 import { GATEWAY_CONFIG } from '../config/config.module.js';
 import type { GatewayConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain.error.js';
 import { ErrorCode } from '../errors/error-code.js';
+import { MetricsRegistry } from '../metrics/metrics.registry.js';
+import { BulkheadMetrics } from './bulkhead.metrics.js';
 
 /** `ordinary` calls share an origin's main pool; `blocking` ones (synchronous retail orders) have a pool of their own. */
 export type Lane = 'ordinary' | 'blocking';
@@ -65,8 +67,10 @@ export class Bulkheads {
   private readonly defaults: { ordinary: number; blocking: number; clientOrdinary?: number; clientBlocking?: number; maxBlockSeconds: number };
   private readonly queueMs: Record<Lane, number>;
   private readonly maxQueued: number;
+  private readonly metrics?: BulkheadMetrics;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, @Optional() registry?: MetricsRegistry) {
+    if (registry) this.metrics = new BulkheadMetrics(registry, () => this.counts);
     const { bulkheads } = config;
     const teams = Math.max(1, config.teams.length);
     this.defaults = {
@@ -153,6 +157,7 @@ export class Bulkheads {
 
   private refusal(gates: readonly Gate[], call: InFlightCall): InFlightLimitedError {
     const full = gates.find((gate) => this.full(gate)) ?? gates[gates.length - 1]!;
+    this.metrics?.refused(full.name, call.team);
     return new InFlightLimitedError(full.name, full.cap ?? 0, call);
   }
 
