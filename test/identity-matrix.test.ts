@@ -1,6 +1,6 @@
 import { SCOPES } from '@lib/core';
 
-import { SYMBOL, limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { type Operation, type Place, markedFields, operationsOf, propertyNames, sample, withField } from './support/openapi-requests.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, api, json } from './support/stack.js';
 
@@ -14,10 +14,29 @@ import { OTHER_PARTICIPANT, PARTICIPANT, type Json, type Stack, api, json } from
 
 const ALICE_ONLY = 'alice-only';
 const RETAIL_SLUG = 'aec-nfl-buf-kc-2026-11-22';
-/** A field that names an account but is not an identity of the caller (with the reason), so the name guard passes it. */
-const NOT_IDENTITIES: Record<string, string> = {
-  // The funding account of the chosen participant's processor; the exchange resolves it under x-participant-id.
-  fundingAccountId: 'resolved under the bound participant',
+/**
+ * A request field or parameter whose name says it may name a principal (a participant, user, firm, account,
+ * funding account, session, or any id) must carry an `x-identity` mark, so the gateway checks it, or be
+ * listed below with the reason it needs none. A new field of that look that is neither fails the guard.
+ */
+const PRINCIPAL_NAME = /account|user|participant|firm|owner|trader|member|principal|funding|session|^id$/i;
+/** ... and any id (`orderId`, `client_id`). */
+const ANY_ID = /Id$|_id$/;
+/**
+ * Fields that look like a principal but name none the caller could take from another (with the reason).
+ * Each reason holds only beside a marked field of the `beside` kind in the same request: the mark that
+ * confines what the unmarked field can reach (a search filter inside the bound `accounts`, a tag of an
+ * order booked to the bound `account`).
+ */
+const NOT_IDENTITIES: Record<string, { reason: string; beside?: string }> = {
+  orderId: { reason: 'a search filter: the search is narrowed to the bound accounts', beside: 'accounts' },
+  clordId: { reason: "the client's own id of an order booked to, or resolved under, the bound account or order", beside: 'account|accounts|order' },
+  crossId: { reason: 'a search filter inside the bound accounts', beside: 'accounts' },
+  hostCrossId: { reason: 'a search filter inside the bound accounts', beside: 'accounts' },
+  parentOrderId: { reason: 'a search filter inside the bound accounts', beside: 'accounts' },
+  selfMatchPreventionId: { reason: "a tag of the new order, compared only with the bound account's own orders", beside: 'account' },
+  sessionId: { reason: 'a tag of the new order booked to the bound account', beside: 'account' },
+  productId: { reason: 'an instrument product, not a principal' },
 };
 
 interface Attempt {
@@ -43,9 +62,12 @@ describe('two-client identity matrix, generated from /docs/json', () => {
   let hedgeOrderId: string;
   let hedgeKeyId: string;
 
+  let bobFundingAccountId: string;
+  let aliceFundingAccountId: string;
+
   const foreignValue = (kind: string): unknown =>
-    ({ account: OTHER_PARTICIPANT, participant: OTHER_PARTICIPANT, accounts: [OTHER_PARTICIPANT], order: bobOrderId, 'retail-order': hedgeOrderId })[kind];
-  const ownValue = (kind: string): unknown => ({ account: PARTICIPANT, participant: PARTICIPANT, accounts: [PARTICIPANT] })[kind];
+    ({ account: OTHER_PARTICIPANT, participant: OTHER_PARTICIPANT, accounts: [OTHER_PARTICIPANT], order: bobOrderId, 'retail-order': hedgeOrderId, 'funding-account': bobFundingAccountId })[kind];
+  const ownValue = (kind: string): unknown => ({ account: PARTICIPANT, participant: PARTICIPANT, accounts: [PARTICIPANT], 'funding-account': aliceFundingAccountId })[kind];
 
   /** The upstream counters that show a request went out: exchange operations, retail routes, retail signatures. */
   const upstreamCounters = (): Record<string, number> =>
@@ -72,6 +94,10 @@ describe('two-client identity matrix, generated from /docs/json', () => {
     hedgeOrderId = (await json(hedge)).id;
     hedgeKeyId = stack.sandbox.keys.retail.find((key) => key.name === 'hedge')!.keyId;
     expect(stack.sandbox.state.engine.openOrders(hedgeKeyId)).toHaveLength(1);
+    const checkoutOf = async (participant: string) =>
+      ((await json(await api(stack)('/exchange/v1/funding/accounts', { headers: { 'x-participant-id': participant } }))).accounts as Json[]).find((a) => a.processor === 'checkout').id as string;
+    bobFundingAccountId = await checkoutOf(OTHER_PARTICIPANT);
+    aliceFundingAccountId = await checkoutOf(PARTICIPANT);
   });
   afterAll(() => stack.close());
 
@@ -123,17 +149,22 @@ describe('two-client identity matrix, generated from /docs/json', () => {
     expect([...routes].filter((r) => r.includes(' /exchange/')).length).toBeGreaterThanOrEqual(23);
     expect([...routes].filter((r) => r.includes(' /retail/')).length).toBeGreaterThanOrEqual(13);
     const bodyFields = new Set(all.filter((a) => a.place.where === 'body').map((a) => a.place.name.split('.').pop()));
-    expect([...bodyFields].sort()).toEqual(expect.arrayContaining(['account', 'accounts', 'clientAccountId', 'clientParticipantId', 'orderId', 'user']));
+    expect([...bodyFields].sort()).toEqual(expect.arrayContaining(['account', 'accounts', 'clientAccountId', 'clientParticipantId', 'fundingAccountId', 'orderId', 'user']));
     expect(all.some((a) => a.place.where === 'path' && a.place.kind === 'retail-order')).toBe(true);
   });
 
-  it('marks every body field whose name says it names an account, user or participant', () => {
-    const unmarked = operationsOf(doc).flatMap((op) =>
-      propertyNames(op.body)
-        .filter(({ name, marked }) => /account|user|participant/i.test(name) && !marked && !(name in NOT_IDENTITIES))
-        .map(({ name }) => `${op.method} ${op.path} ${name}`),
-    );
-    expect(unmarked).toEqual([]);
+  it('marks every body field and parameter whose name says it may name a principal, or knows why it need not', () => {
+    const unmarked = operationsOf(doc).flatMap((op) => {
+      const marks = new Set([...markedFields(op.body).map((place) => place.kind), ...op.parameters.flatMap((p) => p.schema?.['x-identity'] ?? [])]);
+      const excused = (name: string) => {
+        const exemption = NOT_IDENTITIES[name];
+        return exemption !== undefined && (exemption.beside === undefined || exemption.beside.split('|').some((kind) => marks.has(kind)));
+      };
+      const fields = propertyNames(op.body).map(({ name, marked }) => ({ name: `body:${name}`, bare: name, marked }));
+      const params = op.parameters.filter((p) => p.in === 'path' || p.in === 'query').map((p) => ({ name: `${p.in}:${p.name}`, bare: p.name, marked: Boolean(p.schema?.['x-identity']) }));
+      return [...fields, ...params].filter(({ bare, marked }) => (PRINCIPAL_NAME.test(bare) || ANY_ID.test(bare)) && !marked && !excused(bare)).map(({ name }) => `${op.method} ${op.path} ${name}`);
+    });
+    expect([...new Set(unmarked)]).toEqual([]);
   });
 
   it("refuses bob and hedge everywhere with 403 or 404, sending nothing for them and leaving their orders alone", async () => {
@@ -148,7 +179,9 @@ describe('two-client identity matrix, generated from /docs/json', () => {
       const problem = res.headers.get('content-type')?.includes('application/problem+json');
       await res.arrayBuffer();
       // Confirming an order id costs one lookup made as alice (exchange open orders) or one call signed as main (retail).
-      const allowed = attempt.place.kind === 'order' ? /^exchange\.calls\.openOrders$/ : attempt.place.kind === 'retail-order' ? signedAsMain : /^$/;
+      // A funding account id is confirmed among alice's own (one funding-accounts lookup made as alice).
+      const lookups: Record<string, RegExp> = { order: /^exchange\.calls\.openOrders$/, 'retail-order': signedAsMain, 'funding-account': /^exchange\.calls\.fundingAccounts$/ };
+      const allowed = lookups[attempt.place.kind] ?? /^$/;
       const sent = changed(counters, upstreamCounters()).filter((name) => !allowed.test(name));
       if (![403, 404].includes(res.status) || !problem || sent.length > 0) failures.push(`${attempt.label} → ${res.status}${problem ? '' : ' (not problem+json)'}${sent.length ? ` upstream: ${sent.join(', ')}` : ''}`);
     }
@@ -207,6 +240,30 @@ describe('identity narrowing for a client allowed only alice', () => {
     expect(whoami.scopes.length).toBeGreaterThan(0);
     expect(whoami.scopes.every((scope: string) => SCOPES.includes(scope as (typeof SCOPES)[number]) && scope !== 'admin')).toBe(true);
     expect((await json(await api(stack)('/exchange/v1/users'))).users).toEqual([PARTICIPANT, OTHER_PARTICIPANT]);
+  });
+
+  it("refuses a deposit naming bob's funding account locally: 403 naming the field, nothing sent upstream, no cash moved", async () => {
+    const { accounts } = await json(await api(stack)('/exchange/v1/funding/accounts', { headers: { 'x-participant-id': OTHER_PARTICIPANT } }));
+    const bobs = (accounts as Json[]).find((a) => a.processor === 'checkout').id as string;
+    const before = { sent: upstreamCalls(stack), bob: stack.sandbox.state.engine.balance(OTHER_PARTICIPANT), alice: stack.sandbox.state.engine.balance(PARTICIPANT) };
+    const res = await post(stack, '/exchange/v1/checkout/deposits', { amount: '100', fundingAccountId: bobs }, ALICE_ONLY);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(await json(res)).toMatchObject({ code: 'FORBIDDEN', field: 'fundingAccountId', fundingAccountId: bobs });
+    expect({ sent: upstreamCalls(stack), bob: stack.sandbox.state.engine.balance(OTHER_PARTICIPANT), alice: stack.sandbox.state.engine.balance(PARTICIPANT) }).toEqual(before);
+  });
+
+  it("sends a deposit naming a funding account only once the exchange lists it among the chosen participant's own", async () => {
+    const deposits = () => stack.sandbox.state.counter('exchange.calls.deposit');
+    const sent = deposits();
+    const unknown = await post(stack, '/exchange/v1/checkout/deposits', { amount: '100', fundingAccountId: 'FA-not-alices' }, ALICE_ONLY);
+    expect(unknown.status).toBe(403);
+    expect(await json(unknown)).toMatchObject({ code: 'FORBIDDEN', field: 'fundingAccountId' });
+    expect(deposits()).toBe(sent);
+    const { accounts } = await json(await api(stack, ALICE_ONLY)('/exchange/v1/funding/accounts'));
+    const own = await post(stack, '/exchange/v1/checkout/deposits', { amount: '100', fundingAccountId: (accounts as Json[]).find((a) => a.processor === 'checkout').id }, ALICE_ONLY);
+    expect(own.status).toBe(200);
+    expect(deposits()).toBe(sent + 1);
   });
 
   it('cancels alice\'s own working order by id after confirming it is hers', async () => {

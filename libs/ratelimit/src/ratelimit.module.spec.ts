@@ -6,10 +6,10 @@ import { RateLimiter, RateLimitModule, ROUTE_BUDGETS, budgetFor } from './index.
 
 describe(RateLimitModule.name, () => {
   async function boot(redis: boolean) {
-    const { limits, teams } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const { limits, teams, http, bulkheads, clients } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
     const redisConfig = redis ? { mode: 'single' as const, url: testRedisUrl(process.env.TEST_REDIS_URL), keyPrefix: uniquePrefix(), commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 } : undefined;
-    // Only the fields the limiter reads; the rest of the gateway config is not its business.
-    const config = { limits, teams, redis: redisConfig } as Parameters<typeof ConfigModule.forRoot>[0];
+    // Only the fields the limiter and the upstream pools (HttpModule: pools, bulkheads) read; the rest of the gateway config is not its business.
+    const config = { limits, teams, redis: redisConfig, http, bulkheads, clients } as Parameters<typeof ConfigModule.forRoot>[0];
     const moduleRef = await Test.createTestingModule({
       imports: [ConfigModule.forRoot(config), HttpModule, MetricsModule, ReadinessModule, RedisModule.forRoot(redisConfig), RateLimitModule],
     }).compile();

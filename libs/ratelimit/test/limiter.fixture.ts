@@ -7,7 +7,7 @@ import { RateLimiter } from '../src/rate-limiter.service.js';
 type LimitsInput = NonNullable<GatewayConfigInput['limits']>;
 type TeamsInput = NonNullable<GatewayConfigInput['teams']>;
 
-/** The limits and teams sections exactly as the gateway's config schema resolves them. */
+/** The limits and teams sections exactly as the gateway's config schema resolves them, with the upstream pools' sections (http, bulkheads, clients). */
 export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) {
   const config = GatewayConfigSchema.parse({
     environment: 'development',
@@ -23,7 +23,7 @@ export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) 
     limits,
     teams,
   });
-  return { limits: config.limits, teams: config.teams };
+  return { limits: config.limits, teams: config.teams, http: config.http, bulkheads: config.bulkheads, clients: config.clients };
 }
 
 /** Time that moves only when told to. */

@@ -1,6 +1,6 @@
 export { RetailHttpClient, type RetailCall } from './client/retail-http.client.js';
 export { RetailModule } from './retail.module.js';
-export { MAX_BLOCK_SECONDS, blockingDeadlineMs } from './operations/blocking-deadline.js';
+export { MAX_BLOCK_SECONDS, blockingPlan } from './operations/blocking-deadline.js';
 export type { RetailCaller } from './operations/retail-caller.js';
 export { RetailOrders } from './operations/retail-orders.service.js';
 export { RetailPortfolio } from './operations/retail-portfolio.service.js';

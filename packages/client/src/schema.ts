@@ -1223,6 +1223,7 @@ export interface operations {
                     amount: string;
                     /** @constant */
                     currency?: "USD";
+                    /** @description one of the chosen participant's funding accounts (GET /exchange/v1/funding/accounts); absent: the processor's account of that participant. Any other: 403 naming the field. */
                     fundingAccountId?: string;
                 };
             };

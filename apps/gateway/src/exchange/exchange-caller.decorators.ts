@@ -19,7 +19,7 @@ export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionCont
   const { request, client } = authenticated(ctx);
   const named = headerOf(request, PARTICIPANT_HEADER);
   if (named !== undefined) participantFor(client, named);
-  return { team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
+  return { team: client.team, client: client.id, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });
 
 /**
@@ -28,5 +28,5 @@ export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionCont
  */
 export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): AccountCallerContext => {
   const { request, client } = authenticated(ctx);
-  return { team: client.team, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: request.preferWaitMs };
+  return { team: client.team, client: client.id, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: request.preferWaitMs };
 });

@@ -20,6 +20,7 @@ import { ZodParams } from '../common/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
 import { ExchangeBody } from './identity/bound-body.decorator.js';
 import type { BoundBody } from './identity/identity-binder.js';
+import { OwnedFundingAccounts } from './identity/owned-funding-accounts.service.js';
 
 /** Funding and balances (spec 4.1 "other operations"); payloads not shown, passed through; account-scoped. */
 @ApiTags('exchange funding and balances')
@@ -27,7 +28,10 @@ import type { BoundBody } from './identity/identity-binder.js';
 @ApiParticipantHeader()
 @Controller('exchange/v1')
 export class ExchangeFundingController {
-  constructor(private readonly accounts: ExchangeAccounts) {}
+  constructor(
+    private readonly accounts: ExchangeAccounts,
+    private readonly owned: OwnedFundingAccounts,
+  ) {}
 
   @Get('funding/accounts')
   @RequireScopes('read:funding')
@@ -45,7 +49,7 @@ export class ExchangeFundingController {
     @ZodParams(ProcessorParamsSchema) { processor }: { processor: string },
     @ExchangeBody(DepositRequestSchema) bound: BoundBody<DepositRequest>,
   ) {
-    relay(res, await this.accounts.deposit(caller, processor, bound.body));
+    relay(res, await this.accounts.deposit(caller, processor, await this.owned.confirmed(caller, bound)));
   }
 
   @Post('positions/balance')

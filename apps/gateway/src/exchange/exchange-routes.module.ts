@@ -7,6 +7,7 @@ import { ExchangeMarketDataController } from './exchange-market-data.controller.
 import { ExchangeReferenceDataController } from './exchange-reference-data.controller.js';
 import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
+import { OwnedFundingAccounts } from './identity/owned-funding-accounts.service.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
 
 @Module({
@@ -19,6 +20,6 @@ import { OwnedOrders } from './identity/owned-orders.service.js';
     ExchangeTradingController,
   ],
   imports: [ExchangeModule],
-  providers: [OwnedOrders],
+  providers: [OwnedFundingAccounts, OwnedOrders],
 })
 export class ExchangeRoutesModule {}

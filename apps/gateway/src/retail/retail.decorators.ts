@@ -23,5 +23,5 @@ export const Caller = createParamDecorator((_: unknown, ctx: ExecutionContext): 
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();
   const client = clientOf(request);
   const account = retailAccountFor(client, headerOf(request, RETAIL_ACCOUNT_HEADER));
-  return { account, team: client.team, requestId: request.id, preferWaitMs: request.preferWaitMs };
+  return { account, team: client.team, client: client.id, requestId: request.id, preferWaitMs: request.preferWaitMs };
 });

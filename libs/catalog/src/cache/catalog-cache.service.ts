@@ -34,6 +34,7 @@ const STALE_IF = new Set<ErrorCode>([
   ErrorCode.UPSTREAM_TIMEOUT,
   ErrorCode.UPSTREAM_RATE_LIMITED,
   ErrorCode.RATE_LIMITED,
+  ErrorCode.IN_FLIGHT_LIMITED,
 ]);
 
 /**

@@ -57,8 +57,8 @@ export class CatalogUpstream {
         preferWaitMs: this.budgetWaitMs,
       }));
     } catch (error) {
-      // A refusal of the budget never reached the upstream; a transport failure did try.
-      if (!(error instanceof DomainError && error.code === ErrorCode.RATE_LIMITED)) this.metrics.upstreamCall(call.route, 0);
+      // A refusal of the budget or of the in-flight bound never reached the upstream; a transport failure did try.
+      if (!(error instanceof DomainError && (error.code === ErrorCode.RATE_LIMITED || error.code === ErrorCode.IN_FLIGHT_LIMITED))) this.metrics.upstreamCall(call.route, 0);
       throw error;
     }
     this.metrics.upstreamCall(call.route, reply.status);

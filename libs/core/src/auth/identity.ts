@@ -12,6 +12,8 @@ export const IDENTITY_KEYWORD = 'x-identity';
  * - `accounts`: a participant list that filters what is read; absent or empty → every participant the client may use.
  * - `order`: an exchange order id; it must be a working order of the chosen participant, else 404.
  * - `retail-order`: a retail order id; the upstream key it is signed with sees only its own orders (404 otherwise).
+ * - `funding-account`: a funding account id; it must be one of the chosen participant's funding accounts
+ *   (one naming a participant the client may not use is refused at once), else 403 naming the field.
  */
-export const IDENTITY_KINDS = ['account', 'participant', 'accounts', 'order', 'retail-order'] as const;
+export const IDENTITY_KINDS = ['account', 'participant', 'accounts', 'order', 'retail-order', 'funding-account'] as const;
 export type IdentityKind = (typeof IDENTITY_KINDS)[number];

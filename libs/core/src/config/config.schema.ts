@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
+import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { StreamsSchema } from './streams.schema.js';
@@ -161,10 +162,12 @@ const ClientSchema = z
      * holds every participant the configuration names.
      */
     firmWide: z.boolean().default(false),
+    /** This client's own in-flight bounds (see BulkheadsSchema). */
+    bulkhead: ClientBulkheadSchema.optional(),
   })
   .strict();
 
-const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional() }).strict();
+const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() }).strict();
 
 const InboundSchema = z
   .object({
@@ -182,6 +185,7 @@ export const GatewayConfigSchema = z
     logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().prefault({}),
     redis: RedisSchema.optional(),
     http: HttpSchema.prefault({}),
+    bulkheads: BulkheadsSchema.prefault({}),
     environment: z.enum(ENVIRONMENT_NAMES),
     environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
     exchange: ExchangeSchema.prefault({}),

@@ -14,6 +14,8 @@ export enum ErrorCode {
   RANGE_NOT_SATISFIABLE = 'RANGE_NOT_SATISFIABLE',
   HEADERS_TOO_LARGE = 'HEADERS_TOO_LARGE',
   RATE_LIMITED = 'RATE_LIMITED',
+  /** A bound on upstream calls in flight (per client or team, see BulkheadsSchema) is reached: the extension `cap` names it. */
+  IN_FLIGHT_LIMITED = 'IN_FLIGHT_LIMITED',
   UPSTREAM_BAD_REQUEST = 'UPSTREAM_BAD_REQUEST',
   UPSTREAM_UNAUTHORIZED = 'UPSTREAM_UNAUTHORIZED',
   UPSTREAM_FORBIDDEN = 'UPSTREAM_FORBIDDEN',

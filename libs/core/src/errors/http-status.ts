@@ -39,6 +39,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.UPSTREAM_UNPROCESSABLE:
       return 422;
     case ErrorCode.RATE_LIMITED:
+    case ErrorCode.IN_FLIGHT_LIMITED:
     case ErrorCode.UPSTREAM_RATE_LIMITED:
       return 429;
     case ErrorCode.HEADERS_TOO_LARGE:
@@ -76,6 +77,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.PAYLOAD_TOO_LARGE]: 'Payload too large',
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Unsupported media type',
   [ErrorCode.RATE_LIMITED]: 'Rate limit exceeded',
+  [ErrorCode.IN_FLIGHT_LIMITED]: 'Too many upstream calls in flight',
   [ErrorCode.UPSTREAM_BAD_REQUEST]: 'Upstream rejected the request',
   [ErrorCode.UPSTREAM_UNAUTHORIZED]: 'Upstream refused the gateway credentials',
   [ErrorCode.UPSTREAM_FORBIDDEN]: 'Upstream denied permission',

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type Dispatcher } from 'undici';
 
 import { REQUEST_ID_HEADER } from '../logging/logging.module.js';
+import type { Lane } from './bulkheads.js';
 
 import { GATEWAY_CONFIG } from '../config/config.module.js';
 import type { GatewayConfig, HttpConfig } from '../config/config.schema.js';
@@ -19,6 +20,8 @@ export interface JsonRequest {
   requestId?: string;
   /** Deadline for the answer's headers and body, overriding the pool default. */
   timeoutMs?: number;
+  /** `blocking`: the origin's pool for calls that hold their connection for long (bulkheads.blocking); default `ordinary`. */
+  lane?: Lane;
 }
 
 /** One call of a surface client: what it sends and where under the upstream's base address; nothing it authenticates. */
@@ -73,20 +76,27 @@ const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 export class UpstreamHttp implements OnApplicationShutdown {
   private readonly pools = new Map<string, Pool>();
   private readonly http: HttpConfig;
+  private readonly blockingConnections: number;
 
   constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
     this.http = config.http;
+    this.blockingConnections = config.bulkheads.blocking.connectionsPerOrigin;
   }
 
-  /** The pool of an origin. Pools are found by the origin's text as given, so a call parses no URL. */
-  pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
+  /**
+   * The pool of an origin, one per lane: blocking calls never hold the connections ordinary calls need.
+   * Pools are found by the origin's text as given, so a call parses no URL.
+   */
+  pool(origin: string, lane: Lane = 'ordinary'): Pool {
+    const named = lane === 'ordinary' ? origin : `${lane}|${origin}`;
+    let pool = this.pools.get(named);
     if (pool) return pool;
-    const key = new URL(origin).origin;
+    const normal = new URL(origin).origin;
+    const key = lane === 'ordinary' ? normal : `${lane}|${normal}`;
     pool = this.pools.get(key);
     if (!pool) {
-      pool = new Pool(key, {
-        connections: this.http.connectionsPerOrigin,
+      pool = new Pool(normal, {
+        connections: lane === 'ordinary' ? this.http.connectionsPerOrigin : this.blockingConnections,
         connectTimeout: this.http.connectTimeoutMs,
         headersTimeout: this.http.headersTimeoutMs,
         bodyTimeout: this.http.bodyTimeoutMs,
@@ -94,7 +104,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
       });
       this.pools.set(key, pool);
     }
-    this.pools.set(origin, pool);
+    this.pools.set(named, pool);
     return pool;
   }
 
@@ -116,7 +126,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
     const origin = ORIGIN.exec(url)?.[0] ?? url;
     const target = url.slice(origin.length);
     const sentAt = Date.now();
-    const response = await this.pool(origin).request({
+    const response = await this.pool(origin, request.lane).request({
       method: request.method,
       path: target.startsWith('/') ? target : `/${target}`,
       headers,

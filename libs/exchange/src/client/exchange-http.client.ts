@@ -11,6 +11,8 @@ export interface ExchangeCall extends JsonCall {
   budget: RouteBudget | null;
   /** The calling client's team, whose share of each bucket the call also takes. */
   team: string;
+  /** The calling client's id: its own bound on calls in flight (bulkheads). */
+  client?: string;
   /** Operations this call counts for in buckets that count operations (a batch of n: n). */
   cost?: number;
   /** The client's `Prefer: wait` in ms (capped): queue for budget this long rather than answer 429. */
@@ -56,6 +58,7 @@ export class ExchangeHttpClient {
       headers: call.participant ? { 'x-participant-id': call.participant } : {},
       budget: call.budget,
       team: call.team,
+      client: call.client,
       cost: call.cost,
       preferWaitMs: call.preferWaitMs,
       context: call.context,

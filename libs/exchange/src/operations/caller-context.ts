@@ -1,6 +1,8 @@
 /** Who an exchange operation is performed for: the gateway client's team, its request id and, on account-scoped routes, the participant. */
 export interface CallerContext {
   team: string;
+  /** The gateway client's id: its own bound on calls in flight (bulkheads). */
+  client?: string;
   requestId: string;
   /** `firms/<FIRM>/users/<USER>`, already checked against the client's allowed participants. */
   participant?: string;

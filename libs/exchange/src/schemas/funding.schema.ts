@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { AccountFieldSchema, AccountListSchema } from './identity-fields.schema.js';
+import { AccountFieldSchema, AccountListSchema, FundingAccountFieldSchema } from './identity-fields.schema.js';
 import { PositiveInt64StringSchema } from './wire-types.schema.js';
 
 // Funding, position and balance payloads are not shown (spec 2.8, 4.1): these are the smallest shapes
@@ -8,7 +8,7 @@ import { PositiveInt64StringSchema } from './wire-types.schema.js';
 
 /** A deposit to the chosen participant's funding account of that processor: an amount in price units (cents). */
 export const DepositRequestSchema = z
-  .strictObject({ amount: PositiveInt64StringSchema, currency: z.literal('USD').optional(), fundingAccountId: z.string().min(1).max(200).optional() })
+  .strictObject({ amount: PositiveInt64StringSchema, currency: z.literal('USD').optional(), fundingAccountId: FundingAccountFieldSchema.optional() })
   .meta({ examples: [{ amount: '100', currency: 'USD' }] });
 export type DepositRequest = z.infer<typeof DepositRequestSchema>;
 

@@ -29,6 +29,13 @@ export const AccountListSchema = marked(
   "participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.",
 );
 
+/** A funding account the request moves money through: one of the chosen participant's, else 403. */
+export const FundingAccountFieldSchema = marked(
+  z.string().min(1).max(200),
+  'funding-account',
+  "one of the chosen participant's funding accounts (GET /exchange/v1/funding/accounts); absent: the processor's account of that participant. Any other: 403 naming the field.",
+);
+
 /** An order the request changes: it must be a working order of the chosen participant, else 404. */
 export const OrderIdFieldSchema = marked(
   z.string().min(1).max(128),

@@ -32,6 +32,10 @@ export interface UpstreamCall extends Omit<JsonRequest, 'headers'> {
   /** What each try spends of the shared budget (ROUTE_BUDGETS); `null` only for routes with no published limit. */
   budget: RouteBudget | null;
   team?: string;
+  /** The calling client's id: its own bound on calls in flight (bulkheads). */
+  client?: string;
+  /** A call that holds its connection until the upstream is done (a synchronous retail order): the blocking pool and allowance. */
+  blocking?: boolean;
   /** Operations counted in buckets that count operations (a batch of n: n). */
   cost?: number;
   /** The client's `Prefer: wait` in ms (capped): every try may queue for budget this long. */

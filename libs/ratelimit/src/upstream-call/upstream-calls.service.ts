@@ -1,9 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { type JsonReply, RateLimitedError, UpstreamHttp, upstreamTransportError } from '@lib/core';
+import { Bulkheads, type InFlightCall, type JsonReply, RateLimitedError, UpstreamHttp, upstreamTransportError } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { type BudgetedReply, BudgetGate } from '../gate/budget-gate.js';
 import { resendUnavailable, type UpstreamCall } from './upstream-call.js';
+
+/** `scheme://authority`: the pool a call goes through. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/** Where a call takes its place among the calls in flight; a cancel is counted, never refused. */
+function placeOf(call: UpstreamCall): InFlightCall {
+  return {
+    origin: ORIGIN.exec(call.url)?.[0] ?? call.url,
+    surface: call.surface,
+    lane: call.blocking ? 'blocking' : 'ordinary',
+    team: call.team,
+    client: call.client,
+    exempt: call.budget?.class === 'cancel',
+  };
+}
 
 /** One try's answer with the decision that paid for it. */
 export interface UpstreamTry {
@@ -12,7 +27,8 @@ export interface UpstreamTry {
 }
 
 /**
- * The one path of every upstream REST call (exchange, retail, catalog): have the credentials ready (a
+ * The one path of every upstream REST call (exchange, retail, catalog): a place among the calls in
+ * flight of the client and its team (Bulkheads: past a bound, 429 before anything else) → have the credentials ready (a
  * token) → take budget → authenticate → check the decision is still fresh (one that aged past
  * `limits.maxDecisionAgeMs`, a stalled process, is withdrawn and its tokens given back) → send → on a 401 the credentials can mend, ready them again,
  * take budget again and resend once (every try pays: a
@@ -26,6 +42,7 @@ export class UpstreamCalls {
   constructor(
     private readonly http: UpstreamHttp,
     private readonly gate: BudgetGate,
+    private readonly bulkheads: Bulkheads,
   ) {}
 
   /** The answer (any status below 400) with its decision, or the failure thrown as its problem. */
@@ -36,13 +53,19 @@ export class UpstreamCalls {
 
   /** Every step but the mapping of an error answer: for a caller that reads some error statuses itself (a cacheable 404). */
   async exchange(call: UpstreamCall): Promise<UpstreamTry> {
-    let { decision, sent, reply } = await this.attempt(call);
-    if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
-      ({ decision, sent, reply } = await this.attempt(call, true));
+    // First: a call past its bound spends nothing (no token fetch, no budget). The place is held through the resend.
+    const release = await this.bulkheads.enter(placeOf(call), call.preferWaitMs);
+    try {
+      let { decision, sent, reply } = await this.attempt(call);
+      if (reply.status === 401 && call.credentials?.unauthorized?.(reply, sent)) {
+        ({ decision, sent, reply } = await this.attempt(call, true));
+      }
+      // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
+      await this.gate.feedback(call.budget, reply, call.account);
+      return { reply, decision };
+    } finally {
+      release();
     }
-    // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
-    await this.gate.feedback(call.budget, reply, call.account);
-    return { reply, decision };
   }
 
   /**
@@ -70,7 +93,14 @@ export class UpstreamCalls {
   private async once(call: UpstreamCall, credentials: Record<string, string>): Promise<JsonReply> {
     let reply: JsonReply;
     try {
-      reply = await this.http.json(call.url, { method: call.method, body: call.body, headers: { ...call.headers, ...credentials }, requestId: call.requestId, timeoutMs: call.timeoutMs });
+      reply = await this.http.json(call.url, {
+        method: call.method,
+        body: call.body,
+        headers: { ...call.headers, ...credentials },
+        requestId: call.requestId,
+        timeoutMs: call.timeoutMs,
+        lane: call.blocking ? 'blocking' : 'ordinary',
+      });
     } catch (error) {
       throw upstreamTransportError(call.surface, error, call.context);
     }

@@ -11,6 +11,10 @@ export interface RetailCall extends JsonCall {
   budget: RouteBudget | null;
   /** The calling client's team, whose share of each bucket the call also takes. */
   team: string;
+  /** The calling client's id: its own bound on calls in flight (bulkheads). */
+  client?: string;
+  /** Holds its connection until the order is done (synchronousExecution): the blocking pool and allowance. */
+  blocking?: boolean;
   /** The client's `Prefer: wait` in ms (capped): queue for budget this long rather than answer 429. */
   preferWaitMs?: number;
   /** Name of the retail account (key) the request is signed with. */
@@ -51,6 +55,8 @@ export class RetailHttpClient {
       timeoutMs: call.timeoutMs ?? this.timeoutMs,
       budget: call.budget,
       team: call.team,
+      client: call.client,
+      blocking: call.blocking,
       preferWaitMs: call.preferWaitMs,
       account: call.account,
       context: call.context,

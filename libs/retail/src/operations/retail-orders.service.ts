@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { Bulkheads } from '@lib/core';
 import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
 
 import { RetailHttpClient } from '../client/retail-http.client.js';
 import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, PreviewOrder } from '../schemas/order-request.schema.js';
 import type { OpenOrdersQuery } from '../schemas/query.schema.js';
-import { blockingDeadlineMs } from './blocking-deadline.js';
+import { blockingPlan } from './blocking-deadline.js';
 import { type RetailCaller, callerFields, segment } from './retail-caller.js';
 
 /**
@@ -14,12 +15,16 @@ import { type RetailCaller, callerFields, segment } from './retail-caller.js';
  */
 @Injectable()
 export class RetailOrders {
-  constructor(private readonly http: RetailHttpClient) {}
+  constructor(
+    private readonly http: RetailHttpClient,
+    private readonly bulkheads: Bulkheads,
+  ) {}
 
-  create(caller: RetailCaller, order: CreateOrder): Promise<BudgetedReply> {
-    const timeoutMs = blockingDeadlineMs(order, this.http.timeoutMs);
+  /** A synchronous order blocks (spec 2.10): its maxBlockTime is checked against the client's cap, and it goes through the blocking pool. */
+  async create(caller: RetailCaller, order: CreateOrder): Promise<BudgetedReply> {
+    const { body, blocking, timeoutMs } = blockingPlan(order, this.http.timeoutMs, this.bulkheads.maxBlockSeconds(caller.client));
     const context = { operation: 'createOrder', marketSlug: order.marketSlug };
-    const call = { ...callerFields(caller), method: 'POST', path: '/v1/orders', body: order, budget: ROUTE_BUDGETS.retail.createOrder, context } as const;
+    const call = { ...callerFields(caller), method: 'POST', path: '/v1/orders', body, blocking, budget: ROUTE_BUDGETS.retail.createOrder, context } as const;
     return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
   }
 
@@ -42,10 +47,10 @@ export class RetailOrders {
   }
 
   /** Places an order like create does, so it blocks and is never resent the same way. */
-  closePosition(caller: RetailCaller, body: ClosePosition): Promise<BudgetedReply> {
-    const timeoutMs = blockingDeadlineMs(body, this.http.timeoutMs);
-    const context = { operation: 'closePosition', marketSlug: body.marketSlug };
-    const call = { ...callerFields(caller), method: 'POST', path: '/v1/order/close-position', body, budget: ROUTE_BUDGETS.retail.closePosition, context } as const;
+  async closePosition(caller: RetailCaller, request: ClosePosition): Promise<BudgetedReply> {
+    const { body, blocking, timeoutMs } = blockingPlan(request, this.http.timeoutMs, this.bulkheads.maxBlockSeconds(caller.client));
+    const context = { operation: 'closePosition', marketSlug: request.marketSlug };
+    const call = { ...callerFields(caller), method: 'POST', path: '/v1/order/close-position', body, blocking, budget: ROUTE_BUDGETS.retail.closePosition, context } as const;
     return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
   }
 

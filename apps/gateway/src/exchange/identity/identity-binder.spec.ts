@@ -1,5 +1,5 @@
 import { ForbiddenError } from '@lib/core';
-import { BatchInsertRequestSchema, CancelOrderRequestSchema, OrderSearchRequestSchema } from '@lib/exchange';
+import { BatchInsertRequestSchema, CancelOrderRequestSchema, DepositRequestSchema, OrderSearchRequestSchema } from '@lib/exchange';
 
 import { openApiSchemaOf } from '../../common/zod-params.js';
 import { IdentityBinder } from './identity-binder.js';
@@ -59,7 +59,17 @@ describe(IdentityBinder.name, () => {
 
   it('collects order ids for confirmation instead of judging them itself', () => {
     const sut = binderFor(CancelOrderRequestSchema);
-    expect(sut.bind({ orderId: 'O7' }, context)).toEqual({ body: { orderId: 'O7', account: ALICE }, orders: [{ field: 'orderId', id: 'O7' }] });
+    expect(sut.bind({ orderId: 'O7' }, context)).toEqual({ body: { orderId: 'O7', account: ALICE }, orders: [{ field: 'orderId', id: 'O7' }], fundingAccounts: [] });
+  });
+
+  it('refuses a funding account id naming another participant than the chosen one at once, and collects any other for confirmation', () => {
+    const sut = binderFor(DepositRequestSchema);
+    expect(sut.fields).toEqual([{ path: ['fundingAccountId'], kind: 'funding-account' }]);
+    expect(refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${BOB}` }, context)).extensions).toEqual({ field: 'fundingAccountId', fundingAccountId: `checkout:${BOB}` });
+    // Carol is allowed, but the deposit acts for alice: carol's account is not alice's to pay into.
+    expect(refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${CAROL}` }, context)).extensions).toMatchObject({ field: 'fundingAccountId' });
+    expect(sut.bind({ amount: '1', fundingAccountId: 'FA-9' }, context).fundingAccounts).toEqual([{ field: 'fundingAccountId', id: 'FA-9' }]);
+    expect(sut.bind({ amount: '1' }, context).fundingAccounts).toEqual([]);
   });
 
   it('echoes at most 100 characters of a refused value', () => {

@@ -9,19 +9,28 @@ export interface BindingContext {
   allowed: readonly string[];
 }
 
-/** An order id the request changes, with the field that named it (`requests[3].orderId`). */
+/** An id the request names (an order, a funding account), with the field that named it (`requests[3].orderId`). */
 export interface OrderReference {
   field: string;
   id: string;
 }
 
-/** A validated body whose identity fields are bound; its order references still need confirming upstream. */
+/** A validated body whose identity fields are bound; its order and funding account references still need confirming upstream. */
 export interface BoundBody<T> {
   readonly body: T;
   readonly orders: readonly OrderReference[];
+  readonly fundingAccounts: readonly OrderReference[];
 }
 
+/** spec 5.1.4: how the exchange names a participant, wherever it appears inside an id. */
+const PARTICIPANT_IN_ID = /firms\/[^/\s]+\/users\/[^/\s:;,|]+/g;
+
 type Json = Record<string, unknown>;
+
+interface Found {
+  orders: OrderReference[];
+  fundingAccounts: OrderReference[];
+}
 
 interface Slot {
   parent: Json;
@@ -51,14 +60,14 @@ export class IdentityBinder {
 
   bind<T>(body: T, context: BindingContext): BoundBody<T> {
     const bound = structuredClone(body);
-    const orders: OrderReference[] = [];
+    const found: Found = { orders: [], fundingAccounts: [] };
     for (const { path, kind } of this.fields) {
-      for (const slot of slotsOf(bound, path)) this.bindSlot(slot, kind, context, orders);
+      for (const slot of slotsOf(bound, path)) this.bindSlot(slot, kind, context, found);
     }
-    return { body: bound, orders };
+    return { body: bound, ...found };
   }
 
-  private bindSlot({ parent, key, field }: Slot, kind: IdentityKind, context: BindingContext, orders: OrderReference[]): void {
+  private bindSlot({ parent, key, field }: Slot, kind: IdentityKind, context: BindingContext, { orders, fundingAccounts }: Found): void {
     const value = parent[key];
     switch (kind) {
       case 'account':
@@ -79,9 +88,21 @@ export class IdentityBinder {
       case 'retail-order':
         // Retail identities are the signing key's (x-retail-account); the upstream scopes its order ids to it.
         return;
+      case 'funding-account':
+        if (typeof value !== 'string') return;
+        // An id that names another participant than the one the request acts for is refused here, with no lookup.
+        for (const named of value.match(PARTICIPANT_IN_ID) ?? []) {
+          if (named !== context.chosen) this.refuseFunding(value, field, context);
+        }
+        fundingAccounts.push({ field, id: value });
+        return;
       default:
         assertUnreachable(kind);
     }
+  }
+
+  private refuseFunding(value: string, field: string, context: BindingContext): never {
+    throw new ForbiddenError(`Client ${context.clientId} may not use funding account ${echo(value)} for participant ${context.chosen} (${field}).`, { field, fundingAccountId: echo(value) });
   }
 
   private check(value: unknown, field: string, context: BindingContext): void {
