@@ -8,6 +8,7 @@ import { ExchangeReferenceDataController } from './exchange-reference-data.contr
 import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { RiskModule } from '../risk/risk.module.js';
 
 @Module({
   controllers: [
@@ -18,7 +19,7 @@ import { OwnedOrders } from './identity/owned-orders.service.js';
     ExchangeReportsController,
     ExchangeTradingController,
   ],
-  imports: [ExchangeModule],
+  imports: [ExchangeModule, RiskModule],
   providers: [OwnedOrders],
 })
 export class ExchangeRoutesModule {}
