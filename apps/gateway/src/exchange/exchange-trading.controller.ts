@@ -85,7 +85,9 @@ export class ExchangeTradingController {
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchReplaceResponseSchema) })
   async replaceBatch(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>) {
-    relay(res, await this.trading.replaceBatch(caller, await this.risk.exchangeReplace(client, await this.owned.confirmed(caller, bound))));
+    // Risk first: it reads only the body, while confirming ownership reads the open orders upstream.
+    const admitted = await this.risk.exchangeReplace(client, bound.body);
+    relay(res, await this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted })));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */
