@@ -103,7 +103,7 @@ describe('trading states and the kill switch, on every instance', () => {
     expect(res.status).toBe(200);
     const { change, report } = await json(res);
     expect(change).toMatchObject({ scope: 'team:trading', from: 'active', state: 'halt-and-cancel', by: 'all' });
-    process.stdout.write(`halt-and-cancel: ${report.cancelled.length} cancelled, ${report.filledFirst.length} filled first, ${report.unresolved.length} unresolved, ${report.remainingOpen} left\n`);
+    process.stdout.write(`halt-and-cancel: ${report.cancelled.length} cancelled, ${report.filledFirst.length} filled first, ${report.unresolved.length} unresolved, ${report.remainingOpen} left ${JSON.stringify(report.unresolved)}\n`);
     expect(a.sandbox.state.engine.openOrders(PARTICIPANT)).toEqual([]);
     expect(report).toMatchObject({ scope: 'team:trading', unresolved: [], remainingOpen: 0 });
     expect(report.cancelled).toHaveLength(resting);

@@ -50,7 +50,7 @@ export class ExchangeTradingController {
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(InsertOrderResponseSchema) })
   async insert(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
-    relay(res, await this.trading.insertOrder(caller, await this.risk.exchangeInsert(client, caller, bound.body)));
+    relay(res, await this.risk.exchangeInsert(client, caller, bound.body, (order) => this.trading.insertOrder(caller, order)));
   }
 
   /** What-if: every gateway check an insert would meet (trading states, limits, field policing), nothing sent; 200 with the order as it would be sent, or the refusal. */
@@ -58,7 +58,7 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   async check(@CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
-    return { accepted: true, order: await this.risk.exchangeInsert(client, caller, bound.body) };
+    return { accepted: true, order: await this.risk.exchangeCheck(client, caller, bound.body) };
   }
 
   /** Scope not in the spec table: read:orders ("view open orders, preview orders") is the closest documented scope. */
@@ -76,7 +76,7 @@ export class ExchangeTradingController {
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchInsertResponseSchema) })
   async insertBatch(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>) {
-    relay(res, await this.trading.insertBatch(caller, await this.risk.exchangeBatch(client, caller, bound.body)));
+    relay(res, await this.risk.exchangeBatch(client, caller, bound.body, (batch) => this.trading.insertBatch(caller, batch)));
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -102,6 +102,8 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   async cancel(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
-    relay(res, await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound)));
+    const reply = await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound));
+    relay(res, reply);
+    await this.risk.cancelled(bound.body.orderId);
   }
 }

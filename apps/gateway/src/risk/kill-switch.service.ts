@@ -6,10 +6,14 @@ import { ExchangeTrading } from '@lib/exchange';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
+import { OpenOrders } from './open-orders.service.js';
+
 /** The kill switch's own calls spend the shared budget under this name, not any team's share. */
 const KILL_SWITCH_TEAM = 'gateway';
 /** Cancels in flight at once: the cancel bucket paces them anyway; this bounds the queue held in memory. */
 const CANCEL_CONCURRENCY = 16;
+/** Passes of read-open-orders-then-cancel before what is left is reported unresolved. */
+const CANCEL_PASSES = 3;
 
 const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]) });
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
@@ -50,18 +54,25 @@ export class KillSwitch {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly trading: ExchangeTrading,
     private readonly retail: RetailOrders,
+    private readonly open: OpenOrders,
   ) {}
 
   async cancelAll(scope: string): Promise<KillReport> {
     const { participants, accounts, market } = this.reach(scope);
-    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [], remainingOpen: 0 };
-    const targets = (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, report))))).flat();
-    await pool(targets, CANCEL_CONCURRENCY, (order) => this.cancelOne(order, report));
+    const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
+    const unreadable: KilledOrder[] = [];
+    const readOpen = async () => (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable))))).flat();
+    let left = await readOpen();
+    // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
+    for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
+      await pool(left, CANCEL_CONCURRENCY, async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)));
+      unreadable.length = 0;
+      left = await readOpen();
+    }
+    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [...unreadable], remainingOpen: left.length };
+    for (const order of left) outcomes.set(order.orderId, { kind: 'unresolved', order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' } });
+    for (const { kind, order } of outcomes.values()) report[kind].push(order);
     await Promise.all(accounts.map((account) => this.cancelRetail(account, market, report)));
-    const left = (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch(() => [])))).flat();
-    report.remainingOpen = left.length;
-    const reported = new Set(report.unresolved.map((order) => order.orderId));
-    for (const order of left) if (!reported.has(order.orderId)) report.unresolved.push({ ...order, problem: 'still open after the cancel' });
     this.logger.warn({ killReport: { scope, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `halt-and-cancel of ${scope} done`);
     return report;
   }
@@ -83,18 +94,22 @@ export class KillSwitch {
     return orders.filter((order) => market === undefined || order.symbol === market).map((order) => ({ orderId: order.id, owner: participant, symbol: order.symbol }));
   }
 
-  private unreadable(participant: string, error: unknown, report: KillReport): KilledOrder[] {
-    report.unresolved.push({ orderId: '*', owner: participant, problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}` });
+  private unreadable(participant: string, error: unknown, into: KilledOrder[]): KilledOrder[] {
+    into.push({ orderId: '*', owner: participant, problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}` });
     return [];
   }
 
-  private async cancelOne(order: KilledOrder, report: KillReport): Promise<void> {
+  private async cancelOne(order: KilledOrder): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
     try {
       await this.trading.cancelOrder({ ...this.caller(order.owner), preferWaitMs: this.config.risk.killSwitchWaitMs }, { orderId: order.orderId });
-      report.cancelled.push(order);
+      await this.open.closed(order.orderId);
+      return { kind: 'cancelled', order };
     } catch (error) {
-      if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) report.filledFirst.push(order);
-      else report.unresolved.push({ ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+      if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) {
+        await this.open.closed(order.orderId);
+        return { kind: 'filledFirst', order };
+      }
+      return { kind: 'unresolved', order: { ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' } };
     }
   }
 

@@ -3,6 +3,7 @@ import { ExchangeModule } from '@lib/exchange';
 import { RetailModule } from '@lib/retail';
 
 import { KillSwitch } from './kill-switch.service.js';
+import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
@@ -11,8 +12,8 @@ import { TradingStates } from './trading-states.service.js';
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
 @Module({
   controllers: [RiskAdminController],
-  exports: [OrderRisk, RiskGate, TradingStates],
+  exports: [OpenOrders, OrderRisk, RiskGate, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [KillSwitch, OrderRisk, RiskGate, TradingStates],
+  providers: [KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
 })
 export class RiskModule {}

@@ -42,6 +42,8 @@ export const RiskSchema = z
     stateResyncMs: z.number().int().positive().default(2_000),
     /** How long a kill switch's cancels may queue for the cancel budget before one is reported unresolved. */
     killSwitchWaitMs: z.number().int().positive().default(10_000),
+    /** A reservation for an order whose answer never came (an instance died mid-insert) is dropped after this. */
+    unansweredReservationMs: z.number().int().positive().default(300_000),
     limits: z.array(RiskLimitSchema).default([]),
   })
   .strict();
