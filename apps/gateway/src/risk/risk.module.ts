@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 import { RetailModule } from '@lib/retail';
 
+import { CancelOnDisconnect } from './cancel-on-disconnect.service.js';
 import { KillSwitch } from './kill-switch.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
@@ -12,8 +13,8 @@ import { TradingStates } from './trading-states.service.js';
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
 @Module({
   controllers: [RiskAdminController],
-  exports: [OpenOrders, OrderRisk, RiskGate, TradingStates],
+  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
+  providers: [CancelOnDisconnect, KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
 })
 export class RiskModule {}

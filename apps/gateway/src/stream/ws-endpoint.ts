@@ -9,6 +9,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { CancelOnDisconnect } from '../risk/cancel-on-disconnect.service.js';
 import { writeRawProblem } from '../common/raw-problem.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
@@ -41,6 +42,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly tickets: WsTicketStore,
     private readonly hub: FanoutHub,
     private readonly topics: StreamTopics,
+    private readonly cancelOnDisconnect: CancelOnDisconnect,
   ) {
     this.connections = new WsConnectionCounter(config.streams.maxConnectionsPerClient);
   }
@@ -63,14 +65,23 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`));
     let caller: AuthenticatedClient;
+    let graceMs: number | undefined;
     try {
       caller = await this.authenticate(req, url);
+      graceMs = this.cancelOnDisconnectOf(caller, url);
       if (!socket.destroyed) this.connections.admit(caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, caller));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, caller, graceMs));
+  }
+
+  /** `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs write:orders). */
+  private cancelOnDisconnectOf(caller: AuthenticatedClient, url: URL): number | undefined {
+    const graceMs = CancelOnDisconnect.graceOf(url.searchParams.get('cancelOnDisconnect'));
+    if (graceMs !== undefined && !caller.scopes.has('write:orders')) throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', { extensions: { scope: 'write:orders' } });
+    return graceMs;
   }
 
   /** `?ticket=` (browsers) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
@@ -84,7 +95,8 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     return caller;
   }
 
-  private accept(ws: WebSocket, caller: AuthenticatedClient): void {
+  private accept(ws: WebSocket, caller: AuthenticatedClient, graceMs: number | undefined): void {
+    if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id);
     const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }), caller, this.hub, this.topics.retailAccount);
     this.sessions.add(session);
     this.sockets.add(ws);
@@ -92,6 +104,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     ws.once('close', () => {
       this.sessions.delete(session);
       this.sockets.delete(ws);
+      if (graceMs !== undefined) void this.cancelOnDisconnect.disconnected(caller.id, graceMs);
     });
   }
 }
