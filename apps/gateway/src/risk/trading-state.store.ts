@@ -109,7 +109,8 @@ export class RedisTradingStateStore implements TradingStateStore {
       subscriber.on('ready', () => void subscribe().then(resolve));
       void subscribe().then(() => subscribed && resolve());
     });
-    await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
+    // Redis not reachable now: start without waiting (the re-reads cover until the subscription lands).
+    if (this.redis.status === 'ready') await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
   }
 
   async close(): Promise<void> {
