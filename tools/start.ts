@@ -110,6 +110,8 @@ process.stdout.write(
     `  Demo key   ${key}    (every scope; new on every start)`,
     '',
     `  Try:       curl -H "Authorization: Bearer ${key}" ${url}/me`,
+    '  Brakes:    an order over the example limits (config/gateway.yaml risk.limits) is refused before it is sent:',
+    `             curl -H "Authorization: Bearer ${key}" -H 'content-type: application/json' -d '{"symbol":"aec-nfl-buf-kc-2026-11-22","side":"SIDE_BUY","orderQty":"1000000","price":"99"}' ${url}/exchange/v1/trading/orders/check`,
     '  Tour:      npm run tour    (in another terminal: catalog cache, an order filled, budget headers, /ws)',
     '',
     '  Ctrl-C stops both.',

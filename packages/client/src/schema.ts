@@ -370,6 +370,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/exchange/v1/trading/orders/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ExchangeTradingController_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/exchange/v1/trading/orders/preview": {
         parameters: {
             query?: never;
@@ -562,6 +578,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/retail/v1/order/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["RetailOrdersController_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/retail/v1/order/preview": {
         parameters: {
             query?: never;
@@ -701,6 +733,54 @@ export interface paths {
         put?: never;
         /** A one-time ticket (valid 30 s) for opening /ws?ticket=… from a browser */
         post: operations["WsTicketsController_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk/v1/dead-man-switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["DeadManSwitchController_arm"];
+        delete: operations["DeadManSwitchController_disarm"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["RiskAdminController_view"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/risk/states": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["RiskAdminController_set"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2137,6 +2217,92 @@ export interface operations {
             };
         };
     };
+    ExchangeTradingController_check: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description firms/<FIRM>/users/<USER>, one the API key may act for (else 403); default: the key's first. Every body field marked x-identity is bound to the key the same way (README: who a request may name). */
+                "x-participant-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type?: "ORDER_TYPE_MARKET_TO_LIMIT" | "ORDER_TYPE_LIMIT" | "ORDER_TYPE_STOP" | "ORDER_TYPE_STOP_LIMIT";
+                    /** @enum {string} */
+                    side: "SIDE_BUY" | "SIDE_SELL";
+                    /**
+                     * Format: int64
+                     * @example 100
+                     */
+                    orderQty?: string;
+                    symbol: string;
+                    /**
+                     * Format: int64
+                     * @example 100
+                     */
+                    price?: string;
+                    /** @enum {string} */
+                    timeInForce?: "TIME_IN_FORCE_DAY" | "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_TIME" | "TIME_IN_FORCE_FILL_OR_KILL";
+                    clordId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for; absent: the chosen participant (x-participant-id or the key's first). Any other: 403 naming the field. */
+                    account?: string;
+                    /**
+                     * Format: int64
+                     * @example 100
+                     */
+                    stopPrice?: string;
+                    /**
+                     * Format: int64
+                     * @example 0
+                     */
+                    minQty?: string;
+                    selfMatchPreventionId?: string;
+                    quote?: string;
+                    allOrNone?: boolean;
+                    sessionId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
+                    user?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
+                    clientAccountId?: string;
+                    /** @description firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field. */
+                    clientParticipantId?: string;
+                    participateDontInitiate?: boolean;
+                    /**
+                     * Format: int64
+                     * @example 100
+                     */
+                    cashOrderQty?: string;
+                    strictLimit?: boolean;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-22T18:30:00Z
+                     */
+                    goodTillTime?: string;
+                    bestLimit?: boolean;
+                    immediatelyExecutableLimit?: boolean;
+                    /** @enum {string} */
+                    selfMatchPreventionInstruction?: "SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR" | "SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING" | "SELF_MATCH_PREVENTION_INSTRUCTION_REMOVE_BOTH";
+                    /** @enum {string} */
+                    orderCapacity?: "ORDER_CAPACITY_AGENCY" | "ORDER_CAPACITY_PRINCIPAL" | "ORDER_CAPACITY_PROPRIETARY" | "ORDER_CAPACITY_INDIVIDUAL" | "ORDER_CAPACITY_RISKLESS_PRINCIPAL" | "ORDER_CAPACITY_AGENT_FOR_OTHER_MEMBER";
+                    ignorePriceValidityChecks?: boolean;
+                    /** @enum {string} */
+                    manualOrderIndicator?: "MANUAL_ORDER_INDICATOR_MANUAL" | "MANUAL_ORDER_INDICATOR_AUTOMATED";
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     ExchangeTradingController_preview: {
         parameters: {
             query?: never;
@@ -3000,6 +3166,85 @@ export interface operations {
             };
         };
     };
+    RetailOrdersController_check: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description retail account name; default: the client's first */
+                "x-retail-account"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example aec-nfl-buf-kc-2026-11-22 */
+                    marketSlug: string;
+                    /** @enum {string} */
+                    intent: "ORDER_INTENT_BUY_LONG" | "ORDER_INTENT_SELL_LONG" | "ORDER_INTENT_BUY_SHORT" | "ORDER_INTENT_SELL_SHORT";
+                    /** @enum {string} */
+                    type?: "ORDER_TYPE_LIMIT" | "ORDER_TYPE_MARKET";
+                    /**
+                     * @example {
+                     *       "value": "0.55",
+                     *       "currency": "USD"
+                     *     }
+                     */
+                    price?: {
+                        value: string;
+                        /** @constant */
+                        currency: "USD";
+                    };
+                    /** @example 1 */
+                    quantity?: number;
+                    /** @enum {string} */
+                    tif?: "TIME_IN_FORCE_GOOD_TILL_CANCEL" | "TIME_IN_FORCE_GOOD_TILL_DATE" | "TIME_IN_FORCE_IMMEDIATE_OR_CANCEL" | "TIME_IN_FORCE_FILL_OR_KILL";
+                    participateDontInitiate?: boolean;
+                    /** Format: date-time */
+                    goodTillTime?: string;
+                    /**
+                     * @example {
+                     *       "value": "10.00",
+                     *       "currency": "USD"
+                     *     }
+                     */
+                    cashOrderQty?: {
+                        value: string;
+                        /** @constant */
+                        currency: "USD";
+                    };
+                    /** @enum {string} */
+                    manualOrderIndicator?: "MANUAL_ORDER_INDICATOR_MANUAL" | "MANUAL_ORDER_INDICATOR_AUTOMATIC";
+                    synchronousExecution?: boolean;
+                    maxBlockTime?: string;
+                    slippageTolerance?: {
+                        /**
+                         * @example {
+                         *       "value": "0.55",
+                         *       "currency": "USD"
+                         *     }
+                         */
+                        currentPrice: {
+                            value: string;
+                            /** @constant */
+                            currency: "USD";
+                        };
+                        bips?: number;
+                        ticks?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     RetailOrdersController_preview: {
         parameters: {
             query?: never;
@@ -3321,6 +3566,89 @@ export interface operations {
         requestBody?: never;
         responses: {
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    DeadManSwitchController_arm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    DeadManSwitchController_disarm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RiskAdminController_view: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RiskAdminController_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    scope: string;
+                    /** @enum {string} */
+                    state: "active" | "reduce-only" | "halted" | "halt-and-cancel";
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
 import { OwnedFundingAccounts } from './identity/owned-funding-accounts.service.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { RiskModule } from '../risk/risk.module.js';
 
 @Module({
   controllers: [
@@ -19,7 +20,7 @@ import { OwnedOrders } from './identity/owned-orders.service.js';
     ExchangeReportsController,
     ExchangeTradingController,
   ],
-  imports: [ExchangeModule],
+  imports: [ExchangeModule, RiskModule],
   providers: [OwnedFundingAccounts, OwnedOrders],
 })
 export class ExchangeRoutesModule {}

@@ -1,4 +1,4 @@
-import { Get, Post, Res } from '@nestjs/common';
+import { Get, HttpCode, Post, Res } from '@nestjs/common';
 import {
   CancelAllOrdersSchema,
   CancelOrderSchema,
@@ -21,21 +21,34 @@ import {
 } from '@lib/retail';
 import type { FastifyReply } from 'fastify';
 
-import { RequireScopes } from '../common/auth.decorators.js';
+import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { relay } from '../common/relay.js';
 import { ZodBody, ZodParams, ZodQuery } from '../common/zod-params.js';
+import { OrderRisk } from '../risk/order-risk.service.js';
 import { Caller, RetailController } from './retail.decorators.js';
 
 /** Retail order entry and order queries, at the upstream paths under /retail (spec 4.2, 4.3). */
 @RetailController()
 export class RetailOrdersController {
-  constructor(private readonly orders: RetailOrders) {}
+  constructor(
+    private readonly orders: RetailOrders,
+    private readonly risk: OrderRisk,
+  ) {}
 
   /** Never resent after a timeout (504): the order may exist; list open orders to find out. */
   @Post('orders')
   @RequireScopes('write:orders')
-  async create(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    relay(res, await this.orders.create(caller, body));
+  async create(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
+    relay(res, await this.orders.create(caller, await this.risk.retailCreate(client, body)));
+  }
+
+  /** What-if: every gateway check a create would meet, nothing sent; 200 with the order as it would be sent, or the refusal. */
+  @Post('order/check')
+  @HttpCode(200)
+  @RequireScopes('write:orders')
+  async check(@CurrentClient() client: AuthenticatedClient, @Caller() _caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
+    return { accepted: true, order: await this.risk.retailCreate(client, body) };
   }
 
   @Post('order/preview')
@@ -46,8 +59,8 @@ export class RetailOrdersController {
 
   @Post('order/close-position')
   @RequireScopes('write:orders')
-  async closePosition(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
-    relay(res, await this.orders.closePosition(caller, body));
+  async closePosition(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
+    relay(res, await this.orders.closePosition(caller, await this.risk.retailClose(client, body)));
   }
 
   @Post('order/:id/cancel')
@@ -58,7 +71,14 @@ export class RetailOrdersController {
 
   @Post('order/:id/modify')
   @RequireScopes('write:orders')
-  async modify(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodBody(ModifyOrderSchema) body: ModifyOrder) {
+  async modify(
+    @Res() res: FastifyReply,
+    @CurrentClient() client: AuthenticatedClient,
+    @Caller() caller: RetailCaller,
+    @ZodParams(OrderIdParamsSchema) { id }: { id: string },
+    @ZodBody(ModifyOrderSchema) body: ModifyOrder,
+  ) {
+    await this.risk.retailModify(client, body);
     relay(res, await this.orders.modify(caller, id, body));
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 import { RetailModule } from '@lib/retail';
 
+import { RiskModule } from '../risk/risk.module.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsDocsController } from './ws-docs.controller.js';
 import { WsEndpoint } from './ws-endpoint.js';
@@ -11,7 +12,7 @@ import { WsTicketsController } from './ws-tickets.controller.js';
 /** `/ws`, its tickets and its AsyncAPI document; the hub itself is FanoutModule's (global). */
 @Module({
   controllers: [WsDocsController, WsTicketsController],
-  imports: [ExchangeModule, RetailModule],
+  imports: [ExchangeModule, RetailModule, RiskModule],
   providers: [StreamTopics, WsEndpoint, WsTicketStore],
 })
 export class StreamRoutesModule {}

@@ -10,6 +10,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
 import { feedViewerOf } from '../common/feed-scope.js';
+import { CancelOnDisconnect } from '../risk/cancel-on-disconnect.service.js';
 import { writeRawProblem } from '../common/raw-problem.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
@@ -49,6 +50,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly tickets: WsTicketStore,
     private readonly hub: FanoutHub,
     private readonly topics: StreamTopics,
+    private readonly cancelOnDisconnect: CancelOnDisconnect,
   ) {
     this.connections = WsConnectionCounter.of(config.streams);
   }
@@ -71,14 +73,23 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const url = new URL(req.url ?? '/', 'http://gateway');
     if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`));
     let login: WsLogin;
+    let graceMs: number | undefined;
     try {
       login = await this.authenticate(req, url);
+      graceMs = this.cancelOnDisconnectOf(login.caller, url);
       if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, login));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, login, graceMs));
+  }
+
+  /** `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs write:orders). */
+  private cancelOnDisconnectOf(caller: AuthenticatedClient, url: URL): number | undefined {
+    const graceMs = CancelOnDisconnect.graceOf(url.searchParams.get('cancelOnDisconnect'));
+    if (graceMs !== undefined && !caller.scopes.has('write:orders')) throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', { extensions: { scope: 'write:orders' } });
+    return graceMs;
   }
 
   /** `?ticket=` (browsers, narrowed to what the ticket allows) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
@@ -92,7 +103,8 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics) : undefined };
   }
 
-  private accept(ws: WebSocket, { caller, allowance }: WsLogin): void {
+  private accept(ws: WebSocket, { caller, allowance }: WsLogin, graceMs: number | undefined): void {
+    if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id);
     const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)), caller, this.hub, this.topics.retailAccount, allowance);
     this.sessions.add(session);
     this.sockets.add(ws);
@@ -100,6 +112,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     ws.once('close', () => {
       this.sessions.delete(session);
       this.sockets.delete(ws);
+      if (graceMs !== undefined) void this.cancelOnDisconnect.disconnected(caller.id, graceMs);
     });
   }
 }

@@ -6,6 +6,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { CatalogSchema } from './catalog.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
+import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
 import { StreamsSchema } from './streams.schema.js';
 
 /** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
@@ -164,6 +165,10 @@ const ClientSchema = z
     firmWide: z.boolean().default(false),
     /** This client's own in-flight bounds (see BulkheadsSchema). */
     bulkhead: ClientBulkheadSchema.optional(),
+    /** Order fields this client may set that the gateway otherwise refuses (issue 26 field policing). */
+    entitlements: z.array(z.enum(RISK_ENTITLEMENTS)).default([]),
+    /** What the client is: stamped as every order's manualOrderIndicator, whatever the body says. */
+    manualOrders: z.boolean().default(false),
   })
   .strict();
 
@@ -194,6 +199,7 @@ export const GatewayConfigSchema = z
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
+    risk: RiskSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
@@ -212,6 +218,10 @@ export const GatewayConfigSchema = z
     for (const id of Object.keys(config.streams.clients)) {
       if (!clientIds.has(id)) ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
     }
+    config.risk.limits.forEach((limit, i) => {
+      if (limit.scope === 'team' && !teams.has(limit.id ?? '')) ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
+      if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id)) ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
+    });
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {

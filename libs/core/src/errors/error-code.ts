@@ -31,5 +31,14 @@ export enum ErrorCode {
   UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_AUTH_UNAVAILABLE = 'UPSTREAM_AUTH_UNAVAILABLE',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /** A trading state (halted, halt-and-cancel) at firm, team, client or market scope refuses new orders; cancels pass. */
+  TRADING_HALTED = 'TRADING_HALTED',
+  /** A reduce-only state refuses an order that does not reduce exposure. */
+  TRADING_REDUCE_ONLY = 'TRADING_REDUCE_ONLY',
+  RISK_MAX_QUANTITY = 'RISK_MAX_QUANTITY',
+  RISK_MAX_NOTIONAL = 'RISK_MAX_NOTIONAL',
+  RISK_MAX_OPEN_ORDERS = 'RISK_MAX_OPEN_ORDERS',
+  /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
+  RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
   INTERNAL = 'INTERNAL',
 }

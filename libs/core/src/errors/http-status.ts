@@ -16,6 +16,11 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.FORBIDDEN:
     case ErrorCode.UPSTREAM_FORBIDDEN:
       return 403;
+    // A halt is the firm's decision about this client, not a fault of the request: forbidden until lifted.
+    case ErrorCode.TRADING_HALTED:
+    case ErrorCode.TRADING_REDUCE_ONLY:
+    case ErrorCode.RISK_FIELD_NOT_ENTITLED:
+      return 403;
     case ErrorCode.NOT_FOUND:
     case ErrorCode.UPSTREAM_NOT_FOUND:
       return 404;
@@ -36,7 +41,11 @@ export function httpStatusOf(code: ErrorCode): number {
       return 415;
     case ErrorCode.RANGE_NOT_SATISFIABLE:
       return 416;
+    // The exchange answers its own risk-limit refusals 422 (upstream-facts): the gateway's read the same.
     case ErrorCode.UPSTREAM_UNPROCESSABLE:
+    case ErrorCode.RISK_MAX_QUANTITY:
+    case ErrorCode.RISK_MAX_NOTIONAL:
+    case ErrorCode.RISK_MAX_OPEN_ORDERS:
       return 422;
     case ErrorCode.RATE_LIMITED:
     case ErrorCode.IN_FLIGHT_LIMITED:
@@ -93,6 +102,12 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.UPSTREAM_AUTH_UNAVAILABLE]: 'Upstream authentication unavailable',
   [ErrorCode.SERVICE_UNAVAILABLE]: 'Service unavailable',
   [ErrorCode.INTERNAL]: 'Internal error',
+  [ErrorCode.TRADING_HALTED]: 'Trading halted',
+  [ErrorCode.TRADING_REDUCE_ONLY]: 'Trading is reduce-only',
+  [ErrorCode.RISK_MAX_QUANTITY]: 'Order quantity over the risk limit',
+  [ErrorCode.RISK_MAX_NOTIONAL]: 'Order notional over the risk limit',
+  [ErrorCode.RISK_MAX_OPEN_ORDERS]: 'Open orders at the risk limit',
+  [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
 };
 
 export function titleOf(code: ErrorCode): string {

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { ExchangeTrading } from '@lib/exchange';
+import { RetailOrders } from '@lib/retail';
+import { z } from 'zod';
+
+import { OpenOrders } from './open-orders.service.js';
+
+/** The kill switch's own calls spend the shared budget under this name, not any team's share. */
+const KILL_SWITCH_TEAM = 'gateway';
+/** Cancels in flight at once: the cancel bucket paces them anyway; this bounds the queue held in memory. */
+const CANCEL_CONCURRENCY = 16;
+/** Passes of read-open-orders-then-cancel before what is left is reported unresolved. */
+const CANCEL_PASSES = 3;
+
+const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]) });
+const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
+
+export interface KilledOrder {
+  orderId: string;
+  /** The participant (exchange) or retail account it belonged to. */
+  owner: string;
+  symbol?: string;
+  /** For an unresolved one: what the cancel met. */
+  problem?: string;
+}
+
+/** What a halt-and-cancel did, order by order. */
+export interface KillReport {
+  scope: string;
+  cancelled: KilledOrder[];
+  /** The cancel found the order closed already (409: filled, expired or cancelled first). */
+  filledFirst: KilledOrder[];
+  /** The cancel failed or could not be confirmed, or the order was still open when re-read. */
+  unresolved: KilledOrder[];
+  /** Orders of the scope still open at the exchange when re-read after the cancels. */
+  remainingOpen: number;
+}
+
+/**
+ * Halt-and-cancel's second half: every resting order of the scope's participants and retail accounts is
+ * cancelled (exchange: one cancel per order on the cancel bucket, queued for budget up to
+ * `risk.killSwitchWaitMs` rather than refused; retail: cancel-all per account), then the open orders are
+ * read again and whatever is left is reported unresolved. Orders are attributed by participant: a
+ * participant that two teams share is cancelled for both.
+ */
+@Injectable()
+export class KillSwitch {
+  private readonly logger = new Logger(KillSwitch.name);
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly trading: ExchangeTrading,
+    private readonly retail: RetailOrders,
+    private readonly open: OpenOrders,
+  ) {}
+
+  async cancelAll(scope: string): Promise<KillReport> {
+    const { participants, accounts, market } = this.reach(scope);
+    const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
+    const unreadable: KilledOrder[] = [];
+    const readOpen = async () => (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable))))).flat();
+    let left = await readOpen();
+    // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
+    for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
+      await pool(left, CANCEL_CONCURRENCY, async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)));
+      unreadable.length = 0;
+      left = await readOpen();
+    }
+    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [...unreadable], remainingOpen: left.length };
+    for (const order of left) outcomes.set(order.orderId, { kind: 'unresolved', order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' } });
+    for (const { kind, order } of outcomes.values()) report[kind].push(order);
+    await Promise.all(accounts.map((account) => this.cancelRetail(account, market, report)));
+    this.logger.warn({ killReport: { scope, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `halt-and-cancel of ${scope} done`);
+    return report;
+  }
+
+  /** The participants and retail accounts a scope covers, and the market it narrows to. */
+  private reach(scope: string): { participants: string[]; accounts: string[]; market?: string } {
+    const [kind, id] = scope.split(':', 2);
+    const clients = this.config.clients.filter((client) => kind === 'firm' || kind === 'market' || (kind === 'team' ? client.team === id : client.id === id));
+    return {
+      participants: [...new Set(clients.flatMap((client) => client.participants))],
+      accounts: [...new Set(clients.flatMap((client) => client.retailAccounts))],
+      ...(kind === 'market' ? { market: id } : {}),
+    };
+  }
+
+  private async openOf(participant: string, market: string | undefined): Promise<KilledOrder[]> {
+    const reply = await this.trading.openOrders(this.caller(participant));
+    const { orders } = OpenOrdersSchema.parse(JSON.parse(reply.text));
+    return orders.filter((order) => market === undefined || order.symbol === market).map((order) => ({ orderId: order.id, owner: participant, symbol: order.symbol }));
+  }
+
+  private unreadable(participant: string, error: unknown, into: KilledOrder[]): KilledOrder[] {
+    into.push({ orderId: '*', owner: participant, problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}` });
+    return [];
+  }
+
+  private async cancelOne(order: KilledOrder): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
+    try {
+      await this.trading.cancelOrder({ ...this.caller(order.owner), preferWaitMs: this.config.risk.killSwitchWaitMs }, { orderId: order.orderId });
+      await this.open.closed(order.orderId);
+      return { kind: 'cancelled', order };
+    } catch (error) {
+      if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) {
+        await this.open.closed(order.orderId);
+        return { kind: 'filledFirst', order };
+      }
+      return { kind: 'unresolved', order: { ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' } };
+    }
+  }
+
+  private async cancelRetail(account: string, market: string | undefined, report: KillReport): Promise<void> {
+    try {
+      const caller = { account, team: KILL_SWITCH_TEAM, requestId: `kill-${randomUUID()}`, preferWaitMs: this.config.risk.killSwitchWaitMs };
+      const reply = await this.retail.cancelAll(caller, market === undefined ? {} : { slugs: [market] });
+      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
+    } catch (error) {
+      report.unresolved.push({ orderId: '*', owner: `retail:${account}`, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+    }
+  }
+
+  private caller(participant: string) {
+    return { team: KILL_SWITCH_TEAM, requestId: `kill-${randomUUID()}`, participant };
+  }
+}
+
+/** Runs `work` over `items`, at most `limit` at once. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  });
+  await Promise.all(lanes);
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { ExchangeTrading } from '@lib/exchange';
+import { z } from 'zod';
+
+import { limitRefusal } from './risk.error.js';
+import { MemoryOpenOrderStore, type OpenOrderCount, type OpenOrderStore, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
+
+const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string() })).default([]) });
+
+/** A slot held for one order between its reservation and the exchange's answer. */
+export interface Reservation {
+  token: string;
+  keys: string[];
+  participant: string;
+}
+
+/** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
+const MAYBE_PROCESSED = new Set<ErrorCode>([ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.INTERNAL]);
+
+/**
+ * Max open orders, counted across every instance: a slot is reserved atomically before the order is
+ * sent (no budget is spent on a refusal), bound to the order id the exchange answers, given back when
+ * the order is refused, cancelled through the gateway, or found closed: when a count is full, the
+ * exchange's open orders of the counted participants are read once and the slots of orders no longer
+ * open (filled, expired, cancelled elsewhere) are given back before the count is judged again.
+ */
+@Injectable()
+export class OpenOrders {
+  private readonly logger = new Logger(OpenOrders.name);
+  private readonly store: OpenOrderStore;
+  private readonly staleMs: number;
+  private reconciling?: Promise<void>;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(REDIS) redis: RedisClient | null,
+    private readonly trading: ExchangeTrading,
+  ) {
+    this.store = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : new MemoryOpenOrderStore();
+    this.staleMs = config.risk.unansweredReservationMs;
+  }
+
+  /** Takes one slot in every count, or throws RISK_MAX_OPEN_ORDERS naming the full one; nothing to count: no reservation. */
+  async reserve(counts: readonly OpenOrderCount[], participant: string, path: string): Promise<Reservation | undefined> {
+    if (counts.length === 0) return undefined;
+    const token = randomUUID();
+    let refusal = await this.attempt(counts, token);
+    if (refusal) {
+      await this.reconcile(counts.map((count) => count.key));
+      refusal = await this.attempt(counts, token);
+    }
+    if (refusal) throw limitRefusal(ErrorCode.RISK_MAX_OPEN_ORDERS, 'Open orders with this one', { value: refusal.count.max, scope: refusal.count.scope }, refusal.held + 1, path);
+    return { token, keys: counts.map((count) => count.key), participant };
+  }
+
+  /** The exchange answered an order id: the slot stays until the order closes. */
+  async bind(reservation: Reservation | undefined, orderId: string): Promise<void> {
+    if (reservation) await this.quietly(() => this.store.bind(orderId, reservation));
+  }
+
+  /** The order was refused (or the batch item was): the slot is free again. An outcome that may have created it keeps the slot. */
+  async unsent(reservation: Reservation | undefined, error?: unknown): Promise<void> {
+    if (!reservation) return;
+    if (error instanceof DomainError && MAYBE_PROCESSED.has(error.code)) return;
+    await this.quietly(() => this.store.release(reservation.token, reservation.keys));
+  }
+
+  /** A cancel through the gateway succeeded: the order's slot is free. Never throws (a cancel is never held up). */
+  async closed(orderId: string | undefined): Promise<void> {
+    if (orderId !== undefined) await this.quietly(() => this.store.releaseOrder(orderId));
+  }
+
+  private async attempt(counts: readonly OpenOrderCount[], token: string): Promise<Refusal | undefined> {
+    try {
+      return await this.store.reserve(counts, token);
+    } catch (error) {
+      // A count that cannot be read cannot be judged: refuse (fail closed), nothing is sent.
+      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable); the order was not sent.', { cause: error, headers: { 'Retry-After': '1' } });
+    }
+  }
+
+  /** One at a time per instance: concurrent refusals share the read. */
+  private reconcile(keys: readonly string[]): Promise<void> {
+    this.reconciling ??= this.readBack(keys).finally(() => (this.reconciling = undefined));
+    return this.reconciling;
+  }
+
+  private async readBack(keys: readonly string[]): Promise<void> {
+    try {
+      // Bound orders first, then the exchange's open orders: an order bound before the read began and absent from it is closed.
+      const bound = await this.store.bound();
+      const participants = new Set([...bound.values()].map((order) => order.participant));
+      const open = new Set<string>();
+      for (const participant of participants) {
+        const reply = await this.trading.openOrders({ team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, participant });
+        for (const order of OpenOrdersSchema.parse(JSON.parse(reply.text)).orders) open.add(order.id);
+      }
+      for (const orderId of bound.keys()) if (!open.has(orderId)) await this.store.releaseOrder(orderId);
+      await this.store.sweep(keys, this.staleMs);
+    } catch (error) {
+      this.logger.warn(`open orders not reconciled (${String(error)}); the counts stay as they are`);
+    }
+  }
+
+  private async quietly(work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.logger.warn(`open-order count not updated (${String(error)}); the next reconcile heals it`);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { OrderRequest, ReplaceRequest } from '@lib/exchange';
+import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
+
+/**
+ * What the risk checks need of one order-entering request, whichever surface it came from: its market,
+ * quantity, worst-case notional in dollars and whether it can only reduce exposure. Unknown parts are
+ * absent (a replace that keeps its quantity has none to check).
+ */
+export interface OrderTerms {
+  /** Where in the request the order is (`body`, `body.requests.3`): named in a refusal. */
+  path: string;
+  market?: string;
+  side?: 'buy' | 'sell';
+  qty?: number;
+  /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount. */
+  notional?: number;
+  /** Known to reduce exposure only (a retail sell, a close-position), or to depend on the position (an exchange order). */
+  reduces: 'yes' | 'no' | 'by-position';
+  /** Opens an order that may rest (an insert), so it counts against the open orders. */
+  opens: boolean;
+}
+
+/** Worst case of a binary contract paying $1: a buy loses its price, a sell 1 − price; an unknown side the larger. */
+function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number | undefined): number {
+  if (price === undefined) return qty;
+  if (side === 'buy') return qty * price;
+  if (side === 'sell') return qty * (1 - price);
+  return qty * Math.max(price, 1 - price);
+}
+
+const dollars = (units: string | undefined, scale: number): number | undefined => (units === undefined ? undefined : Number(units) / 10 ** scale);
+
+function exchangeNotional(side: 'buy' | 'sell' | undefined, qty: number | undefined, price: number | undefined, cash: number | undefined): number | undefined {
+  if (cash !== undefined) return cash;
+  return qty === undefined ? undefined : worstCase(side, qty, price);
+}
+
+/** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
+export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'body'): OrderTerms {
+  const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
+  const qty = order.orderQty === undefined ? undefined : Number(order.orderQty);
+  return { path, market: order.symbol, side, qty, notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)), reduces: 'by-position', opens: true };
+}
+
+/** An exchange replace: only its new values are known; the side is not, so the notional takes the worse one. */
+export function exchangeReplaceTerms(replace: ReplaceRequest, scale: number, path: string): OrderTerms {
+  const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
+  return { path, market: replace.symbol, qty, notional: exchangeNotional(undefined, qty, dollars(replace.price, scale), undefined), reduces: qty === undefined ? 'yes' : 'no', opens: false };
+}
+
+/** Retail buys (long or short) pay the price of what they buy; retail sells give up at most 1 − price (upstream-facts "Retail shapes"). */
+export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms {
+  const side = order.intent === 'ORDER_INTENT_BUY_LONG' || order.intent === 'ORDER_INTENT_BUY_SHORT' ? 'buy' : 'sell';
+  const price = order.price === undefined ? undefined : Number(order.price.value);
+  const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
+  const notional = cash ?? (order.quantity === undefined ? undefined : worstCase(side, order.quantity, price));
+  return { path, market: order.marketSlug, side, qty: order.quantity, notional, reduces: side === 'sell' ? 'yes' : 'no', opens: true };
+}
+
+export function retailModifyTerms(modify: ModifyOrder, path = 'body'): OrderTerms {
+  const price = modify.price === undefined ? undefined : Number(modify.price.value);
+  const notional = modify.quantity === undefined ? undefined : worstCase(undefined, modify.quantity, price);
+  return { path, market: modify.marketSlug, qty: modify.quantity, notional, reduces: modify.quantity === undefined ? 'yes' : 'no', opens: false };
+}
+
+export function retailCloseTerms(close: ClosePosition, path = 'body'): OrderTerms {
+  return { path, market: close.marketSlug, reduces: 'yes', opens: false };
+}

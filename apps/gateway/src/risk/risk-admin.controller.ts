@@ -1,0 +1,52 @@
+import { Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { GATEWAY_CONFIG, type GatewayConfig, type RiskLimit } from '@lib/core';
+import { z } from 'zod';
+
+import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { ZodBody } from '../common/zod-params.js';
+import { type KillReport, KillSwitch } from './kill-switch.service.js';
+import { TRADING_STATES, type TradingStateChange, type TradingStateRecord, TradingScopeSchema } from './trading-state.js';
+import { TradingStates } from './trading-states.service.js';
+
+const SetStateSchema = z
+  .object({
+    scope: TradingScopeSchema,
+    state: z.enum(TRADING_STATES),
+    /** Every change names why; it is recorded with who and when. */
+    reason: z.string().trim().min(3).max(500),
+  })
+  .strict()
+  .meta({ examples: [{ scope: 'team:trading', state: 'halted', reason: 'runaway bot, ticket OPS-1234' }] });
+type SetState = z.infer<typeof SetStateSchema>;
+
+/** The firm's brakes: read the trading states, limits and change history; latch or lift a state (admin only). */
+@ApiTags('admin')
+@ApiBearerAuth()
+@Controller('admin/risk')
+@RequireScopes('admin')
+export class RiskAdminController {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly states: TradingStates,
+    private readonly killSwitch: KillSwitch,
+  ) {}
+
+  @Get()
+  async view(): Promise<{ states: TradingStateRecord[]; limits: RiskLimit[]; changes: TradingStateChange[] }> {
+    return { states: this.states.list(), limits: this.config.risk.limits, changes: await this.states.changes(50) };
+  }
+
+  /**
+   * Latches a state on a scope on every instance (`active` lifts it). `halt-and-cancel` latches the halt
+   * first, then cancels the scope's resting orders and answers with the report.
+   */
+  @Post('states')
+  @HttpCode(200)
+  async set(@CurrentClient() admin: AuthenticatedClient, @ZodBody(SetStateSchema) body: SetState): Promise<{ change: TradingStateChange; report?: KillReport }> {
+    const change = await this.states.set(body.scope, body.state, body.reason, admin.id);
+    if (body.state !== 'halt-and-cancel') return { change };
+    return { change, report: await this.killSwitch.cancelAll(body.scope) };
+  }
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { OrderTerms } from './order-terms.js';
+import { limitRefusal, tradingStateRefusal } from './risk.error.js';
+import { RiskLimits } from './risk-limits.js';
+import { TradingStates } from './trading-states.service.js';
+
+/** The client's signed net position in a market (positive long), read only when a reduce-only state needs it. */
+export type PositionOf = (market: string) => Promise<number>;
+
+/** One check's outcome, for the what-if route. */
+export interface CheckOutcome {
+  check: string;
+  passed: boolean;
+  detail?: string;
+}
+
+/**
+ * The order path's trading-state and static risk checks (architecture "Order safety" steps 3 and 4),
+ * run after validation and before any budget is spent: reads only local memory (states pushed from
+ * Redis, limits from config), except a reduce-only state, which needs the position.
+ */
+@Injectable()
+export class RiskGate {
+  readonly limits: RiskLimits;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly states: TradingStates,
+  ) {
+    this.limits = new RiskLimits(config.risk.limits);
+  }
+
+  /** Throws the first refusal (a problem naming the limit or state and the order); every order of a batch is checked. */
+  async admit(client: AuthenticatedClient, orders: readonly OrderTerms[], positionOf?: PositionOf): Promise<void> {
+    for (const order of orders) await this.admitOne(client, order, positionOf);
+  }
+
+  private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<void> {
+    const record = this.states.verdict(client, order.market);
+    if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
+    this.checkLimits(client, order);
+    if (record?.state === 'reduce-only' && !(await this.reduces(order, positionOf))) throw tradingStateRefusal(record, order.path);
+  }
+
+  checkLimits(client: AuthenticatedClient, order: OrderTerms): void {
+    const qtyLimit = this.limits.binding('maxOrderQty', client, order.market);
+    if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value) throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
+    const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market);
+    if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {
+      throw limitRefusal(ErrorCode.RISK_MAX_NOTIONAL, 'Order notional (USD, worst case)', notionalLimit, round(order.notional), order.path);
+    }
+  }
+
+  /** An order reduces exposure when it is known to, or when it trades against the position and no further than flat. */
+  private async reduces(order: OrderTerms, positionOf?: PositionOf): Promise<boolean> {
+    if (order.reduces !== 'by-position') return order.reduces === 'yes';
+    if (!positionOf || order.market === undefined || order.qty === undefined || order.side === undefined) return false;
+    const position = await positionOf(order.market);
+    return order.side === 'sell' ? position > 0 && order.qty <= position : position < 0 && order.qty <= -position;
+  }
+}
+
+/** Cents are enough to name an observed notional. */
+const round = (dollars: number) => Math.round(dollars * 100) / 100;

@@ -1,0 +1,53 @@
+import type { RiskLimit } from '@lib/core';
+
+export type LimitName = 'maxOrderQty' | 'maxOrderNotional' | 'maxOpenOrders';
+
+/** The tightest value of one limit among those that apply, and the limit that set it (named in a refusal). */
+export interface BindingLimit {
+  value: number;
+  scope: string;
+  market?: string;
+}
+
+function matchesMarket(pattern: string | undefined, market: string | undefined): boolean {
+  if (pattern === undefined) return true;
+  if (market === undefined) return false;
+  return pattern.endsWith('*') ? market.startsWith(pattern.slice(0, -1)) : market === pattern;
+}
+
+function appliesTo(limit: RiskLimit, client: { id: string; team: string }): boolean {
+  if (limit.scope === 'firm') return true;
+  return limit.scope === 'team' ? limit.id === client.team : limit.id === client.id;
+}
+
+const scopeName = (limit: RiskLimit) => (limit.scope === 'firm' ? 'firm' : `${limit.scope}:${limit.id}`);
+
+/**
+ * The configured limits (firm > team > client, each optionally narrowed to a market or a market prefix)
+ * as one lookup: where several apply, the most restrictive wins.
+ */
+export class RiskLimits {
+  constructor(readonly limits: readonly RiskLimit[]) {}
+
+  binding(name: LimitName, client: { id: string; team: string }, market: string | undefined): BindingLimit | undefined {
+    let tightest: BindingLimit | undefined;
+    for (const limit of this.limits) {
+      const value = limit[name];
+      if (value === undefined || !appliesTo(limit, client) || !matchesMarket(limit.market, market)) continue;
+      if (!tightest || value < tightest.value) tightest = { value, scope: scopeName(limit), ...(limit.market ? { market: limit.market } : {}) };
+    }
+    return tightest;
+  }
+
+  /** The open-order limits that bind an order of this client on this market, each counted under its own key (scope and market pattern). */
+  openOrderScopes(client: { id: string; team: string }, market: string | undefined): { key: string; max: number; scope: string }[] {
+    const found = new Map<string, { key: string; max: number; scope: string }>();
+    for (const limit of this.limits) {
+      if (limit.maxOpenOrders === undefined || !appliesTo(limit, client) || !matchesMarket(limit.market, market)) continue;
+      const key = scopeName(limit) + (limit.market ? `@${limit.market}` : '');
+      const current = found.get(key);
+      if (!current || limit.maxOpenOrders < current.max) found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit) });
+    }
+    return [...found.values()];
+  }
+}

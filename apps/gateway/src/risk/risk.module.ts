@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { ExchangeModule } from '@lib/exchange';
+import { RetailModule } from '@lib/retail';
+
+import { CancelOnDisconnect } from './cancel-on-disconnect.service.js';
+import { DeadManSwitchController } from './dead-man-switch.controller.js';
+import { DeadManSwitch } from './dead-man-switch.service.js';
+import { KillSwitch } from './kill-switch.service.js';
+import { OpenOrders } from './open-orders.service.js';
+import { OrderRisk } from './order-risk.service.js';
+import { RiskAdminController } from './risk-admin.controller.js';
+import { RiskGate } from './risk-gate.service.js';
+import { TradingStates } from './trading-states.service.js';
+
+/** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
+@Module({
+  controllers: [DeadManSwitchController, RiskAdminController],
+  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
+  imports: [ExchangeModule, RetailModule],
+  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
+})
+export class RiskModule {}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** What a client may ask of the exchange only when its config grants it (issue 26 "field policing"). */
+export const RISK_ENTITLEMENTS = ['ignorePriceValidityChecks'] as const;
+export type RiskEntitlement = (typeof RISK_ENTITLEMENTS)[number];
+
+/** Where a limit applies: the whole firm, one team or one client (by id), optionally narrowed to markets. */
+export const RISK_SCOPE_KINDS = ['firm', 'team', 'client'] as const;
+export type RiskScopeKind = (typeof RISK_SCOPE_KINDS)[number];
+
+/**
+ * A market (exchange symbol or retail market slug, one namespace on this venue) or a pattern ending in
+ * `*` (every market whose name starts so: an event's markets share their slug's stem).
+ */
+const MarketPattern = z.string().regex(/^[a-z0-9][a-z0-9-]*\*?$/, 'a market slug, or a prefix ending in *');
+
+const RiskLimitSchema = z
+  .object({
+    scope: z.enum(RISK_SCOPE_KINDS),
+    /** The team or client id; absent for the firm. */
+    id: z.string().min(1).optional(),
+    market: MarketPattern.optional(),
+    /** Contracts per order. */
+    maxOrderQty: z.number().int().positive().optional(),
+    /** Dollars per order, at the order's worst case (buy: qty × price, sell: qty × (1 − price); cash order: its amount). */
+    maxOrderNotional: z.number().positive().optional(),
+    /** Orders open at the exchange at once (counted across every gateway instance). */
+    maxOpenOrders: z.number().int().nonnegative().optional(),
+  })
+  .strict()
+  .superRefine((limit, ctx) => {
+    if (limit.scope === 'firm' && limit.id !== undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: 'a firm limit names no id' });
+    if (limit.scope !== 'firm' && limit.id === undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: `a ${limit.scope} limit names its ${limit.scope} id` });
+  });
+export type RiskLimit = z.infer<typeof RiskLimitSchema>;
+
+export const RiskSchema = z
+  .object({
+    /** Exchange prices are int64 in 10^-priceScale dollars (upstream-facts); the venue's contracts price in cents. */
+    exchangePriceScale: z.number().int().min(0).max(8).default(2),
+    /** Every instance re-reads the latched trading states this often, besides the pushed changes (a missed push heals). */
+    stateResyncMs: z.number().int().positive().default(2_000),
+    /** How long a kill switch's cancels may queue for the cancel budget before one is reported unresolved. */
+    killSwitchWaitMs: z.number().int().positive().default(10_000),
+    /** A reservation for an order whose answer never came (an instance died mid-insert) is dropped after this. */
+    unansweredReservationMs: z.number().int().positive().default(300_000),
+    limits: z.array(RiskLimitSchema).default([]),
+  })
+  .strict();
+export type RiskConfig = z.infer<typeof RiskSchema>;

@@ -1,0 +1,73 @@
+import { WebSocket } from 'ws';
+
+import { limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, eventually } from './support/stack.js';
+
+const CLIENTS = [
+  { id: 'bot', team: 'trading', scopes: ['write:orders' as const, 'read:orders' as const], participants: [PARTICIPANT] },
+  { id: 'reader', scopes: ['read:orders' as const] },
+];
+
+/** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
+function openWs(stack: Stack, client: string, query: string): Promise<WebSocket | number> {
+  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, { headers: { authorization: `Bearer ${stack.keys[client]}` } });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.once('error', reject);
+  });
+}
+
+async function opened(stack: Stack, client: string, query: string): Promise<WebSocket> {
+  const ws = await openWs(stack, client, query);
+  if (typeof ws === 'number') throw new Error(`upgrade refused with ${ws}`);
+  return ws;
+}
+
+describe('cancel-on-disconnect for /ws clients', () => {
+  let a: Stack;
+  let b: Stack;
+  const prefix = `cod${process.pid}:`;
+  const aliceOpen = () => a.sandbox.state.engine.openOrders(PARTICIPANT).length;
+
+  beforeAll(async () => {
+    a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix });
+    b = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  async function rest(count: number, tag: string): Promise<void> {
+    for (let i = 0; i < count; i++) expect((await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3 + i, { clordId: `${tag}-${i}` }), 'bot')).status).toBe(200);
+  }
+
+  it("cancels a bot's open orders once its connection is gone for the grace, and no one else's", async () => {
+    const ws = await opened(a, 'bot', 'cancelOnDisconnect=1');
+    await rest(3, 'dies');
+    const bobs = await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3, { clordId: 'bob-stays' }), 'all', { 'x-participant-id': OTHER_PARTICIPANT });
+    expect(bobs.status).toBe(200);
+    expect(aliceOpen()).toBe(3);
+    ws.terminate();
+    await expect(eventually(async () => aliceOpen(), (n) => n === 0, 15_000)).resolves.toBe(0);
+    expect(a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).map((order) => order.clordId)).toContain('bob-stays');
+  });
+
+  it('cancels nothing when the bot reconnects within the grace, even to another instance', async () => {
+    const ws = await opened(a, 'bot', 'cancelOnDisconnect=2');
+    await rest(2, 'resumes');
+    ws.terminate();
+    const again = await opened(b, 'bot', 'cancelOnDisconnect=2');
+    await eventually(async () => a.logs.some((line) => line.includes('cancel-on-disconnect of bot: resumed')), (seen) => seen, 15_000);
+    expect(aliceOpen()).toBe(2);
+    again.close();
+    await expect(eventually(async () => aliceOpen(), (n) => n === 0, 15_000)).resolves.toBe(0);
+  });
+
+  it('asks write:orders and a grace of 1 to 300 seconds', async () => {
+    expect(await openWs(a, 'reader', 'cancelOnDisconnect=5')).toBe(403);
+    expect(await openWs(a, 'bot', 'cancelOnDisconnect=0')).toBe(400);
+    expect(await openWs(a, 'bot', 'cancelOnDisconnect=soon')).toBe(400);
+  });
+});
