@@ -5,12 +5,17 @@ import { ValidationError } from '../errors/domain.error.js';
 /** A dot segment would move the upstream path (`/v1/order/../cancel`); an empty one would drop a level. */
 export const isDotOrEmptySegment = (value: string): boolean => value === '' || value === '.' || value === '..';
 
-/** A path parameter: anything but `.`, `..` or empty, at most 200 characters; forwarded through `pathSegment`. */
+/**
+ * A path parameter: anything but `.`, `..`, empty or a control character, at most 200 characters;
+ * forwarded through `pathSegment`. No symbol, id or name upstream holds a control character, so one is
+ * refused here rather than looked up (a symbol lookup may cost the instrument directory a read).
+ */
 export const PathSegmentSchema = z
   .string()
   .min(1)
   .max(200)
-  .refine((value) => !isDotOrEmptySegment(value), 'a path parameter may not be "." or ".."');
+  .refine((value) => !isDotOrEmptySegment(value), 'a path parameter may not be "." or ".."')
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'a path parameter may not hold a control character');
 
 /**
  * The one way a value becomes an upstream path segment: always percent-encoded (so `/`, `?`, `#` and `%`
