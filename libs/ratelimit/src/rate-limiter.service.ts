@@ -194,7 +194,6 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
-      const sentAt = Date.now();
       const askedAt = performance.now();
       try {
         const outcome = await this.redisStore.take(plan, cost);
@@ -207,7 +206,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
         }
         return { ...decisionOf(plan, outcome, 'redis'), askedAt };
       } catch (error) {
-        this.link.failed(error, sentAt);
+        this.link.failed(error, askedAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
         // locally could spend them twice. Refused instead; the client may retry at once.
         if (mayHaveRun(error)) return this.lateAnswer(plan);

@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
+
 import type { RedisClient } from '@lib/core';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
-import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import { ADOPT_SCRIPT, COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
 import { LuaScript } from '../gcra/lua-script.js';
 import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
-import { type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
+import { BudgetLostError, type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
 
 /**
  * Requests arriving while this many calls are in flight wait for the next batch: one call carries
@@ -25,6 +27,9 @@ export class RedisBudgetStore {
   private readonly readScript = new LuaScript(READ_SCRIPT);
   private readonly reseedScript = new LuaScript(RESEED_SCRIPT);
   private readonly refundScript = new LuaScript(REFUND_SCRIPT);
+  private readonly adoptScript = new LuaScript(ADOPT_SCRIPT);
+  /** The budget generation this instance spends on ('' until adopted: every take and heartbeat fails as lost). */
+  private generation = '';
   private readonly prepared = new WeakMap<TakePlan, PreparedPlan & { share: number }>();
   /** See reserveStale. */
   private share = 1;
@@ -54,7 +59,20 @@ export class RedisBudgetStore {
   }
 
   async load(): Promise<void> {
-    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript]) await script.load(this.redis);
+    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript, this.adoptScript]) await script.load(this.redis);
+  }
+
+  /**
+   * Takes the budget generation in force (ADOPT_SCRIPT), creating it when Redis has none. Answers true
+   * when this instance held another one: Redis lost the budget since, and `knownBefore` instances stay
+   * reserved (at most `floorMs`) until they have announced themselves again.
+   */
+  async adopt(knownBefore: number, floorMs: number): Promise<boolean> {
+    const held = this.generation;
+    const candidate = randomUUID();
+    const keys = [this.keys.generation(), this.keys.lostFloor()];
+    this.generation = String(await this.adoptScript.run(this.redis, 2, [...keys, held, candidate, knownBefore, floorMs]));
+    return held !== '' && held !== this.generation;
   }
 
   /** Decides one request; concurrent requests share a script call, each still all or none. */
@@ -81,8 +99,9 @@ export class RedisBudgetStore {
    * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`, not deciding locally).
    */
   async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
-    const keys = [this.keys.instances(), this.keys.usage(instanceId)];
-    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0'])) as [number, number];
+    const keys = [this.keys.instances(), this.keys.usage(instanceId), this.keys.generation(), this.keys.lostFloor()];
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 4, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0', this.generation])) as [number, number];
+    if (known === -1) throw new BudgetLostError();
     return { known, fresh };
   }
 
@@ -147,8 +166,9 @@ export class RedisBudgetStore {
     const batch = new TakeBatch();
     for (const entry of this.pending.splice(0, MAX_BATCH)) batch.add(entry, this.prepare(entry.plan));
     this.inFlight++;
+    const [numKeys, keysAndArgs] = batch.keysAndArgs(this.keys.generation(), this.generation);
     this.takeScript
-      .run(this.redis, batch.keys.length, batch.keysAndArgs())
+      .run(this.redis, numKeys, keysAndArgs)
       .then((reply) => batch.settle(reply as number[]))
       // A failed call (or an unreadable reply) fails every request of the batch; each then decides locally.
       .catch((error: unknown) => batch.fail(error))
