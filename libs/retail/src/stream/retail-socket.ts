@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { fullJitterDelay } from '@lib/core';
+import { fullJitterDelay, steadyNow } from '@lib/core';
 import WebSocket from 'ws';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
@@ -111,7 +111,7 @@ export class RetailSocket {
   }
 
   private connect(): void {
-    const sentAt = Date.now();
+    const sentAt = steadyNow(); // the retail signer's clock (see RetailSigner)
     const ws = new WebSocket(this.options.url, { headers: this.options.headers(), handshakeTimeout: this.options.ackTimeoutMs });
     this.ws = ws;
     ws.on('upgrade', (response) => this.options.onHandshake?.(response, sentAt, true));
