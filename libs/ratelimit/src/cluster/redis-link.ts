@@ -66,6 +66,8 @@ export class RedisLink {
     private readonly logger: LinkLogger,
     /** Runs against Redis before this instance leaves degraded mode (re-seeds lost bucket state). */
     private readonly beforeRejoin: () => Promise<void> = async () => undefined,
+    /** Runs after every heartbeat that answered, with its round trip in ms (the Redis latency is re-measured there). */
+    private readonly afterBeat: (roundTripMs: number) => void = () => undefined,
   ) {
     this.instances = options.expectedInstances;
   }
@@ -138,6 +140,7 @@ export class RedisLink {
       this.instances = Math.max(1, known);
       this.store.reserveStale(known, fresh);
       this.succeeded();
+      this.afterBeat(performance.now() - sentAt);
       if (this.degraded && ++this.probesInRow >= REJOIN_AFTER_PROBES) {
         await this.beforeRejoin();
         this.degraded = false;

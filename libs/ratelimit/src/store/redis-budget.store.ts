@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
 import { ADOPT_SCRIPT, COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
@@ -39,8 +40,22 @@ export class RedisBudgetStore {
   constructor(
     private readonly redis: RedisClient,
     keyPrefix: string,
+    /** Each take call's round trip (ms, send to reply) that came back. */
+    private readonly onRoundTrip: (ms: number) => void = () => undefined,
   ) {
     this.keys = new BudgetKeys(keyPrefix);
+  }
+
+  /** The client's command timeout (ms), as configured (`redis.commandTimeoutMs`); undefined: none. */
+  get commandTimeoutMs(): number | undefined {
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes() : [this.redis];
+    return nodes[0]?.options.commandTimeout;
+  }
+
+  /** Sets the command timeout of the client (every node of a Cluster); ioredis reads it per command. */
+  set commandTimeoutMs(ms: number) {
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes() : [this.redis];
+    for (const node of nodes) node.options.commandTimeout = ms;
   }
 
   /** Waits (bounded) for the connection a fresh client is still opening: with no offline queue, commands sent earlier fail. */
@@ -167,9 +182,13 @@ export class RedisBudgetStore {
     for (const entry of this.pending.splice(0, MAX_BATCH)) batch.add(entry, this.prepare(entry.plan));
     this.inFlight++;
     const [numKeys, keysAndArgs] = batch.keysAndArgs(this.keys.generation(), this.generation);
+    const sentAt = performance.now();
     this.takeScript
       .run(this.redis, numKeys, keysAndArgs)
-      .then((reply) => batch.settle(reply as number[]))
+      .then((reply) => {
+        this.onRoundTrip(performance.now() - sentAt);
+        batch.settle(reply as number[]);
+      })
       // A failed call (or an unreadable reply) fails every request of the batch; each then decides locally.
       .catch((error: unknown) => batch.fail(error))
       .finally(() => {
