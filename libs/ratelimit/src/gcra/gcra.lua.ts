@@ -72,17 +72,22 @@ return out
  * late): each TAT moves back by the cost's span, never below now (a TAT in the past already reads as
  * full). Later takes stay counted: GCRA spends add up, so this is the state had it never been taken.
  *
- * KEYS   TAT keys of the decision's cells
- * ARGV   per key the span given back in ms (cost × emission interval; at most what the take added)
+ * A refund for a budget Redis has lost since (its generation gone or another) gives nothing back:
+ * the cells it would credit were reseeded spent, and never held the take.
+ *
+ * KEYS   TAT keys of the decision's cells; last, the generation key
+ * ARGV   per key the span given back in ms (cost × emission interval; at most what the take added);
+ *        last, the generation held
  */
 export const REFUND_SCRIPT = `
+if redis.call('GET', KEYS[#KEYS]) ~= ARGV[#ARGV] then return 0 end
 local t = redis.call('TIME')
 local now = t[1] * 1000 + t[2] / 1000
-for i = 1, #KEYS do
+for i = 1, #KEYS - 1 do
   local tat = tonumber(redis.call('GET', KEYS[i]))
   if tat and tat > now then redis.call('SET', KEYS[i], math.max(now, tat - tonumber(ARGV[i]))) end
 end
-return #KEYS
+return #KEYS - 1
 `;
 
 /** Blocks the listed classes on each bucket for at least ARGV[2] ms; never shortens nor narrows a running cool-down. */

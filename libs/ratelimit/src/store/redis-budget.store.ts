@@ -100,8 +100,8 @@ export class RedisBudgetStore {
 
   /** Gives back an allowed decision's tokens whose request was never sent (see REFUND_SCRIPT); never more than it took. */
   async refund(plan: TakePlan, cost: number): Promise<void> {
-    const keys = plan.cells.map((c) => this.keys.tat(c.key));
-    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs)]);
+    const keys = [...plan.cells.map((c) => this.keys.tat(c.key)), this.keys.generation()];
+    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs), this.generation]);
   }
 
   async coolDown(bucketKeys: readonly string[], classLetters: string, ms: number): Promise<void> {
