@@ -160,7 +160,7 @@ export const LimitsSchema = z
     maxDecisionAgeMs: z.number().int().positive().default(50),
     /**
      * How much of a steady Redis round trip is not counted as lateness (issue 30): decisions may be as
-     * old as maxDecisionAgeMs plus the low tenth of recent round trips (at most this), and the command
+     * old as maxDecisionAgeMs plus the fastest recent round trip (at most this), and the command
      * timeout grows by twice their upper tenth (at most twice this). A path slower than this costs
      * decisions refused as late; 0 restores the fixed figures.
      */
