@@ -18,6 +18,13 @@ export interface GatewayProcess {
 }
 
 const MAIN = 'dist/apps/gateway/src/main.js';
+const WALL_CLOCK = join(process.cwd(), 'test/support/wall-clock.mjs'); // beside MAIN, from the repository root
+
+/** A wall clock off by `offsetMs` from the start, stepped by the next of `stepsMs` on each SIGUSR2 (test/support/wall-clock.mjs). */
+export interface WallClockOptions {
+  offsetMs?: number;
+  stepsMs?: readonly number[];
+}
 /** A start takes about a second on idle cores; beside busy loops one took over 20 s before its first log line. */
 const STARTUP_WAIT_MS = 45_000;
 
@@ -25,15 +32,17 @@ const STARTUP_WAIT_MS = 45_000;
  * A real gateway process (the compiled build, as production runs it) with the given config,
  * listening on a free port. `npm test` builds first, so dist/ matches the sources.
  */
-export async function spawnGateway(input: GatewayConfigInput): Promise<GatewayProcess> {
+export async function spawnGateway(input: GatewayConfigInput, options: { wallClock?: WallClockOptions } = {}): Promise<GatewayProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
   const configFile = join(dir, 'gateway.yaml');
   writeFileSync(configFile, stringify({ ...input, server: { ...input.server, host: '127.0.0.1', port } }));
   raiseHarnessPriority(); // this process judges the gateway it starts (harness-priority.ts)
-  const [command, args] = subjectCommand(process.execPath, [MAIN]);
-  const child = spawn(command, args, { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { wallClock } = options;
+  const [command, args] = subjectCommand(process.execPath, wallClock ? ['--import', WALL_CLOCK, MAIN] : [MAIN]);
+  const clockEnv = wallClock ? { TEST_WALL_CLOCK_OFFSET_MS: String(wallClock.offsetMs ?? 0), TEST_WALL_CLOCK_STEPS_MS: (wallClock.stepsMs ?? []).join(',') } : {};
+  const child = spawn(command, args, { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info', ...clockEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // Every line also goes to the run's log directory, which global teardown scans for secrets.
   const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `process-${process.pid}-${port}.log`) : undefined;

@@ -9,6 +9,7 @@ import { type Decision, decisionOf, unavailableDecision } from './budget/decisio
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
 import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
 import { type LinkLogger, mayHaveRun, RedisLink } from './cluster/redis-link.js';
+import { RedisLatency } from './cluster/redis-latency.js';
 import { assembleView, type LimitsView, viewCells } from './observe/limits-view.js';
 import { RateLimitMetrics } from './observe/ratelimit.metrics.js';
 import { sumUsage, TeamUsage, type UsageByBucket, type UsageRing } from './observe/team-usage.js';
@@ -68,6 +69,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
   private readonly maxDecisionAgeMs: number;
+  /** This instance's measured Redis round trip: a steady latency is neither lateness nor an outage. */
+  private readonly latency: RedisLatency | undefined;
   /** Cool-downs decided while Redis was out of reach: written to Redis once it answers, so every instance honours them. */
   private unsharedCoolDowns: { keys: string[]; letters: string; until: number }[] = [];
   /** A heartbeat older than this is a stale instance (deciding locally, or cut off). */
@@ -85,15 +88,31 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.accounts = deps.accounts ?? [];
     this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
     if (deps.redis) {
-      this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:');
+      this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:', (ms) => this.latency?.record(ms));
+      const configuredTimeout = this.redisStore.commandTimeoutMs;
+      if (configuredTimeout !== undefined) this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
       const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
       const usage = () => JSON.stringify(this.usage.lastMinute(Date.now()));
       const store = this.redisStore;
       const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
-      this.link = new RedisLink(store, options, usage, () => this.statusChanged(), deps.logger ?? new Logger('RateLimiter'), async () => {
-        await store.reseed(knownCells());
-        await this.shareCoolDowns(store);
-      });
+      const remeasure = (heartbeatMs: number) => {
+        if (!this.latency) return;
+        this.latency.record(heartbeatMs);
+        this.latency.update();
+        if (store.commandTimeoutMs !== this.latency.timeoutMs) store.commandTimeoutMs = this.latency.timeoutMs;
+      };
+      this.link = new RedisLink(
+        store,
+        options,
+        usage,
+        () => this.statusChanged(),
+        deps.logger ?? new Logger('RateLimiter'),
+        async () => {
+          await store.reseed(knownCells());
+          await this.shareCoolDowns(store);
+        },
+        remeasure,
+      );
     }
     deps.readiness?.register('ratelimit', () => this.readiness());
   }
@@ -194,20 +213,19 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
     if (this.redisStore && this.link && !this.link.degraded) {
-      const sentAt = Date.now();
       const askedAt = performance.now();
       try {
         const outcome = await this.redisStore.take(plan, cost);
         this.link.succeeded();
         // Read late (a starved event loop): sent now, the request would arrive bunched with later ones.
         // Refused, and its tokens given back (best effort: if that fails too they stay spent, which is safe).
-        if (outcome.allowed && performance.now() - askedAt > this.maxDecisionAgeMs) {
+        if (outcome.allowed && performance.now() - askedAt > this.maxAgeMs) {
           this.redisStore.refund(plan, cost).catch(() => undefined);
           return this.lateAnswer(plan);
         }
         return { ...decisionOf(plan, outcome, 'redis'), askedAt };
       } catch (error) {
-        this.link.failed(error, sentAt);
+        this.link.failed(error, askedAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
         // locally could spend them twice. Refused instead; the client may retry at once.
         if (mayHaveRun(error)) return this.lateAnswer(plan);
@@ -236,7 +254,13 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   /** An allowed decision asked for more than `maxDecisionAgeMs` ago (see lateAtSend): a clock read, no allocation. */
   aged(decision: Decision): boolean {
-    return decision.allowed && decision.askedAt !== undefined && performance.now() - decision.askedAt > this.maxDecisionAgeMs;
+    if (!decision.allowed || decision.askedAt === undefined) return false;
+    return performance.now() - decision.askedAt > (decision.mode === 'redis' ? this.maxAgeMs : this.maxDecisionAgeMs);
+  }
+
+  /** `maxDecisionAgeMs` plus the steady part of this instance's Redis round trip (RedisLatency). */
+  private get maxAgeMs(): number {
+    return this.maxDecisionAgeMs + (this.latency?.allowanceMs ?? 0);
   }
 
   /** An answer that came too late (or never): refused, and the client may retry at once. */

@@ -15,6 +15,7 @@ import {
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyStore } from '../keys/key-store.service.js';
+import { ServerClockOffset } from '../retail-signing/server-clock.js';
 import { buildClientAssertion } from './client-assertion.js';
 import { type TokenFailureReason, TokenEndpoint, type TokenGrant, TokenRequestError } from './token-endpoint.js';
 import { TokenMetrics } from './token-metrics.js';
@@ -63,6 +64,8 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   private retryAt = 0;
   private closed = false;
   private readonly clock: Clock;
+  /** The auth server's clock, learned from its answers: an assertion's `iat` and `exp` are its time, not ours. */
+  private readonly authClock: ServerClockOffset;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -76,6 +79,7 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   ) {
     this.clock = clock ?? new SystemClock();
     this.settings = config.exchange;
+    this.authClock = new ServerClockOffset(config.retail.clockSkewWarnMs, registry, { metric: 'gateway_exchange_auth_clock_offset_seconds', server: 'exchange auth server' });
     this.endpoint = new TokenEndpoint(http, binding.tokenUrl, binding.environment.exchangeUrl, config.exchange.tokenTimeoutMs);
     this.metrics = new TokenMetrics(registry, () => {
       const status = this.status();
@@ -177,9 +181,20 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   }
 
   private async obtain(): Promise<CachedToken> {
-    const sentAt = this.clock.now();
+    let sentAt = this.clock.now();
     try {
-      return this.accept(await this.requestGrant(sentAt), sentAt);
+      let grant: TokenGrant;
+      try {
+        grant = await this.requestGrant(sentAt);
+      } catch (error) {
+        // Refused while the auth server's clock turned out to be elsewhere than assumed (its iat_in_future,
+        // or an assertion already expired by its clock): once more, at once, dated by its clock.
+        if (!(error instanceof TokenRequestError) || !this.clockWasWrong(error, sentAt)) throw error;
+        sentAt = this.clock.now();
+        grant = await this.requestGrant(sentAt);
+      }
+      this.authClock.observe(grant.date, sentAt, this.clock.now());
+      return this.accept(grant, sentAt);
     } catch (error) {
       const failure = error instanceof TokenRequestError ? error : new TokenRequestError('network');
       this.fail(failure);
@@ -187,6 +202,13 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
     }
   }
 
+  /** Learns the auth server's clock from a refusal; true when it moved enough to explain an assertion refused for its times. */
+  private clockWasWrong(error: TokenRequestError, sentAt: number): boolean {
+    const moved = this.authClock.observe(error.date, sentAt, this.clock.now());
+    return moved !== 0 && (error.reason === 'invalid_client_assertion' || error.reason === 'invalid_client');
+  }
+
+  /** `nowMs`: our clock when the request leaves; the assertion is dated by the auth server's. */
   private async requestGrant(nowMs: number): Promise<TokenGrant> {
     // Read the key per request: a rotation applies to the next assertion, never to one half-built.
     const credential = this.keys.exchange();
@@ -197,7 +219,7 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
         clientId: credential.clientId,
         tokenUrl: this.binding.tokenUrl,
         signingKey: credential.key.signingKey,
-        nowMs,
+        nowMs: nowMs + this.authClock.offsetMs,
         lifetimeSeconds: this.settings.assertionLifetimeSeconds,
       });
     } catch {

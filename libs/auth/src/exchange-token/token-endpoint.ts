@@ -15,6 +15,9 @@ export type TokenFailureReason =
   | 'signing';
 
 export class TokenRequestError extends Error {
+  /** The auth server's `Date` header, when it answered: its clock, for the next assertion's `iat`. */
+  date?: string;
+
   constructor(
     readonly reason: TokenFailureReason,
     readonly status?: number,
@@ -27,6 +30,8 @@ export class TokenRequestError extends Error {
 export interface TokenGrant {
   accessToken: string;
   expiresInSeconds: number;
+  /** The auth server's `Date` header (see TokenRequestError.date). */
+  date?: string;
 }
 
 /** The auth server's token endpoint of the running environment (spec §5.1.2-3). */
@@ -56,6 +61,7 @@ export class TokenEndpoint {
     });
     let status: number;
     let text: string;
+    let date: string | undefined;
     try {
       const response = await this.http.request({
         origin: this.origin,
@@ -66,12 +72,18 @@ export class TokenEndpoint {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = response.statusCode;
+      date = typeof response.headers.date === 'string' ? response.headers.date : undefined;
       text = await response.body.text();
     } catch (error) {
       throw new TokenRequestError(isTimeout(error) ? 'timeout' : 'network');
     }
-    if (status >= 200 && status < 300) return parseGrant(text, status);
-    throw new TokenRequestError(rejectionReason(status, text), status);
+    try {
+      if (status >= 200 && status < 300) return { ...parseGrant(text, status), ...(date === undefined ? {} : { date }) };
+      throw new TokenRequestError(rejectionReason(status, text), status);
+    } catch (error) {
+      if (error instanceof TokenRequestError) error.date = date;
+      throw error;
+    }
   }
 }
 

@@ -7,9 +7,18 @@ const ADJUST_THRESHOLD_MS = 1_000;
 /** spec §5.2: 30 s window. A correction under half of it cannot explain a rejected timestamp. */
 const RESEND_THRESHOLD_MS = 15_000;
 
+/** What a ServerClockOffset reports: the metric and the server named in its log lines. */
+export interface ServerClockNaming {
+  metric: string;
+  server: string;
+}
+
+const RETAIL: ServerClockNaming = { metric: 'gateway_retail_server_clock_offset_seconds', server: 'retail server' };
+
 /**
- * The retail server's clock relative to ours, learned from the `Date` headers of its responses, so
- * signed timestamps stay inside the server's 30 s window even when the local clock drifts.
+ * A server's clock relative to ours (SystemClock: steady, never stepped), learned from the `Date`
+ * headers of its responses, so signed timestamps (retail: 30 s window) and assertion `iat`s (exchange
+ * auth server) stay inside what the server accepts even when the local clock is wrong or steps.
  */
 export class ServerClockOffset {
   private readonly logger = new Logger(ServerClockOffset.name);
@@ -20,10 +29,11 @@ export class ServerClockOffset {
   constructor(
     private readonly warnMs: number,
     registry: MetricsRegistry,
+    private readonly naming: ServerClockNaming = RETAIL,
   ) {
     this.gauge = new Gauge({
-      name: 'gateway_retail_server_clock_offset_seconds',
-      help: 'Retail server clock minus local clock, as learned from response Date headers',
+      name: naming.metric,
+      help: `The ${naming.server}'s clock minus the local clock, as learned from response Date headers`,
       registers: [registry],
     });
     this.gauge.set(0);
@@ -60,11 +70,11 @@ export class ServerClockOffset {
   private report(): void {
     const beyond = Math.abs(this.offset) > this.warnMs;
     if (beyond && !this.warned) {
-      this.logger.warn(`The retail server clock differs from ours by ${this.offset} ms (over ${this.warnMs} ms); signed timestamps are corrected, but check NTP`);
+      this.logger.warn(`The ${this.naming.server} clock differs from ours by ${this.offset} ms (over ${this.warnMs} ms); signed times are corrected, but check NTP`);
     } else if (!beyond && this.warned) {
-      this.logger.log(`The retail server clock is back within ${this.warnMs} ms of ours (${this.offset} ms)`);
+      this.logger.log(`The ${this.naming.server} clock is back within ${this.warnMs} ms of ours (${this.offset} ms)`);
     } else {
-      this.logger.debug(`Retail server clock offset is now ${this.offset} ms`);
+      this.logger.debug(`The ${this.naming.server} clock offset is now ${this.offset} ms`);
     }
     this.warned = beyond;
   }

@@ -158,6 +158,13 @@ export const LimitsSchema = z
      * bunched with later ones, past the jitter the margin allows (the Redis command timeout may be longer).
      */
     maxDecisionAgeMs: z.number().int().positive().default(50),
+    /**
+     * How much of a steady Redis round trip is not counted as lateness (issue 30): decisions may be as
+     * old as maxDecisionAgeMs plus the fastest recent round trip (at most this), and the command
+     * timeout grows by twice their upper tenth (at most twice this). A path slower than this costs
+     * decisions refused as late; 0 restores the fixed figures.
+     */
+    redisLatencyAllowanceMs: z.number().int().nonnegative().default(50),
     /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
     egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
     /** Waiting requests held per queue before new ones are refused outright. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type Dispatcher } from 'undici';
 
+import { steadyNow } from '../clock/clock.js';
 import { REQUEST_ID_HEADER } from '../logging/logging.module.js';
 import type { Lane } from './bulkheads.js';
 
@@ -125,7 +126,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
     // `scheme://authority` is the origin; the rest (path, query) is the request target.
     const origin = ORIGIN.exec(url)?.[0] ?? url;
     const target = url.slice(origin.length);
-    const sentAt = Date.now();
+    const sentAt = steadyNow(); // the retail signer's clock: a wall-clock step between the two reads is no round trip
     const response = await this.pool(origin, request.lane).request({
       method: request.method,
       path: target.startsWith('/') ? target : `/${target}`,
@@ -135,7 +136,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
       bodyTimeout: request.timeoutMs,
     });
     const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, text, sentAt, receivedAt: Date.now() };
+    return { status: response.statusCode, headers: response.headers, text, sentAt, receivedAt: steadyNow() };
   }
 
   async onApplicationShutdown(): Promise<void> {

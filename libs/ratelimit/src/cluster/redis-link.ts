@@ -1,4 +1,5 @@
 import type { RedisBudgetStore } from '../store/redis-budget.store.js';
+import { BudgetLostError } from '../store/take-batch.js';
 
 export interface RedisLinkOptions {
   instanceId: string;
@@ -65,6 +66,8 @@ export class RedisLink {
     private readonly logger: LinkLogger,
     /** Runs against Redis before this instance leaves degraded mode (re-seeds lost bucket state). */
     private readonly beforeRejoin: () => Promise<void> = async () => undefined,
+    /** Runs after every heartbeat that answered, with its round trip in ms (the Redis latency is re-measured there). */
+    private readonly afterBeat: (roundTripMs: number) => void = () => undefined,
   ) {
     this.instances = options.expectedInstances;
   }
@@ -88,6 +91,7 @@ export class RedisLink {
     await this.store.ready(CONNECT_WAIT_MS);
     try {
       await this.store.load();
+      await this.store.adopt(this.instances, this.options.staleReserveMs);
     } catch (error) {
       this.failed(error);
     }
@@ -111,7 +115,7 @@ export class RedisLink {
    * `sentAt`: when the call was sent. Calls that were already under way when a timeout was seen time
    * out in the same stall (a starved event loop fails every pending call at once): they count once.
    */
-  failed(error: unknown, sentAt = Date.now()): void {
+  failed(error: unknown, sentAt = performance.now()): void {
     if (this.degraded) return;
     if (mayHaveRun(error) && !this.countsAsNewStall(sentAt)) return;
     this.degraded = true;
@@ -125,17 +129,18 @@ export class RedisLink {
   /** Counts a timeout unless the stall it belongs to was counted already; true once they persist. */
   private countsAsNewStall(sentAt: number): boolean {
     if (sentAt < this.lastTimeoutAt) return false;
-    this.lastTimeoutAt = Date.now();
+    this.lastTimeoutAt = performance.now();
     return ++this.timeoutsInRow >= this.options.degradeAfterTimeouts;
   }
 
   private async beat(): Promise<void> {
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     try {
-      const { known, fresh } = await this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
+      const { known, fresh } = await this.announce();
       this.instances = Math.max(1, known);
       this.store.reserveStale(known, fresh);
       this.succeeded();
+      this.afterBeat(performance.now() - sentAt);
       if (this.degraded && ++this.probesInRow >= REJOIN_AFTER_PROBES) {
         await this.beforeRejoin();
         this.degraded = false;
@@ -147,6 +152,24 @@ export class RedisLink {
       this.failed(error, sentAt);
     } finally {
       this.schedule();
+    }
+  }
+
+  /**
+   * The heartbeat. Redis may have lost the budget (BudgetLostError): while deciding from shared cells
+   * that sends this instance local first (the caller's failed()); a probe (deciding locally) then adopts
+   * the generation in force, reserving the instances known before for as long as they need to return.
+   */
+  private async announce(): Promise<{ known: number; fresh: number }> {
+    const beat = () => this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
+    try {
+      return await beat();
+    } catch (error) {
+      if (!(error instanceof BudgetLostError) || !this.degraded) throw error;
+      if (await this.store.adopt(this.instances, this.options.staleReserveMs)) {
+        this.logger.warn(`Rate-limit budget: Redis lost the shared budget (restarted empty or flushed); its cells come back spent and ${this.instances} instance(s) stay reserved until each is back.`);
+      }
+      return beat();
     }
   }
 

@@ -5,25 +5,29 @@
  * carry no expiry: there is one per bucket (and team share) in config, and a TAT in the past reads
  * as a full cell; without PX the write is one plain SET per touched key per batch.
  *
- * KEYS   every distinct key of the batch: TATs of cells, cool-down keys of upstream buckets
+ * KEYS   every distinct key of the batch: TATs of cells, cool-down keys of upstream buckets; last,
+ *        the budget's generation key (see ADOPT_SCRIPT)
  * ARGV   plan count, then per plan (a request shape, sent once per batch): class letter, cell
  *        count, cool-down count, per cell its KEYS index, emission interval ms and usable span ms
  *        (tokens its class may use × interval), per cool-down key its KEYS index; then per
- *        request: plan number, cost. A cool-down value lists the classes it blocks.
- * Reply  per request: allowed, wait ms, limiting cell (1-based, 0 none), reason (0 ok, 1 bucket,
+ *        request: plan number, cost; last, the generation this instance holds. A cool-down value lists
+ *        the classes it blocks.
+ * Reply  {-1} when the generation key is missing or another (Redis lost the budget: nothing taken),
+ *        else per request: allowed, wait ms, limiting cell (1-based, 0 none), reason (0 ok, 1 bucket,
  *        2 cool-down), then per cell its debt after the decision, TAT − now in µs (0 = full)
  */
 export const TAKE_SCRIPT = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + t[2] / 1000
 local vals = redis.call('MGET', unpack(KEYS))
+if vals[#KEYS] ~= ARGV[#ARGV] then return { -1 } end
 local plans, touched, out, tats, nexts = {}, {}, {}, {}, {}
 local a = 1
 for p = 1, tonumber(ARGV[1]) do
   plans[p] = a
   a = a + 3 + 3 * ARGV[a + 2] + ARGV[a + 3]
 end
-while a < #ARGV do
+while a < #ARGV - 1 do
   local o, cost = plans[tonumber(ARGV[a + 1])], tonumber(ARGV[a + 2])
   a = a + 2
   local class, cells, cools = ARGV[o + 1], tonumber(ARGV[o + 2]), tonumber(ARGV[o + 3])
@@ -68,17 +72,22 @@ return out
  * late): each TAT moves back by the cost's span, never below now (a TAT in the past already reads as
  * full). Later takes stay counted: GCRA spends add up, so this is the state had it never been taken.
  *
- * KEYS   TAT keys of the decision's cells
- * ARGV   per key the span given back in ms (cost × emission interval; at most what the take added)
+ * A refund for a budget Redis has lost since (its generation gone or another) gives nothing back:
+ * the cells it would credit were reseeded spent, and never held the take.
+ *
+ * KEYS   TAT keys of the decision's cells; last, the generation key
+ * ARGV   per key the span given back in ms (cost × emission interval; at most what the take added);
+ *        last, the generation held
  */
 export const REFUND_SCRIPT = `
+if redis.call('GET', KEYS[#KEYS]) ~= ARGV[#ARGV] then return 0 end
 local t = redis.call('TIME')
 local now = t[1] * 1000 + t[2] / 1000
-for i = 1, #KEYS do
+for i = 1, #KEYS - 1 do
   local tat = tonumber(redis.call('GET', KEYS[i]))
   if tat and tat > now then redis.call('SET', KEYS[i], math.max(now, tat - tonumber(ARGV[i]))) end
 end
-return #KEYS
+return #KEYS - 1
 `;
 
 /** Blocks the listed classes on each bucket for at least ARGV[2] ms; never shortens nor narrows a running cool-down. */
@@ -109,9 +118,16 @@ return #KEYS
  * announces itself as such: scored just past the staleness limit, so it stays known and reserved
  * however late its probes land, and is never counted fresh while it spends its local share.
  *
- * ARGV   instance id, reserve horizon ms, usage document, staleness limit ms, '1' when deciding locally
+ * After Redis lost its data, the instances known before it are reserved (the floor ADOPT_SCRIPT
+ * writes) until as many have announced themselves again: known is never below the floor meanwhile.
+ *
+ * KEYS   instances set, usage key, generation key, floor key
+ * ARGV   instance id, reserve horizon ms, usage document, staleness limit ms, '1' when deciding locally,
+ *        the generation this instance holds
+ * Reply  {known, fresh}; {-1, -1} when the generation key is missing or another (nothing written)
  */
 export const HEARTBEAT_SCRIPT = `
+if redis.call('GET', KEYS[3]) ~= ARGV[6] then return { -1, -1 } end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local horizon = tonumber(ARGV[2])
@@ -121,7 +137,39 @@ redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - horizon)
 redis.call('PEXPIRE', KEYS[1], horizon)
 redis.call('SET', KEYS[2], ARGV[3], 'PX', horizon)
-return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[4]), '+inf') }
+local known = redis.call('ZCARD', KEYS[1])
+local floor = tonumber(redis.call('GET', KEYS[4]) or '0')
+if floor > 0 then
+  if known >= floor then redis.call('DEL', KEYS[4]) else known = floor end
+end
+return { known, redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[4]), '+inf') }
+`;
+
+/**
+ * The budget's generation: a random token every instance holds and every take and heartbeat checks.
+ * Redis restarted empty, flushed or evicted loses it with the cells and the heartbeats, so no instance
+ * spends on a budget that forgot what the fleet spent. An instance that finds it missing writes a new
+ * one (the first to do so wins; the others adopt it). One that held an older generation also raises
+ * the floor of known instances to the count it knew, for `floor ttl` ms at most: the peers still deciding
+ * from their local shares stay reserved until they have announced themselves again.
+ *
+ * KEYS   generation key, floor key
+ * ARGV   generation held ('' at start), a new random one, instances known before, floor ttl ms
+ * Reply  the generation now in force
+ */
+export const ADOPT_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current then
+  redis.call('SET', KEYS[1], ARGV[2])
+  current = ARGV[2]
+end
+if ARGV[1] ~= '' and current ~= ARGV[1] then
+  local floor = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local before = tonumber(ARGV[3])
+  if before > floor then floor = before end
+  if floor > 1 then redis.call('SET', KEYS[2], floor, 'PX', ARGV[4]) end
+end
+return current
 `;
 
 /** Reads bucket state for the admin view: Redis time in ms, each TAT ('' when absent), then each cool-down's PTTL. */

@@ -22,6 +22,16 @@ export class BudgetKeys {
     return `${this.prefix}instances`;
   }
 
+  /** The budget's generation (ADOPT_SCRIPT): gone means Redis lost its data. */
+  generation(): string {
+    return `${this.prefix}generation`;
+  }
+
+  /** Instances reserved after Redis lost its data, until they have announced themselves again. */
+  lostFloor(): string {
+    return `${this.prefix}lost-floor`;
+  }
+
   usage(instanceId: string): string {
     return `${this.prefix}usage:${instanceId}`;
   }

@@ -2,6 +2,7 @@ import type { RedisClient } from '@lib/core';
 
 import { testRedis, testRedisUrl, uniquePrefix } from '../../test/limiter.fixture.js';
 import { RedisBudgetStore } from './redis-budget.store.js';
+import { BudgetLostError } from './take-batch.js';
 
 /** Against the run's real redis-server. */
 describe(RedisBudgetStore.name, () => {
@@ -15,6 +16,7 @@ describe(RedisBudgetStore.name, () => {
 
   it("lists each instance's Redis mode from the heartbeats: fresh is shared, a local one's stale beat is local", async () => {
     const sut = new RedisBudgetStore(redis, uniquePrefix());
+    await sut.adopt(0, 60_000);
     await sut.heartbeat('shared-1', 60_000, '{}', 3_000, false);
     await sut.heartbeat('local-1', 60_000, '{}', 3_000, true);
     const members = await sut.members(3_000);
@@ -23,5 +25,21 @@ describe(RedisBudgetStore.name, () => {
       { id: 'shared-1', mode: 'redis' },
     ]);
     expect(members.find((m) => m.id === 'shared-1')?.heardMsAgo).toBeLessThan(3_000);
+  });
+
+  it('notices a lost budget (its generation key gone): heartbeats fail until it adopts the new one, which reserves the instances known before', async () => {
+    const prefix = uniquePrefix();
+    const [a, b] = [new RedisBudgetStore(redis, prefix), new RedisBudgetStore(redis, prefix)];
+    expect(await a.adopt(0, 60_000)).toBe(false); // first start: nothing was lost
+    expect(await b.adopt(0, 60_000)).toBe(false);
+    await a.heartbeat('a', 60_000, '{}', 3_000, false);
+    await b.heartbeat('b', 60_000, '{}', 3_000, false);
+    await redis.del(...(await redis.keys(`${a.keys.prefix.replace(/[{}]/g, '\\$&')}*`))); // what FLUSHALL does to this prefix
+    await expect(a.heartbeat('a', 60_000, '{}', 3_000, false)).rejects.toBeInstanceOf(BudgetLostError);
+    expect(await a.adopt(3, 60_000)).toBe(true);
+    // Only a is back, but three were known: a may spend a third of each bucket until the others announce themselves.
+    expect(await a.heartbeat('a', 60_000, '{}', 3_000, false)).toEqual({ known: 3, fresh: 1 });
+    expect(await b.adopt(3, 60_000)).toBe(true); // b adopts a's generation: the same event
+    expect(await b.heartbeat('b', 60_000, '{}', 3_000, true)).toEqual({ known: 3, fresh: 1 });
   });
 });

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
+
 import type { RedisClient } from '@lib/core';
+import { Cluster } from 'ioredis';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
-import { COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import { ADOPT_SCRIPT, COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
 import { LuaScript } from '../gcra/lua-script.js';
 import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
-import { type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
+import { BudgetLostError, type PendingTake, type PreparedPlan, preparePlan, TakeBatch } from './take-batch.js';
 
 /**
  * Requests arriving while this many calls are in flight wait for the next batch: one call carries
@@ -25,6 +28,9 @@ export class RedisBudgetStore {
   private readonly readScript = new LuaScript(READ_SCRIPT);
   private readonly reseedScript = new LuaScript(RESEED_SCRIPT);
   private readonly refundScript = new LuaScript(REFUND_SCRIPT);
+  private readonly adoptScript = new LuaScript(ADOPT_SCRIPT);
+  /** The budget generation this instance spends on ('' until adopted: every take and heartbeat fails as lost). */
+  private generation = '';
   private readonly prepared = new WeakMap<TakePlan, PreparedPlan & { share: number }>();
   /** See reserveStale. */
   private share = 1;
@@ -34,8 +40,22 @@ export class RedisBudgetStore {
   constructor(
     private readonly redis: RedisClient,
     keyPrefix: string,
+    /** Each take call's round trip (ms, send to reply) that came back. */
+    private readonly onRoundTrip: (ms: number) => void = () => undefined,
   ) {
     this.keys = new BudgetKeys(keyPrefix);
+  }
+
+  /** The client's command timeout (ms), as configured (`redis.commandTimeoutMs`); undefined: none. */
+  get commandTimeoutMs(): number | undefined {
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes() : [this.redis];
+    return nodes[0]?.options.commandTimeout;
+  }
+
+  /** Sets the command timeout of the client (every node of a Cluster); ioredis reads it per command. */
+  set commandTimeoutMs(ms: number) {
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes() : [this.redis];
+    for (const node of nodes) node.options.commandTimeout = ms;
   }
 
   /** Waits (bounded) for the connection a fresh client is still opening: with no offline queue, commands sent earlier fail. */
@@ -54,7 +74,20 @@ export class RedisBudgetStore {
   }
 
   async load(): Promise<void> {
-    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript]) await script.load(this.redis);
+    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript, this.adoptScript]) await script.load(this.redis);
+  }
+
+  /**
+   * Takes the budget generation in force (ADOPT_SCRIPT), creating it when Redis has none. Answers true
+   * when this instance held another one: Redis lost the budget since, and `knownBefore` instances stay
+   * reserved (at most `floorMs`) until they have announced themselves again.
+   */
+  async adopt(knownBefore: number, floorMs: number): Promise<boolean> {
+    const held = this.generation;
+    const candidate = randomUUID();
+    const keys = [this.keys.generation(), this.keys.lostFloor()];
+    this.generation = String(await this.adoptScript.run(this.redis, 2, [...keys, held, candidate, knownBefore, floorMs]));
+    return held !== '' && held !== this.generation;
   }
 
   /** Decides one request; concurrent requests share a script call, each still all or none. */
@@ -67,8 +100,8 @@ export class RedisBudgetStore {
 
   /** Gives back an allowed decision's tokens whose request was never sent (see REFUND_SCRIPT); never more than it took. */
   async refund(plan: TakePlan, cost: number): Promise<void> {
-    const keys = plan.cells.map((c) => this.keys.tat(c.key));
-    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs)]);
+    const keys = [...plan.cells.map((c) => this.keys.tat(c.key)), this.keys.generation()];
+    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs), this.generation]);
   }
 
   async coolDown(bucketKeys: readonly string[], classLetters: string, ms: number): Promise<void> {
@@ -81,8 +114,9 @@ export class RedisBudgetStore {
    * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`, not deciding locally).
    */
   async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
-    const keys = [this.keys.instances(), this.keys.usage(instanceId)];
-    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 2, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0'])) as [number, number];
+    const keys = [this.keys.instances(), this.keys.usage(instanceId), this.keys.generation(), this.keys.lostFloor()];
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 4, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0', this.generation])) as [number, number];
+    if (known === -1) throw new BudgetLostError();
     return { known, fresh };
   }
 
@@ -147,9 +181,14 @@ export class RedisBudgetStore {
     const batch = new TakeBatch();
     for (const entry of this.pending.splice(0, MAX_BATCH)) batch.add(entry, this.prepare(entry.plan));
     this.inFlight++;
+    const [numKeys, keysAndArgs] = batch.keysAndArgs(this.keys.generation(), this.generation);
+    const sentAt = performance.now();
     this.takeScript
-      .run(this.redis, batch.keys.length, batch.keysAndArgs())
-      .then((reply) => batch.settle(reply as number[]))
+      .run(this.redis, numKeys, keysAndArgs)
+      .then((reply) => {
+        this.onRoundTrip(performance.now() - sentAt);
+        batch.settle(reply as number[]);
+      })
       // A failed call (or an unreadable reply) fails every request of the batch; each then decides locally.
       .catch((error: unknown) => batch.fail(error))
       .finally(() => {

@@ -3,6 +3,17 @@ import type { BudgetKeys } from './budget-keys.js';
 import { CLASS_LETTER } from './budget-keys.js';
 import type { StoreOutcome } from './store-outcome.js';
 
+/**
+ * Redis no longer holds the budget's generation (restarted empty, flushed, evicted): the call took
+ * nothing, and nothing may be taken there until the instance has adopted the new generation.
+ */
+export class BudgetLostError extends Error {
+  constructor() {
+    super('Redis lost the shared budget (restarted empty or flushed)');
+    this.name = 'BudgetLostError';
+  }
+}
+
 /** One request waiting for its batch. */
 export interface PendingTake {
   plan: TakePlan;
@@ -54,12 +65,13 @@ export class TakeBatch {
     this.requestArgs.push(plan, entry.cost);
   }
 
-  /** The EVALSHA arguments after the key count: keys, then ARGV. */
-  keysAndArgs(): (string | number)[] {
-    return [...this.keys, this.planIndex.size, ...this.planArgs, ...this.requestArgs];
+  /** The EVALSHA key count and arguments: keys, the generation key last, then ARGV, the generation held last. */
+  keysAndArgs(generationKey: string, generation: string): [number, (string | number)[]] {
+    return [this.keys.length + 1, [...this.keys, generationKey, this.planIndex.size, ...this.planArgs, ...this.requestArgs, generation]];
   }
 
   settle(reply: number[]): void {
+    if (reply[0] === -1) return this.fail(new BudgetLostError());
     let at = 0;
     for (const entry of this.entries) {
       const cells = entry.plan.cells;

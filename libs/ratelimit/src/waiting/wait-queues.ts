@@ -44,7 +44,7 @@ export class WaitQueues {
     let queue = this.queues.get(key);
     if (!queue) this.queues.set(key, (queue = { waiters: [], pumping: false }));
     if (queue.waiters.length >= this.maxQueued) throw new BudgetWaitTooLongError(undefined, maxWaitMs, request);
-    const now = Date.now();
+    const now = performance.now(); // deadlines are intervals: a wall-clock step must not move them
     const waiting = new Promise<Decision>((resolve, reject) => queue.waiters.push({ request, deadline: now + maxWaitMs, enqueuedAt: now, resolve, reject }));
     void this.pump(key, queue);
     return waiting;
@@ -69,7 +69,7 @@ export class WaitQueues {
           head.reject(error instanceof Error ? error : new Error(String(error)));
           continue;
         }
-        const now = Date.now();
+        const now = performance.now(); // deadlines are intervals: a wall-clock step must not move them
         if (decision.allowed) {
           queue.waiters.shift();
           this.onAllowed(head.request, now - head.enqueuedAt);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { fullJitterDelay } from '@lib/core';
+import { fullJitterDelay, steadyNow } from '@lib/core';
 import WebSocket from 'ws';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
@@ -111,7 +111,7 @@ export class RetailSocket {
   }
 
   private connect(): void {
-    const sentAt = Date.now();
+    const sentAt = steadyNow(); // the retail signer's clock (see RetailSigner)
     const ws = new WebSocket(this.options.url, { headers: this.options.headers(), handshakeTimeout: this.options.ackTimeoutMs });
     this.ws = ws;
     ws.on('upgrade', (response) => this.options.onHandshake?.(response, sentAt, true));
@@ -130,7 +130,7 @@ export class RetailSocket {
   private opened(ws: WebSocket): void {
     if (this.ws !== ws) return;
     this.stats.connects += 1;
-    this.lastSeen = Date.now();
+    this.lastSeen = performance.now();
     this.startWatchdog(ws);
     for (const subscription of this.subscriptions.values()) this.send(subscription);
   }
@@ -145,7 +145,7 @@ export class RetailSocket {
 
   private received(ws: WebSocket, text: string): void {
     if (this.ws !== ws) return;
-    this.lastSeen = Date.now();
+    this.lastSeen = performance.now();
     const frame = parseRetailFrame(text);
     // The connection works: the next drop starts the backoff again.
     if (frame.kind === 'heartbeat' || frame.kind === 'data') this.attempt = 0;
@@ -209,7 +209,7 @@ export class RetailSocket {
     this.stopWatchdog();
     const every = Math.max(20, Math.floor(this.options.heartbeatTimeoutMs / 4));
     this.watchdog = setInterval(() => {
-      if (Date.now() - this.lastSeen <= this.options.heartbeatTimeoutMs) return;
+      if (performance.now() - this.lastSeen <= this.options.heartbeatTimeoutMs) return; // monotonic: a wall-clock step is no silence
       this.warn(`no frame from ${this.options.url} for ${this.options.heartbeatTimeoutMs} ms: reconnecting`);
       ws.terminate();
     }, every);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG, type GatewayConfig, steadyNow } from '@lib/core';
 
 import { RetailSocket, type RetailSocketOptions } from './retail-socket.js';
 
@@ -53,8 +53,8 @@ export class RetailStreams implements OnApplicationShutdown {
         // The upgrade answer is dated like any other: it keeps the learned server clock current.
         onHandshake: (response, sentAt, accepted) => {
           const date = typeof response.headers.date === 'string' ? response.headers.date : undefined;
-          if (accepted) this.signer.observeServerDate(date, sentAt, Date.now());
-          else if (response.statusCode === 401) this.signer.observeUnauthorized(date, sentAt, Date.now());
+          if (accepted) this.signer.observeServerDate(date, sentAt, steadyNow());
+          else if (response.statusCode === 401) this.signer.observeUnauthorized(date, sentAt, steadyNow());
         },
         warn: (message) => this.logger.warn(message),
       });
