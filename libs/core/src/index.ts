@@ -15,6 +15,7 @@ export {
   type RedisConfig,
   type RetailAccountConfig,
 } from './config/config.schema.js';
+export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
 export { REQUEST_CLASSES } from './config/limits.schema.js';
 export { type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';

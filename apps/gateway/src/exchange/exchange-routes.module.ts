@@ -8,6 +8,7 @@ import { ExchangeReferenceDataController } from './exchange-reference-data.contr
 import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { OrdersModule } from '../orders/orders.module.js';
 
 @Module({
   controllers: [
@@ -18,7 +19,7 @@ import { OwnedOrders } from './identity/owned-orders.service.js';
     ExchangeReportsController,
     ExchangeTradingController,
   ],
-  imports: [ExchangeModule],
+  imports: [ExchangeModule, OrdersModule],
   providers: [OwnedOrders],
 })
 export class ExchangeRoutesModule {}

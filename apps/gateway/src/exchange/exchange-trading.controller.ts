@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AccountCallerContext,
@@ -18,8 +18,9 @@ import {
   PreviewOrderRequestSchema,
   PreviewOrderResponseSchema,
   type PreviewOrderRequest,
+  withClordId,
 } from '@lib/exchange';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { RequireScopes } from '../common/auth.decorators.js';
@@ -29,6 +30,8 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 import { ExchangeBody } from './identity/bound-body.decorator.js';
 import type { BoundBody } from './identity/identity-binder.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { sendAnswer } from '../orders/order-answers.js';
+import { OrderSafety } from '../orders/order-safety.service.js';
 
 /** Order entry (spec 4.1 /v1/trading/*), account-scoped; upstream answers pass through unchanged. */
 @ApiTags('exchange trading')
@@ -39,15 +42,22 @@ export class ExchangeTradingController {
   constructor(
     private readonly trading: ExchangeTrading,
     private readonly owned: OwnedOrders,
+    private readonly safety: OrderSafety,
   ) {}
 
-  /** A timeout is a 504 carrying the clordId (one is assigned when the order has none); the insert is never resent. */
+  /**
+   * Idempotent (issue 27): the Idempotency-Key, else the order's own clordId, is the key, so a resend
+   * never reaches the exchange twice. A lost answer (timeout, reset, 5xx) is a 202 PENDING carrying the
+   * clordId (one is assigned when the order has none), resolved from the exchange; never resent.
+   */
   @Post('orders')
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(InsertOrderResponseSchema) })
-  async insert(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
-    relay(res, await this.trading.insertOrder(caller, bound.body));
+  async insert(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
+    const order = withClordId(bound.body);
+    const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, send: () => this.trading.insertOrder(caller, order) }));
   }
 
   /** Scope not in the spec table: read:orders ("view open orders, preview orders") is the closest documented scope. */
@@ -64,8 +74,9 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchInsertResponseSchema) })
-  async insertBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>) {
-    relay(res, await this.trading.insertBatch(caller, bound.body));
+  async insertBatch(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>) {
+    const requests = bound.body.requests.map(withClordId);
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), send: () => this.trading.insertBatch(caller, { ...bound.body, requests }) }));
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -73,8 +84,9 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchReplaceResponseSchema) })
-  async replaceBatch(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>) {
-    relay(res, await this.trading.replaceBatch(caller, await this.owned.confirmed(caller, bound)));
+  async replaceBatch(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>) {
+    const confirmed = await this.owned.confirmed(caller, bound);
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds: bound.body.requests.map((replace) => replace.orderId), send: () => this.trading.replaceBatch(caller, confirmed) }));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */
@@ -88,7 +100,8 @@ export class ExchangeTradingController {
   @Post('orders/cancel')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
-    relay(res, await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound)));
+  async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
+    const confirmed = await this.owned.confirmed(caller, bound);
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.cancel', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: bound.body.clordId ? [bound.body.clordId] : [], orderIds: bound.body.orderId ? [bound.body.orderId] : [], send: () => this.trading.cancelOrder(caller, confirmed) }));
   }
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
 import { CatalogSchema } from './catalog.schema.js';
+import { JournalSchema } from './journal.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { StreamsSchema } from './streams.schema.js';
 
@@ -184,6 +185,7 @@ export const GatewayConfigSchema = z
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
+    journal: JournalSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })

@@ -29,5 +29,11 @@ export enum ErrorCode {
   UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_AUTH_UNAVAILABLE = 'UPSTREAM_AUTH_UNAVAILABLE',
   SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /** The same Idempotency-Key came with another request body (issue 27). */
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */
+  IDEMPOTENCY_IN_FLIGHT = 'IDEMPOTENCY_IN_FLIGHT',
+  /** The order journal cannot be written, so no new order is sent (cancels still pass). */
+  JOURNAL_UNAVAILABLE = 'JOURNAL_UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }
