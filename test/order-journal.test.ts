@@ -93,6 +93,23 @@ describe('order journal and idempotency keys', () => {
     expect(csv).toContain('timeline-1');
   });
 
+  it('keys retail order entry too: a create is replayed, not sent twice, and the key refuses another body', async () => {
+    const slug = 'aec-nfl-gb-chi-2026-11-22';
+    const order = { marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.20', currency: 'USD' }, quantity: 1 };
+    const created = () => stack.sandbox.state.counter('retail.route.createOrder');
+    const before = created();
+    const first = await post(stack, '/retail/v1/orders', order, 'all', { 'idempotency-key': 'k-retail-1' });
+    expect(first.status).toBe(200);
+    const again = await post(stack, '/retail/v1/orders', order, 'all', { 'idempotency-key': 'k-retail-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(again)).toEqual(await json(first));
+    expect(created() - before).toBe(1);
+    const other = await post(stack, '/retail/v1/orders', { ...order, quantity: 2 }, 'all', { 'idempotency-key': 'k-retail-1' });
+    expect(other.status).toBe(422);
+    expect(created() - before).toBe(1);
+  });
+
   it('verifies the hash chain, and detects a record altered in the database', async () => {
     const db = superuser();
     await db.connect();

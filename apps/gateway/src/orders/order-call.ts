@@ -16,6 +16,12 @@ export type OrderOperation =
 /** Operations that create orders: an ambiguous outcome of one is UNKNOWN and resolved, never resent. */
 export const CREATING_OPERATIONS: readonly OrderOperation[] = ['exchange.insert', 'exchange.batchInsert'];
 
+/**
+ * Operations with no resolver yet whose ambiguous outcome is kept under their key: a retry with the key
+ * replays the "may have been processed" problem instead of sending again. Cancels are freed instead.
+ */
+export const KEPT_WHEN_AMBIGUOUS: readonly OrderOperation[] = ['exchange.batchReplace', 'retail.create', 'retail.modify', 'retail.closePosition'];
+
 /** Cancels: never blocked by a gateway rule, the journal's outage included. */
 const CANCELS: ReadonlySet<OrderOperation> = new Set(['exchange.cancel', 'retail.cancel', 'retail.cancelAll']);
 

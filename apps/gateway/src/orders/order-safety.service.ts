@@ -8,7 +8,7 @@ import { rateLimitHeaders } from '@lib/ratelimit';
 import { clientOf } from '../common/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
-import { CREATING_OPERATIONS, type OrderAnswer, type OrderCall, isCancel } from './order-call.js';
+import { CREATING_OPERATIONS, KEPT_WHEN_AMBIGUOUS, type OrderAnswer, type OrderCall, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { withoutSecrets } from './redact-secrets.js';
@@ -104,7 +104,8 @@ export class OrderSafety {
         return pendingAnswer(call.clordIds);
       }
       const problem = JSON.stringify(problemOf(error, call.request.id));
-      if (outcome === 'answered' && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
+      const kept = outcome === 'answered' || (outcome === 'ambiguous' && KEPT_WHEN_AMBIGUOUS.includes(call.operation));
+      if (kept && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
       else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
       await this.record({ ...base, kind: outcome === 'not-sent' ? 'refused' : 'answer', data: { requestId: call.request.id, code: error.code, outcome } });
       throw error;
