@@ -102,11 +102,13 @@ describe('exchange trading through the gateway', () => {
     expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', upstream: { status: 409 } });
   });
 
-  it('answers a duplicate clordId with a 409 problem carrying the upstream body', async () => {
+  it('refuses a clordId reused for another order 422 before it reaches the exchange (an insert\'s clordId is its idempotency key)', async () => {
+    const before = stack.sandbox.state.counter('exchange.calls.insertOrder');
     const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'cross-1' }));
-    expect(res.status).toBe(409);
+    expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', clordId: 'cross-1', upstream: { status: 409, body: { code: 6, message: expect.stringContaining('cross-1'), details: [] } } });
+    expect(await json(res)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(before);
   });
 
   it('passes through the rejection of an order on an unknown symbol', async () => {
