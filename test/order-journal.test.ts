@@ -170,3 +170,32 @@ describe('journal unreachable', () => {
     expect(stack.sandbox.state.counter('exchange.calls.cancelOrder')).toBe(1);
   });
 });
+
+describe('journal down when the gateway starts', () => {
+  let stack: Stack;
+  let proxy: StallProxy;
+  beforeAll(async () => {
+    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
+    proxy.cut();
+    const through = (url: string) => url.replace(`:${process.env.TEST_PG_PORT}/`, `:${proxy.port}/`);
+    const base = testJournal();
+    const journal = { ...base, url: through(base!.url!), migrationUrl: through(base!.migrationUrl!), statementTimeoutMs: 500 };
+    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await proxy.close();
+  });
+
+  it('starts anyway, refuses orders 503 while the database is away, and migrates and takes orders once it is back', async () => {
+    const refused = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 27));
+    expect(refused.status).toBe(503);
+    expect(await json(refused)).toMatchObject({ code: 'JOURNAL_UNAVAILABLE' });
+    expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(0);
+    proxy.restore();
+    // A failed migration is retried on use, at most every 5 s.
+    const placed = await eventually(() => post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 27), 'all', { 'idempotency-key': 'k-back-1' }), (res) => res.status === 200, 15_000, 500);
+    expect(await json(placed)).toMatchObject({ orderId: expect.any(String) });
+    expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(1);
+  }, 30_000);
+});

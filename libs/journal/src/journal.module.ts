@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 
 import { type JournalDatabase, openJournalDatabase } from './journal-database.js';
@@ -22,7 +22,8 @@ class JournalShutdown implements OnApplicationShutdown {
     {
       provide: JOURNAL_DATABASE,
       inject: [GATEWAY_CONFIG],
-      useFactory: (config: GatewayConfig) => openJournalDatabase(config.journal),
+      useFactory: (config: GatewayConfig) =>
+        openJournalDatabase(config.journal, (error) => new Logger('OrderJournal').error(`the journal's database cannot be reached; new orders are refused until it can: ${(error as Error).message}`)),
     },
     JournalShutdown,
   ],
