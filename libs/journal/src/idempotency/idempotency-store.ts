@@ -72,9 +72,12 @@ export class IdempotencyStore {
     return row ? toRecord(row) : null;
   }
 
-  /** The record of the call that sent this clordId (the lookup route). */
-  async byClordId(clordId: string): Promise<IdempotencyRecord | null> {
-    const [row] = await this.db.query<Row>(`SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 ORDER BY created_at DESC LIMIT 1`, [`%${JSON.stringify(clordId)}%`]);
+  /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */
+  async byClordId(clordId: string, team?: string): Promise<IdempotencyRecord | null> {
+    const [row] = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND ($2::text IS NULL OR team = $2) ORDER BY created_at DESC LIMIT 1`,
+      [`%${escapeLike(JSON.stringify(clordId))}%`, team ?? null],
+    );
     return row ? toRecord(row) : null;
   }
 
@@ -114,6 +117,9 @@ export class IdempotencyStore {
     return rows.map(toRecord);
   }
 }
+
+/** A literal for LIKE: its wildcards and escape character taken as themselves. */
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function toRecord(row: Row): IdempotencyRecord {
   return {

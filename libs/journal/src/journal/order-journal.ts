@@ -22,6 +22,7 @@ interface EventRow {
 
 const COLUMNS = 'seq, at, kind, clord_id, order_id, record, prev_hash, hash';
 const PAGE = 1_000;
+const MAX_RECORDS_PER_WRITE = 1_000;
 
 /**
  * The append-only, hash-chained order journal. Appends made while a write is under way are written
@@ -49,8 +50,7 @@ export class OrderJournal {
   private async drain(): Promise<void> {
     this.writing = true;
     while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+      const batch = this.nextBatch();
       try {
         await this.db.transaction((tx) => this.write(tx, batch.flatMap((pending) => pending.entries)));
         for (const pending of batch) pending.resolve();
@@ -61,7 +61,19 @@ export class OrderJournal {
     this.writing = false;
   }
 
+  /** A statement takes at most 65,535 parameters (ten a record): a long queue is written in several transactions. */
+  private nextBatch(): Pending[] {
+    let records = 0;
+    let count = 0;
+    while (count < this.queue.length && (count === 0 || records + this.queue[count]!.entries.length <= MAX_RECORDS_PER_WRITE)) {
+      records += this.queue[count]!.entries.length;
+      count++;
+    }
+    return this.queue.splice(0, count);
+  }
+
   private async write(tx: SqlQuery, entries: JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`pmgw-journal:${this.schema}`]);
     const [head] = await tx.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.order_events ORDER BY seq DESC LIMIT 1`);
     let seq = head ? Number(head.seq) : 0;
