@@ -15,7 +15,7 @@ describe('order journal and idempotency keys', () => {
   let schema: string;
   beforeAll(async () => {
     schema = `j_journal_${process.pid}`;
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal: testJournal(schema) }) });
+    stack = await startExchangeStack([{ id: 'trader', team: 'trading', scopes: ['read:orders', 'write:orders'] }], { gateway: (config) => ({ ...config, journal: testJournal(schema) }) });
   });
   afterAll(() => stack.close());
 
@@ -91,6 +91,24 @@ describe('order journal and idempotency keys', () => {
     const csv = await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}&format=csv`)).text();
     expect(csv.split('\n')[0]).toBe('seq,at,kind,clordId,orderId,clientId,team,data,hash');
     expect(csv).toContain('timeline-1');
+  });
+
+  it('shows an order\'s timeline and outcome to the team that sent it and to admin, to no other team', async () => {
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 28, { clordId: 'owned-1' }), 'trader');
+    expect(res.status).toBe(200);
+    const { orderId } = await json(res);
+    for (const path of ['/orders/timeline?clordId=owned-1', `/orders/timeline?orderId=${orderId}`, '/orders/clord/owned-1']) {
+      expect((await api(stack, 'trader')(path)).status).toBe(200);
+      expect((await api(stack)(path)).status).toBe(200);
+    }
+    const platform = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 28, { clordId: 'not-yours-1' }));
+    const theirs = (await json(platform)).orderId;
+    for (const path of ['/orders/timeline?clordId=not-yours-1', `/orders/timeline?orderId=${theirs}`, '/orders/clord/not-yours-1']) {
+      const refused = await api(stack, 'trader')(path);
+      expect(refused.status).toBe(404);
+      expect(await json(refused)).toMatchObject({ code: 'NOT_FOUND' });
+    }
+    expect(await json(await api(stack, 'trader')('/orders/clord/owned-1'))).toMatchObject({ clordId: 'owned-1', state: 'DONE', status: 200, answer: { orderId } });
   });
 
   it('keys retail order entry too: a create is replayed, not sent twice, and the key refuses another body', async () => {
