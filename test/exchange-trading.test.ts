@@ -102,21 +102,13 @@ describe('exchange trading through the gateway', () => {
     expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', upstream: { status: 409 } });
   });
 
-  it('answers a clordId in use by an open order with a 409 problem carrying the upstream body', async () => {
-    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'open-1' }))).status).toBe(200);
-    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'open-1' }));
-    expect(res.status).toBe(409);
+  it('refuses a clordId reused for another order 422 before it reaches the exchange (an insert\'s clordId is its idempotency key)', async () => {
+    const before = stack.sandbox.state.counter('exchange.calls.insertOrder');
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'cross-1' }));
+    expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', clordId: 'open-1', upstream: { status: 409, body: { code: 6, message: expect.stringContaining('open-1'), details: [] } } });
-  });
-
-  it('has the sandbox accept the clordId of a filled order again as a new order, as the exchange does', async () => {
-    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 31, { clordId: 'cross-1' }));
-    expect(res.status).toBe(200);
-    const { orderId } = await json(res);
-    expect(orderId).not.toBe(crossId);
-    expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ clordId: 'cross-1', state: 'ORDER_STATE_NEW' });
-    expect(stack.sandbox.state.engine.order(crossId)).toMatchObject({ clordId: 'cross-1', state: 'ORDER_STATE_FILLED' });
+    expect(await json(res)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(before);
   });
 
   it('passes through the rejection of an order on an unknown symbol', async () => {

@@ -11,6 +11,7 @@ const SECRET_SHAPES: [string, RegExp][] = [
 ];
 
 export default async function globalTeardown(): Promise<void> {
+  await stopPostgres();
   const pidFile = process.env.TEST_REDIS_PID_FILE;
   if (pidFile) {
     for (const pid of readFileSync(pidFile, 'utf8').split('\n')) {
@@ -60,4 +61,21 @@ function holdsKey(line: string, keys: Set<string>): boolean {
     for (let i = 0; i + KEY_BODY_LENGTH <= run.length; i++) if (keys.has(run.slice(i, i + KEY_BODY_LENGTH))) return true;
   }
   return false;
+}
+
+/** The run's PostgreSQL: a fast shutdown (SIGINT), then its data folder goes. */
+async function stopPostgres(): Promise<void> {
+  const pid = Number(process.env.TEST_PG_PID);
+  if (!pid) return;
+  try {
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 100; i++) {
+      process.kill(pid, 0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+  if (process.env.TEST_PG_DIR) rmSync(process.env.TEST_PG_DIR, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -194,7 +194,12 @@ export async function startRedisSentinel(ports: number[]): Promise<RedisTopology
  */
 export default async function globalSetup(): Promise<void> {
   const [clusterPorts, sentinelPorts] = [await freePorts(6), await freePorts(5)];
-  const [redis, cluster, sentinel] = await Promise.all([startRedisServer(), startRedisCluster(clusterPorts), startRedisSentinel(sentinelPorts)]);
+  const [redis, cluster, sentinel, postgres] = await Promise.all([startRedisServer(), startRedisCluster(clusterPorts), startRedisSentinel(sentinelPorts), startPostgres()]);
+  process.env.TEST_PG_URL = postgres.url;
+  process.env.TEST_PG_APP_URL = postgres.appUrl;
+  process.env.TEST_PG_PORT = String(postgres.port);
+  process.env.TEST_PG_PID = String(postgres.process.pid);
+  process.env.TEST_PG_DIR = postgres.dir;
   process.env.TEST_REDIS_URL = redis.url;
   process.env.TEST_REDIS_PORT = String(redis.port);
   process.env.TEST_REDIS_CLUSTER_NODES = cluster.addresses.join(',');
@@ -205,4 +210,71 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_REDIS_PID_FILE = pidFile;
   // Every gateway log line of the run lands here; global teardown scans it for secrets.
   process.env.TEST_LOG_DIR = mkdtempSync(join(tmpdir(), 'gateway-test-logs-'));
+}
+
+// A real PostgreSQL server for the order journal (issue 27): one per run, on a free loopback port,
+// its data in a temp folder, fsync off (the run's data is thrown away). PostgreSQL refuses to run as
+// root, so as root it runs as the `postgres` user (setpriv, which execs: the pid is the postmaster's).
+
+/** The newest PostgreSQL major's server programs (Debian: /usr/lib/postgresql/<major>/bin). */
+export function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root) ? readdirSync(root).filter((major) => existsSync(join(root, major, 'bin', 'initdb'))) : [];
+  if (majors.length === 0) throw new Error('PostgreSQL server programs not found under /usr/lib/postgresql: apt-get install postgresql (tools/ensure-system-deps.mjs)');
+  return join(root, majors.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
+}
+
+/** `program args` run as the postgres user when this process is root. */
+function asPostgresUser(program: string, args: string[]): [string, string[]] {
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  return root ? subjectCommand('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', program, ...args]) : subjectCommand(program, args);
+}
+
+export interface PostgresServer {
+  port: number;
+  /** The superuser's URL (migrations, tests that tamper). */
+  url: string;
+  /** The application role's URL (pmgw_app: what the migrations grant it, nothing more). */
+  appUrl: string;
+  dir: string;
+  process: ChildProcess;
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBin();
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-pg-'));
+  if (typeof process.getuid === 'function' && process.getuid() === 0) {
+    const uid = Number((await run('id', ['-u', 'postgres'])).stdout);
+    const gid = Number((await run('id', ['-g', 'postgres'])).stdout);
+    chownSync(dir, uid, gid);
+  }
+  const [initdb, initArgs] = asPostgresUser(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  await run(initdb, initArgs);
+  const port = await freePort();
+  const [command, argv] = asPostgresUser(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300']);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`postgres did not start within 30 s: ${output.slice(-300)}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`postgres exited (${code}) before it was ready: ${output.slice(-300)}`)));
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('ready to accept connections')) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve();
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+  });
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  child.unref();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query('CREATE ROLE pmgw_app LOGIN');
+  await admin.end();
+  return { port, url, appUrl: `postgres://pmgw_app@127.0.0.1:${port}/postgres`, dir, process: child };
 }

@@ -118,6 +118,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     teams: [{ id: 'platform' }, { id: 'trading' }],
     clients,
+    journal: testJournal(),
   };
   if (options.gateway) input = options.gateway(input);
   const configInput = input;
@@ -156,6 +157,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       rmSync(keyDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The order journal of a test stack: the run's PostgreSQL (jest global setup) as the application role,
+ * migrated by the superuser, in a schema of its own so each stack's chain starts at its first record.
+ */
+export function testJournal(schema = `j_${process.pid}_${Math.random().toString(36).slice(2, 8)}`): GatewayConfigInput['journal'] {
+  const url = process.env.TEST_PG_APP_URL;
+  const migrationUrl = process.env.TEST_PG_URL;
+  if (!url || !migrationUrl) throw new Error('TEST_PG_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
+  return { url, migrationUrl, schema, poolSize: 4 };
 }
 
 export function redisUrl(): string {

@@ -15,6 +15,7 @@ export {
   type RedisConfig,
   type RetailAccountConfig,
 } from './config/config.schema.js';
+export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
 export { REQUEST_CLASSES } from './config/limits.schema.js';
 export { type ClientStreamsConfig, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
 export { RISK_ENTITLEMENTS, RISK_SCOPE_KINDS, type RiskConfig, type RiskEntitlement, type RiskLimit, type RiskScopeKind } from './config/risk.schema.js';

@@ -21,7 +21,7 @@ export { ExchangeAccounts } from './operations/exchange-accounts.service.js';
 export { type BookReply, ExchangeMarketData, type StreamedBookReply } from './operations/exchange-market-data.service.js';
 export { ExchangeReferenceData } from './operations/exchange-reference-data.service.js';
 export { ExchangeReports } from './operations/exchange-reports.service.js';
-export { ExchangeTrading } from './operations/exchange-trading.service.js';
+export { ExchangeTrading, withClordId } from './operations/exchange-trading.service.js';
 export * from './schemas/exchange-enums.schema.js';
 export * from './schemas/exchange-order.schema.js';
 export * from './schemas/funding.schema.js';

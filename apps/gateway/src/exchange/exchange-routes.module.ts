@@ -9,6 +9,7 @@ import { ExchangeReportsController } from './exchange-reports.controller.js';
 import { ExchangeTradingController } from './exchange-trading.controller.js';
 import { OwnedFundingAccounts } from './identity/owned-funding-accounts.service.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { OrdersModule } from '../orders/orders.module.js';
 import { RiskModule } from '../risk/risk.module.js';
 
 @Module({
@@ -20,7 +21,7 @@ import { RiskModule } from '../risk/risk.module.js';
     ExchangeReportsController,
     ExchangeTradingController,
   ],
-  imports: [ExchangeModule, RiskModule],
+  imports: [ExchangeModule, OrdersModule, RiskModule],
   providers: [OwnedFundingAccounts, OwnedOrders],
 })
 export class ExchangeRoutesModule {}

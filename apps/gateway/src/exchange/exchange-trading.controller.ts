@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   type AccountCallerContext,
@@ -18,8 +18,9 @@ import {
   PreviewOrderRequestSchema,
   PreviewOrderResponseSchema,
   type PreviewOrderRequest,
+  withClordId,
 } from '@lib/exchange';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { ApiParticipantHeader } from '../common/accounts.decorators.js';
 import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
@@ -30,6 +31,8 @@ import { AccountCaller } from './exchange-caller.decorators.js';
 import { ExchangeBody } from './identity/bound-body.decorator.js';
 import type { BoundBody } from './identity/identity-binder.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
+import { sendAnswer } from '../orders/order-answers.js';
+import { OrderSafety } from '../orders/order-safety.service.js';
 import { OrderRisk } from '../risk/order-risk.service.js';
 
 /** Order entry (spec 4.1 /v1/trading/*), account-scoped; upstream answers pass through unchanged. */
@@ -41,16 +44,32 @@ export class ExchangeTradingController {
   constructor(
     private readonly trading: ExchangeTrading,
     private readonly owned: OwnedOrders,
+    private readonly safety: OrderSafety,
     private readonly risk: OrderRisk,
   ) {}
 
-  /** A timeout is a 504 carrying the clordId (one is assigned when the order has none); the insert is never resent. */
+  /**
+   * Idempotent (issue 27): the Idempotency-Key, else the order's own clordId, is the key, so a resend
+   * never reaches the exchange twice. A lost answer (timeout, reset, 5xx) is a 202 PENDING carrying the
+   * clordId (one is assigned when the order has none), resolved from the exchange; never resent.
+   * The brakes (trading states, limits, field policing, open-order slots) run inside the send, after the
+   * idempotency claim and the journal's intent, before any budget: a refusal is journaled and frees the key.
+   */
   @Post('orders')
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(InsertOrderResponseSchema) })
-  async insert(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
-    relay(res, await this.risk.exchangeInsert(client, caller, bound.body, (order) => this.trading.insertOrder(caller, order)));
+  async insert(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @CurrentClient() client: AuthenticatedClient,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>,
+  ) {
+    const order = withClordId(bound.body);
+    const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
+    const send = () => this.risk.exchangeInsert(client, caller, order, (checked) => this.trading.insertOrder(caller, checked));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, send }));
   }
 
   /** What-if: every gateway check an insert would meet (trading states, limits, field policing), nothing sent; 200 with the order as it would be sent, or the refusal. */
@@ -75,8 +94,16 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchInsertResponseSchema) })
-  async insertBatch(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>) {
-    relay(res, await this.risk.exchangeBatch(client, caller, bound.body, (batch) => this.trading.insertBatch(caller, batch)));
+  async insertBatch(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @CurrentClient() client: AuthenticatedClient,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>,
+  ) {
+    const requests = bound.body.requests.map(withClordId);
+    const send = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests }, (batch) => this.trading.insertBatch(caller, batch));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), send }));
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -84,10 +111,18 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(BatchReplaceResponseSchema) })
-  async replaceBatch(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>) {
+  async replaceBatch(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @CurrentClient() client: AuthenticatedClient,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>,
+  ) {
     // Risk first: it reads only the body, while confirming ownership reads the open orders upstream.
     const admitted = await this.risk.exchangeReplace(client, bound.body);
-    relay(res, await this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted })));
+    const confirmed = await this.owned.confirmed(caller, { ...bound, body: admitted });
+    const orderIds = bound.body.requests.map((replace) => replace.orderId);
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, send: () => this.trading.replaceBatch(caller, confirmed) }));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */
@@ -101,9 +136,13 @@ export class ExchangeTradingController {
   @Post('orders/cancel')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
-    const reply = await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound));
-    relay(res, reply);
-    await this.risk.cancelled(bound.body.orderId);
+  async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
+    const confirmed = await this.owned.confirmed(caller, bound);
+    const send = async () => {
+      const reply = await this.trading.cancelOrder(caller, confirmed);
+      await this.risk.cancelled(bound.body.orderId);
+      return reply;
+    };
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.cancel', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: bound.body.clordId ? [bound.body.clordId] : [], orderIds: bound.body.orderId ? [bound.body.orderId] : [], send }));
   }
 }

@@ -1,4 +1,4 @@
-import { Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   CancelAllOrdersSchema,
   CancelOrderSchema,
@@ -19,12 +19,15 @@ import {
   type PreviewOrder,
   type RetailCaller,
 } from '@lib/retail';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { relay } from '../common/relay.js';
 import { ZodBody, ZodParams, ZodQuery } from '../common/zod-params.js';
+import { sendAnswer } from '../orders/order-answers.js';
+import type { OrderCall, OrderOperation } from '../orders/order-call.js';
+import { OrderSafety } from '../orders/order-safety.service.js';
 import { OrderRisk } from '../risk/order-risk.service.js';
 import { Caller, RetailController } from './retail.decorators.js';
 
@@ -33,17 +36,23 @@ import { Caller, RetailController } from './retail.decorators.js';
 export class RetailOrdersController {
   constructor(
     private readonly orders: RetailOrders,
+    private readonly safety: OrderSafety,
     private readonly risk: OrderRisk,
   ) {}
 
-  /** Never resent after a timeout (504): the order may exist; list open orders to find out. */
-  @Post('orders')
-  @RequireScopes('write:orders')
-  async create(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    relay(res, await this.orders.create(caller, await this.risk.retailCreate(client, body)));
+  /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. */
+  private async enter(res: FastifyReply, req: FastifyRequest, caller: RetailCaller, operation: OrderOperation, body: unknown, orderId: string | undefined, send: OrderCall['send']) {
+    sendAnswer(res, await this.safety.run({ operation, request: req, team: caller.team, account: caller.account, body: orderId === undefined ? body : { orderId, body }, clordIds: [], orderIds: orderId === undefined ? [] : [orderId], send }));
   }
 
-  /** What-if: every gateway check a create would meet, nothing sent; 200 with the order as it would be sent, or the refusal. */
+  /** Never resent after a timeout (504): the order may exist; the same Idempotency-Key replays that 504, list open orders to find out. */
+  @Post('orders')
+  @RequireScopes('write:orders')
+  async create(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
+    await this.enter(res, req, caller, 'retail.create', body, undefined, async () => this.orders.create(caller, await this.risk.retailCreate(client, body)));
+  }
+
+  /** What-if: every gateway check a create would meet (trading states, limits, field policing), nothing sent. */
   @Post('order/check')
   @HttpCode(200)
   @RequireScopes('write:orders')
@@ -59,33 +68,36 @@ export class RetailOrdersController {
 
   @Post('order/close-position')
   @RequireScopes('write:orders')
-  async closePosition(@Res() res: FastifyReply, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
-    relay(res, await this.orders.closePosition(caller, await this.risk.retailClose(client, body)));
+  async closePosition(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
+    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, async () => this.orders.closePosition(caller, await this.risk.retailClose(client, body)));
   }
 
   @Post('order/:id/cancel')
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodBody(CancelOrderSchema) body: CancelOrder) {
-    relay(res, await this.orders.cancel(caller, id, body));
+  async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodBody(CancelOrderSchema) body: CancelOrder) {
+    await this.enter(res, req, caller, 'retail.cancel', body, id, () => this.orders.cancel(caller, id, body));
   }
 
   @Post('order/:id/modify')
   @RequireScopes('write:orders')
   async modify(
     @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
     @CurrentClient() client: AuthenticatedClient,
     @Caller() caller: RetailCaller,
     @ZodParams(OrderIdParamsSchema) { id }: { id: string },
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
-    await this.risk.retailModify(client, body);
-    relay(res, await this.orders.modify(caller, id, body));
+    await this.enter(res, req, caller, 'retail.modify', body, id, async () => {
+      await this.risk.retailModify(client, body);
+      return this.orders.modify(caller, id, body);
+    });
   }
 
   @Post('orders/open/cancel')
   @RequireScopes('write:orders')
-  async cancelAll(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders) {
-    relay(res, await this.orders.cancelAll(caller, body));
+  async cancelAll(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders) {
+    await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, () => this.orders.cancelAll(caller, body));
   }
 
   @Get('orders/open')

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { RetailModule } from '@lib/retail';
 
+import { OrdersModule } from '../orders/orders.module.js';
+import { RiskModule } from '../risk/risk.module.js';
 import { RetailAccountController } from './retail-account.controller.js';
 import { RetailOrdersController } from './retail-orders.controller.js';
-import { RiskModule } from '../risk/risk.module.js';
 
 @Module({
   controllers: [RetailAccountController, RetailOrdersController],
-  imports: [RetailModule, RiskModule],
+  imports: [OrdersModule, RetailModule, RiskModule],
 })
 export class RetailRoutesModule {}

@@ -7,7 +7,8 @@ import { ExchangePublic } from './exchange-auth.decorators.js';
 import { InstrumentState } from './wire/exchange-request.wire.js';
 
 const StateBody = z.strictObject({ state: InstrumentState, settlementPx: z.int().optional() });
-const FaultsBody = z.strictObject({ delayMs: z.record(z.string(), z.int().min(0)) });
+const AnswerFaultBody = z.strictObject({ every: z.int().min(1), drop: z.int().min(0), hold: z.int().min(0), holdMs: z.int().min(0) });
+const FaultsBody = z.strictObject({ delayMs: z.record(z.string(), z.int().min(0)).optional(), answers: z.record(z.string(), AnswerFaultBody).optional() });
 
 /**
  * The operator's side of the exchange (not an upstream route), for tests: instrument state changes
@@ -27,10 +28,14 @@ export class ExchangeAdminController {
     return { symbol, state };
   }
 
-  /** `{delayMs: {insertOrder: 2000}}` holds each named operation that long; 0 removes the delay. */
+  /**
+   * `{delayMs: {insertOrder: 2000}}` holds each named operation that long before it runs; 0 removes the delay.
+   * `{answers: {insertOrder: {every: 20, drop: 2, hold: 1, holdMs: 5000}}}` loses or delays answers after it ran; `{answers: {}}` removes them.
+   */
   @Post('exchange/faults')
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
-    return this.state.setFaults({ exchangeDelayMs: parseBody(FaultsBody, body).delayMs });
+    const { delayMs, answers } = parseBody(FaultsBody, body);
+    return this.state.setFaults({ ...(delayMs ? { exchangeDelayMs: delayMs } : {}), ...(answers ? { exchangeAnswerFaults: answers } : {}) });
   }
 }

@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
+import { type Observable, mergeMap } from 'rxjs';
 
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
@@ -12,7 +12,8 @@ import { RateLimitedError } from './rate-limit/rate-limited.error.js';
 /**
  * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is
  * looked at. Then the call is counted (tests count upstream calls by these counters) and, when a
- * delay fault names it, held before it runs: the operation still happens, only late.
+ * delay fault names it, held before it runs: the operation still happens, only late. An answer fault
+ * (SandboxFaults.exchangeAnswerFaults) loses or delays the answer of an operation that did run.
  */
 @Injectable()
 export class ExchangeOperationInterceptor implements NestInterceptor {
@@ -39,6 +40,20 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
     this.state.count(`exchange.calls.${operation.name}`);
     const delayMs = this.state.faults.exchangeDelayMs?.[operation.name] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return next.handle();
+    const fault = this.state.faults.exchangeAnswerFaults?.[operation.name];
+    if (!fault) return next.handle();
+    const slot = this.state.counter(`exchange.calls.${operation.name}`) % fault.every;
+    return next.handle().pipe(
+      mergeMap(async (value: unknown) => {
+        if (slot < fault.drop) {
+          this.state.count(`exchange.answersDropped.${operation.name}`);
+          request.raw.socket.destroy();
+        } else if (slot < fault.drop + fault.hold) {
+          this.state.count(`exchange.answersHeld.${operation.name}`);
+          await new Promise((resolve) => setTimeout(resolve, fault.holdMs));
+        }
+        return value;
+      }),
+    );
   }
 }

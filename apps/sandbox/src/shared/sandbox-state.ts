@@ -47,6 +47,20 @@ export interface SandboxFaults {
   catalogLatencyMs?: number;
   /** The next N exchange new orders / cancel-replaces get "Global Rate Limit Exceeded" (see latency-reject.ts). Unset: 0. */
   latencyRejectNext?: number;
+  /** Exchange operations (by name) whose answer is lost after they ran: see AnswerFault. */
+  exchangeAnswerFaults?: Record<string, AnswerFault>;
+}
+
+/**
+ * Faults after an operation ran (the order exists): of every `every` calls, the first `drop` lose
+ * their connection without an answer and the next `hold` answer `holdMs` late (past the client's
+ * timeout). `every: 20, drop: 2, hold: 1` drops 10 % and holds 5 %.
+ */
+export interface AnswerFault {
+  every: number;
+  drop: number;
+  hold: number;
+  holdMs: number;
 }
 
 /** What every surface of the sandbox shares: the clock, the onboarded credentials, account stores, counters. */

@@ -67,6 +67,8 @@ function applyEnvOverrides(raw: unknown, env: Env): unknown {
   const config = { ...(raw as Record<string, unknown>) };
   if (env.REDIS_URL) config.redis = { ...((config.redis as object) ?? {}), mode: 'single', url: env.REDIS_URL };
   if (env.REDIS_CLUSTER_NODES) config.redis = { ...((config.redis as object) ?? {}), mode: 'cluster', nodes: hostPorts(env.REDIS_CLUSTER_NODES) };
+  if (env.JOURNAL_URL) config.journal = { ...((config.journal as object) ?? {}), url: env.JOURNAL_URL };
+  if (env.JOURNAL_MIGRATION_URL) config.journal = { ...((config.journal as object) ?? {}), migrationUrl: env.JOURNAL_MIGRATION_URL };
   if (env.LOG_LEVEL) config.logging = { ...((config.logging as object) ?? {}), level: env.LOG_LEVEL };
   if (env.GATEWAY_PORT) config.server = { ...((config.server as object) ?? {}), port: Number(env.GATEWAY_PORT) };
   return config;

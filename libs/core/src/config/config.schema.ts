@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { CatalogSchema } from './catalog.schema.js';
+import { JournalSchema } from './journal.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
 import { StreamsSchema } from './streams.schema.js';
@@ -200,6 +201,7 @@ export const GatewayConfigSchema = z
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
     risk: RiskSchema.prefault({}),
+    journal: JournalSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })

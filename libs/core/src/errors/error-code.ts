@@ -40,5 +40,11 @@ export enum ErrorCode {
   RISK_MAX_OPEN_ORDERS = 'RISK_MAX_OPEN_ORDERS',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
+  /** The same Idempotency-Key came with another request body (issue 27). */
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */
+  IDEMPOTENCY_IN_FLIGHT = 'IDEMPOTENCY_IN_FLIGHT',
+  /** The order journal cannot be written, so no new order is sent (cancels still pass). */
+  JOURNAL_UNAVAILABLE = 'JOURNAL_UNAVAILABLE',
   INTERNAL = 'INTERNAL',
 }

@@ -29,6 +29,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.REQUEST_TIMEOUT:
       return 408;
     case ErrorCode.UPSTREAM_CONFLICT:
+    case ErrorCode.IDEMPOTENCY_IN_FLIGHT:
       return 409;
     case ErrorCode.PRECONDITION_FAILED:
       return 412;
@@ -46,6 +47,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RISK_MAX_QUANTITY:
     case ErrorCode.RISK_MAX_NOTIONAL:
     case ErrorCode.RISK_MAX_OPEN_ORDERS:
+    case ErrorCode.IDEMPOTENCY_KEY_REUSED:
       return 422;
     case ErrorCode.RATE_LIMITED:
     case ErrorCode.IN_FLIGHT_LIMITED:
@@ -63,6 +65,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.UPSTREAM_AUTH_UNAVAILABLE:
     case ErrorCode.ORDER_REJECTED_LATENCY:
     case ErrorCode.SERVICE_UNAVAILABLE:
+    case ErrorCode.JOURNAL_UNAVAILABLE:
       return 503;
     case ErrorCode.UPSTREAM_TIMEOUT:
       return 504;
@@ -87,6 +90,9 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.UNSUPPORTED_MEDIA_TYPE]: 'Unsupported media type',
   [ErrorCode.RATE_LIMITED]: 'Rate limit exceeded',
   [ErrorCode.IN_FLIGHT_LIMITED]: 'Too many upstream calls in flight',
+  [ErrorCode.IDEMPOTENCY_KEY_REUSED]: 'Idempotency key reused with another request',
+  [ErrorCode.IDEMPOTENCY_IN_FLIGHT]: 'Request with this idempotency key in progress',
+  [ErrorCode.JOURNAL_UNAVAILABLE]: 'Order journal unavailable',
   [ErrorCode.UPSTREAM_BAD_REQUEST]: 'Upstream rejected the request',
   [ErrorCode.UPSTREAM_UNAUTHORIZED]: 'Upstream refused the gateway credentials',
   [ErrorCode.UPSTREAM_FORBIDDEN]: 'Upstream denied permission',

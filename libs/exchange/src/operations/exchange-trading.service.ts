@@ -11,7 +11,7 @@ import type { AccountCallerContext } from './caller-context.js';
  * An insert that times out is never resent: the 504 names the clordId so the client can look the
  * order up. An order sent without one gets one here, so that answer is always possible.
  */
-function withClordId(order: OrderRequest): OrderRequest {
+export function withClordId(order: OrderRequest): OrderRequest {
   return order.clordId ? order : { ...order, clordId: `gw-${randomUUID()}` };
 }
 

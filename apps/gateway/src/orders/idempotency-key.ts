@@ -1,0 +1,19 @@
+import { ValidationError } from '@lib/core';
+import type { FastifyRequest } from 'fastify';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** The draft's key is a Structured Field string; any printable ASCII of 1-255 characters is taken, quoted or not. */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key, or undefined; a malformed or repeated one is a 400 naming the header. */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers[IDEMPOTENCY_KEY_HEADER];
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? undefined : raw.trim().replace(/^"(.*)"$/, '$1');
+  if (text === undefined || !KEY.test(text)) {
+    throw new ValidationError([{ path: 'headers.idempotency-key', message: 'expected one key of 1 to 255 printable ASCII characters' }]);
+  }
+  return text;
+}

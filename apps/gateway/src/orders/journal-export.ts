@@ -1,0 +1,24 @@
+import type { JournalRecord, OrderJournal } from '@lib/journal';
+
+const CSV_COLUMNS = ['seq', 'at', 'kind', 'clordId', 'orderId', 'clientId', 'team', 'data', 'hash'] as const;
+
+function csvCell(value: unknown): string {
+  const text = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export const csvHeader = (): string => `${CSV_COLUMNS.join(',')}\n`;
+export const csvLine = (record: JournalRecord): string => `${CSV_COLUMNS.map((column) => csvCell(record[column])).join(',')}\n`;
+export const jsonLine = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
+
+/** Every record of a time range, read page by page (a range of any size is never held whole). */
+export async function* exportRange(journal: OrderJournal, from: Date, to: Date, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
+  if (format === 'csv') yield csvHeader();
+  let after = 0;
+  for (;;) {
+    const page = await journal.range(from, to, after);
+    if (page.length === 0) return;
+    yield page.map(format === 'csv' ? csvLine : jsonLine).join('');
+    after = page[page.length - 1]!.seq;
+  }
+}

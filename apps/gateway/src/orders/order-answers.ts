@@ -1,0 +1,39 @@
+import { PROBLEM_CONTENT_TYPE } from '@lib/core';
+import type { IdempotencyRecord } from '@lib/journal';
+import type { FastifyReply } from 'fastify';
+
+import { IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.js';
+import type { OrderAnswer } from './order-call.js';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Where the client reads an order's resolved outcome. */
+export const lookupPath = (clordId: string): string => `/orders/clord/${encodeURIComponent(clordId)}`;
+
+/**
+ * The 202 of an order whose outcome is UNKNOWN (sent, answer lost): never a guess, never resent; the
+ * gateway resolves it and the same request with the same key, or the lookup route, reads the outcome.
+ */
+export function pendingAnswer(clordIds: readonly string[], replayed = false): OrderAnswer {
+  const [first] = clordIds;
+  const body = {
+    state: 'PENDING',
+    ...(clordIds.length === 1 ? { clordId: first } : { clordIds }),
+    detail: 'The order was sent and its answer was lost (timeout, reset or upstream error). Its outcome is being resolved from the exchange by clordId: repeat the same request with the same Idempotency-Key, or read the lookup route. It will not be sent again.',
+  };
+  return {
+    status: 202,
+    text: JSON.stringify(body),
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'Retry-After': '1', ...(first ? { location: lookupPath(first) } : {}), ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}) },
+  };
+}
+
+/** A finished call's stored answer, replayed. */
+export function replayedAnswer(record: IdempotencyRecord): OrderAnswer {
+  const status = record.status ?? 200;
+  return { status, text: record.body ?? '{}', headers: { 'content-type': status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
+}
+
+export function sendAnswer(res: FastifyReply, answer: OrderAnswer): void {
+  res.status(answer.status).headers(answer.headers).send(answer.text);
+}

@@ -1,0 +1,54 @@
+import { Readable } from 'node:stream';
+
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { NotFoundError } from '@lib/core';
+import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
+import type { FastifyReply } from 'fastify';
+
+import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { ZodParams, ZodQuery } from '../common/zod-params.js';
+import { exportRange } from './journal-export.js';
+import { ClordIdParamsSchema, type ExportQuery, ExportQuerySchema, type TimelineQuery, TimelineQuerySchema } from './order-journal.schemas.js';
+
+const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean => client.scopes.has('admin') || team === client.team;
+
+/**
+ * Reading the order journal: an order's outcome by clordId (the lookup an UNKNOWN order's 202 points
+ * to), its whole timeline by clordId or order id (admin, or the team that sent it), and an export of a
+ * time range as JSON lines or CSV (admin).
+ */
+@ApiTags('orders')
+@ApiBearerAuth()
+@Controller()
+export class OrderJournalController {
+  constructor(@Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase) {}
+
+  /** PENDING while the outcome is being resolved, then DONE with the answer the exchange gave. */
+  @Get('orders/clord/:clordId')
+  @RequireScopes('read:orders')
+  async lookup(@CurrentClient() client: AuthenticatedClient, @ZodParams(ClordIdParamsSchema) { clordId }: { clordId: string }) {
+    const record = await this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team);
+    if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);
+    const done = record.state === 'done';
+    return { clordId, state: done ? 'DONE' : 'PENDING', ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}) };
+  }
+
+  @Get('orders/timeline')
+  @RequireScopes('read:orders')
+  async timeline(@CurrentClient() client: AuthenticatedClient, @ZodQuery(TimelineQuerySchema) query: TimelineQuery): Promise<{ records: JournalRecord[] }> {
+    const records = await this.store.journal.timeline(query);
+    const sender = records.find((record) => record.team !== undefined)?.team;
+    if (records.length === 0 || !mayRead(client, sender)) throw new NotFoundError('No journal record of that order was made for your team.');
+    return { records };
+  }
+
+  @Get('admin/journal/export')
+  @RequireScopes('admin')
+  exportRange(@Res() res: FastifyReply, @ZodQuery(ExportQuerySchema) query: ExportQuery): void {
+    res
+      .header('content-type', query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+      .send(Readable.from(exportRange(this.store.journal, new Date(query.from), new Date(query.to), query.format)));
+  }
+}

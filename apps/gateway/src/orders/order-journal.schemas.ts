@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+const id = z.string().min(1).max(255);
+
+export const ClordIdParamsSchema = z.strictObject({ clordId: id });
+
+/** Exactly one of clordId and orderId. */
+export const TimelineQuerySchema = z
+  .strictObject({ clordId: id.optional(), orderId: id.optional() })
+  .refine((query) => (query.clordId === undefined) !== (query.orderId === undefined), { message: 'give exactly one of clordId and orderId', path: ['clordId'] });
+export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
+
+export const ExportQuerySchema = z.strictObject({
+  from: z.iso.datetime({ offset: true }),
+  to: z.iso.datetime({ offset: true }),
+  format: z.enum(['jsonl', 'csv']).default('jsonl'),
+});
+export type ExportQuery = z.infer<typeof ExportQuerySchema>;

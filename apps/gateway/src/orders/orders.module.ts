@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { ExchangeModule } from '@lib/exchange';
+import { JournalModule } from '@lib/journal';
+
+import { OrderJournalController } from './order-journal.controller.js';
+import { OrderSafety } from './order-safety.service.js';
+import { UnknownOrders } from './unknown-orders.service.js';
+
+/** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
+@Module({
+  controllers: [OrderJournalController],
+  imports: [JournalModule, ExchangeModule],
+  providers: [OrderSafety, UnknownOrders],
+  exports: [OrderSafety],
+})
+export class OrdersModule {}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { ExchangeReports } from '@lib/exchange';
+import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
+
+import { CREATING_OPERATIONS } from './order-call.js';
+
+interface FoundOrder {
+  id: string;
+  clordId: string;
+  state?: string;
+}
+
+/** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
+const SKEW_MS = 60_000;
+const PAGE_SIZE = 500;
+const MAX_PAGES = 10;
+
+/**
+ * Resolves UNKNOWN orders (sent, answer lost) and orders a stopped instance left in flight, from the
+ * exchange, by clordId: one order search per participant covers every pending order of it (spec: 12
+ * searches a minute; this instance spends at most `journal.resolveSearchesPerMinute` of them). Found:
+ * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
+ * timer never turns it terminal), except after an upstream 5xx answer, which says the exchange finished
+ * with the request: then it was not processed and the key is freed for a resend.
+ */
+@Injectable()
+export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('UnknownOrders');
+  private readonly intervalMs: number;
+  private readonly staleMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private lastPass = 0;
+  private stopped = false;
+
+  constructor(
+    @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly reports: ExchangeReports,
+  ) {
+    this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
+    this.staleMs = config.journal.inFlightStaleMs;
+  }
+
+  /** After a restart, the orders left UNKNOWN or in flight are read back from the database and resolved. */
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** A new UNKNOWN order: search as soon as the search budget slice allows. */
+  wake(): void {
+    this.schedule(Math.max(0, this.lastPass + this.intervalMs - Date.now()));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.lastPass = Date.now();
+    this.running = this.pass().catch((error: Error) => this.logger.warn(`resolving unknown orders failed, retrying: ${error.message}`));
+    await this.running;
+    this.running = undefined;
+    this.schedule(this.intervalMs);
+  }
+
+  /** One pass: every unresolved order, one search per participant. */
+  private async pass(): Promise<void> {
+    await this.store.keys.purgeExpired();
+    const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
+    const groups = new Map<string, IdempotencyRecord[]>();
+    for (const record of pending) {
+      const group = `${record.team}\u0000${record.participant ?? ''}`;
+      groups.set(group, [...(groups.get(group) ?? []), record]);
+    }
+    for (const records of groups.values()) await this.resolveGroup(records);
+  }
+
+  private async resolveGroup(records: IdempotencyRecord[]): Promise<void> {
+    const [first] = records;
+    if (!first?.participant) return;
+    const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
+    const found = await this.search(first.team, first.participant, since);
+    for (const record of records) {
+      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+      const orders = record.clordIds.map((clordId) => found.get(clordId));
+      if (orders.every((order): order is FoundOrder => order !== undefined)) await this.settle(record, orders);
+      else if (record.body === 'answered') await this.notProcessed(record);
+    }
+  }
+
+  private async search(team: string, participant: string, since: number): Promise<Map<string, FoundOrder>> {
+    const found = new Map<string, FoundOrder>();
+    let pageToken: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const reply = await this.reports.searchOrders({ team, participant, requestId: `resolve-${randomUUID()}` }, { startTime: new Date(since).toISOString(), pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) });
+      const body = JSON.parse(reply.text) as { order?: FoundOrder[]; nextPageToken?: string };
+      for (const order of body.order ?? []) if (order.clordId) found.set(order.clordId, order);
+      pageToken = body.nextPageToken;
+      if (!pageToken) break;
+    }
+    return found;
+  }
+
+  private async settle(record: IdempotencyRecord, orders: FoundOrder[]): Promise<void> {
+    const answer = record.operation === 'exchange.insert' ? { orderId: orders[0]!.id } : { responses: orders.map((order) => ({ orderId: order.id })) };
+    if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;
+    await this.store.journal.append(
+      ...orders.map((order) => ({ kind: 'resolved' as const, clordId: order.clordId, orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via: 'order search' } })),
+    );
+  }
+
+  private async notProcessed(record: IdempotencyRecord): Promise<void> {
+    await this.store.keys.release(record.clientId, record.key);
+    await this.store.journal.append(
+      ...record.clordIds.map((clordId) => ({ kind: 'resolved' as const, clordId, clientId: record.clientId, team: record.team, data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' } })),
+    );
+  }
+}

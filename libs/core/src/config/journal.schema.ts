@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+const sqlName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL name');
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL');
+
+/**
+ * The order journal and the idempotency records (issue 27). With `url` set they live in that
+ * PostgreSQL database; without it, in an embedded PostgreSQL (PGlite) under `embeddedDir` running the
+ * same SQL, so a first `npm start` needs no server.
+ */
+export const JournalSchema = z
+  .object({
+    /** The application's connection (as `appRole`, which may only insert and select journal records). */
+    url: postgresUrl.optional(),
+    /** The owner's connection, used only to run the migrations; defaults to `url`. */
+    migrationUrl: postgresUrl.optional(),
+    /** The schema holding the journal's tables. */
+    schema: sqlName.default('journal'),
+    /** The role the migrations grant INSERT and SELECT (no UPDATE, no DELETE) on the journal, when it exists. */
+    appRole: sqlName.default('pmgw_app'),
+    /** Where the embedded default keeps its data when no `url` is set. */
+    embeddedDir: z.string().min(1).default('.dev/journal'),
+    /** Connections in the pool. */
+    poolSize: z.number().int().min(1).max(100).default(10),
+    /** A journal write or idempotency read that takes longer fails: the order is refused (503). */
+    statementTimeoutMs: z.number().int().positive().default(2_000),
+    /** How long a finished call's answer is replayed for its Idempotency-Key (the draft asks at least 24 h). */
+    keyTtlHours: z.number().positive().default(24),
+    /** Order searches per minute the resolver of UNKNOWN outcomes may spend (of the exchange's 12). */
+    resolveSearchesPerMinute: z.number().int().min(1).max(12).default(4),
+    /** A call still in flight this long after its intent was recorded belongs to a stopped instance: its outcome is UNKNOWN. */
+    inFlightStaleMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
+export type JournalConfig = z.infer<typeof JournalSchema>;

@@ -1,0 +1,139 @@
+import type { SqlClient } from '../sql/sql-client.js';
+
+/** in_flight: the intent is recorded, no answer yet; unknown: sent, outcome not known; done: the answer to replay. */
+export type IdempotencyState = 'in_flight' | 'unknown' | 'done';
+
+/** What a call claims its key with. */
+export interface IdempotencyClaim {
+  clientId: string;
+  key: string;
+  fingerprint: string;
+  operation: string;
+  clordIds: readonly string[];
+  participant?: string;
+  team: string;
+}
+
+export interface IdempotencyRecord extends IdempotencyClaim {
+  state: IdempotencyState;
+  status: number | null;
+  /** The answer's body (done), or why the outcome is unknown (unknown). */
+  body: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface Row {
+  client_id: string;
+  key: string;
+  fingerprint: string;
+  state: IdempotencyState;
+  operation: string;
+  clord_ids: string;
+  participant: string | null;
+  team: string;
+  status: number | null;
+  body: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Idempotency records in PostgreSQL: the claim is one INSERT … ON CONFLICT, so two instances
+ * receiving the same key at once cannot both send. An expired record is taken over by the next claim.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly schema: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** `null` when this call now owns the key (state in_flight), else the record that holds it. */
+  async claim(claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
+    const s = this.schema;
+    const inserted = await this.db.query<Row>(
+      `INSERT INTO ${s}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $3, 'in_flight', $4, $5, $6, $7, now(), now(), now() + make_interval(secs => $8))
+       ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
+         participant = EXCLUDED.participant, team = EXCLUDED.team, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+       WHERE i.expires_at < now()
+       RETURNING client_id`,
+      [claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, this.ttlMs / 1000],
+    );
+    if (inserted.length > 0) return null;
+    const existing = await this.get(claim.clientId, claim.key);
+    // Gone between the two statements (released): claim again.
+    return existing ?? this.claim(claim);
+  }
+
+  async get(clientId: string, key: string): Promise<IdempotencyRecord | null> {
+    const [row] = await this.db.query<Row>(`SELECT * FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2`, [clientId, key]);
+    return row ? toRecord(row) : null;
+  }
+
+  /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */
+  async byClordId(clordId: string, team?: string): Promise<IdempotencyRecord | null> {
+    const [row] = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND ($2::text IS NULL OR team = $2) ORDER BY created_at DESC LIMIT 1`,
+      [`%${escapeLike(JSON.stringify(clordId))}%`, team ?? null],
+    );
+    return row ? toRecord(row) : null;
+  }
+
+  /** The answer to replay from now on. */
+  async finish(clientId: string, key: string, status: number, body: string): Promise<void> {
+    await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2`, [clientId, key, status, body]);
+  }
+
+  async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
+    await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2`, [clientId, key, reason]);
+  }
+
+  /** The call was not sent (refused by a gateway rule, or not processed upstream): the key is free again. */
+  async release(clientId: string, key: string): Promise<void> {
+    await this.db.query(`DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND state <> 'done'`, [clientId, key]);
+  }
+
+  /** The outcome of an UNKNOWN call, found: true when this call settled it (another instance may have first). */
+  async resolve(clientId: string, key: string, status: number, body: string): Promise<boolean> {
+    const rows = await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`, [clientId, key, status, body]);
+    return rows.length > 0;
+  }
+
+  /** Records past their lifetime go (a key is kept `keyTtlHours`). */
+  async purgeExpired(): Promise<void> {
+    await this.db.query(`DELETE FROM ${this.schema}.idempotency WHERE expires_at < now()`);
+  }
+
+  /** Orders whose outcome must be found: unknown ones, and ones left in flight by a stopped instance. */
+  async unresolved(operations: readonly string[], staleMs: number, limit = 200): Promise<IdempotencyRecord[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency
+       WHERE operation = ANY($1) AND (state = 'unknown' OR (state = 'in_flight' AND updated_at < now() - make_interval(secs => $2)))
+       ORDER BY created_at LIMIT $3`,
+      [[...operations], staleMs / 1000, limit],
+    );
+    return rows.map(toRecord);
+  }
+}
+
+/** A literal for LIKE: its wildcards and escape character taken as themselves. */
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function toRecord(row: Row): IdempotencyRecord {
+  return {
+    clientId: row.client_id,
+    key: row.key,
+    fingerprint: row.fingerprint,
+    state: row.state,
+    operation: row.operation,
+    clordIds: JSON.parse(row.clord_ids) as string[],
+    participant: row.participant ?? undefined,
+    team: row.team,
+    status: row.status,
+    body: row.body,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
