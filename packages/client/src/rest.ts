@@ -45,9 +45,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   return client;
 }
 
-/** A one-time `/ws` ticket for a browser (which cannot set an Authorization header on a WebSocket). */
-export async function wsTicket(client: GatewayClient): Promise<string> {
-  const { data } = await client.POST('/ws/tickets');
+/**
+ * A one-time `/ws` ticket for a browser (which cannot set an Authorization header on a WebSocket),
+ * narrowed to `topics` (exact topics or families) when given: the browser may open only those.
+ */
+export async function wsTicket(client: GatewayClient, topics?: string[]): Promise<string> {
+  const { data } = await client.POST('/ws/tickets', topics === undefined ? {} : { body: { topics } });
   const ticket = (data as { ticket?: unknown } | undefined)?.ticket;
   if (typeof ticket !== 'string') throw new Error('the gateway answered /ws/tickets without a ticket');
   return ticket;

@@ -47,7 +47,8 @@ export function ZodBody(schema: z.ZodType): ParameterDecorator {
     Body(new ZodPipe(schema, 'body'))(target, key, index);
     if (key !== undefined) {
       const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-      ApiBody({ schema: openApiSchemaOf(schema) })(target, key, descriptor);
+      // A schema that accepts no body at all (POST /ws/tickets) documents its body as optional.
+      ApiBody({ schema: openApiSchemaOf(schema), required: !schema.safeParse(undefined).success })(target, key, descriptor);
     }
   };
 }
