@@ -28,7 +28,7 @@ describe('order stream: UNKNOWN outcomes resolved and journaled from the exchang
 
   beforeAll(async () => {
     // One order search a minute at most: an outcome found within the test's wait came from the stream.
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal: { ...config.journal!, resolveSearchesPerMinute: 1 } }) });
+    stack = await startExchangeStack([{ id: 'reader', scopes: ['read:orders'] }], { gateway: (config) => ({ ...config, journal: { ...config.journal!, resolveSearchesPerMinute: 1 } }) });
     // A client on its order topic: the instance holds the exchange order stream.
     client = await WsTestClient.open(stack.url, { key: stack.keys.all });
     client.send({ type: 'subscribe', id: 'o', topics: [ORDERS] });
@@ -95,4 +95,19 @@ describe('order stream: UNKNOWN outcomes resolved and journaled from the exchang
     expect(reject).toMatchObject({ kind: 'stream', orderId, clordId: 'stream-reject-1', data: { orderRejectReason: expect.stringMatching(/^ORD_REJECT_REASON_/) } });
     expect(records.map((r) => r.kind)).toEqual(expect.arrayContaining(['received', 'answer', 'stream']));
   }, 60_000);
+
+  it('reads a retail order call outcome by its Idempotency-Key, for the client that sent it only', async () => {
+    const order = { marketSlug: 'aec-nfl-gb-chi-2026-11-22', intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.20', currency: 'USD' }, quantity: 1 };
+    const created = await post(stack, '/retail/v1/orders', order, 'all', { 'idempotency-key': 'stream-retail-1' });
+    expect(created.status).toBe(200);
+    const answer = await json(created);
+    const lookup = await get('/orders/key/stream-retail-1');
+    expect(lookup.status).toBe(200);
+    expect(await json(lookup)).toEqual({ key: 'stream-retail-1', operation: 'retail.create', state: 'DONE', status: 200, answer });
+    const other = await fetch(`${stack.url}/orders/key/stream-retail-1`, { headers: { authorization: `Bearer ${stack.keys.reader}` } });
+    expect(other.status).toBe(404);
+    const missing = await get('/orders/key/never-sent');
+    expect(missing.status).toBe(404);
+    expect(await json(missing)).toMatchObject({ code: 'NOT_FOUND' });
+  }, 30_000);
 });
