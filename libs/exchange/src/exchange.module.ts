@@ -7,6 +7,7 @@ import { DropCopyFeed, TradeCaptureFeed } from './grpc/resumable-feed.js';
 import { InstrumentStateFeed } from './grpc/instrument-state.feed.js';
 import { PositionChangeFeed, PositionChanges } from './grpc/position-changes.service.js';
 import { MarketDataStreams } from './grpc/market-data-streams.service.js';
+import { OrderStreamTap } from './grpc/order-stream-tap.js';
 import { OrderUpdates } from './grpc/order-updates.service.js';
 import { ExchangeAccounts } from './operations/exchange-accounts.service.js';
 import { ExchangeMarketData } from './operations/exchange-market-data.service.js';
@@ -18,8 +19,8 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
+  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
+  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
 })
 export class ExchangeModule {}

@@ -10,7 +10,7 @@ import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ZodParams, ZodQuery } from '../common/zod-params.js';
 import { exportRange } from './journal-export.js';
-import { ClordIdParamsSchema, type ExportQuery, ExportQuerySchema, type TimelineQuery, TimelineQuerySchema } from './order-journal.schemas.js';
+import { ClordIdParamsSchema, IdempotencyKeyParamsSchema, type ExportQuery, ExportQuerySchema, type TimelineQuery, TimelineQuerySchema } from './order-journal.schemas.js';
 
 const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean => client.scopes.has('admin') || team === client.team;
 
@@ -33,6 +33,20 @@ export class OrderJournalController {
     if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);
     const done = record.state === 'done';
     return { clordId, state: done ? 'DONE' : 'PENDING', ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}) };
+  }
+
+  /**
+   * The outcome of any order-entering call (both surfaces; retail create, modify, cancel, cancel-all and
+   * close-position have no clordId) by the Idempotency-Key the client sent it with: keys are the
+   * client's own, so only that client reads them.
+   */
+  @Get('orders/key/:key')
+  @RequireScopes('read:orders')
+  async byKey(@CurrentClient() client: AuthenticatedClient, @ZodParams(IdempotencyKeyParamsSchema) { key }: { key: string }) {
+    const record = await this.store.keys.get(client.id, key);
+    if (!record) throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
+    const done = record.state === 'done';
+    return { key, operation: record.operation, state: done ? 'DONE' : 'PENDING', ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}) };
   }
 
   @Get('orders/timeline')

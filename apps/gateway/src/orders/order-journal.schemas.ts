@@ -4,6 +4,9 @@ const id = z.string().min(1).max(255);
 
 export const ClordIdParamsSchema = z.strictObject({ clordId: id });
 
+/** An Idempotency-Key as the order path takes it (1-255 printable ASCII characters). */
+export const IdempotencyKeyParamsSchema = z.strictObject({ key: z.string().regex(/^[\x20-\x7e]{1,255}$/, 'an Idempotency-Key is 1-255 printable ASCII characters') });
+
 /** Exactly one of clordId and orderId. */
 export const TimelineQuerySchema = z
   .strictObject({ clordId: id.optional(), orderId: id.optional() })

@@ -4,13 +4,15 @@ import { JournalModule } from '@lib/journal';
 
 import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
+import { OrderSightings } from './order-sightings.js';
+import { OrderStreamJournal } from './order-stream-journal.service.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
   controllers: [OrderJournalController],
   imports: [JournalModule, ExchangeModule],
-  providers: [OrderSafety, UnknownOrders],
+  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal],
   exports: [OrderSafety],
 })
 export class OrdersModule {}

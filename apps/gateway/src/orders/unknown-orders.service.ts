@@ -6,12 +6,7 @@ import { ExchangeReports } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import { CREATING_OPERATIONS } from './order-call.js';
-
-interface FoundOrder {
-  id: string;
-  clordId: string;
-  state?: string;
-}
+import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
@@ -20,7 +15,8 @@ const MAX_PAGES = 10;
 
 /**
  * Resolves UNKNOWN orders (sent, answer lost) and orders a stopped instance left in flight, from the
- * exchange, by clordId: one order search per participant covers every pending order of it (spec: 12
+ * exchange, by clordId: first from the exchange order stream (an order this instance saw there,
+ * OrderSightings, settles its key at once and spends no search), else by one order search per participant covers every pending order of it (spec: 12
  * searches a minute; this instance spends at most `journal.resolveSearchesPerMinute` of them). Found:
  * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
  * timer never turns it terminal), except after an upstream 5xx answer, which says the exchange finished
@@ -35,11 +31,16 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private running: Promise<void> | undefined;
   private lastPass = 0;
   private stopped = false;
+  /** The participant+clordIds of unresolved orders this instance knows of: a sighting of one settles them from the stream. */
+  private readonly awaiting = new Set<string>();
+  private streamPass: Promise<void> | undefined;
+  private streamPassAgain = false;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly reports: ExchangeReports,
+    private readonly sightings: OrderSightings,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
@@ -53,12 +54,51 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await Promise.all([this.running, this.streamPass]);
   }
 
-  /** A new UNKNOWN order: search as soon as the search budget slice allows. */
+  /** A new UNKNOWN order: settled from the stream now when it was seen there, else searched as soon as the search budget slice allows. */
   wake(): void {
+    this.fromStream();
     this.schedule(Math.max(0, this.lastPass + this.intervalMs - Date.now()));
+  }
+
+  /** The order stream showed this order: when it is one being resolved, its key is settled from the stream. */
+  sighted(participant: string, clordId: string): void {
+    if (this.awaiting.has(awaitingKey(participant, clordId))) this.fromStream();
+  }
+
+  /** One pass over the unresolved orders that settles those seen on the stream, and spends no search. */
+  private fromStream(): void {
+    if (this.stopped) return;
+    if (this.streamPass) {
+      this.streamPassAgain = true;
+      return;
+    }
+    this.streamPass = (async () => {
+      do {
+        this.streamPassAgain = false;
+        const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
+        for (const record of pending) await this.settleFromStream(record);
+      } while (this.streamPassAgain && !this.stopped);
+    })()
+      .catch((error: Error) => this.logger.warn(`resolving unknown orders from the order stream failed: ${error.message}`))
+      .finally(() => (this.streamPass = undefined));
+  }
+
+  /** True when the record was settled (or found settled) from the stream; else it is awaited there. */
+  private async settleFromStream(record: IdempotencyRecord): Promise<boolean> {
+    const participant = record.participant;
+    if (!participant) return false;
+    const orders = record.clordIds.map((clordId) => this.sightings.find(participant, clordId));
+    if (!orders.every((order): order is FoundOrder => order !== undefined)) {
+      for (const clordId of record.clordIds) this.awaiting.add(awaitingKey(participant, clordId));
+      return false;
+    }
+    for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(participant, clordId));
+    if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    await this.settle(record, orders, 'order stream');
+    return true;
   }
 
   private schedule(delayMs: number): void {
@@ -89,7 +129,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const records of groups.values()) await this.resolveGroup(records);
   }
 
-  private async resolveGroup(records: IdempotencyRecord[]): Promise<void> {
+  private async resolveGroup(all: IdempotencyRecord[]): Promise<void> {
+    const records: IdempotencyRecord[] = [];
+    for (const record of all) if (!(await this.settleFromStream(record))) records.push(record);
     const [first] = records;
     if (!first?.participant) return;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
@@ -97,7 +139,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const record of records) {
       if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
       const orders = record.clordIds.map((clordId) => found.get(clordId));
-      if (orders.every((order): order is FoundOrder => order !== undefined)) await this.settle(record, orders);
+      if (orders.every((order): order is FoundOrder => order !== undefined)) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
     }
   }
@@ -115,18 +157,22 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return found;
   }
 
-  private async settle(record: IdempotencyRecord, orders: FoundOrder[]): Promise<void> {
+  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'order search'): Promise<void> {
+    for (const order of orders) this.awaiting.delete(awaitingKey(record.participant ?? '', order.clordId));
     const answer = record.operation === 'exchange.insert' ? { orderId: orders[0]!.id } : { responses: orders.map((order) => ({ orderId: order.id })) };
     if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;
     await this.store.journal.append(
-      ...orders.map((order) => ({ kind: 'resolved' as const, clordId: order.clordId, orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via: 'order search' } })),
+      ...orders.map((order) => ({ kind: 'resolved' as const, clordId: order.clordId, orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via } })),
     );
   }
 
   private async notProcessed(record: IdempotencyRecord): Promise<void> {
+    for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(record.participant ?? '', clordId));
     await this.store.keys.release(record.clientId, record.key);
     await this.store.journal.append(
       ...record.clordIds.map((clordId) => ({ kind: 'resolved' as const, clordId, clientId: record.clientId, team: record.team, data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' } })),
     );
   }
 }
+
+const awaitingKey = (participant: string, clordId: string): string => `${participant}\u0000${clordId}`;

@@ -8,6 +8,7 @@ import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metri
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { type OrderResponseMessage, type OrderSubscriptionRequest, type OrdersSnapshot, type OrdersUpdate, applyOrdersUpdate } from './order-updates.messages.js';
+import { OrderStreamTap } from './order-stream-tap.js';
 import { ReconnectTimer } from './reconnect-timer.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
@@ -55,6 +56,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
+    private readonly tap: OrderStreamTap,
   ) {
     this.grpc = grpcTargetOf(config);
     this.method = new ServerStreamingMethod(this.grpc, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE, 'CreateOrderSubscription');
@@ -129,9 +131,12 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
 
   private received(message: OrderResponseMessage): void {
     if (message.event === 'snapshot') return this.snapshot(message.snapshot.orders);
-    if (message.event !== 'update' || !this.working) return;
-    for (const execution of message.update.executions) this.deliver(execution.order?.account, { execution });
+    if (message.event !== 'update') return;
+    for (const execution of message.update.executions) this.tap.emit({ execution });
     const reject = message.update.cancelReject;
+    if (reject) this.tap.emit({ cancelReject: reject });
+    if (!this.working) return;
+    for (const execution of message.update.executions) this.deliver(execution.order?.account, { execution });
     if (reject) this.deliver(reject.account, { cancelReject: reject });
   }
 
