@@ -1,7 +1,10 @@
 // The ops console page: static HTML and one script, no build step and no library. It holds no data:
 // everything it shows comes over the gateway's own /ws (topic ops.overview, scope admin), opened with
 // a one-time ticket from the URL fragment (#ticket=…, never sent to the server in a request line) or
-// from an admin key typed into the page (kept in memory only, used to fetch tickets).
+// from an admin key typed into the page (kept in memory only, used to fetch tickets). The risk panel is
+// console-risk-page.ts: this script hands it each snapshot and the login key as DOM events.
+
+import { CONSOLE_RISK_CSS, CONSOLE_RISK_HTML } from './console-risk-page.js';
 
 export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -32,6 +35,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <div class="card"><h2>Catalog cache</h2><div>hit ratio <b id="hitRatio"></b></div><div class="muted" id="cacheCounts"></div></div>
     <div class="card"><h2>Budget decisions/s</h2><svg id="spark" width="220" height="40" viewBox="0 0 220 40"><polyline id="sparkLine" fill="none" stroke-width="2" points=""></polyline></svg><div class="muted" id="decisionRate"></div></div>
   </section>
+${CONSOLE_RISK_HTML}
   <h2>Upstream budget</h2>
   <table id="budget"><thead><tr><th>bucket</th><th>published</th><th>capacity</th><th>level</th><th>in use</th><th>teams (last minute allowed / denied)</th><th>refused here</th><th>429 from upstream</th><th>cool-down</th></tr></thead><tbody></tbody></table>
   <h2>Fan-out</h2>
@@ -39,6 +43,7 @@ export const CONSOLE_HTML = `<!doctype html>
   <h2>Readiness</h2>
   <div id="readiness"></div>
 </main>
+<script src="/console/console-risk.js"></script>
 <script src="/console/console.js"></script>
 </body>
 </html>
@@ -60,7 +65,7 @@ th { background: #eef1f4; font-weight: 600; font-size: 12px; }
 .bar.hot > span { background: #d9822b; } .bar.full > span { background: #c23030; }
 .bad { color: #c23030; font-weight: 600; } .ok { color: #1f7a3a; }
 #sparkLine { stroke: #2f7de1; }
-`;
+${CONSOLE_RISK_CSS}`;
 
 export const CONSOLE_JS = `'use strict';
 (() => {
@@ -101,6 +106,7 @@ export const CONSOLE_JS = `'use strict';
   function render(s) {
     const m = s.metrics;
     $('main').hidden = false;
+    document.dispatchEvent(new CustomEvent('ops-snapshot', { detail: s }));
     document.body.dataset.updated = String(s.at);
     text('instance', s.instance);
     text('mode', s.limits.mode + (s.limits.degraded ? ' (degraded)' : ''));
@@ -208,6 +214,7 @@ export const CONSOLE_JS = `'use strict';
     $('login').onsubmit = (event) => {
       event.preventDefault();
       key = $('key').value.trim();
+      document.dispatchEvent(new CustomEvent('ops-key', { detail: key }));
       $('login').hidden = true;
       ticketFromKey().then(connect, (e) => { status(String(e), true); $('login').hidden = false; });
     };

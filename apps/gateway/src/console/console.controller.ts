@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 
 import { Public } from '../common/auth.decorators.js';
 import { CONSOLE_CSP, CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from './console-page.js';
+import { CONSOLE_RISK_JS } from './console-risk-page.js';
 
 /**
  * The ops console's static page. Public because it holds no data: what it shows arrives over /ws on
@@ -21,6 +22,11 @@ export class ConsoleController {
   @Get('console.js')
   script(@Res() reply: FastifyReply): void {
     send(reply, 'text/javascript', CONSOLE_JS);
+  }
+
+  @Get('console-risk.js')
+  riskScript(@Res() reply: FastifyReply): void {
+    send(reply, 'text/javascript', CONSOLE_RISK_JS);
   }
 
   @Get('console.css')

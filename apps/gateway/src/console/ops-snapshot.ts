@@ -4,6 +4,8 @@ import { Injectable } from '@nestjs/common';
 import { MetricsRegistry } from '@lib/core';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
+import { type RiskSnapshot, RiskSnapshotService } from './risk-snapshot.js';
+
 /** The metrics the console shows; counters and gauges by label set, histograms as count and sum. */
 const CONSOLE_METRICS = [
   'ratelimit_decisions_total',
@@ -25,6 +27,8 @@ const CONSOLE_METRICS = [
   'gateway_fanout_delivery_lag_seconds',
   'catalog_cache_requests_total',
   'gateway_readiness',
+  'gateway_risk_refusals_total',
+  'gateway_kill_switch_orders_total',
 ] as const;
 
 export interface MetricSample {
@@ -38,6 +42,7 @@ export interface OpsSnapshot {
   at: number;
   limits: LimitsView;
   metrics: Record<string, MetricSample[]>;
+  risk: RiskSnapshot;
 }
 
 /** What a histogram becomes in a snapshot: its count and sum per label set (the page derives means and rates). */
@@ -55,12 +60,13 @@ export class OpsSnapshotService {
   constructor(
     private readonly registry: MetricsRegistry,
     private readonly limiter: RateLimiter,
+    private readonly risk: RiskSnapshotService,
   ) {}
 
   async take(): Promise<OpsSnapshot> {
-    const [limits, all] = await Promise.all([this.limiter.view(), this.registry.getMetricsAsJSON()]);
+    const [limits, all, risk] = await Promise.all([this.limiter.view(), this.registry.getMetricsAsJSON(), this.risk.take()]);
     const wanted = new Set<string>(CONSOLE_METRICS);
     const metrics = Object.fromEntries(all.filter((m) => wanted.has(m.name)).map((m) => [m.name, samplesOf(m as unknown as Parameters<typeof samplesOf>[0])]));
-    return { instance: this.instance, at: Date.now(), limits, metrics };
+    return { instance: this.instance, at: Date.now(), limits, metrics, risk };
   }
 }

@@ -73,6 +73,15 @@ export class OpenOrders {
     if (orderId !== undefined) await this.quietly(() => this.store.releaseOrder(orderId));
   }
 
+  /** The slots each count holds now; undefined for a count that cannot be read. */
+  async held(keys: readonly string[]): Promise<(number | undefined)[]> {
+    try {
+      return (await this.store.held(keys)).map((count) => (Number.isFinite(count) ? count : undefined));
+    } catch {
+      return keys.map(() => undefined);
+    }
+  }
+
   private async attempt(counts: readonly OpenOrderCount[], token: string): Promise<Refusal | undefined> {
     try {
       return await this.store.reserve(counts, token);

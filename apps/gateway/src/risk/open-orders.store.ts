@@ -33,6 +33,8 @@ export interface OpenOrderStore {
   /** Gives back the slot of a bound order that is closed (cancelled, filled, expired, rejected). */
   releaseOrder(orderId: string): Promise<void>;
   bound(): Promise<Map<string, BoundOrder>>;
+  /** How many slots each count holds now (the ops console reads it). */
+  held(keys: readonly string[]): Promise<number[]>;
   /** Drops reservations never bound nor released after `olderThanMs` (an instance died between reserve and answer). */
   sweep(keys: readonly string[], olderThanMs: number): Promise<void>;
 }
@@ -70,6 +72,10 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
 
   async bound(): Promise<Map<string, BoundOrder>> {
     return new Map(this.orders);
+  }
+
+  async held(keys: readonly string[]): Promise<number[]> {
+    return keys.map((key) => this.counts.get(key)?.size ?? 0);
   }
 
   async sweep(keys: readonly string[], olderThanMs: number): Promise<void> {
@@ -155,6 +161,13 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   async bound(): Promise<Map<string, BoundOrder>> {
     const all = await this.redis.hgetall(this.ordersKey);
     return new Map(Object.entries(all).map(([orderId, text]) => [orderId, JSON.parse(text) as BoundOrder]));
+  }
+
+  async held(keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const key of keys) multi.zcard(this.countPrefix + key);
+    return ((await multi.exec()) ?? []).map(([error, count]) => (error ? Number.NaN : Number(count)));
   }
 
   async sweep(keys: readonly string[], olderThanMs: number): Promise<void> {

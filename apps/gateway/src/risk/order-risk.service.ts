@@ -10,6 +10,7 @@ import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModif
 import { OpenOrders, type Reservation } from './open-orders.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
+import { RiskMetrics } from './risk.metrics.js';
 
 const InsertAnswerSchema = z.looseObject({ orderId: z.string() });
 const BatchAnswerSchema = z.looseObject({ responses: z.array(z.looseObject({ orderId: z.string().optional() })) });
@@ -39,6 +40,7 @@ export class OrderRisk {
     private readonly gate: RiskGate,
     private readonly accounts: ExchangeAccounts,
     private readonly open: OpenOrders,
+    private readonly metrics: RiskMetrics,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -52,7 +54,46 @@ export class OrderRisk {
   }
 
   /** Checks, reserves an open-order slot where a limit counts them, sends, and binds or gives back the slot by the answer. */
-  async exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+  exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    return this.counted(client, () => this.insertChecked(client, caller, order, send));
+  }
+
+  exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    return this.counted(client, () => this.batchChecked(client, caller, batch, send));
+  }
+
+  exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+    return this.counted(client, () => this.replaceChecked(client, batch));
+  }
+
+  retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+    return this.counted(client, () => this.retailCreateChecked(client, order));
+  }
+
+  retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
+    return this.counted(client, () => this.gate.admit(client, [retailModifyTerms(modify)]));
+  }
+
+  retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
+    return this.counted(client, () => this.retailCloseChecked(client, close));
+  }
+
+  /** A cancel is never refused here; once the exchange accepted it, the order's open-order slot is given back. */
+  async cancelled(orderId: string | undefined): Promise<void> {
+    await this.open.closed(orderId);
+  }
+
+  /** Runs one order-entering check, counting a risk refusal (by code and scope) on its way out. */
+  private async counted<T>(client: AuthenticatedClient, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      this.metrics.refused(error, `client:${client.id}`);
+      throw error;
+    }
+  }
+
+  private async insertChecked(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const policed = await this.exchangeCheck(client, caller, order);
     const reservation = await this.open.reserve(this.gate.limits.openOrderScopes(client, policed.symbol), caller.participant, 'body');
     let reply: BudgetedReply;
@@ -67,7 +108,7 @@ export class OrderRisk {
     return reply;
   }
 
-  async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+  private async batchChecked(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
     const reservations: (Reservation | undefined)[] = [];
@@ -90,29 +131,20 @@ export class OrderRisk {
     return reply;
   }
 
-  /** A cancel is never refused here; once the exchange accepted it, the order's open-order slot is given back. */
-  async cancelled(orderId: string | undefined): Promise<void> {
-    await this.open.closed(orderId);
-  }
-
-  async exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+  private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
     const manualOrderIndicator = this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
     await this.gate.admit(client, requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)));
     return { requests };
   }
 
-  async retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+  private async retailCreateChecked(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
     const stamped: CreateOrder = { ...order, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
     return stamped;
   }
 
-  async retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
-    await this.gate.admit(client, [retailModifyTerms(modify)]);
-  }
-
-  async retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
+  private async retailCloseChecked(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
     const stamped: ClosePosition = { ...close, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
     return stamped;

@@ -6,9 +6,11 @@ import { z } from 'zod';
 import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ZodBody } from '../common/zod-params.js';
+import { AdminRecord } from './admin-record.service.js';
 import { type KillReport, KillSwitch } from './kill-switch.service.js';
 import { TRADING_STATES, type TradingStateChange, type TradingStateRecord, TradingScopeSchema } from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
+import { RiskMetrics } from './risk.metrics.js';
 
 const SetStateSchema = z
   .object({
@@ -31,6 +33,8 @@ export class RiskAdminController {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly states: TradingStates,
     private readonly killSwitch: KillSwitch,
+    private readonly record: AdminRecord,
+    private readonly metrics: RiskMetrics,
   ) {}
 
   @Get()
@@ -40,13 +44,18 @@ export class RiskAdminController {
 
   /**
    * Latches a state on a scope on every instance (`active` lifts it). `halt-and-cancel` latches the halt
-   * first, then cancels the scope's resting orders and answers with the report.
+   * first, then cancels the scope's resting orders and answers with the report. The change and the
+   * run are appended to the order journal (`journaled` says whether that write succeeded).
    */
   @Post('states')
   @HttpCode(200)
-  async set(@CurrentClient() admin: AuthenticatedClient, @ZodBody(SetStateSchema) body: SetState): Promise<{ change: TradingStateChange; report?: KillReport }> {
+  async set(@CurrentClient() admin: AuthenticatedClient, @ZodBody(SetStateSchema) body: SetState): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
     const change = await this.states.set(body.scope, body.state, body.reason, admin.id);
-    if (body.state !== 'halt-and-cancel') return { change };
-    return { change, report: await this.killSwitch.cancelAll(body.scope) };
+    const changeJournaled = await this.record.stateChanged(change);
+    if (body.state !== 'halt-and-cancel') return { change, journaled: changeJournaled };
+    const report = await this.killSwitch.cancelAll(body.scope);
+    this.metrics.killed(report);
+    const runJournaled = await this.record.killed(change, report);
+    return { change, report, journaled: changeJournaled && runJournaled };
   }
 }

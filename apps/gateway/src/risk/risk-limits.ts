@@ -40,6 +40,18 @@ export class RiskLimits {
   }
 
   /** The open-order limits that bind an order of this client on this market, each counted under its own key (scope and market pattern). */
+  /** Every configured open-order count (the tightest per key, as `openOrderScopes` names them): its maximum, scope and market. */
+  openOrderCounts(): { key: string; max: number; scope: string; market?: string }[] {
+    const found = new Map<string, { key: string; max: number; scope: string; market?: string }>();
+    for (const limit of this.limits) {
+      if (limit.maxOpenOrders === undefined) continue;
+      const key = scopeName(limit) + (limit.market ? `@${limit.market}` : '');
+      const current = found.get(key);
+      if (!current || limit.maxOpenOrders < current.max) found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit), ...(limit.market ? { market: limit.market } : {}) });
+    }
+    return [...found.values()];
+  }
+
   openOrderScopes(client: { id: string; team: string }, market: string | undefined): { key: string; max: number; scope: string }[] {
     const found = new Map<string, { key: string; max: number; scope: string }>();
     for (const limit of this.limits) {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 import { RetailModule } from '@lib/retail';
 
+import { AdminRecord } from './admin-record.service.js';
 import { CancelOnDisconnect } from './cancel-on-disconnect.service.js';
 import { DeadManSwitchController } from './dead-man-switch.controller.js';
 import { DeadManSwitch } from './dead-man-switch.service.js';
@@ -10,13 +11,14 @@ import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
+import { RiskMetrics } from './risk.metrics.js';
 import { TradingStates } from './trading-states.service.js';
 
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
 @Module({
   controllers: [DeadManSwitchController, RiskAdminController],
-  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
+  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
 })
 export class RiskModule {}

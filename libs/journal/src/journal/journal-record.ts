@@ -7,7 +7,9 @@ export type JournalKind =
   | 'answer'
   | 'unknown'
   | 'resolved'
-  | 'stream';
+  | 'stream'
+  /** An admin decision: a trading state latched or lifted, a kill-switch run and each order it met. */
+  | 'admin';
 
 /** One order event as a caller hands it to the journal; secrets must already be gone from `data`. */
 export interface JournalEntry {
