@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
+import { PriceBand } from './price-band.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
 
@@ -39,6 +40,7 @@ export class OrderRisk {
     private readonly gate: RiskGate,
     private readonly accounts: ExchangeAccounts,
     private readonly open: OpenOrders,
+    private readonly band: PriceBand,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -48,6 +50,7 @@ export class OrderRisk {
   async exchangeCheck(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
     const policed = this.policeExchange(client, order, 'body');
     await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
+    await this.band.check(this.gate.limits, client, policed, 'body');
     return policed;
   }
 
@@ -70,6 +73,7 @@ export class OrderRisk {
   async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
+    for (const [i, order] of requests.entries()) await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
     const reservations: (Reservation | undefined)[] = [];
     try {
       for (const [i, order] of requests.entries()) reservations.push(await this.open.reserve(this.gate.limits.openOrderScopes(client, order.symbol), caller.participant, `body.requests.${i}`));

@@ -8,6 +8,7 @@ import { DeadManSwitch } from './dead-man-switch.service.js';
 import { KillSwitch } from './kill-switch.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
+import { PriceBand } from './price-band.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
 import { TradingStates } from './trading-states.service.js';
@@ -17,6 +18,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, RiskGate, TradingStates],
+  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, PriceBand, RiskGate, TradingStates],
 })
 export class RiskModule {}

@@ -40,6 +40,10 @@ export enum ErrorCode {
   RISK_MAX_OPEN_ORDERS = 'RISK_MAX_OPEN_ORDERS',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
+  /** An order that would execute at once is priced outside the band around the streamed reference price. */
+  RISK_PRICE_BAND = 'RISK_PRICE_BAND',
+  /** No streamed reference price, or one older than risk.maxReferenceAgeMs: an order that would execute at once is refused (fail closed). */
+  RISK_REFERENCE_STALE = 'RISK_REFERENCE_STALE',
   /** The same Idempotency-Key came with another request body (issue 27). */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */
