@@ -9,6 +9,7 @@ import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
 import { PriceBand } from './price-band.service.js';
+import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
 
@@ -41,6 +42,7 @@ export class OrderRisk {
     private readonly accounts: ExchangeAccounts,
     private readonly open: OpenOrders,
     private readonly band: PriceBand,
+    private readonly selfTrade: SelfTradeGuard,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -51,6 +53,7 @@ export class OrderRisk {
     const policed = this.policeExchange(client, order, 'body');
     await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
     await this.band.check(this.gate.limits, client, policed, 'body');
+    await this.selfTrade.check(caller.participant, policed, 'body');
     return policed;
   }
 
@@ -73,7 +76,10 @@ export class OrderRisk {
   async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
-    for (const [i, order] of requests.entries()) await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
+    for (const [i, order] of requests.entries()) {
+      await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
+      await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
+    }
     const reservations: (Reservation | undefined)[] = [];
     try {
       for (const [i, order] of requests.entries()) reservations.push(await this.open.reserve(this.gate.limits.openOrderScopes(client, order.symbol), caller.participant, `body.requests.${i}`));

@@ -11,6 +11,7 @@ import { OrderRisk } from './order-risk.service.js';
 import { PriceBand } from './price-band.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
+import { SelfTradeGuard } from './self-trade.service.js';
 import { TradingStates } from './trading-states.service.js';
 
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
@@ -18,6 +19,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, PriceBand, RiskGate, TradingStates],
+  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, PriceBand, RiskGate, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

@@ -53,6 +53,8 @@ export const RiskSchema = z
     maxReferenceAgeMs: z.number().int().positive().default(30_000),
     /** The reference is the mid while ask − bid is at most this many dollars, else the last trade. */
     tightSpread: z.number().nonnegative().default(0.05),
+    /** Firm policy on an order that would cross a resting order of another of the firm's participants: `reject` refuses it. */
+    crossTeamSelfTrade: z.enum(['off', 'reject']).default('off'),
     limits: z.array(RiskLimitSchema).default([]),
   })
   .strict();

@@ -49,6 +49,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RISK_MAX_OPEN_ORDERS:
     case ErrorCode.RISK_PRICE_BAND:
     case ErrorCode.RISK_REFERENCE_STALE:
+    case ErrorCode.RISK_CROSS_TEAM_SELF_TRADE:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
       return 422;
     case ErrorCode.RATE_LIMITED:
@@ -118,6 +119,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
   [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',
+  [ErrorCode.RISK_CROSS_TEAM_SELF_TRADE]: "Order would trade with another of the firm's participants",
 };
 
 export function titleOf(code: ErrorCode): string {
