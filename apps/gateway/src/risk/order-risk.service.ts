@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
+import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
 import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
@@ -43,6 +44,7 @@ export class OrderRisk {
     private readonly open: OpenOrders,
     private readonly band: PriceBand,
     private readonly selfTrade: SelfTradeGuard,
+    private readonly throttle: OrderThrottle,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -59,6 +61,7 @@ export class OrderRisk {
 
   /** Checks, reserves an open-order slot where a limit counts them, sends, and binds or gives back the slot by the answer. */
   async exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    this.throttle.take(client);
     const policed = await this.exchangeCheck(client, caller, order);
     const reservation = await this.open.reserve(this.gate.limits.openOrderScopes(client, policed.symbol), caller.participant, 'body');
     let reply: BudgetedReply;
@@ -74,6 +77,7 @@ export class OrderRisk {
   }
 
   async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
     for (const [i, order] of requests.entries()) {
@@ -106,6 +110,7 @@ export class OrderRisk {
   }
 
   async exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+    this.throttle.take(client);
     const manualOrderIndicator = this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
     await this.gate.admit(client, requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)));
@@ -113,16 +118,19 @@ export class OrderRisk {
   }
 
   async retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+    this.throttle.take(client);
     const stamped: CreateOrder = { ...order, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
     return stamped;
   }
 
   async retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
+    this.throttle.take(client);
     await this.gate.admit(client, [retailModifyTerms(modify)]);
   }
 
   async retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
+    this.throttle.take(client);
     const stamped: ClosePosition = { ...close, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
     return stamped;

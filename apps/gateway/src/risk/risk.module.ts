@@ -8,6 +8,7 @@ import { DeadManSwitch } from './dead-man-switch.service.js';
 import { KillSwitch } from './kill-switch.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
+import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
@@ -19,6 +20,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, PriceBand, RiskGate, SelfTradeGuard, TradingStates],
+  providers: [CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, OrderThrottle, PriceBand, RiskGate, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

@@ -31,6 +31,8 @@ const RiskLimitSchema = z
      * within which an exchange order that would execute at once must be priced.
      */
     priceBand: z.number().positive().optional(),
+    /** Order-entering calls per second per client (each client of the scope counted on its own; a market narrowing does not apply). */
+    maxOrdersPerSecond: z.number().positive().optional(),
   })
   .strict()
   .superRefine((limit, ctx) => {

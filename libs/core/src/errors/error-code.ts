@@ -46,6 +46,8 @@ export enum ErrorCode {
   RISK_REFERENCE_STALE = 'RISK_REFERENCE_STALE',
   /** The order would cross a resting order of another of the firm's participants, and the firm's policy forbids it. */
   RISK_CROSS_TEAM_SELF_TRADE = 'RISK_CROSS_TEAM_SELF_TRADE',
+  /** More order-entering calls per second than the client's risk throttle allows (cancels are never throttled). */
+  RISK_THROTTLED = 'RISK_THROTTLED',
   /** The same Idempotency-Key came with another request body (issue 27). */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */

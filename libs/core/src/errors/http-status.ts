@@ -55,6 +55,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RATE_LIMITED:
     case ErrorCode.IN_FLIGHT_LIMITED:
     case ErrorCode.UPSTREAM_RATE_LIMITED:
+    case ErrorCode.RISK_THROTTLED:
       return 429;
     case ErrorCode.HEADERS_TOO_LARGE:
       return 431;
@@ -120,6 +121,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',
   [ErrorCode.RISK_CROSS_TEAM_SELF_TRADE]: "Order would trade with another of the firm's participants",
+  [ErrorCode.RISK_THROTTLED]: 'Order-entering calls over the risk throttle',
 };
 
 export function titleOf(code: ErrorCode): string {
