@@ -57,7 +57,7 @@ export class RetailOrdersController {
   @HttpCode(200)
   @RequireScopes('write:orders')
   async check(@CurrentClient() client: AuthenticatedClient, @Caller() _caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    return { accepted: true, order: await this.risk.retailCreate(client, body) };
+    return { accepted: true, order: await this.risk.retailCheck(client, body) };
   }
 
   @Post('order/preview')

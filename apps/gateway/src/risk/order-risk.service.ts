@@ -8,6 +8,9 @@ import { z } from 'zod';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
+import { OrderThrottle } from './order-throttle.service.js';
+import { PriceBand } from './price-band.service.js';
+import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
@@ -41,6 +44,9 @@ export class OrderRisk {
     private readonly accounts: ExchangeAccounts,
     private readonly open: OpenOrders,
     private readonly metrics: RiskMetrics,
+    private readonly band: PriceBand,
+    private readonly selfTrade: SelfTradeGuard,
+    private readonly throttle: OrderThrottle,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -50,6 +56,8 @@ export class OrderRisk {
   async exchangeCheck(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
     const policed = this.policeExchange(client, order, 'body');
     await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
+    await this.band.check(this.gate.limits, client, policed, 'body');
+    await this.selfTrade.check(caller.participant, policed, 'body');
     return policed;
   }
 
@@ -71,7 +79,10 @@ export class OrderRisk {
   }
 
   retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
-    return this.counted(client, () => this.gate.admit(client, [retailModifyTerms(modify)]));
+    return this.counted(client, async () => {
+      this.throttle.take(client);
+      await this.gate.admit(client, [retailModifyTerms(modify)]);
+    });
   }
 
   retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
@@ -94,6 +105,7 @@ export class OrderRisk {
   }
 
   private async insertChecked(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    this.throttle.take(client);
     const policed = await this.exchangeCheck(client, caller, order);
     const reservation = await this.open.reserve(this.gate.limits.openOrderScopes(client, policed.symbol), caller.participant, 'body');
     let reply: BudgetedReply;
@@ -109,8 +121,13 @@ export class OrderRisk {
   }
 
   private async batchChecked(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
+    for (const [i, order] of requests.entries()) {
+      await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
+      await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
+    }
     const reservations: (Reservation | undefined)[] = [];
     try {
       for (const [i, order] of requests.entries()) reservations.push(await this.open.reserve(this.gate.limits.openOrderScopes(client, order.symbol), caller.participant, `body.requests.${i}`));
@@ -132,6 +149,7 @@ export class OrderRisk {
   }
 
   private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+    this.throttle.take(client);
     const manualOrderIndicator = this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
     await this.gate.admit(client, requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)));
@@ -139,12 +157,19 @@ export class OrderRisk {
   }
 
   private async retailCreateChecked(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+    this.throttle.take(client);
+    return this.retailCheck(client, order);
+  }
+
+  /** What-if: the checks a retail create meets, as sent; not counted against the client's throttle. */
+  async retailCheck(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
     const stamped: CreateOrder = { ...order, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
     return stamped;
   }
 
   private async retailCloseChecked(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
+    this.throttle.take(client);
     const stamped: ClosePosition = { ...close, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
     return stamped;

@@ -1,6 +1,6 @@
 import type { RiskLimit } from '@lib/core';
 
-export type LimitName = 'maxOrderQty' | 'maxOrderNotional' | 'maxOpenOrders';
+export type LimitName = 'maxOrderQty' | 'maxOrderNotional' | 'maxOpenOrders' | 'priceBand' | 'maxOrdersPerSecond';
 
 /** The tightest value of one limit among those that apply, and the limit that set it (named in a refusal). */
 export interface BindingLimit {

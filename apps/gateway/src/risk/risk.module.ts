@@ -9,9 +9,12 @@ import { DeadManSwitch } from './dead-man-switch.service.js';
 import { KillSwitch } from './kill-switch.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderRisk } from './order-risk.service.js';
+import { OrderThrottle } from './order-throttle.service.js';
+import { PriceBand } from './price-band.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
+import { SelfTradeGuard } from './self-trade.service.js';
 import { TradingStates } from './trading-states.service.js';
 
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
@@ -19,6 +22,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, OrderThrottle, PriceBand, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

@@ -26,6 +26,13 @@ const RiskLimitSchema = z
     maxOrderNotional: z.number().positive().optional(),
     /** Orders open at the exchange at once (counted across every gateway instance). */
     maxOpenOrders: z.number().int().nonnegative().optional(),
+    /**
+     * Dollars either side of the streamed reference price (mid when the spread is tight, else last trade)
+     * within which an exchange order that would execute at once must be priced.
+     */
+    priceBand: z.number().positive().optional(),
+    /** Order-entering calls per second per client (each client of the scope counted on its own; a market narrowing does not apply). */
+    maxOrdersPerSecond: z.number().positive().optional(),
   })
   .strict()
   .superRefine((limit, ctx) => {
@@ -44,6 +51,12 @@ export const RiskSchema = z
     killSwitchWaitMs: z.number().int().positive().default(10_000),
     /** A reservation for an order whose answer never came (an instance died mid-insert) is dropped after this. */
     unansweredReservationMs: z.number().int().positive().default(300_000),
+    /** A price-band reference older than this (the book last heard from the stream that long ago) refuses orders that would execute at once. */
+    maxReferenceAgeMs: z.number().int().positive().default(30_000),
+    /** The reference is the mid while ask − bid is at most this many dollars, else the last trade. */
+    tightSpread: z.number().nonnegative().default(0.05),
+    /** Firm policy on an order that would cross a resting order of another of the firm's participants: `reject` refuses it. */
+    crossTeamSelfTrade: z.enum(['off', 'reject']).default('off'),
     limits: z.array(RiskLimitSchema).default([]),
   })
   .strict();

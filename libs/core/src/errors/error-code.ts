@@ -40,6 +40,14 @@ export enum ErrorCode {
   RISK_MAX_OPEN_ORDERS = 'RISK_MAX_OPEN_ORDERS',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
+  /** An order that would execute at once is priced outside the band around the streamed reference price. */
+  RISK_PRICE_BAND = 'RISK_PRICE_BAND',
+  /** No streamed reference price, or one older than risk.maxReferenceAgeMs: an order that would execute at once is refused (fail closed). */
+  RISK_REFERENCE_STALE = 'RISK_REFERENCE_STALE',
+  /** The order would cross a resting order of another of the firm's participants, and the firm's policy forbids it. */
+  RISK_CROSS_TEAM_SELF_TRADE = 'RISK_CROSS_TEAM_SELF_TRADE',
+  /** More order-entering calls per second than the client's risk throttle allows (cancels are never throttled). */
+  RISK_THROTTLED = 'RISK_THROTTLED',
   /** The same Idempotency-Key came with another request body (issue 27). */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */

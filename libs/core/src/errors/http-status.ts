@@ -47,11 +47,15 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RISK_MAX_QUANTITY:
     case ErrorCode.RISK_MAX_NOTIONAL:
     case ErrorCode.RISK_MAX_OPEN_ORDERS:
+    case ErrorCode.RISK_PRICE_BAND:
+    case ErrorCode.RISK_REFERENCE_STALE:
+    case ErrorCode.RISK_CROSS_TEAM_SELF_TRADE:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
       return 422;
     case ErrorCode.RATE_LIMITED:
     case ErrorCode.IN_FLIGHT_LIMITED:
     case ErrorCode.UPSTREAM_RATE_LIMITED:
+    case ErrorCode.RISK_THROTTLED:
       return 429;
     case ErrorCode.HEADERS_TOO_LARGE:
       return 431;
@@ -114,6 +118,10 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_MAX_NOTIONAL]: 'Order notional over the risk limit',
   [ErrorCode.RISK_MAX_OPEN_ORDERS]: 'Open orders at the risk limit',
   [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
+  [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
+  [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',
+  [ErrorCode.RISK_CROSS_TEAM_SELF_TRADE]: "Order would trade with another of the firm's participants",
+  [ErrorCode.RISK_THROTTLED]: 'Order-entering calls over the risk throttle',
 };
 
 export function titleOf(code: ErrorCode): string {

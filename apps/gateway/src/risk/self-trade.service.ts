@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { ExchangeTrading, MarketDataStreams, type OrderRequest } from '@lib/exchange';
+import { z } from 'zod';
+
+import { isAggressive } from './price-band.js';
+
+const OpenOrdersSchema = z.looseObject({
+  orders: z.array(z.looseObject({ symbol: z.string().optional(), side: z.string().optional(), price: z.string().optional(), type: z.string().optional() })).default([]),
+});
+
+/** The guard's reads spend the shared budget under this name, not any team's share (the open-orders snapshot has no published limit). */
+const GUARD_TEAM = 'gateway';
+
+/**
+ * Cross-team self-trade prevention (issue 26), a firm policy: with `risk.crossTeamSelfTrade: reject`, an
+ * exchange order that would cross a resting order of another of the firm's participants is refused.
+ * Only an order that would execute at once can cross anything, so only those are looked at (by the
+ * streamed book; with no live book every order is); their symbol's resting orders of the firm's other
+ * participants are read from the exchange's open-orders snapshot at that moment (the source of truth,
+ * never stale; one read per other participant per such order).
+ */
+@Injectable()
+export class SelfTradeGuard {
+  private readonly policy: 'off' | 'reject';
+  private readonly participants: readonly string[];
+  private readonly scale: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly streams: MarketDataStreams,
+    private readonly trading: ExchangeTrading,
+  ) {
+    this.policy = config.risk.crossTeamSelfTrade;
+    this.participants = [...new Set(config.clients.flatMap((client) => client.participants))];
+    this.scale = config.risk.exchangePriceScale;
+  }
+
+  async check(participant: string, order: OrderRequest, path: string): Promise<void> {
+    if (this.policy === 'off') return;
+    const others = this.participants.filter((name) => name !== participant);
+    if (others.length === 0) return;
+    const book = await this.streams.read(order.symbol).catch(() => undefined);
+    if (!isAggressive(order, book, this.scale)) return;
+    const resting = await Promise.all(others.map((other) => this.restingOf(other, order.symbol)));
+    const crossed = resting.flat().find((rest) => crosses(order, rest));
+    if (!crossed) return;
+    throw new DomainError(
+      ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
+      `This order would cross a resting order of another of the firm's participants at ${crossed.price ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
+      { extensions: { policy: this.policy, symbol: order.symbol, restingPrice: crossed.price === undefined ? undefined : Number(crossed.price), order: path } },
+    );
+  }
+
+  /** Fails closed: an unreadable snapshot refuses the order rather than letting a possible self-trade through. */
+  private async restingOf(participant: string, symbol: string): Promise<{ side?: string; price?: string }[]> {
+    const reply = await this.trading.openOrders({ team: GUARD_TEAM, requestId: `stp-${randomUUID()}`, participant });
+    return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders.filter((rest) => rest.symbol === symbol);
+  }
+}
+
+/** A buy crosses a resting sell priced at or under it, a sell a resting buy at or over it; a market order crosses any on the other side. */
+function crosses(order: OrderRequest, rest: { side?: string; price?: string }): boolean {
+  if (rest.side === undefined || rest.side === order.side) return false;
+  if (order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT' || rest.price === undefined) return true;
+  return order.side === 'SIDE_BUY' ? Number(rest.price) <= Number(order.price) : Number(rest.price) >= Number(order.price);
+}
