@@ -18,7 +18,9 @@ import { Pool } from 'undici';
 
 import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
+import { startPostgres } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+import { orderInsertBench } from './exchange-orders.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const DEPTH = 3;
@@ -160,7 +162,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // One token for the whole direct run; the book's 12/min per-firm limit lifted, as on the gateway.
     exchange: {
       tokenTtlSeconds: 3_600,
-      limits: { book: 'off' },
+      limits: { book: 'off', 'order-entry': 'off' },
       clients: [
         { clientId: 'bench', firm: 'BENCH', users: ['alice'] },
         { clientId: 'bench-rest', firm: 'BENCH', users: ['alice'], scopes: [...REST_ONLY_SCOPES] },
@@ -200,6 +202,17 @@ export async function run(): Promise<Record<string, unknown>> {
     const streamedUpstreamCalls = (await upstreamReads()) - before.upstream;
     const sandboxCalls = sandbox.state.counter('exchange.calls.orderBook') - before.sandbox;
 
+    // The order insert path last, after every book figure: its orders rest on the book's bid side below the levels read at depth 3.
+    const postgres = await startPostgres();
+    let orderInsert: Record<string, unknown>;
+    try {
+      orderInsert = await orderInsertBench(sandbox, { url: postgres.url, appUrl: postgres.appUrl, kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)' });
+    } finally {
+      postgres.process.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rmSync(postgres.dir, { recursive: true, force: true });
+    }
+
     const addedP50Ms = ms(restFixed.p50Ms - restFixedDirect.p50Ms);
     const addedP99Ms = ms(restFixed.p99Ms - restFixedDirect.p99Ms);
     return {
@@ -236,6 +249,7 @@ export async function run(): Promise<Record<string, unknown>> {
         restAddedP99Ms: ms(sequentialRest.p99Ms - sequentialDirect.p99Ms),
       },
       sandboxOrderBookCallsDuringRun: sandboxCalls,
+      orderInsert,
       // One process holds the sandbox, both gateways and the pacer's results.
       heapUsedMb: { start: heapAtStartMb, afterFixedRate: heapAfterFixedMb, afterSaturation: heapAfterSaturationMb },
       // The machine is shared (2 cores); its load says how much of each figure is other work queueing ahead of ours.
