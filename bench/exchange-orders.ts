@@ -15,7 +15,10 @@ import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
 
 export const ORDER_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
-const PARTICIPANT = 'firms/BENCH/users/alice';
+/** Each order target trades as its own firm (sandbox exchange clients 2-6), so no gateway receives another target's order and drop-copy events. */
+export const ORDER_FIRMS = ['ORDDIRECT', 'ORDFULL', 'ORDRISKOFF', 'ORDJOURNALOFF', 'ORDBARE'] as const;
+export const ORDER_CLIENTS_FROM = 2;
+const participantOf = (firm: string) => `firms/${firm}/users/alice`;
 const RATE = 1_000;
 const CONNECTIONS = 10;
 const SATURATION_CONNECTIONS = 50;
@@ -90,9 +93,10 @@ function report(runs: LoadRun[]): Report {
 
 const ms = (value: number) => Number(value.toFixed(3));
 
-async function startOrderGateway(sandbox: RunningSandbox, configuration: Configuration, journal: Journal): Promise<{ app: NestFastifyApplication; url: string; key: string }> {
+async function startOrderGateway(sandbox: RunningSandbox, configuration: Configuration, journal: Journal, exchangeClient: number): Promise<{ app: NestFastifyApplication; url: string; key: string }> {
   const key = generateApiKey();
-  const exchangeKey = sandbox.keys.exchange[0];
+  const exchangeKey = sandbox.keys.exchange[exchangeClient];
+  const participant = participantOf(ORDER_FIRMS[exchangeClient - ORDER_CLIENTS_FROM]);
   const config = GatewayConfigSchema.parse({
     server: { host: '127.0.0.1', port: 0 },
     logging: { level: 'info' },
@@ -113,7 +117,7 @@ async function startOrderGateway(sandbox: RunningSandbox, configuration: Configu
     limits: { buckets: { 'exchange.orders.insert': { limit: 1_000_000_000, windowSeconds: 1 } } },
     inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
     teams: [{ id: 'bench' }],
-    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [PARTICIPANT] }],
+    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [participant] }],
     risk: { limits: configuration.risk ? RISK_LIMITS : [] },
     // Each configuration its own schema of the same server, so no two share a hash chain.
     journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
@@ -154,12 +158,15 @@ function summary(reports: Record<string, Report>) {
 export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal): Promise<Record<string, unknown>> {
   const gateways: Awaited<ReturnType<typeof startOrderGateway>>[] = [];
   try {
-    // One after another: each runs its schema's migrations at boot.
-    for (const configuration of CONFIGURATIONS) gateways.push(await startOrderGateway(sandbox, configuration, journal));
     const directUrl = `${sandbox.urls.exchange}/v1/trading/orders`;
-    const authorization = await gateways[0].app.get(ExchangeTokenProvider).authorization(directUrl);
+    // The direct side's token, of its own firm's client, from a gateway started for that and closed (it would receive that firm's events).
+    const tokenGateway = await startOrderGateway(sandbox, { name: 'bare', risk: false, journal: false }, journal, ORDER_CLIENTS_FROM);
+    const authorization = await tokenGateway.app.get(ExchangeTokenProvider).authorization(directUrl);
+    await tokenGateway.app.close();
+    // One after another: each runs its schema's migrations at boot.
+    for (const [i, configuration] of CONFIGURATIONS.entries()) gateways.push(await startOrderGateway(sandbox, configuration, journal, ORDER_CLIENTS_FROM + 1 + i));
     const targets: Target[] = [
-      { name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': PARTICIPANT } },
+      { name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) } },
       ...CONFIGURATIONS.map((configuration, i) => ({ name: configuration.name, url: `${gateways[i].url}/exchange/v1/trading/orders`, headers: { authorization: `Bearer ${gateways[i].key}` } })),
     ];
     // Each target answers an order id for one order before anything is measured.
@@ -200,6 +207,7 @@ export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal
         'Journal "off" is journal.enabled false, a bench and diagnostic switch added for this: the order is sent with no idempotency claim, no journal append, no answer recorded.',
         'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s). With Redis each reservation is one more Lua call.',
         "The sandbox's per-firm order-entry limit is lifted by config (exchange.limits['order-entry'] = 'off'); every order rests, none crosses (asks from another firm start at 52¢).",
+        "Each target trades as its own firm, so a gateway's order and drop-copy streams (and, with the journal on, their journal records) carry only its own orders; the book-read gateways are closed before this part.",
         'Sandbox, gateways and PostgreSQL client share one process; the load generator runs in a worker thread; PostgreSQL is a separate process on the same 2 cores.',
       ],
     };

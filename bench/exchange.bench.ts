@@ -20,7 +20,7 @@ import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
 import { startPostgres } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
-import { orderInsertBench } from './exchange-orders.js';
+import { ORDER_FIRMS, orderInsertBench } from './exchange-orders.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const DEPTH = 3;
@@ -166,11 +166,14 @@ export async function run(): Promise<Record<string, unknown>> {
       clients: [
         { clientId: 'bench', firm: 'BENCH', users: ['alice'] },
         { clientId: 'bench-rest', firm: 'BENCH', users: ['alice'], scopes: [...REST_ONLY_SCOPES] },
+        ...ORDER_FIRMS.map((firm) => ({ clientId: firm.toLowerCase(), firm, users: ['alice'] })),
       ],
     },
   });
   const gateway = await startGateway(sandbox, 0);
   const restGateway = await startGateway(sandbox, 1);
+  let bookGatewaysClosed: Promise<void> | undefined;
+  const closeBookGateways = () => (bookGatewaysClosed ??= gateway.app.close().then(() => restGateway.app.close()));
   try {
     fillBook(sandbox);
     const path = `/v1/orderbook/${SYMBOL}?depth=${DEPTH}`;
@@ -202,7 +205,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const streamedUpstreamCalls = (await upstreamReads()) - before.upstream;
     const sandboxCalls = sandbox.state.counter('exchange.calls.orderBook') - before.sandbox;
 
-    // The order insert path last, after every book figure: its orders rest on the book's bid side below the levels read at depth 3.
+    // The order insert path last, after every book figure and with the book gateways closed: its orders rest on the bid side below the levels read at depth 3.
+    await closeBookGateways();
     const postgres = await startPostgres();
     let orderInsert: Record<string, unknown>;
     try {
@@ -273,8 +277,7 @@ export async function run(): Promise<Record<string, unknown>> {
       },
     };
   } finally {
-    await gateway.app.close();
-    await restGateway.app.close();
+    await closeBookGateways();
     await sandbox.close();
     rmSync(keyDir, { recursive: true, force: true });
   }
