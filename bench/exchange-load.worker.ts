@@ -21,6 +21,8 @@ export interface LoadSpec {
   durationSeconds: number;
   /** Requests per second over all connections, evenly spaced; absent: as fast as the server answers (saturation). */
   overallRate?: number;
+  /** POST a JSON order instead of a GET: this body with a `clordId` of `clordIdPrefix` and the request's number, unique per request. */
+  order?: { body: Record<string, unknown>; clordIdPrefix: string };
 }
 
 export interface LoadRun {
@@ -50,10 +52,21 @@ function finish(times: number[], startedMs: number, failures: number): void {
   parentPort?.postMessage(run, [timesMs.buffer as ArrayBuffer]);
 }
 
+/** The i-th request's method and body: an order gets its own clordId, so each is a new order (none replayed). */
+function requestShape(spec: LoadSpec): { method: 'GET' | 'POST'; headers: Record<string, string>; body: () => string | undefined } {
+  if (!spec.order) return { method: 'GET', headers: spec.headers, body: () => undefined };
+  const head = JSON.stringify(spec.order.body).slice(0, -1);
+  const prefix = `${spec.order.clordIdPrefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}-`;
+  let n = 0;
+  return { method: 'POST', headers: { ...spec.headers, 'content-type': 'application/json' }, body: () => `${head},"clordId":"${prefix}${n++}"}` };
+}
+
 function saturate(spec: LoadSpec): void {
   const times: number[] = [];
   const started = nowMs();
-  const instance = autocannon({ url: spec.url, headers: spec.headers, connections: spec.connections, duration: spec.durationSeconds }, (error, result) => {
+  const shape = requestShape(spec);
+  const requests = spec.order ? [{ method: shape.method, headers: shape.headers, setupRequest: (req: object) => ({ ...req, body: shape.body() }) }] : undefined;
+  const instance = autocannon({ url: spec.url, headers: shape.headers, method: shape.method, requests, connections: spec.connections, duration: spec.durationSeconds }, (error, result) => {
     if (error) throw error;
     finish(times, started, result.non2xx + result.errors + result.timeouts);
   });
@@ -69,9 +82,10 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
   const total = Math.round(rate * spec.durationSeconds);
   const times: number[] = [];
   let failures = 0;
+  const shape = requestShape(spec);
+  const request = () => pool.request({ method: shape.method, path, headers: shape.headers, body: shape.body() });
   const send = (dueMs: number) =>
-    pool
-      .request({ method: 'GET', path, headers: spec.headers })
+    request()
       .then(async (res) => {
         await res.body.dump();
         if (res.statusCode >= 200 && res.statusCode < 300) times.push(nowMs() - dueMs);
@@ -81,7 +95,7 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
         failures++;
       });
   // This thread and its connections start cold: a fifth of a second at the same pace first, not recorded.
-  await paced(rate, Math.round(rate / 5), () => pool.request({ method: 'GET', path, headers: spec.headers }).then((res) => res.body.dump()).catch(() => undefined));
+  await paced(rate, Math.round(rate / 5), () => request().then((res) => res.body.dump()).catch(() => undefined));
   const started = nowMs();
   await paced(rate, total, send);
   await pool.close();

@@ -18,7 +18,9 @@ import { Pool } from 'undici';
 
 import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
+import { startPostgres } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+import { ORDER_FIRMS, orderInsertBench } from './exchange-orders.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const DEPTH = 3;
@@ -160,15 +162,18 @@ export async function run(): Promise<Record<string, unknown>> {
     // One token for the whole direct run; the book's 12/min per-firm limit lifted, as on the gateway.
     exchange: {
       tokenTtlSeconds: 3_600,
-      limits: { book: 'off' },
+      limits: { book: 'off', 'order-entry': 'off' },
       clients: [
         { clientId: 'bench', firm: 'BENCH', users: ['alice'] },
         { clientId: 'bench-rest', firm: 'BENCH', users: ['alice'], scopes: [...REST_ONLY_SCOPES] },
+        ...ORDER_FIRMS.map((firm) => ({ clientId: firm.toLowerCase(), firm, users: ['alice'] })),
       ],
     },
   });
   const gateway = await startGateway(sandbox, 0);
   const restGateway = await startGateway(sandbox, 1);
+  let bookGatewaysClosed: Promise<void> | undefined;
+  const closeBookGateways = () => (bookGatewaysClosed ??= gateway.app.close().then(() => restGateway.app.close()));
   try {
     fillBook(sandbox);
     const path = `/v1/orderbook/${SYMBOL}?depth=${DEPTH}`;
@@ -199,6 +204,18 @@ export async function run(): Promise<Record<string, unknown>> {
     const heapAfterSaturationMb = heapMb();
     const streamedUpstreamCalls = (await upstreamReads()) - before.upstream;
     const sandboxCalls = sandbox.state.counter('exchange.calls.orderBook') - before.sandbox;
+
+    // The order insert path last, after every book figure and with the book gateways closed: its orders rest on the bid side below the levels read at depth 3.
+    await closeBookGateways();
+    const postgres = await startPostgres();
+    let orderInsert: Record<string, unknown>;
+    try {
+      orderInsert = await orderInsertBench(sandbox, { url: postgres.url, appUrl: postgres.appUrl, kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)' });
+    } finally {
+      postgres.process.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rmSync(postgres.dir, { recursive: true, force: true });
+    }
 
     const addedP50Ms = ms(restFixed.p50Ms - restFixedDirect.p50Ms);
     const addedP99Ms = ms(restFixed.p99Ms - restFixedDirect.p99Ms);
@@ -236,6 +253,7 @@ export async function run(): Promise<Record<string, unknown>> {
         restAddedP99Ms: ms(sequentialRest.p99Ms - sequentialDirect.p99Ms),
       },
       sandboxOrderBookCallsDuringRun: sandboxCalls,
+      orderInsert,
       // One process holds the sandbox, both gateways and the pacer's results.
       heapUsedMb: { start: heapAtStartMb, afterFixedRate: heapAfterFixedMb, afterSaturation: heapAfterSaturationMb },
       // The machine is shared (2 cores); its load says how much of each figure is other work queueing ahead of ours.
@@ -259,8 +277,7 @@ export async function run(): Promise<Record<string, unknown>> {
       },
     };
   } finally {
-    await gateway.app.close();
-    await restGateway.app.close();
+    await closeBookGateways();
     await sandbox.close();
     rmSync(keyDir, { recursive: true, force: true });
   }

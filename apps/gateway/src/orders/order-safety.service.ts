@@ -30,6 +30,7 @@ interface HeldKey {
 export class OrderSafety {
   private readonly logger = new Logger('OrderSafety');
   private readonly staleMs: number;
+  private readonly enabled: boolean;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -37,9 +38,11 @@ export class OrderSafety {
     private readonly unknown: UnknownOrders,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
+    this.enabled = config.journal.enabled;
   }
 
   async run(call: OrderCall): Promise<OrderAnswer> {
+    if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);
     const creating = CREATING_OPERATIONS.includes(call.operation);
@@ -110,6 +113,12 @@ export class OrderSafety {
       await this.record({ ...base, kind: outcome === 'not-sent' ? 'refused' : 'answer', data: { requestId: call.request.id, code: error.code, outcome } });
       throw error;
     }
+  }
+
+  /** `journal.enabled: false` (a bench switch): the call is sent as it came, with neither idempotency record nor journal. */
+  private async unrecorded(call: OrderCall): Promise<OrderAnswer> {
+    const reply = await call.send();
+    return { status: reply.status, text: reply.text === '' ? '{}' : reply.text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
   }
 
   private async replay(call: OrderCall, held: HeldKey, fingerprint: string, existing: IdempotencyRecord, base: JournalEntry): Promise<OrderAnswer> {

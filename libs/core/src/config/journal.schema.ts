@@ -10,6 +10,13 @@ const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres
  */
 export const JournalSchema = z
   .object({
+    /**
+     * A benchmark and diagnostic switch, not an operating mode: false skips the idempotency records and
+     * the journal on the order path (orders are sent as they come, unrecorded; no replay, no UNKNOWN
+     * resolution), so `npm run bench exchange` can measure what they add. Default true; never turn it
+     * off where orders matter.
+     */
+    enabled: z.boolean().default(true),
     /** The application's connection (as `appRole`, which may only insert and select journal records). */
     url: postgresUrl.optional(),
     /** The owner's connection, used only to run the migrations; defaults to `url`. */
