@@ -1,7 +1,7 @@
 import { type Client, type ClientDuplexStream, type ClientReadableStream, Metadata, credentials, status as GrpcStatus } from '@grpc/grpc-js';
 
 import { issueAccessToken } from '../../apps/sandbox/src/auth/access-token.js';
-import { type PublishedService, exchangeClient } from '../../apps/sandbox/src/grpc/wire/proto-services.js';
+import { type PublishedService, exchangeClient } from '../../apps/sandbox/src/exchange/grpc/wire/proto-services.js';
 import type { RunningSandbox } from '../../apps/sandbox/src/sandbox.js';
 
 // A raw exchange client of the sandbox's gRPC server built from the proto files alone (the sandbox's

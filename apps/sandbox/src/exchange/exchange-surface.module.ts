@@ -4,7 +4,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { AccountController } from './account.controller.js';
 import { ExchangeAdminController } from './exchange-admin.controller.js';
-import { GrpcAdminController } from '../grpc/grpc-admin.controller.js';
+import { GrpcAdminController } from './grpc/grpc-admin.controller.js';
 import { ExchangeAuthGuard } from './exchange-auth.guard.js';
 import { ExchangeErrorFilter } from './exchange-error.filter.js';
 import { ExchangeHealthController } from './exchange-health.controller.js';

@@ -5,10 +5,10 @@ import { parseRsaPublicKeyPem, publicKeyFingerprint } from '../keys/key-material
 import { SandboxClock } from './sandbox-clock.js';
 import { SurfaceError } from './surface-error.js';
 import { MatchingEngine, binaryContract, instrumentsFixture } from '../engine/index.js';
-import { DropCopyLog } from '../grpc/dropcopy/drop-copy-log.js';
-import type { DeliveryFaults } from '../grpc/dropcopy/log-stream.js';
-import { MarketDataStreamRegistry } from '../grpc/market-data-stream.registry.js';
-import { StreamPool } from '../grpc/stream-pool.js';
+import { DropCopyLog } from '../exchange/grpc/dropcopy/drop-copy-log.js';
+import type { DeliveryFaults } from '../exchange/grpc/dropcopy/log-stream.js';
+import { MarketDataStreamRegistry } from '../exchange/grpc/market-data-stream.registry.js';
+import { StreamPool } from '../exchange/grpc/stream-pool.js';
 import { RetailVenue } from '../retail/retail-venue.js';
 
 export interface SandboxUrls {

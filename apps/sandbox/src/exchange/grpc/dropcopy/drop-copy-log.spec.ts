@@ -1,4 +1,4 @@
-import { MatchingEngine } from '../../engine/index.js';
+import { MatchingEngine } from '../../../engine/index.js';
 import { DropCopyLog } from './drop-copy-log.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';

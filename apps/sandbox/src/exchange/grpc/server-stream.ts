@@ -1,7 +1,7 @@
 import { type Metadata, type ServerDuplexStream, type ServerWritableStream, status as GrpcStatus } from '@grpc/grpc-js';
 
-import { type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange/exchange-authorization.js';
-import type { SandboxState } from '../shared/sandbox-state.js';
+import { type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange-authorization.js';
+import type { SandboxState } from '../../shared/sandbox-state.js';
 import type { PooledStream, StreamPool } from './stream-pool.js';
 
 /** A grpc-js server call that streams responses: server streaming or bidirectional. */

@@ -1,5 +1,5 @@
-import type { BookLevel, BookSnapshot, Instrument } from '../engine/index.js';
-import { int64 } from '../exchange/wire/int64-wire.js';
+import type { BookLevel, BookSnapshot, Instrument } from '../../engine/index.js';
+import { int64 } from '../wire/int64-wire.js';
 import { type ProtoRecord, timestamp } from './wire/stream-records.js';
 
 /** polymarket.v1 CreateMarketDataSubscriptionRequest as the sandbox decodes it (defaults filled in). */

@@ -1,4 +1,4 @@
-import { type Execution, type InstrumentEvent, type MatchingEngine, type Position, type Trade, firmOf } from '../../engine/index.js';
+import { type Execution, type InstrumentEvent, type MatchingEngine, type Position, type Trade, firmOf } from '../../../engine/index.js';
 
 interface RecordBase {
   seq: number;

@@ -1,6 +1,6 @@
 import { type ServerDuplexStream, type ServerWritableStream, type ServiceDefinition, type Server, status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { SandboxState } from '../shared/sandbox-state.js';
+import type { SandboxState } from '../../shared/sandbox-state.js';
 import { MarketDataStream } from './market-data.stream.js';
 import { type BookScales, type MarketDataResponse, type MarketDataStreamRequest, type MarketDataSubscriptionRequest, scalesOf } from './market-data.wire.js';
 import { type StreamingCall, authenticateStream, ingressRefusal, refuse } from './server-stream.js';

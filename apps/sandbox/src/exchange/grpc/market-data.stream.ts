@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { BookEvent, MatchingEngine } from '../engine/index.js';
+import type { BookEvent, MatchingEngine } from '../../engine/index.js';
 import type { MarketDataStreamRegistry, OpenMarketDataStream } from './market-data-stream.registry.js';
 import { type BookScales, type MarketDataResponse, updateMessage } from './market-data.wire.js';
 import { ServerStream, type StreamingCall } from './server-stream.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { CancelRejectEvent, Execution, MatchingEngine } from '../engine/index.js';
+import type { CancelRejectEvent, Execution, MatchingEngine } from '../../engine/index.js';
 import { ServerStream, type StreamingCall } from './server-stream.js';
 import type { StreamPool } from './stream-pool.js';
 import { type ProtoRecord, executionMessage, orderMessage, timestamp } from './wire/stream-records.js';

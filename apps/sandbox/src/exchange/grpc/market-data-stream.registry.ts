@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { BookEvent, MatchingEngine } from '../engine/index.js';
+import type { BookEvent, MatchingEngine } from '../../engine/index.js';
 
 /** The registry's view of one open CreateMarketDataSubscription call. */
 export interface OpenMarketDataStream {

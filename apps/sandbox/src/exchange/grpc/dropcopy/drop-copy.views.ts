@@ -1,6 +1,6 @@
-import type { Execution } from '../../engine/index.js';
+import type { Execution } from '../../../engine/index.js';
 import { type ProtoRecord, executionMessage, instrumentMessage, positionMessage, timestamp } from '../wire/stream-records.js';
-import { int64 } from '../../exchange/wire/int64-wire.js';
+import { int64 } from '../../wire/int64-wire.js';
 import type { LogRecord, TradeRecord } from './drop-copy-log.js';
 import type { LogView } from './log-stream.js';
 

@@ -1,7 +1,7 @@
 import { type Server, type ServerWritableStream, type ServiceDefinition, status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { ExchangeRequirement } from '../../exchange/exchange-authorization.js';
-import type { SandboxState } from '../../shared/sandbox-state.js';
+import type { ExchangeRequirement } from '../../exchange-authorization.js';
+import type { SandboxState } from '../../../shared/sandbox-state.js';
 import { authenticateStream, refuse } from '../server-stream.js';
 import { type ProtoRecord, epochMsOf, instrumentMessage } from '../wire/stream-records.js';
 import type { LogRecord } from './drop-copy-log.js';

@@ -1,6 +1,6 @@
-import type { Execution, Instrument, Order, OrdRejectReason, Position } from '../../engine/index.js';
-import { positionRecord } from '../../exchange/wire/ledger-wire.js';
-import { executionRecord, orderRecord } from '../../exchange/wire/order-wire.js';
+import type { Execution, Instrument, Order, OrdRejectReason, Position } from '../../../engine/index.js';
+import { positionRecord } from '../../wire/ledger-wire.js';
+import { executionRecord, orderRecord } from '../../wire/order-wire.js';
 
 /** A message as proto-loader serializes it: camelCase fields, int64 as strings, enums by name. */
 export type ProtoRecord = Record<string, unknown>;

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { z } from 'zod';
 
-import { ExchangePublic } from '../exchange/exchange-auth.decorators.js';
-import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { ExchangePublic } from '../exchange-auth.decorators.js';
+import { parseBody } from '../../shared/parse-body.js';
+import { SANDBOX_STATE, type SandboxState } from '../../shared/sandbox-state.js';
 import type { DeliveryFaults } from './dropcopy/log-stream.js';
 
 /** A cut is UNAVAILABLE (restart, disconnect) or UNAUTHENTICATED (the operator revoked the key). */

@@ -1,6 +1,6 @@
 import { type Server, type ServerWritableStream, type ServiceDefinition, status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { SandboxState } from '../shared/sandbox-state.js';
+import type { SandboxState } from '../../shared/sandbox-state.js';
 import { OrderStream } from './order.stream.js';
 import { authenticateStream, refuse } from './server-stream.js';
 import type { ProtoRecord } from './wire/stream-records.js';
