@@ -1,8 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxFaults, type SandboxState } from '../shared/sandbox-state.js';
+import { ExchangeClientRegistry } from '../shared/exchange-clients.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard, type SandboxFaults } from '../shared/sandbox-faults.js';
 
 const ClockBody = z.object({ skewMs: z.number().int() }).strict();
 const KeyBody = z.object({ publicKeyPem: z.string().min(1) }).strict();
@@ -20,40 +23,45 @@ interface ClientKeys {
  */
 @Controller('_sandbox')
 export class SandboxAdminController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(
+    private readonly clock: SandboxClock,
+    private readonly exchangeClients: ExchangeClientRegistry,
+    private readonly faults: FaultBoard,
+    private readonly counts: SandboxCounters,
+  ) {}
 
   @Post('clock')
   @HttpCode(200)
   setClock(@Body() body: unknown): { skewMs: number } {
-    this.state.setClockSkew(parseBody(ClockBody, body).skewMs);
-    return { skewMs: this.state.clock.skewMs };
+    this.clock.skewMs = parseBody(ClockBody, body).skewMs;
+    return { skewMs: this.clock.skewMs };
   }
 
   @Get('exchange/clients/:clientId/keys')
   keys(@Param('clientId') clientId: string): ClientKeys {
-    return { clientId, fingerprints: this.state.exchangeKeyFingerprints(clientId) };
+    return { clientId, fingerprints: this.exchangeClients.fingerprints(clientId) };
   }
 
   @Post('exchange/clients/:clientId/keys')
   addKey(@Param('clientId') clientId: string, @Body() body: unknown): ClientKeys & { fingerprint: string } {
-    const fingerprint = this.state.addExchangeKey(clientId, parseBody(KeyBody, body).publicKeyPem);
+    const fingerprint = this.exchangeClients.addKey(clientId, parseBody(KeyBody, body).publicKeyPem);
     return { fingerprint, ...this.keys(clientId) };
   }
 
   @Delete('exchange/clients/:clientId/keys/:fingerprint')
   removeKey(@Param('clientId') clientId: string, @Param('fingerprint') fingerprint: string): ClientKeys {
-    this.state.removeExchangeKey(clientId, fingerprint);
+    this.exchangeClients.removeKey(clientId, fingerprint);
     return this.keys(clientId);
   }
 
   @Post('faults')
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
-    return this.state.setFaults(parseBody(FaultsBody, body));
+    return this.faults.set(parseBody(FaultsBody, body));
   }
 
   @Get('counters')
   counters(): { counters: Record<string, number> } {
-    return { counters: this.state.counterSnapshot() };
+    return { counters: this.counts.snapshot() };
   }
 }

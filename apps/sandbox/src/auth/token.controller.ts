@@ -1,14 +1,16 @@
-import { Body, Controller, Header, Headers, HttpCode, Inject, Post, Res } from '@nestjs/common';
+import { Body, Controller, Header, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard } from '../shared/sandbox-faults.js';
 import { type TokenResponse, TokenService } from './token.service.js';
 
 @Controller('oauth/token')
 export class TokenController {
   constructor(
     private readonly tokens: TokenService,
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    private readonly faults: FaultBoard,
+    private readonly counters: SandboxCounters,
   ) {}
 
   @Post()
@@ -19,13 +21,13 @@ export class TokenController {
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): TokenResponse | undefined {
-    if (this.state.faults.authDown) return this.dropConnection(reply);
+    if (this.faults.active.authDown) return this.dropConnection(reply);
     return this.tokens.grant(contentType, body);
   }
 
   /** The authDown fault: no status, no body, the socket just closes, as with an unreachable server. */
   private dropConnection(reply: FastifyReply): undefined {
-    this.state.count('token.dropped');
+    this.counters.count('token.dropped');
     reply.hijack();
     reply.raw.destroy();
     return undefined;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { publicKeyFingerprint } from '../keys/key-material.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
-import { issueAccessToken } from './access-token.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { ACCESS_TOKEN_PARTS, type AccessTokenParts, issueAccessToken } from './access-token.js';
 import { IAT_LEEWAY_SECONDS, MAX_ASSERTION_LIFETIME_SECONDS, verifyClientAssertion } from './client-assertion.verifier.js';
 import { JtiReplayCache } from './jti-replay-cache.js';
 import { parseTokenRequest } from './token-request.js';
@@ -23,24 +23,27 @@ const JTI_RETENTION_MS = (MAX_ASSERTION_LIFETIME_SECONDS + IAT_LEEWAY_SECONDS + 
 export class TokenService {
   private readonly seenJtis = new JtiReplayCache(JTI_RETENTION_MS);
 
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(
+    @Inject(ACCESS_TOKEN_PARTS) private readonly parts: AccessTokenParts,
+    private readonly counters: SandboxCounters,
+  ) {}
 
   grant(contentType: string | undefined, body: unknown): TokenResponse {
-    this.state.count('token.requests');
+    this.counters.count('token.requests');
     try {
       return this.authenticateAndIssue(contentType, body);
     } catch (error) {
-      if (error instanceof TokenRefusal) this.state.count(`token.rejected.${error.reason}`);
+      if (error instanceof TokenRefusal) this.counters.count(`token.rejected.${error.reason}`);
       throw error;
     }
   }
 
   private authenticateAndIssue(contentType: string | undefined, body: unknown): TokenResponse {
-    const { urls } = this.state;
+    const { urls } = this.parts.addresses;
     const request = parseTokenRequest(contentType, body, urls.exchange);
-    const client = this.state.exchangeClients.get(request.clientId);
+    const client = this.parts.exchangeClients.get(request.clientId);
     if (!client) throw new TokenRefusal('unknown_client', 'invalid_client', 'client_id is not registered');
-    const now = this.state.clock.now();
+    const now = this.parts.clock.now();
     const verdict = verifyClientAssertion(request.clientAssertion, {
       clientId: client.clientId,
       publicKeys: client.publicKeys,
@@ -52,10 +55,10 @@ export class TokenService {
     if (!this.seenJtis.remember(`${client.clientId}\n${verdict.jti}`, now)) {
       throw new TokenRefusal('replayed_jti', 'invalid_client_assertion', 'jti was already used');
     }
-    const token = issueAccessToken(this.state, client);
-    this.state.count('token.accepted');
-    this.state.count(`token.accepted.client.${client.clientId}`);
-    this.state.count(`token.accepted.fingerprint.${publicKeyFingerprint(verdict.key)}`);
+    const token = issueAccessToken(this.parts, client);
+    this.counters.count('token.accepted');
+    this.counters.count(`token.accepted.client.${client.clientId}`);
+    this.counters.count(`token.accepted.fingerprint.${publicKeyFingerprint(verdict.key)}`);
     return { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresIn };
   }
 }

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { MatchingEngine } from '../engine/index.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { CatalogFixture } from './fixture/catalog-fixture.js';
 import type { EventEntry, League, MarketEntry, Series } from './fixture/catalog-model.js';
@@ -22,9 +22,9 @@ export class CatalogData {
   readonly fixture: CatalogFixture;
   readonly live: LivePrices;
 
-  constructor(@Inject(SANDBOX_STATE) readonly state: SandboxState) {
-    this.fixture = CatalogFixture.build(state.engine.instruments());
-    this.live = (symbol) => bestPrices(state.engine, symbol);
+  constructor(readonly engine: MatchingEngine) {
+    this.fixture = CatalogFixture.build(engine.instruments());
+    this.live = (symbol) => bestPrices(engine, symbol);
   }
 
   render(entry: EventEntry, variant: Variant): object {

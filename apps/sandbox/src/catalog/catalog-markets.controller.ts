@@ -38,13 +38,13 @@ export class CatalogMarketsController {
   @Get('markets/:slug/book')
   @CatalogRoute('book')
   book(@Param() raw: unknown): object {
-    return retailBook(this.data.state.engine, this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).symbol);
+    return retailBook(this.data.engine, this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).symbol);
   }
 
   @Get('markets/:slug/bbo')
   @CatalogRoute('bbo')
   bbo(@Param() raw: unknown): object {
-    return retailBbo(this.data.state.engine, this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).symbol);
+    return retailBbo(this.data.engine, this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).symbol);
   }
 
   /** Only expired and terminated markets are settled; any other is 404 here. */

@@ -4,12 +4,17 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
 import { RetailRateLimitedError } from '../retail/retail-rate-limit.guard.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import type { SandboxConfig } from '../config/sandbox-config.schema.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard } from '../shared/sandbox-faults.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { type BucketState, takeToken } from '../shared/token-bucket.js';
 import type { CatalogRouteName } from './wire/catalog-query.wire.js';
 
 const CATALOG_ROUTE = 'sandbox:catalog-route';
+
+/** Nest token of the catalog surface's slice of the sandbox config. */
+export const CATALOG_CONFIG = Symbol('CATALOG_CONFIG');
 
 /** Names a handler's route for the counters (`catalog.<route>`), the same names the gateway uses. */
 export const CatalogRoute = (name: CatalogRouteName) => SetMetadata(CATALOG_ROUTE, name);
@@ -25,7 +30,9 @@ export class CatalogSurfaceGuard implements CanActivate {
   private readonly buckets = new Map<string, BucketState>();
 
   constructor(
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    @Inject(CATALOG_CONFIG) private readonly config: SandboxConfig['catalog'],
+    private readonly counters: SandboxCounters,
+    private readonly faults: FaultBoard,
     private readonly reflector: Reflector,
   ) {}
 
@@ -33,21 +40,21 @@ export class CatalogSurfaceGuard implements CanActivate {
     const route = this.reflector.get<CatalogRouteName | undefined>(CATALOG_ROUTE, context.getHandler());
     if (!route) return true;
     this.limit(context.switchToHttp().getRequest<FastifyRequest>().ip);
-    this.state.count('catalog.requests');
-    this.state.count(`catalog.${route}`);
-    const { catalogDown, catalogLatencyMs } = this.state.faults;
+    this.counters.count('catalog.requests');
+    this.counters.count(`catalog.${route}`);
+    const { catalogDown, catalogLatencyMs } = this.faults.active;
     if (catalogLatencyMs) await new Promise((resolve) => setTimeout(resolve, catalogLatencyMs));
     if (catalogDown) throw new SurfaceError(503, 'catalog gateway unavailable');
     return true;
   }
 
   private limit(address: string): void {
-    const perSecond = this.state.config.catalog.requestsPerSecondPerAddress;
+    const perSecond = this.config.requestsPerSecondPerAddress;
     if (perSecond === 'off') return;
     const answer = takeToken(this.buckets, address, { limit: perSecond, perSeconds: 1 }, Date.now());
     if (answer.ok) return;
-    this.state.count('catalog.rateLimited');
-    this.state.count(`catalog.rateLimited.${address}`);
+    this.counters.count('catalog.rateLimited');
+    this.counters.count(`catalog.rateLimited.${address}`);
     // The catalog answers errors in the retail gateway's shape: `{status: 429, message}` with Retry-After.
     throw new RetailRateLimitedError(Math.max(1, Math.ceil(answer.retryAfterMs / 1000)));
   }

@@ -1,13 +1,25 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 
+import type { SandboxConfig } from '../config/sandbox-config.schema.js';
+import { MatchingEngine } from '../engine/index.js';
 import { RetailErrorFilter } from '../retail/retail-error.filter.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard } from '../shared/sandbox-faults.js';
 import { CatalogData } from './catalog-data.service.js';
 import { CatalogEventsController } from './catalog-events.controller.js';
 import { CatalogHealthController } from './catalog-health.controller.js';
 import { CatalogMarketsController } from './catalog-markets.controller.js';
 import { CatalogSportsController } from './catalog-sports.controller.js';
-import { CatalogSurfaceGuard } from './catalog-surface.guard.js';
+import { CATALOG_CONFIG, CatalogSurfaceGuard } from './catalog-surface.guard.js';
+
+/** What the catalog surface is handed by the composition root. */
+export interface CatalogSurfaceParts {
+  readonly config: SandboxConfig['catalog'];
+  readonly engine: MatchingEngine;
+  readonly counters: SandboxCounters;
+  readonly faults: FaultBoard;
+}
 
 /**
  * The sandbox's catalog surface, served on its own port at the root (the official client drops path
@@ -15,7 +27,7 @@ import { CatalogSurfaceGuard } from './catalog-surface.guard.js';
  */
 @Module({})
 export class CatalogSurfaceModule {
-  static forRoot(): DynamicModule {
+  static forRoot(parts: CatalogSurfaceParts): DynamicModule {
     return {
       controllers: [CatalogEventsController, CatalogHealthController, CatalogMarketsController, CatalogSportsController],
       module: CatalogSurfaceModule,
@@ -23,6 +35,10 @@ export class CatalogSurfaceModule {
         CatalogData,
         { provide: APP_FILTER, useClass: RetailErrorFilter },
         { provide: APP_GUARD, useClass: CatalogSurfaceGuard },
+        { provide: CATALOG_CONFIG, useValue: parts.config },
+        { provide: MatchingEngine, useValue: parts.engine },
+        { provide: SandboxCounters, useValue: parts.counters },
+        { provide: FaultBoard, useValue: parts.faults },
       ],
     };
   }

@@ -1,4 +1,4 @@
-import type { BookSnapshot } from './book-snapshot.js';
+import type { BookSnapshot } from './book-snapshot.types.js';
 import type { InstrumentState } from './engine.enums.js';
 import type { Execution, Trade } from './order.types.js';
 import type { Balance, Position } from './position-ledger.js';

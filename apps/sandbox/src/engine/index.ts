@@ -7,7 +7,7 @@ export { stateMatches } from './order-search.js';
 export * from './engine.enums.js';
 export type * from './instrument.types.js';
 export type * from './order.types.js';
-export type { Bbo, BookSnapshot, BookStats } from './book-snapshot.js';
+export type { Bbo, BookSnapshot, BookStats } from './book-snapshot.types.js';
 export type { BookLevel } from './book-side.js';
 export type { BalanceEvent, BookEvent, CancelRejectEvent, EngineEventKind, EngineEventMap, EngineListener, ExecutionEvent, InstrumentEvent, PositionEvent, TradeEvent } from './engine-events.js';
 export type { StateChangeOptions } from './instrument-states.js';

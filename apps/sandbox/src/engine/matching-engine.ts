@@ -1,4 +1,5 @@
-import { bestBidOffer, bookSnapshot, type Bbo, type BookSnapshot } from './book-snapshot.js';
+import { bestBidOffer, bookSnapshot } from './book-snapshot.js';
+import type { Bbo, BookSnapshot } from './book-snapshot.types.js';
 import { EngineContext } from './engine-context.js';
 import type { EngineEventKind, EngineListener } from './engine-events.js';
 import type { InstrumentState } from './engine.enums.js';

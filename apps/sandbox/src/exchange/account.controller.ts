@@ -1,6 +1,6 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { participantsOf } from '../shared/exchange-clients.js';
 import { Caller, ExchangeScope } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
@@ -16,17 +16,15 @@ interface WhoAmI {
 @Controller('v1')
 @ExchangeScope('read:accounts')
 export class AccountController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
-
   @Get('whoami')
   @ExchangeOperation('whoami')
   whoami(@Caller() { client, scopes }: ExchangeCaller): WhoAmI {
-    return { clientId: client.clientId, firm: client.firm, participants: this.state.participantsOf(client), scopes: [...scopes] };
+    return { clientId: client.clientId, firm: client.firm, participants: participantsOf(client), scopes: [...scopes] };
   }
 
   @Get('users')
   @ExchangeOperation('users')
   users(@Caller() { client }: ExchangeCaller): { users: string[] } {
-    return { users: this.state.participantsOf(client) };
+    return { users: participantsOf(client) };
   }
 }

@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxFaults, type SandboxState } from '../shared/sandbox-state.js';
+import { FaultBoard, type SandboxFaults } from '../shared/sandbox-faults.js';
 import { ExchangePublic } from './exchange-auth.decorators.js';
 import { InstrumentState } from './wire/exchange-request.wire.js';
+import { MatchingEngine } from '../engine/index.js';
 
 const StateBody = z.strictObject({ state: InstrumentState, settlementPx: z.int().optional() });
 const AnswerFaultBody = z.strictObject({ every: z.int().min(1), drop: z.int().min(0), hold: z.int().min(0), holdMs: z.int().min(0) });
@@ -17,14 +18,17 @@ const FaultsBody = z.strictObject({ delayMs: z.record(z.string(), z.int().min(0)
 @Controller('_sandbox')
 @ExchangePublic()
 export class ExchangeAdminController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(
+    private readonly engine: MatchingEngine,
+    private readonly faults: FaultBoard,
+  ) {}
 
   /** Moves an instrument to a state with the engine's side effects (auction, expiry, settlement); unknown symbol 404. */
   @Post('instruments/:symbol/state')
   @HttpCode(200)
   setState(@Param('symbol') symbol: string, @Body() body: unknown): { symbol: string; state: string } {
     const { state, settlementPx } = parseBody(StateBody, body);
-    this.state.engine.setState(symbol, state, settlementPx === undefined ? {} : { settlementPx });
+    this.engine.setState(symbol, state, settlementPx === undefined ? {} : { settlementPx });
     return { symbol, state };
   }
 
@@ -36,6 +40,6 @@ export class ExchangeAdminController {
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
     const { delayMs, answers } = parseBody(FaultsBody, body);
-    return this.state.setFaults({ ...(delayMs ? { exchangeDelayMs: delayMs } : {}), ...(answers ? { exchangeAnswerFaults: answers } : {}) });
+    return this.faults.set({ ...(delayMs ? { exchangeDelayMs: delayMs } : {}), ...(answers ? { exchangeAnswerFaults: answers } : {}) });
   }
 }

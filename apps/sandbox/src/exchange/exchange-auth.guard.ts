@@ -4,18 +4,17 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { FastifyRequest } from 'fastify';
 
 import type { UpstreamScope } from '../config/sandbox-config.schema.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { singleHeader } from '../shared/single-header.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { ACCOUNT_SCOPED, EXCHANGE_PUBLIC, EXCHANGE_SCOPE } from './exchange-auth.decorators.js';
-import { authorizeExchangeCall } from './exchange-authorization.js';
+import { EXCHANGE_AUTHORIZATION, type ExchangeAuthorizationParts, authorizeExchangeCall } from './exchange-authorization.js';
 
 /** Global on the exchange surface: deny by default, so a route added without a declared scope fails loudly. */
 @Injectable()
 export class ExchangeAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    @Inject(EXCHANGE_AUTHORIZATION) private readonly authorization: ExchangeAuthorizationParts,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -27,7 +26,7 @@ export class ExchangeAuthGuard implements CanActivate {
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const credentials = { authorization: singleHeader(request.headers.authorization), participantId: singleHeader(request.headers['x-participant-id']) };
-    const result = authorizeExchangeCall(this.state, credentials, { scope, accountScoped });
+    const result = authorizeExchangeCall(this.authorization, credentials, { scope, accountScoped });
     if (!result.ok) throw new SurfaceError(result.grpcCode === GrpcStatus.UNAUTHENTICATED ? 401 : 403, result.message);
     request.exchangeCaller = result.caller;
     return true;

@@ -1,8 +1,17 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 
-import { type AccessTokenRejection, verifyAccessToken } from '../auth/access-token.js';
+import { type AccessTokenParts, type AccessTokenRejection, verifyAccessToken } from '../auth/access-token.js';
 import type { UpstreamScope } from '../config/sandbox-config.schema.js';
-import type { RegisteredExchangeClient, SandboxState } from '../shared/sandbox-state.js';
+import type { RegisteredExchangeClient } from '../shared/exchange-clients.js';
+import type { SandboxCounters } from '../shared/sandbox-counters.js';
+
+/** What checking an exchange call needs: the access-token check, and the counters its outcomes go to. */
+export interface ExchangeAuthorizationParts extends AccessTokenParts {
+  readonly counters: Pick<SandboxCounters, 'count'>;
+}
+
+/** Nest token of the exchange surface's ExchangeAuthorizationParts. */
+export const EXCHANGE_AUTHORIZATION = Symbol('EXCHANGE_AUTHORIZATION');
 
 export interface ExchangeRequirement {
   scope: UpstreamScope;
@@ -39,16 +48,16 @@ const PARTICIPANT = /^firms\/([^/]+)\/users\/([^/]+)$/;
  * token (else UNAUTHENTICATED), the route's scope, then the participant (else PERMISSION_DENIED).
  * Plain function so that REST (a Nest guard) and gRPC (metadata) share it; it counts each outcome.
  */
-export function authorizeExchangeCall(state: SandboxState, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
-  const result = authorize(state, credentials, requirement);
-  state.count(result.ok ? 'exchange.accepted' : `exchange.rejected.${result.reason}`);
+export function authorizeExchangeCall(parts: ExchangeAuthorizationParts, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+  const result = authorize(parts, credentials, requirement);
+  parts.counters.count(result.ok ? 'exchange.accepted' : `exchange.rejected.${result.reason}`);
   return result;
 }
 
-function authorize(state: SandboxState, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+function authorize(parts: AccessTokenParts, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
   const token = BEARER.exec(credentials.authorization ?? '')?.[1];
   if (!token) return unauthenticated('no_token', 'a bearer access token is required');
-  const check = verifyAccessToken(state, token);
+  const check = verifyAccessToken(parts, token);
   if (!check.ok) return unauthenticated(check.reason, check.message);
   const { client, scopes, expiresAtMs } = check.grant;
   if (!scopes.has(requirement.scope)) return denied('missing_scope', `missing required scope ${requirement.scope}`);

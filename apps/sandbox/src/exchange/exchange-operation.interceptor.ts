@@ -1,13 +1,15 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { type Observable, mergeMap } from 'rxjs';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
 import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
 import { rejectForLatency } from './rate-limit/latency-reject.js';
 import { RateLimitedError } from './rate-limit/rate-limited.error.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard } from '../shared/sandbox-faults.js';
 
 /**
  * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is
@@ -20,7 +22,9 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly limiter: FirmRateLimiter,
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    private readonly clock: SandboxClock,
+    private readonly counters: SandboxCounters,
+    private readonly faults: FaultBoard,
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -30,26 +34,26 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
     if (operation.limit) {
       // Per firm (upstream-facts "per-firm rate limits"); the public class is per IP.
       const holder = operation.limit === 'public' ? request.ip : (request.exchangeCaller?.client.firm ?? request.ip);
-      const answer = this.limiter.take(operation.limit, holder, this.state.clock.now());
+      const answer = this.limiter.take(operation.limit, holder, this.clock.now());
       if (!answer.ok) {
-        this.state.count(`exchange.throttled.${operation.limit}`);
+        this.counters.count(`exchange.throttled.${operation.limit}`);
         throw new RateLimitedError(answer.retryAfterMs);
       }
     }
-    rejectForLatency(this.state, operation.name);
-    this.state.count(`exchange.calls.${operation.name}`);
-    const delayMs = this.state.faults.exchangeDelayMs?.[operation.name] ?? 0;
+    rejectForLatency(this.faults.active, this.counters, operation.name);
+    this.counters.count(`exchange.calls.${operation.name}`);
+    const delayMs = this.faults.active.exchangeDelayMs?.[operation.name] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const fault = this.state.faults.exchangeAnswerFaults?.[operation.name];
+    const fault = this.faults.active.exchangeAnswerFaults?.[operation.name];
     if (!fault) return next.handle();
-    const slot = this.state.counter(`exchange.calls.${operation.name}`) % fault.every;
+    const slot = this.counters.counter(`exchange.calls.${operation.name}`) % fault.every;
     return next.handle().pipe(
       mergeMap(async (value: unknown) => {
         if (slot < fault.drop) {
-          this.state.count(`exchange.answersDropped.${operation.name}`);
+          this.counters.count(`exchange.answersDropped.${operation.name}`);
           request.raw.socket.destroy();
         } else if (slot < fault.drop + fault.hold) {
-          this.state.count(`exchange.answersHeld.${operation.name}`);
+          this.counters.count(`exchange.answersHeld.${operation.name}`);
           await new Promise((resolve) => setTimeout(resolve, fault.holdMs));
         }
         return value;

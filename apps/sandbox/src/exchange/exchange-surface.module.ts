@@ -1,16 +1,23 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import type { SandboxConfig } from '../config/sandbox-config.schema.js';
+import { MatchingEngine } from '../engine/index.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { FaultBoard } from '../shared/sandbox-faults.js';
 import { AccountController } from './account.controller.js';
 import { ExchangeAdminController } from './exchange-admin.controller.js';
-import { GrpcAdminController } from './grpc/grpc-admin.controller.js';
 import { ExchangeAuthGuard } from './exchange-auth.guard.js';
+import { EXCHANGE_AUTHORIZATION, type ExchangeAuthorizationParts } from './exchange-authorization.js';
 import { ExchangeErrorFilter } from './exchange-error.filter.js';
 import { ExchangeHealthController } from './exchange-health.controller.js';
 import { ExchangeOperationInterceptor } from './exchange-operation.interceptor.js';
 import { FundingController } from './funding.controller.js';
 import { FundingStore } from './funding/funding-store.js';
+import { DropCopyFeed } from './grpc/dropcopy/drop-copy-feed.js';
+import { GrpcAdminController } from './grpc/grpc-admin.controller.js';
+import { StreamPool } from './grpc/stream-pool.js';
 import { OrderBookController } from './order-book.controller.js';
 import { PositionsController } from './positions.controller.js';
 import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
@@ -18,10 +25,24 @@ import { ReferenceDataController } from './reference-data.controller.js';
 import { ReportsController } from './reports.controller.js';
 import { TradingController } from './trading.controller.js';
 
+/** What the exchange's REST surface is handed by the composition root (its gRPC server: ExchangeGrpcParts). */
+export interface ExchangeSurfaceParts {
+  readonly config: SandboxConfig['exchange'];
+  readonly authorization: ExchangeAuthorizationParts;
+  readonly engine: MatchingEngine;
+  readonly clock: SandboxClock;
+  readonly counters: SandboxCounters;
+  readonly faults: FaultBoard;
+  /** For the operator's gRPC routes: open streams, cuts, drop-copy faults. */
+  readonly streams: StreamPool;
+  readonly dropCopy: DropCopyFeed;
+}
+
 /** The sandbox's exchange surface, served on its own port; every route but health needs a bearer token. */
 @Module({})
 export class ExchangeSurfaceModule {
-  static forRoot(): DynamicModule {
+  static forRoot(parts: ExchangeSurfaceParts): DynamicModule {
+    const { config, engine } = parts;
     return {
       controllers: [
         AccountController,
@@ -40,16 +61,15 @@ export class ExchangeSurfaceModule {
         { provide: APP_FILTER, useClass: ExchangeErrorFilter },
         { provide: APP_GUARD, useClass: ExchangeAuthGuard },
         { provide: APP_INTERCEPTOR, useClass: ExchangeOperationInterceptor },
-        {
-          provide: FirmRateLimiter,
-          inject: [SANDBOX_STATE],
-          useFactory: (state: SandboxState) => new FirmRateLimiter(state.config.exchange.tier, state.config.exchange.limits),
-        },
-        {
-          provide: FundingStore,
-          inject: [SANDBOX_STATE],
-          useFactory: (state: SandboxState) => new FundingStore(state.config.exchange.depositProcessors, state.engine),
-        },
+        { provide: EXCHANGE_AUTHORIZATION, useValue: parts.authorization },
+        { provide: MatchingEngine, useValue: engine },
+        { provide: SandboxClock, useValue: parts.clock },
+        { provide: SandboxCounters, useValue: parts.counters },
+        { provide: FaultBoard, useValue: parts.faults },
+        { provide: StreamPool, useValue: parts.streams },
+        { provide: DropCopyFeed, useValue: parts.dropCopy },
+        { provide: FirmRateLimiter, useFactory: () => new FirmRateLimiter(config.tier, config.limits) },
+        { provide: FundingStore, useFactory: () => new FundingStore(config.depositProcessors, engine) },
       ],
     };
   }

@@ -1,8 +1,7 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { AccountScoped, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
@@ -10,6 +9,8 @@ import { type Deposit, type FundingAccount, FundingStore } from './funding/fundi
 import { Int64String } from './wire/exchange-request.wire.js';
 import { engineInt } from './wire/int64-wire.js';
 import { type BalanceRecord, balanceRecord } from './wire/ledger-wire.js';
+import { MatchingEngine } from '../engine/index.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
 
 /** The deposit payload is not shown upstream; the sandbox's: an amount in cents, USD only. */
 const DepositBody = z.strictObject({
@@ -23,7 +24,8 @@ const DepositBody = z.strictObject({
 @AccountScoped()
 export class FundingController {
   constructor(
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    private readonly engine: MatchingEngine,
+    private readonly clock: SandboxClock,
     private readonly funding: FundingStore,
   ) {}
 
@@ -43,7 +45,7 @@ export class FundingController {
     if (!this.funding.knows(processor)) throw new SurfaceError(404, `no deposit processor ${processor}`);
     const request = parseBody(DepositBody, body);
     const amount = engineInt(request.amount, 'amount') as number;
-    const deposit = this.funding.deposit(participant, processor, { amount, fundingAccountId: request.fundingAccountId }, this.state.clock.now());
-    return { deposit, balance: balanceRecord(this.state.engine.balance(participant)) };
+    const deposit = this.funding.deposit(participant, processor, { amount, fundingAccountId: request.fundingAccountId }, this.clock.now());
+    return { deposit, balance: balanceRecord(this.engine.balance(participant)) };
   }
 }

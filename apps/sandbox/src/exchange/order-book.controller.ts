@@ -1,16 +1,16 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { OrderBookQuery } from './wire/exchange-request.wire.js';
 import { type BboRecord, type BookRecord, bboRecord, bookRecord } from './wire/market-wire.js';
+import { MatchingEngine } from '../engine/index.js';
 
 /** Spec 4.1 /v1/orderbook/*: live snapshots of the shared engine's books; an unknown symbol is a 404. */
 @Controller('v1/orderbook')
 export class OrderBookController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   /** Depth 1-10, default 3 (spec 4.1, 8). */
   @Get(':symbol')
@@ -18,13 +18,13 @@ export class OrderBookController {
   @ExchangeOperation('orderBook', 'book')
   book(@Param('symbol') symbol: string, @Query() query: unknown): BookRecord {
     const { depth } = parseBody(OrderBookQuery, query);
-    return bookRecord(this.state.engine.book(symbol, depth));
+    return bookRecord(this.engine.book(symbol, depth));
   }
 
   @Get(':symbol/bbo')
   @ExchangeScope('read:marketdata')
   @ExchangeOperation('bbo', 'book')
   bbo(@Param('symbol') symbol: string): BboRecord {
-    return bboRecord(this.state.engine.bbo(symbol));
+    return bboRecord(this.engine.bbo(symbol));
   }
 }

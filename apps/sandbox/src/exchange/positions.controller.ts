@@ -1,13 +1,13 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { AccountScoped, Caller, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { accountFor, visibleAccounts } from './firm-accounts.js';
 import { type BalanceRecord, type PositionRecord, balanceRecord, positionRecord } from './wire/ledger-wire.js';
+import { MatchingEngine } from '../engine/index.js';
 
 // Request payloads are not shown upstream: the sandbox takes an optional account (or accounts) of the firm.
 const BalanceBody = z.strictObject({ account: z.string().optional() });
@@ -18,20 +18,20 @@ const BalancesBody = z.strictObject({ accounts: z.array(z.string()).optional() }
 @AccountScoped()
 @ExchangeScope('read:positions')
 export class PositionsController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   @Get()
   @ExchangeOperation('positions')
   positions(@Participant() participant: string): { positions: PositionRecord[] } {
-    return { positions: this.state.engine.positions(participant).map(positionRecord) };
+    return { positions: this.engine.positions(participant).map(positionRecord) };
   }
 
   @Post('balance')
   @HttpCode(200)
   @ExchangeOperation('balance')
   balance(@Caller() caller: ExchangeCaller, @Body() body: unknown): { balance: BalanceRecord } {
-    const account = accountFor(this.state, caller, parseBody(BalanceBody, body ?? {}).account);
-    return { balance: balanceRecord(this.state.engine.balance(account)) };
+    const account = accountFor(caller, parseBody(BalanceBody, body ?? {}).account);
+    return { balance: balanceRecord(this.engine.balance(account)) };
   }
 
   /** Every user of the firm unless the request names some. */
@@ -39,7 +39,7 @@ export class PositionsController {
   @HttpCode(200)
   @ExchangeOperation('balances')
   balances(@Caller() caller: ExchangeCaller, @Body() body: unknown): { balances: BalanceRecord[] } {
-    const accounts = visibleAccounts(this.state, caller, parseBody(BalancesBody, body ?? {}).accounts);
-    return { balances: accounts.map((account) => balanceRecord(this.state.engine.balance(account))) };
+    const accounts = visibleAccounts(caller, parseBody(BalancesBody, body ?? {}).accounts);
+    return { balances: accounts.map((account) => balanceRecord(this.engine.balance(account))) };
   }
 }

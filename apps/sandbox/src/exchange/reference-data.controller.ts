@@ -1,14 +1,14 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { listInstruments } from './instrument-query/instrument-list.js';
 import { InstrumentListRequest } from './wire/exchange-request.wire.js';
 import { type InstrumentRecord, instrumentRecord } from './wire/market-wire.js';
+import { MatchingEngine } from '../engine/index.js';
 
 /** The metadata payload is not shown upstream; the sandbox takes the symbols wanted (all when none). */
 const MetadataBody = z.strictObject({ symbols: z.array(z.string()).optional() });
@@ -24,13 +24,13 @@ interface InstrumentMetadata {
 @Controller('v1/refdata')
 @ExchangeScope('read:instruments')
 export class ReferenceDataController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   @Post('instruments')
   @HttpCode(200)
   @ExchangeOperation('instruments', 'instruments')
   instruments(@Body() body: unknown): { instruments: InstrumentRecord[]; nextPageToken: string; eof: boolean } {
-    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequest, body));
+    const page = listInstruments(this.engine.instruments(), parseBody(InstrumentListRequest, body));
     return { ...page, instruments: page.instruments.map(instrumentRecord) };
   }
 
@@ -39,7 +39,7 @@ export class ReferenceDataController {
   @HttpCode(200)
   @ExchangeOperation('symbols', 'instruments')
   symbols(@Body() body: unknown): { symbols: string[]; nextPageToken: string; eof: boolean } {
-    const page = listInstruments(this.state.engine.instruments(), parseBody(InstrumentListRequest, body));
+    const page = listInstruments(this.engine.instruments(), parseBody(InstrumentListRequest, body));
     return { symbols: page.instruments.map((instrument) => instrument.symbol), nextPageToken: page.nextPageToken, eof: page.eof };
   }
 
@@ -49,7 +49,7 @@ export class ReferenceDataController {
   @ExchangeOperation('metadata')
   metadata(@Body() body: unknown): { metadata: InstrumentMetadata[] } {
     const { symbols } = parseBody(MetadataBody, body);
-    const all = this.state.engine.instruments();
+    const all = this.engine.instruments();
     const unknown = symbols?.find((symbol) => !all.some((instrument) => instrument.symbol === symbol));
     if (unknown !== undefined) throw new SurfaceError(404, `unknown symbol ${unknown}`);
     const wanted = symbols && symbols.length > 0 ? all.filter((instrument) => symbols.includes(instrument.symbol)) : all;

@@ -1,9 +1,8 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
 import { parseBody } from '../shared/parse-body.js';
-import type { TradeStatistics } from '../engine/index.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { MatchingEngine, type TradeStatistics } from '../engine/index.js';
 import { AccountScoped, Caller, ExchangeScope } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
@@ -42,16 +41,16 @@ interface TradeStatsAnswer {
 @AccountScoped()
 @ExchangeScope('read:reports')
 export class ReportsController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   @Post('orders/search')
   @HttpCode(200)
   @ExchangeOperation('searchOrders', 'search')
   searchOrders(@Caller() caller: ExchangeCaller, @Body() body: unknown): OrderSearchAnswer {
     const { startTime, endTime, accounts: requested, ...query } = parseBody(OrderSearchRequest, body);
-    const accounts = visibleAccounts(this.state, caller, requested);
+    const accounts = visibleAccounts(caller, requested);
     if (accounts.length === 0) return { order: [], nextPageToken: '', lastExecutions: [] };
-    const found = this.state.engine.searchOrders({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
+    const found = this.engine.searchOrders({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
     return { order: found.order.map(orderRecord), nextPageToken: found.nextPageToken, lastExecutions: found.lastExecutions.map(executionRecord) };
   }
 
@@ -60,10 +59,10 @@ export class ReportsController {
   @ExchangeOperation('searchTrades', 'search')
   searchTrades(@Caller() caller: ExchangeCaller, @Body() body: unknown): { trades: TradeRecord[]; nextPageToken: string } {
     const { startTime, endTime, accounts: requested, ...query } = parseBody(TradeSearchBody, body);
-    const accounts = visibleAccounts(this.state, caller, requested);
+    const accounts = visibleAccounts(caller, requested);
     if (accounts.length === 0) return { trades: [], nextPageToken: '' };
-    const found = this.state.engine.trades({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
-    const own = new Set(firmAccounts(this.state, caller));
+    const found = this.engine.trades({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
+    const own = new Set(firmAccounts(caller));
     return { trades: found.trades.map((trade) => tradeRecord(trade, (account) => own.has(account))), nextPageToken: found.nextPageToken };
   }
 
@@ -73,7 +72,7 @@ export class ReportsController {
   @ExchangeOperation('tradeStats', 'trade-stats')
   tradeStats(@Body() body: unknown): TradeStatsAnswer {
     const { startTime, endTime, ...query } = parseBody(TradeStatsRequest, body);
-    const stats = this.state.engine.tradeStats({ ...query, startTime: epochMs(startTime), endTime: epochMs(endTime) });
+    const stats = this.engine.tradeStats({ ...query, startTime: epochMs(startTime), endTime: epochMs(endTime) });
     return { stats: stats.stats, bars: stats.bars, barStartTime: stats.barStartTime.map(isoTime), barEndTime: stats.barEndTime.map(isoTime) };
   }
 }

@@ -1,6 +1,4 @@
-
 import type { MatchingEngine, OrderRequest } from '../engine/index.js';
-import type { SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ownerOf } from './firm-accounts.js';
@@ -23,10 +21,10 @@ export function checkBatchInsert(engine: MatchingEngine, requests: readonly Orde
 }
 
 /** Every order named must be the firm's (else 404) and still working (else 409); answers each order's account. */
-export function checkBatchReplace(state: SandboxState, caller: ExchangeCaller, requests: readonly WireReplaceRequest[]): string[] {
+export function checkBatchReplace(engine: MatchingEngine, caller: ExchangeCaller, requests: readonly WireReplaceRequest[]): string[] {
   return requests.map((request, i) => {
-    const account = ownerOf(state, caller, request.orderId);
-    const order = state.engine.order(request.orderId);
+    const account = ownerOf(engine, caller, request.orderId);
+    const order = engine.order(request.orderId);
     if (order && order.state !== 'ORDER_STATE_NEW' && order.state !== 'ORDER_STATE_PARTIALLY_FILLED') {
       throw new SurfaceError(409, `requests.${i}.orderId: order ${request.orderId} is ${order.state}`);
     }

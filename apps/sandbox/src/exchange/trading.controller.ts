@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
-import { type BatchItem, type OrderResult, engineErrorStatus } from '../engine/index.js';
+import { type BatchItem, MatchingEngine, type OrderResult, engineErrorStatus } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { AccountScoped, Caller, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
@@ -23,7 +22,7 @@ const CancelBody = z
 @Controller('v1/trading')
 @AccountScoped()
 export class TradingController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   @Post('orders')
   @HttpCode(200)
@@ -31,7 +30,7 @@ export class TradingController {
   @ExchangeOperation('insertOrder', 'order-entry')
   insert(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { orderId: string } {
     const request = parseBody(OrderRequest, body);
-    const result = this.state.engine.insert(engineOrderRequest(request, accountFor(this.state, caller, request.account), participant));
+    const result = this.engine.insert(engineOrderRequest(request, accountFor(caller, request.account), participant));
     return { orderId: result.orderId };
   }
 
@@ -42,7 +41,7 @@ export class TradingController {
   @ExchangeOperation('previewOrder')
   preview(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { previewOrder: OrderRecord } {
     const { request } = parseBody(PreviewOrderRequest, body);
-    const preview = this.state.engine.preview(engineOrderRequest(request, accountFor(this.state, caller, request.account), participant, 'request.'));
+    const preview = this.engine.preview(engineOrderRequest(request, accountFor(caller, request.account), participant, 'request.'));
     return { previewOrder: orderRecord(preview.order) };
   }
 
@@ -53,10 +52,10 @@ export class TradingController {
   insertBatch(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { responses: object[] } {
     assertBatchSize(body);
     const requests = parseBody(BatchInsertRequest, body).requests.map((request, i) =>
-      engineOrderRequest(request, accountFor(this.state, caller, request.account), participant, `requests.${i}.`),
+      engineOrderRequest(request, accountFor(caller, request.account), participant, `requests.${i}.`),
     );
-    checkBatchInsert(this.state.engine, requests);
-    return { responses: this.state.engine.insertBatch(requests).map((item) => batchAnswer(item)) };
+    checkBatchInsert(this.engine, requests);
+    return { responses: this.engine.insertBatch(requests).map((item) => batchAnswer(item)) };
   }
 
   @Post('orders/replace/list')
@@ -66,9 +65,9 @@ export class TradingController {
   replaceBatch(@Caller() caller: ExchangeCaller, @Body() body: unknown): { responses: object[] } {
     assertBatchSize(body);
     const parsed = parseBody(BatchReplaceRequest, body).requests;
-    const accounts = checkBatchReplace(this.state, caller, parsed);
+    const accounts = checkBatchReplace(this.engine, caller, parsed);
     const requests = parsed.map((request, i) => engineReplaceRequest(request, accounts[i], `requests.${i}.`));
-    return { responses: this.state.engine.replaceBatch(requests).map((item) => batchAnswer(item)) };
+    return { responses: this.engine.replaceBatch(requests).map((item) => batchAnswer(item)) };
   }
 
   /** Spec 4.1 records the route under two spellings. */
@@ -76,7 +75,7 @@ export class TradingController {
   @ExchangeScope('read:orders')
   @ExchangeOperation('openOrders')
   openOrders(@Participant() participant: string): { orders: OrderRecord[] } {
-    return { orders: this.state.engine.openOrders(participant).map(orderRecord) };
+    return { orders: this.engine.openOrders(participant).map(orderRecord) };
   }
 
   @Post('orders/cancel')
@@ -85,8 +84,8 @@ export class TradingController {
   @ExchangeOperation('cancelOrder', 'cancel')
   cancel(@Caller() caller: ExchangeCaller, @Body() body: unknown): { execution: ExecutionRecord } {
     const request = parseBody(CancelBody, body);
-    const account = request.orderId ? ownerOf(this.state, caller, request.orderId) : accountFor(this.state, caller, request.account);
-    return { execution: executionRecord(this.state.engine.cancel({ account, orderId: request.orderId, clordId: request.clordId })) };
+    const account = request.orderId ? ownerOf(this.engine, caller, request.orderId) : accountFor(caller, request.account);
+    return { execution: executionRecord(this.engine.cancel({ account, orderId: request.orderId, clordId: request.clordId })) };
   }
 }
 

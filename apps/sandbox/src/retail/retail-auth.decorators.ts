@@ -1,7 +1,7 @@
 import { type ExecutionContext, SetMetadata, createParamDecorator } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-import type { RegisteredRetailKey } from '../shared/sandbox-state.js';
+import type { RegisteredRetailKey } from '../shared/retail-keys.js';
 
 export const RETAIL_PUBLIC = 'sandbox:retail-public';
 

@@ -1,9 +1,9 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
 
 import { retailBbo, retailBook } from '../catalog/render/book-render.js';
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { engineCall } from './retail-engine-error.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
+import { MatchingEngine } from '../engine/index.js';
 
 /**
  * Signed market data of the retail surface (spec 4.3); the same records as the catalog's unsigned
@@ -11,17 +11,17 @@ import { RetailRoute } from './retail-rate-limit.guard.js';
  */
 @Controller('v1/markets/:slug')
 export class RetailMarketsController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(private readonly engine: MatchingEngine) {}
 
   @Get('bbo')
   @RetailRoute('bbo')
   bbo(@Param('slug') slug: string): object {
-    return engineCall(() => retailBbo(this.state.engine, slug));
+    return engineCall(() => retailBbo(this.engine, slug));
   }
 
   @Get('book')
   @RetailRoute('book')
   book(@Param('slug') slug: string): object {
-    return engineCall(() => retailBook(this.state.engine, slug));
+    return engineCall(() => retailBook(this.engine, slug));
   }
 }

@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { parseBody } from '../shared/parse-body.js';
 import { RetailKeyId } from './retail-auth.decorators.js';
 import { RetailOrderDesk } from './retail-order-desk.js';
@@ -8,12 +7,13 @@ import { RetailRoute } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
 import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
 import { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, OpenOrdersQuery, PreviewOrder } from './wire/retail-request.wire.js';
+import { MatchingEngine } from '../engine/index.js';
 
 /** Retail order routes (upstream-facts "Retail base, signed"); POSTs answer 200 like the upstream's gRPC gateway. */
 @Controller('v1')
 export class RetailOrdersController {
   constructor(
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    private readonly engine: MatchingEngine,
     @Inject(RetailOrderDesk) private readonly desk: RetailOrderDesk,
     @Inject(RetailRecords) private readonly records: RetailRecords,
   ) {}
@@ -64,7 +64,7 @@ export class RetailOrdersController {
   @RetailRoute('openOrders', 'openOrders')
   open(@RetailKeyId() keyId: string, @Query() query: unknown): { orders: RetailOrder[] } {
     const { slugs } = parseBody(OpenOrdersQuery, query);
-    return { orders: this.state.engine.openOrders(keyId, slugs ?? []).map((order) => this.records.order(order)) };
+    return { orders: this.engine.openOrders(keyId, slugs ?? []).map((order) => this.records.order(order)) };
   }
 
   @Get('order/:id')

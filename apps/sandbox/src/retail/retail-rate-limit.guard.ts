@@ -1,10 +1,11 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import type { RetailBucket } from './retail-rate-limits.js';
+import { RetailVenue } from './retail-venue.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
 
 const RETAIL_ROUTE = 'sandbox:retail-route';
 
@@ -32,7 +33,8 @@ export class RetailRateLimitedError extends SurfaceError {
 export class RetailRateLimitGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    private readonly retail: RetailVenue,
+    private readonly counters: SandboxCounters,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -40,22 +42,22 @@ export class RetailRateLimitGuard implements CanActivate {
     if (!key) return true; // a sandbox-only public route
     const route = this.reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [context.getHandler(), context.getClass()]);
     const name = route?.name ?? 'unnamed';
-    const { retail } = this.state;
+    const { retail } = this;
     const throttled = retail.takeThrottle(name);
     if (throttled !== undefined) {
       retail.arrived(name, key.keyId, false);
-      this.state.count(`retail.throttled.${name}`);
+      this.counters.count(`retail.throttled.${name}`);
       throw new RetailRateLimitedError(throttled);
     }
     const buckets: RetailBucket[] = route?.bucket ? [route.bucket, 'all'] : ['all'];
     const decision = retail.limiter.take(key.keyId, buckets);
     retail.arrived(name, key.keyId, decision.allowed);
     if (!decision.allowed) {
-      this.state.count(`retail.limited.${decision.bucket}`);
+      this.counters.count(`retail.limited.${decision.bucket}`);
       throw new RetailRateLimitedError(decision.retryAfterSeconds);
     }
-    this.state.count(`retail.route.${name}`);
-    const { delayMs } = this.state.retail.faults;
+    this.counters.count(`retail.route.${name}`);
+    const { delayMs } = this.retail.faults;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     return true;
   }

@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
+import { MatchingEngine } from '../engine/index.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { RetailActivities } from './retail-activities.js';
 import { RetailErrorFilter } from './retail-error.filter.js';
 import { RetailHealthController } from './retail-health.controller.js';
@@ -12,14 +14,26 @@ import { RetailPortfolioController } from './retail-portfolio.controller.js';
 import { RetailPortfolioRecords } from './retail-portfolio.records.js';
 import { RetailRateLimitGuard } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
+import { RETAIL_SIGNATURE, type RetailSignatureParts } from './retail-signature.js';
 import { RetailSignatureGuard } from './retail-signature.guard.js';
+import { RetailVenue } from './retail-venue.js';
 import { RetailWebSockets } from './retail-ws.server.js';
 import { RetailWsMessages } from './retail-ws.messages.js';
+
+/** What the retail surface is handed by the composition root. */
+export interface RetailSurfaceParts {
+  readonly signature: RetailSignatureParts;
+  readonly engine: MatchingEngine;
+  readonly retail: RetailVenue;
+  readonly clock: SandboxClock;
+  readonly counters: SandboxCounters;
+}
 
 /** The sandbox's retail surface, served on its own port at the root (the SDK drops path prefixes), REST and both channels. */
 @Module({})
 export class RetailSurfaceModule {
-  static forRoot(): DynamicModule {
+  static forRoot(parts: RetailSurfaceParts): DynamicModule {
+    const { engine, retail } = parts;
     return {
       controllers: [RetailHealthController, RetailMarketsController, RetailOrdersController, RetailPortfolioController],
       module: RetailSurfaceModule,
@@ -28,14 +42,19 @@ export class RetailSurfaceModule {
         // Guards run in this order: the signature names the key the limits count against.
         { provide: APP_GUARD, useClass: RetailSignatureGuard },
         { provide: APP_GUARD, useClass: RetailRateLimitGuard },
-        { provide: RetailRecords, inject: [SANDBOX_STATE], useFactory: (s: SandboxState) => new RetailRecords(s.engine, s.retail) },
-        { provide: RetailPortfolioRecords, inject: [SANDBOX_STATE, RetailRecords], useFactory: (s: SandboxState, r: RetailRecords) => new RetailPortfolioRecords(s.engine, r) },
-        { provide: RetailActivities, inject: [SANDBOX_STATE, RetailRecords], useFactory: (s: SandboxState, r: RetailRecords) => new RetailActivities(s.engine, s.retail, r) },
-        { provide: RetailOrderDesk, inject: [SANDBOX_STATE, RetailRecords], useFactory: (s: SandboxState, r: RetailRecords) => new RetailOrderDesk(s.engine, s.retail, r) },
+        { provide: RETAIL_SIGNATURE, useValue: parts.signature },
+        { provide: MatchingEngine, useValue: engine },
+        { provide: RetailVenue, useValue: retail },
+        { provide: SandboxClock, useValue: parts.clock },
+        { provide: SandboxCounters, useValue: parts.counters },
+        { provide: RetailRecords, useFactory: () => new RetailRecords(engine, retail) },
+        { provide: RetailPortfolioRecords, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailPortfolioRecords(engine, r) },
+        { provide: RetailActivities, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailActivities(engine, retail, r) },
+        { provide: RetailOrderDesk, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailOrderDesk(engine, retail, r) },
         {
           provide: RetailWsMessages,
-          inject: [SANDBOX_STATE, RetailRecords, RetailPortfolioRecords],
-          useFactory: (s: SandboxState, r: RetailRecords, p: RetailPortfolioRecords) => new RetailWsMessages(s.engine, r, p),
+          inject: [RetailRecords, RetailPortfolioRecords],
+          useFactory: (r: RetailRecords, p: RetailPortfolioRecords) => new RetailWsMessages(engine, r, p),
         },
         RetailWebSockets,
       ],

@@ -5,8 +5,11 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer } from 'ws';
 
-import { SANDBOX_STATE, type SandboxState } from '../shared/sandbox-state.js';
-import { verifyRetailSignature } from './retail-signature.js';
+import { MatchingEngine } from '../engine/index.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
+import { RETAIL_SIGNATURE, type RetailSignatureParts, verifyRetailSignature } from './retail-signature.js';
+import { RetailVenue } from './retail-venue.js';
 import { RetailWsMessages } from './retail-ws.messages.js';
 import { type RetailWsChannel, RetailWsSession } from './retail-ws.session.js';
 
@@ -27,7 +30,11 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(SANDBOX_STATE) private readonly state: SandboxState,
+    @Inject(RETAIL_SIGNATURE) private readonly signature: RetailSignatureParts,
+    private readonly engine: MatchingEngine,
+    private readonly retail: RetailVenue,
+    private readonly clock: SandboxClock,
+    private readonly counters: SandboxCounters,
     @Inject(RetailWsMessages) private readonly messages: RetailWsMessages,
   ) {}
 
@@ -49,11 +56,11 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
     const target = request.url ?? '/';
     const channel = CHANNELS[target.split('?')[0]];
     if (!channel) return this.refuse(socket, 404, 'Not Found', 'no such channel');
-    const check = verifyRetailSignature(this.state, 'GET', target, request.headers);
+    const check = verifyRetailSignature(this.signature, 'GET', target, request.headers);
     if (!check.ok) return this.refuse(socket, 401, 'Unauthorized', check.message);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      this.state.count(`retail.ws.connected.${channel}`);
-      const session = new RetailWsSession(ws, channel, check.key.keyId, this.state.engine, this.messages, this.state.retail.heartbeatMs);
+      this.counters.count(`retail.ws.connected.${channel}`);
+      const session = new RetailWsSession(ws, channel, check.key.keyId, this.engine, this.messages, this.retail.heartbeatMs);
       this.adopt(session);
       ws.on('close', () => this.forget(session));
     });
@@ -69,20 +76,20 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
 
   private adopt(session: RetailWsSession): void {
     this.sessions.add(session);
-    this.state.retail.connections.add(session);
+    this.retail.connections.add(session);
     if (this.sessions.size === 1) this.listen();
   }
 
   private forget(session: RetailWsSession): void {
     this.sessions.delete(session);
-    this.state.retail.connections.delete(session);
+    this.retail.connections.delete(session);
     if (this.sessions.size > 0) return;
     for (const stop of this.stopListening) stop();
     this.stopListening = [];
   }
 
   private listen(): void {
-    const { engine } = this.state;
+    const { engine } = this;
     this.stopListening = [
       engine.on('book', (event) => this.each((session) => session.book(event))),
       engine.on('trade', (event) => this.each((session) => session.trade(event))),
@@ -104,6 +111,6 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private httpDate(): string {
-    return new Date(this.state.clock.now()).toUTCString();
+    return new Date(this.clock.now()).toUTCString();
   }
 }

@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { z } from 'zod';
 
 import { ExchangePublic } from '../exchange-auth.decorators.js';
 import { parseBody } from '../../shared/parse-body.js';
-import { SANDBOX_STATE, type SandboxState } from '../../shared/sandbox-state.js';
-import type { DeliveryFaults } from './dropcopy/log-stream.js';
+import { type DeliveryFaults, DropCopyFeed } from './dropcopy/drop-copy-feed.js';
+import { StreamPool } from './stream-pool.js';
 
 /** A cut is UNAVAILABLE (restart, disconnect) or UNAUTHENTICATED (the operator revoked the key). */
 const CUT_CODES = { UNAVAILABLE: GrpcStatus.UNAVAILABLE, UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED } as const;
@@ -25,11 +25,14 @@ const DropCopyFaultsBody = z.strictObject({ delayMs: z.int().min(0).optional(), 
 @Controller('_sandbox/grpc')
 @ExchangePublic()
 export class GrpcAdminController {
-  constructor(@Inject(SANDBOX_STATE) private readonly state: SandboxState) {}
+  constructor(
+    private readonly streamPool: StreamPool,
+    private readonly dropCopy: DropCopyFeed,
+  ) {}
 
   @Get('streams')
   streams(): { open: number; byCall: Record<string, number>; byFirm: Record<string, number> } {
-    return { open: this.state.streams.open(), ...this.state.streams.view() };
+    return { open: this.streamPool.open(), ...this.streamPool.view() };
   }
 
   /** Ends the matching open streams (all when no filter) with the code; `{cut: n}`. */
@@ -38,7 +41,7 @@ export class GrpcAdminController {
   cut(@Body() body: unknown): { cut: number } {
     const { code, ...filter } = parseBody(CutBody, body);
     const details = code === 'UNAUTHENTICATED' ? 'unauthenticated: the access key was revoked' : 'the stream service restarted';
-    return { cut: this.state.streams.cut(filter, CUT_CODES[code], details) };
+    return { cut: this.streamPool.cut(filter, CUT_CODES[code], details) };
   }
 
   /**
@@ -48,14 +51,14 @@ export class GrpcAdminController {
   @Post('dropcopy/restart')
   @HttpCode(200)
   restartDropCopy(): { cut: number } {
-    this.state.dropCopy.log.restart();
-    return { cut: this.state.streams.cut({}, GrpcStatus.UNAVAILABLE, 'the stream service restarted') };
+    this.dropCopy.log.restart();
+    return { cut: this.streamPool.cut({}, GrpcStatus.UNAVAILABLE, 'the stream service restarted') };
   }
 
   /** `{delayMs: 500, duplicate: true}` holds and doubles every drop-copy batch from now on; 0/false lift them. */
   @Post('dropcopy/faults')
   @HttpCode(200)
   dropCopyFaults(@Body() body: unknown): DeliveryFaults {
-    return Object.assign(this.state.dropCopy.faults, parseBody(DropCopyFaultsBody, body));
+    return Object.assign(this.dropCopy.faults, parseBody(DropCopyFaultsBody, body));
   }
 }

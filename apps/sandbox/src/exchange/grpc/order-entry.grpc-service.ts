@@ -1,6 +1,7 @@
 import { type Server, type ServerWritableStream, type ServiceDefinition, status as GrpcStatus } from '@grpc/grpc-js';
 
-import type { SandboxState } from '../../shared/sandbox-state.js';
+import { participantsOf } from '../../shared/exchange-clients.js';
+import type { ExchangeGrpcParts } from './exchange-grpc.parts.js';
 import { OrderStream } from './order.stream.js';
 import { authenticateStream, refuse } from './server-stream.js';
 import type { ProtoRecord } from './wire/stream-records.js';
@@ -13,24 +14,24 @@ export interface OrderSubscriptionRequest {
 }
 
 /** Serves polymarket.v1.OrderEntryAPI's order stream (scope read:orders, account-scoped). */
-export function addOrderEntryService(server: Server, service: ServiceDefinition, state: SandboxState): void {
-  server.addService(service, { CreateOrderSubscription: (call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>) => subscribe(state, call) });
+export function addOrderEntryService(server: Server, service: ServiceDefinition, parts: ExchangeGrpcParts): void {
+  server.addService(service, { CreateOrderSubscription: (call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>) => subscribe(parts, call) });
 }
 
-function subscribe(state: SandboxState, call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>): void {
-  const refused = (reason: string) => state.count(`grpc.orders.refused.${reason}`);
-  const caller = authenticateStream(state, call, { scope: 'read:orders', accountScoped: true }, refused);
+function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>): void {
+  const refused = (reason: string) => parts.counters.count(`grpc.orders.refused.${reason}`);
+  const caller = authenticateStream(parts, call, { scope: 'read:orders', accountScoped: true }, refused);
   if (!caller) return;
   const { request } = call;
   // Empty: the account of the participant the call acts for. Every named account is checked against the firm.
   const accounts = request.accounts.length > 0 ? [...new Set(request.accounts)] : [caller.participant!];
-  const ownAccounts = state.participantsOf(caller.client);
+  const ownAccounts = participantsOf(caller.client);
   const foreign = accounts.find((account) => !ownAccounts.includes(account));
   if (foreign !== undefined) {
     refused('foreign_account');
     return refuse(call, GrpcStatus.PERMISSION_DENIED, `permission denied: account ${foreign} is not an account of firm ${caller.client.firm}`);
   }
-  const known = new Set(state.engine.instruments().map((instrument) => instrument.symbol));
+  const known = new Set(parts.engine.instruments().map((instrument) => instrument.symbol));
   const unknown = request.symbols.filter((symbol) => !known.has(symbol));
   if (unknown.length > 0) {
     refused('invalid_argument');
@@ -41,8 +42,8 @@ function subscribe(state: SandboxState, call: ServerWritableStream<OrderSubscrip
     clientId: caller.client.clientId,
     accounts,
     symbols: new Set(request.symbols),
-    maxStreams: state.config.grpc.maxStreamsPerFirm,
-    heartbeatMs: state.dropCopy.heartbeatMs,
+    maxStreams: parts.config.maxStreamsPerFirm,
+    heartbeatMs: parts.dropCopy.heartbeatMs,
   };
-  new OrderStream(call, state.streams, state.engine, terms).open(request.snapshotOnly);
+  new OrderStream(call, parts.streams, parts.engine, terms).open(request.snapshotOnly);
 }

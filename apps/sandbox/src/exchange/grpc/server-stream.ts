@@ -1,8 +1,14 @@
 import { type Metadata, type ServerDuplexStream, type ServerWritableStream, status as GrpcStatus } from '@grpc/grpc-js';
 
-import { type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange-authorization.js';
-import type { SandboxState } from '../../shared/sandbox-state.js';
+import type { SandboxConfig } from '../../config/sandbox-config.schema.js';
+import { type ExchangeAuthorizationParts, type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange-authorization.js';
 import type { PooledStream, StreamPool } from './stream-pool.js';
+
+/** What the start of a stream needs: the exchange's call check, the firm's ingress allowance and its published figure. */
+export interface StreamGateParts extends ExchangeAuthorizationParts {
+  readonly config: Pick<SandboxConfig['grpc'], 'ingressPerSecond'>;
+  readonly streams: Pick<StreamPool, 'takeIngress'>;
+}
 
 /** A grpc-js server call that streams responses: server streaming or bidirectional. */
 export type StreamingCall<Req = unknown, Res = unknown> = ServerWritableStream<Req, Res> | ServerDuplexStream<Req, Res>;
@@ -24,29 +30,29 @@ function metadataValue(metadata: Metadata, key: string): string | undefined {
  * (upstream-facts, operator's streaming rules). Refuses the call and returns undefined on failure.
  */
 export function authenticateStream(
-  state: SandboxState,
+  parts: StreamGateParts,
   call: StreamingCall,
   requirement: ExchangeRequirement,
   refused: (reason: string) => void,
   countsRequest = true,
 ): ExchangeCaller | undefined {
   const credentials = { authorization: metadataValue(call.metadata, 'authorization'), participantId: metadataValue(call.metadata, 'x-participant-id') };
-  const auth = authorizeExchangeCall(state, credentials, requirement);
+  const auth = authorizeExchangeCall(parts, credentials, requirement);
   if (!auth.ok) {
     refused(auth.reason);
     refuse(call, auth.grpcCode, auth.message);
     return undefined;
   }
-  if (countsRequest && !state.streams.takeIngress(auth.caller.client.firm)) {
+  if (countsRequest && !parts.streams.takeIngress(auth.caller.client.firm)) {
     refused('ingress');
-    refuse(call, GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(state));
+    refuse(call, GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(parts));
     return undefined;
   }
   return auth.caller;
 }
 
-export function ingressRefusal(state: SandboxState): string {
-  return `more than ${state.config.grpc.ingressPerSecond} client messages/s per firm averaged over a minute`;
+export function ingressRefusal(parts: StreamGateParts): string {
+  return `more than ${parts.config.ingressPerSecond} client messages/s per firm averaged over a minute`;
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { SandboxState } from '../../shared/sandbox-state.js';
+import type { SandboxCounters } from '../../shared/sandbox-counters.js';
+import type { SandboxFaults } from '../../shared/sandbox-faults.js';
 import { SurfaceError } from '../../shared/surface-error.js';
 
 /**
@@ -22,10 +23,10 @@ export class LatencyRejectedError extends SurfaceError {
  * The operator fault `latencyRejectNext: N`: the next N new orders or cancel/replaces are rejected
  * unprocessed (counter `exchange.latency-rejected.<operation>`); pure cancels pass untouched.
  */
-export function rejectForLatency(state: SandboxState, operation: string): void {
-  const left = state.faults.latencyRejectNext ?? 0;
+export function rejectForLatency(faults: SandboxFaults, counters: SandboxCounters, operation: string): void {
+  const left = faults.latencyRejectNext ?? 0;
   if (left <= 0 || !REJECTABLE.has(operation)) return;
-  state.faults.latencyRejectNext = left - 1;
-  state.count(`exchange.latency-rejected.${operation}`);
+  faults.latencyRejectNext = left - 1;
+  counters.count(`exchange.latency-rejected.${operation}`);
   throw new LatencyRejectedError();
 }

@@ -1,5 +1,6 @@
 import type { LogRecord } from './drop-copy-log.js';
 import type { DropCopyLog } from './drop-copy-log.js';
+import type { DeliveryFaults } from './drop-copy-feed.js';
 import type { ProtoRecord } from '../wire/stream-records.js';
 import { ServerStream, type StreamingCall } from '../server-stream.js';
 import type { StreamPool } from '../stream-pool.js';
@@ -9,14 +10,6 @@ export interface LogView {
   /** The record as an item of this stream's response list, or undefined when the stream does not carry it. */
   item(record: LogRecord): ProtoRecord | undefined;
   batch(resumeToken: Buffer, items: ProtoRecord[]): unknown;
-}
-
-/** Operator faults on drop-copy delivery (at-least-once means clients must survive both). */
-export interface DeliveryFaults {
-  /** Each batch is held this long before it is written (order kept). */
-  delayMs: number;
-  /** Each batch is written twice. */
-  duplicate: boolean;
 }
 
 export interface LogStreamTerms {
