@@ -5,7 +5,7 @@ import { parseInput } from './catalog-input.js';
 import { CatalogRoute } from './catalog-surface.guard.js';
 import { CatalogData } from './catalog-data.service.js';
 import { marketMatches } from './query/event-filter.js';
-import { retailBbo, retailBook } from './render/book-render.js';
+import { retailBbo, retailBook } from '../retail/retail-book-render.js';
 import { renderMarket } from './render/market-render.js';
 import { sortAndPage } from './query/sort-page.js';
 import { IdParams, MarketsQuery, SlugParams } from './wire/catalog-query.wire.js';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 
-import { retailBbo, retailBook } from '../catalog/render/book-render.js';
+import { retailBbo, retailBook } from './retail-book-render.js';
 import { engineCall } from './retail-engine-error.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
 import { MatchingEngine } from '../engine/index.js';

@@ -1,5 +1,5 @@
 
-import { retailBbo, retailBook } from '../catalog/render/book-render.js';
+import { retailBbo, retailBook } from './retail-book-render.js';
 import type { Execution, MatchingEngine, Position, Trade } from '../engine/index.js';
 import { intentOfEngineSide, retailSideOf } from './retail-intents.js';
 import { amountOf, isoOf } from './retail-prices.js';

@@ -1,4 +1,4 @@
-import type { Bbo, BookLevel, BookSnapshot, MatchingEngine } from '../../engine/index.js';
+import type { Bbo, BookLevel, BookSnapshot, MatchingEngine } from '../engine/index.js';
 
 /** upstream-facts "Retail shapes": prices are Amounts, decimal = price / 10^priceScale. */
 export interface Amount {
