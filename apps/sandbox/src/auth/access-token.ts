@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
+import type { ExchangeClients, RegisteredExchangeClient } from '../shared/exchange-clients.js';
 import type { SandboxAddresses } from '../shared/sandbox-addresses.js';
 import type { SandboxClock } from '../shared/sandbox-clock.js';
-import type { ExchangeClientRegistry, RegisteredExchangeClient } from '../shared/exchange-clients.js';
 import { parseCompactJwt, signRs256, verifyRs256 } from './compact-jwt.js';
 import type { TokenAuthority } from './token-authority.js';
 
@@ -11,7 +11,7 @@ export interface AccessTokenParts {
   readonly clock: Pick<SandboxClock, 'now'>;
   readonly addresses: SandboxAddresses;
   readonly tokens: TokenAuthority;
-  readonly exchangeClients: Pick<ExchangeClientRegistry, 'get'>;
+  readonly exchangeClients: Pick<ExchangeClients, 'get'>;
 }
 
 /** Nest token of the auth surface's AccessTokenParts. */

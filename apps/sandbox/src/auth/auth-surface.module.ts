@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 
-import { ExchangeClientRegistry } from '../shared/exchange-clients.js';
+import { ExchangeClients } from '../shared/exchange-clients.js';
+import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 import { ACCESS_TOKEN_PARTS, type AccessTokenParts } from './access-token.js';
 import { AuthHealthController } from './auth-health.controller.js';
 import { OAuthErrorFilter } from './oauth-error.filter.js';
@@ -17,7 +17,7 @@ export interface AuthSurfaceParts extends AccessTokenParts {
   readonly clock: SandboxClock;
   readonly counters: SandboxCounters;
   readonly faults: FaultBoard;
-  readonly exchangeClients: ExchangeClientRegistry;
+  readonly exchangeClients: ExchangeClients;
 }
 
 /** The sandbox's auth surface, served on its own port; it also carries the sandbox's operator routes. */
@@ -36,7 +36,7 @@ export class AuthSurfaceModule {
         { provide: SandboxClock, useValue: clock },
         { provide: SandboxCounters, useValue: counters },
         { provide: FaultBoard, useValue: faults },
-        { provide: ExchangeClientRegistry, useValue: exchangeClients },
+        { provide: ExchangeClients, useValue: exchangeClients },
       ],
     };
   }

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
+import { ExchangeClients } from '../shared/exchange-clients.js';
+import { FaultBoard, type SandboxFaults } from '../shared/fault-board.js';
 import { parseBody } from '../shared/parse-body.js';
-import { ExchangeClientRegistry } from '../shared/exchange-clients.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard, type SandboxFaults } from '../shared/sandbox-faults.js';
 
 const ClockBody = z.object({ skewMs: z.number().int() }).strict();
 const KeyBody = z.object({ publicKeyPem: z.string().min(1) }).strict();
@@ -25,7 +25,7 @@ interface ClientKeys {
 export class SandboxAdminController {
   constructor(
     private readonly clock: SandboxClock,
-    private readonly exchangeClients: ExchangeClientRegistry,
+    private readonly exchangeClients: ExchangeClients,
     private readonly faults: FaultBoard,
     private readonly counts: SandboxCounters,
   ) {}

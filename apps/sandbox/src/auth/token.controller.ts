@@ -1,8 +1,8 @@
 import { Body, Controller, Header, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
+import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 import { type TokenResponse, TokenService } from './token.service.js';
 
 @Controller('oauth/token')

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 
 import { MatchingEngine } from '../engine/index.js';
+import { bestPrices } from '../retail/retail-book-render.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { CatalogFixture } from './fixture/catalog-fixture.js';
 import type { EventEntry, League, MarketEntry, Series } from './fixture/catalog-model.js';
 import type { SportEntry } from './fixture/reference-data.js';
-import { bestPrices } from '../retail/retail-book-render.js';
+import { sortAndPage } from './query/sort-page.js';
 import { type Variant, renderEvent } from './render/event-render.js';
 import type { LivePrices } from './render/market-render.js';
-import { sortAndPage } from './query/sort-page.js';
 import type { SectionQuery } from './wire/catalog-query.wire.js';
 
 const found = <T>(value: T | undefined, what: string): T => {

@@ -1,13 +1,13 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 
+import { retailBbo, retailBook } from '../retail/retail-book-render.js';
 import { SurfaceError } from '../shared/surface-error.js';
+import { CatalogData } from './catalog-data.service.js';
 import { parseInput } from './catalog-input.js';
 import { CatalogRoute } from './catalog-surface.guard.js';
-import { CatalogData } from './catalog-data.service.js';
 import { marketMatches } from './query/event-filter.js';
-import { retailBbo, retailBook } from '../retail/retail-book-render.js';
-import { renderMarket } from './render/market-render.js';
 import { sortAndPage } from './query/sort-page.js';
+import { renderMarket } from './render/market-render.js';
 import { IdParams, MarketsQuery, SlugParams } from './wire/catalog-query.wire.js';
 
 @Controller('v1')

@@ -3,10 +3,10 @@ import { Reflector } from '@nestjs/core';
 
 import type { FastifyRequest } from 'fastify';
 
-import { RetailRateLimitedError } from '../retail/retail-rate-limit.guard.js';
 import type { SandboxConfig } from '../config/sandbox-config.schema.js';
+import { RetailRateLimitedError } from '../retail/retail-rate-limit.guard.js';
+import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { type BucketState, takeToken } from '../shared/token-bucket.js';
 import type { CatalogRouteName } from './wire/catalog-query.wire.js';

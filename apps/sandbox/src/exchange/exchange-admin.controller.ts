@@ -1,11 +1,11 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
+import { MatchingEngine } from '../engine/index.js';
+import { FaultBoard, type SandboxFaults } from '../shared/fault-board.js';
 import { parseBody } from '../shared/parse-body.js';
-import { FaultBoard, type SandboxFaults } from '../shared/sandbox-faults.js';
 import { ExchangePublic } from './exchange-auth.decorators.js';
 import { InstrumentState } from './wire/exchange-request.wire.js';
-import { MatchingEngine } from '../engine/index.js';
 
 const StateBody = z.strictObject({ state: InstrumentState, settlementPx: z.int().optional() });
 const AnswerFaultBody = z.strictObject({ every: z.int().min(1), drop: z.int().min(0), hold: z.int().min(0), holdMs: z.int().min(0) });

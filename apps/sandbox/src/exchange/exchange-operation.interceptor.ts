@@ -3,13 +3,13 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { type Observable, mergeMap } from 'rxjs';
 
+import { FaultBoard } from '../shared/fault-board.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
 import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
 import { rejectForLatency } from './rate-limit/latency-reject.js';
 import { RateLimitedError } from './rate-limit/rate-limited.error.js';
-import { SandboxClock } from '../shared/sandbox-clock.js';
-import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 
 /**
  * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is

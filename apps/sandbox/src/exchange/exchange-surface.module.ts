@@ -3,9 +3,9 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 
 import type { SandboxConfig } from '../config/sandbox-config.schema.js';
 import { MatchingEngine } from '../engine/index.js';
+import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 import { AccountController } from './account.controller.js';
 import { ExchangeAdminController } from './exchange-admin.controller.js';
 import { ExchangeAuthGuard } from './exchange-auth.guard.js';

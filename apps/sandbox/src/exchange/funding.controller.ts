@@ -1,7 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 
+import { MatchingEngine } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
+import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { AccountScoped, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
@@ -9,8 +11,6 @@ import { type Deposit, type FundingAccount, FundingStore } from './funding/fundi
 import { Int64String } from './wire/exchange-request.wire.js';
 import { engineInt } from './wire/int64-wire.js';
 import { type BalanceRecord, balanceRecord } from './wire/ledger-wire.js';
-import { MatchingEngine } from '../engine/index.js';
-import { SandboxClock } from '../shared/sandbox-clock.js';
 
 /** The deposit payload is not shown upstream; the sandbox's: an amount in cents, USD only. */
 const DepositBody = z.strictObject({

@@ -1,11 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 
+import { MatchingEngine } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { OrderBookQuery } from './wire/exchange-request.wire.js';
 import { type BboRecord, type BookRecord, bboRecord, bookRecord } from './wire/market-wire.js';
-import { MatchingEngine } from '../engine/index.js';
 
 /** Spec 4.1 /v1/orderbook/*: live snapshots of the shared engine's books; an unknown symbol is a 404. */
 @Controller('v1/orderbook')

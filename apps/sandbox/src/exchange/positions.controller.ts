@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
+import { MatchingEngine } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
 import { AccountScoped, Caller, ExchangeScope, Participant } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { accountFor, visibleAccounts } from './firm-accounts.js';
 import { type BalanceRecord, type PositionRecord, balanceRecord, positionRecord } from './wire/ledger-wire.js';
-import { MatchingEngine } from '../engine/index.js';
 
 // Request payloads are not shown upstream: the sandbox takes an optional account (or accounts) of the firm.
 const BalanceBody = z.strictObject({ account: z.string().optional() });

@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
+import { MatchingEngine } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { ExchangeScope } from './exchange-auth.decorators.js';
@@ -8,7 +9,6 @@ import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { listInstruments } from './instrument-query/instrument-list.js';
 import { InstrumentListRequest } from './wire/exchange-request.wire.js';
 import { type InstrumentRecord, instrumentRecord } from './wire/market-wire.js';
-import { MatchingEngine } from '../engine/index.js';
 
 /** The metadata payload is not shown upstream; the sandbox takes the symbols wanted (all when none). */
 const MetadataBody = z.strictObject({ symbols: z.array(z.string()).optional() });

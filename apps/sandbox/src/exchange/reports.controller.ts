@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 
-import { parseBody } from '../shared/parse-body.js';
 import { MatchingEngine, type TradeStatistics } from '../engine/index.js';
+import { parseBody } from '../shared/parse-body.js';
 import { AccountScoped, Caller, ExchangeScope } from './exchange-auth.decorators.js';
 import type { ExchangeCaller } from './exchange-authorization.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';

@@ -1,9 +1,9 @@
 import { Controller, Get, Param } from '@nestjs/common';
 
+import { MatchingEngine } from '../engine/index.js';
 import { retailBbo, retailBook } from './retail-book-render.js';
 import { engineCall } from './retail-engine-error.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
-import { MatchingEngine } from '../engine/index.js';
 
 /**
  * Signed market data of the retail surface (spec 4.3); the same records as the catalog's unsigned

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 
+import { MatchingEngine } from '../engine/index.js';
 import { parseBody } from '../shared/parse-body.js';
 import { RetailKeyId } from './retail-auth.decorators.js';
 import { RetailOrderDesk } from './retail-order-desk.js';
@@ -7,7 +8,6 @@ import { RetailRoute } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
 import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
 import { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, OpenOrdersQuery, PreviewOrder } from './wire/retail-request.wire.js';
-import { MatchingEngine } from '../engine/index.js';
 
 /** Retail order routes (upstream-facts "Retail base, signed"); POSTs answer 200 like the upstream's gRPC gateway. */
 @Controller('v1')

@@ -2,10 +2,10 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 
+import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import type { RetailBucket } from './retail-rate-limits.js';
 import { RetailVenue } from './retail-venue.js';
-import { SandboxCounters } from '../shared/sandbox-counters.js';
 
 const RETAIL_ROUTE = 'sandbox:retail-route';
 

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
-import { RetailKeyRegistry } from '../shared/retail-keys.js';
+import { RetailKeys } from '../shared/retail-keys.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { RETAIL_TIMESTAMP_WINDOW_MS, retailSigningInput, verifyRetailSignature } from './retail-signature.js';
@@ -9,7 +9,7 @@ const KEY_ID = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
 
 describe(verifyRetailSignature.name, () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const state = { retailKeys: new RetailKeyRegistry(), clock: new SandboxClock(), counters: new SandboxCounters() };
+  const state = { retailKeys: new RetailKeys(), clock: new SandboxClock(), counters: new SandboxCounters() };
   state.retailKeys.register('main', KEY_ID, publicKey);
 
   const headers = (timestamp: number, signedText: string) => ({

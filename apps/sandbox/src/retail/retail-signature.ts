@@ -1,7 +1,7 @@
 import { verify } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-import type { RegisteredRetailKey, RetailKeyRegistry } from '../shared/retail-keys.js';
+import type { RegisteredRetailKey, RetailKeys } from '../shared/retail-keys.js';
 import type { SandboxClock } from '../shared/sandbox-clock.js';
 import type { SandboxCounters } from '../shared/sandbox-counters.js';
 import { singleHeader } from '../shared/single-header.js';
@@ -12,7 +12,7 @@ export type RetailSignatureCheck = { ok: true; key: RegisteredRetailKey } | { ok
 
 /** What a signature check needs: the onboarded keys, the server clock, and the counters its outcomes go to. */
 export interface RetailSignatureParts {
-  readonly retailKeys: Pick<RetailKeyRegistry, 'get'>;
+  readonly retailKeys: Pick<RetailKeys, 'get'>;
   readonly clock: Pick<SandboxClock, 'now'>;
   readonly counters: Pick<SandboxCounters, 'count'>;
 }

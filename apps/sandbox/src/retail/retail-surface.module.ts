@@ -14,11 +14,11 @@ import { RetailPortfolioController } from './retail-portfolio.controller.js';
 import { RetailPortfolioRecords } from './retail-portfolio.records.js';
 import { RetailRateLimitGuard } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
-import { RETAIL_SIGNATURE, type RetailSignatureParts } from './retail-signature.js';
 import { RetailSignatureGuard } from './retail-signature.guard.js';
+import { RETAIL_SIGNATURE, type RetailSignatureParts } from './retail-signature.js';
 import { RetailVenue } from './retail-venue.js';
-import { RetailWebSockets } from './retail-ws.server.js';
 import { RetailWsMessages } from './retail-ws.messages.js';
+import { RetailWebSockets } from './retail-ws.server.js';
 
 /** What the retail surface is handed by the composition root. */
 export interface RetailSurfaceParts {

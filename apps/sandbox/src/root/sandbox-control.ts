@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 
 import type { SandboxConfig } from '../config/sandbox-config.schema.js';
 import type { RegisteredExchangeClient } from '../shared/exchange-clients.js';
-import type { SandboxFaults } from '../shared/sandbox-faults.js';
+import type { SandboxFaults } from '../shared/fault-board.js';
 import type { SandboxParts } from './sandbox-parts.js';
 
 /**

@@ -1,5 +1,5 @@
-import { TokenAuthority } from '../auth/token-authority.js';
 import type { AuthSurfaceParts } from '../auth/auth-surface.module.js';
+import { TokenAuthority } from '../auth/token-authority.js';
 import type { CatalogSurfaceParts } from '../catalog/catalog-surface.module.js';
 import type { SandboxConfig } from '../config/sandbox-config.schema.js';
 import { MatchingEngine, binaryContract, instrumentsFixture } from '../engine/index.js';
@@ -11,12 +11,12 @@ import { MarketDataStreamRegistry } from '../exchange/grpc/market-data-stream.re
 import { StreamPool } from '../exchange/grpc/stream-pool.js';
 import type { RetailSurfaceParts } from '../retail/retail-surface.module.js';
 import { RetailVenue } from '../retail/retail-venue.js';
-import { ExchangeClientRegistry } from '../shared/exchange-clients.js';
-import { RetailKeyRegistry } from '../shared/retail-keys.js';
+import { ExchangeClients } from '../shared/exchange-clients.js';
+import { FaultBoard } from '../shared/fault-board.js';
+import { RetailKeys } from '../shared/retail-keys.js';
 import { SandboxAddresses } from '../shared/sandbox-addresses.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
-import { FaultBoard } from '../shared/sandbox-faults.js';
 
 /** Every part of one sandbox, made once by `composeSandbox`; a surface is handed only its own selection of them. */
 export interface SandboxParts {
@@ -27,8 +27,8 @@ export interface SandboxParts {
   readonly faults: FaultBoard;
   readonly addresses: SandboxAddresses;
   readonly tokens: TokenAuthority;
-  readonly exchangeClients: ExchangeClientRegistry;
-  readonly retailKeys: RetailKeyRegistry;
+  readonly exchangeClients: ExchangeClients;
+  readonly retailKeys: RetailKeys;
   /** One engine for the whole sandbox: exchange, retail and catalog books are the same books. */
   readonly engine: MatchingEngine;
   /** Retail orders' terms, deposits, limits and channels; cash and positions are the engine's. */
@@ -55,8 +55,8 @@ export function composeSandbox(config: SandboxConfig): SandboxParts {
     faults: new FaultBoard(),
     addresses: new SandboxAddresses(),
     tokens: new TokenAuthority(config.exchange.tokenTtlSeconds),
-    exchangeClients: new ExchangeClientRegistry(),
-    retailKeys: new RetailKeyRegistry(),
+    exchangeClients: new ExchangeClients(),
+    retailKeys: new RetailKeys(),
     engine,
     retail: new RetailVenue(engine, now),
     marketDataStreams: new MarketDataStreamRegistry(engine, count, now),

@@ -19,7 +19,7 @@ export function participantsOf(client: RegisteredExchangeClient): string[] {
 }
 
 /** The onboarded exchange clients and their public keys: read by the auth and exchange surfaces, rotated by the operator. */
-export class ExchangeClientRegistry {
+export class ExchangeClients {
   private readonly clients = new Map<string, RegisteredExchangeClient>();
 
   register(client: Omit<RegisteredExchangeClient, 'publicKeys'>, publicKey: KeyObject): void {

@@ -10,7 +10,7 @@ export interface RegisteredRetailKey {
 }
 
 /** The onboarded retail API keys (Ed25519 public keys by key id). */
-export class RetailKeyRegistry {
+export class RetailKeys {
   private readonly keys = new Map<string, RegisteredRetailKey>();
 
   register(name: string, keyId: string, publicKey: KeyObject): void {

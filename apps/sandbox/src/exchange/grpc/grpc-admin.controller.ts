@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { z } from 'zod';
 
-import { ExchangePublic } from '../exchange-auth.decorators.js';
 import { parseBody } from '../../shared/parse-body.js';
+import { ExchangePublic } from '../exchange-auth.decorators.js';
 import { type DeliveryFaults, DropCopyFeed } from './dropcopy/drop-copy-feed.js';
 import { StreamPool } from './stream-pool.js';
 

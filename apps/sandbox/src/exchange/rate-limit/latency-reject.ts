@@ -1,5 +1,5 @@
+import type { SandboxFaults } from '../../shared/fault-board.js';
 import type { SandboxCounters } from '../../shared/sandbox-counters.js';
-import type { SandboxFaults } from '../../shared/sandbox-faults.js';
 import { SurfaceError } from '../../shared/surface-error.js';
 
 /**
