@@ -4,6 +4,7 @@ import type { BudgetedReply } from '@lib/ratelimit';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { Exposure, type PositionReader } from './exposure.service.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
 import { RiskGate } from './risk-gate.service.js';
 
@@ -26,8 +27,8 @@ export function insertedIds(text: string, batch: boolean): (string | undefined)[
 
 /**
  * The counted step of an exchange insert (one order, or every child of a batch), run inside the order
- * path's send once the idempotency key is claimed: reserves what the order counts against (all
- * children or none), sends, then binds each reservation to the order id the exchange answered or gives
+ * path's send once the idempotency key is claimed: reserves what the order counts against (open-order
+ * slots, open notional, same-side quantity against the net position; all children or none), sends, then binds each reservation to the order id the exchange answered or gives
  * it back. The stateless checks ran before, in OrderRisk.
  */
 @Injectable()
@@ -35,12 +36,19 @@ export class OrderReservations {
   constructor(
     private readonly gate: RiskGate,
     private readonly open: OpenOrders,
+    private readonly exposure: Exposure,
   ) {}
 
   async send(client: AuthenticatedClient, caller: AccountCallerContext, orders: readonly OrderRequest[], paths: readonly string[], batch: boolean, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const reservations: (Reservation | undefined)[] = [];
     try {
-      for (const [i, order] of orders.entries()) reservations.push(await this.open.reserve(this.gate.limits.openOrderScopes(client, order.symbol), caller.participant, paths[i]));
+      let read = this.exposure.reader(caller);
+      for (const [i, order] of orders.entries()) {
+        const counts = async (positions: PositionReader) => [...this.gate.limits.openOrderScopes(client, order.symbol), ...(await this.exposure.counts(client, order, positions))];
+        // After a refusal the counts are reconciled with the exchange: the positions are read again with them.
+        const again = () => counts((read = this.exposure.reader(caller)));
+        reservations.push(await this.open.reserve(await counts(read), caller.participant, paths[i], this.exposure.of(order), again));
+      }
     } catch (error) {
       // All or none: a child over the count gives back what its siblings took.
       await Promise.all(reservations.map((reservation) => this.open.unsent(reservation)));
