@@ -30,6 +30,7 @@ describe('a risk refusal claims no idempotency key and writes no journal record'
   });
 
   it('refuses a retail create and a batch child the same way', async () => {
+    const from = new Date(Date.now() - 1_000).toISOString();
     const retail = await post(stack, '/retail/v1/orders', { marketSlug: 'aec-nfl-buf-kc-2026-11-22', intent: 'ORDER_INTENT_BUY_LONG', type: 'ORDER_TYPE_LIMIT', price: { value: '0.20', currency: 'USD' }, quantity: 11 }, 'bot', { 'idempotency-key': 'k-refused-2' });
     expect(retail.status).toBe(422);
     expect((await api(stack, 'bot')('/orders/key/k-refused-2')).status).toBe(404);
@@ -37,5 +38,10 @@ describe('a risk refusal claims no idempotency key and writes no journal record'
     expect(await json(batch)).toMatchObject({ code: 'RISK_MAX_QUANTITY', order: 'body.requests.1' });
     expect((await api(stack, 'bot')('/orders/key/k-refused-3')).status).toBe(404);
     expect((await api(stack, 'bot')('/orders/timeline?clordId=batch-ok')).status).toBe(404);
+    // The journal's whole range holds no record of either call.
+    const to = new Date(Date.now() + 1_000).toISOString();
+    const exported = (await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text()).trim();
+    const keys = exported === '' ? [] : exported.split('\n').map((line) => (JSON.parse(line) as { data?: { idempotencyKey?: string } }).data?.idempotencyKey);
+    expect(keys.filter((key) => key === 'k-refused-2' || key === 'k-refused-3')).toEqual([]);
   });
 });
