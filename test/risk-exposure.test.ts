@@ -87,5 +87,12 @@ describe('max open notional and max net position, reserved atomically across gat
     const sameSide = await send(bot, order('SIDE_BUY', 1, 40, 'pos-same-side'));
     expect({ status: sameSide.status, body: await json(sameSide) }).toMatchObject({ status: 422, body: { code: 'RISK_POSITION_LIMIT', observed: 11 } });
     expect(engine().openOrders(PARTICIPANT, [OTHER]).map((o) => o.clordId).sort()).toEqual(['pos-reduce', 'pos-to-limit']);
+    // A partial fill moves quantity from open to position: 9 long, 1 of the buy still open; 9 + 1 + 1 = 11, not 9 + 2 + 1.
+    engine().insert({ symbol: OTHER, side: 'SIDE_SELL', orderQty: 1, price: 40, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: COUNTERPARTY, clordId: 'pos-partial' });
+    expect(engine().position(PARTICIPANT, OTHER)).toMatchObject({ netPosition: 9 });
+    const afterFill = await send(other, order('SIDE_BUY', 1, 40, 'pos-after-fill'));
+    expect({ status: afterFill.status, body: await json(afterFill) }).toMatchObject({ status: 422, body: { code: 'RISK_POSITION_LIMIT', observed: 11 } });
+    // And a sell that reduces still passes: 9 - 5 open - 4 = 0.
+    expect((await send(bot, order('SIDE_SELL', 4, 60, 'pos-reduce-more'))).status).toBe(200);
   });
 });

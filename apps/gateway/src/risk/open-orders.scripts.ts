@@ -15,8 +15,9 @@ local function drop(key, token)
     local held = redis.call('HGET', key, token)
     if held then
       local side, qty, micros = string.match(held, '^(%a+) (%-?%d+) (%-?%d+)')
-      redis.call('HINCRBY', key, '#notional', -tonumber(micros))
-      redis.call('HINCRBY', key, '#' .. side, -tonumber(qty))
+      -- 0 - x, not -x: a negated zero prints as -0, which HINCRBY refuses.
+      redis.call('HINCRBY', key, '#notional', 0 - tonumber(micros))
+      redis.call('HINCRBY', key, '#' .. side, 0 - tonumber(qty))
       redis.call('HDEL', key, token)
     end
   end
