@@ -52,8 +52,9 @@ export class ExchangeTradingController {
    * Idempotent (issue 27): the Idempotency-Key, else the order's own clordId, is the key, so a resend
    * never reaches the exchange twice. A lost answer (timeout, reset, 5xx) is a 202 PENDING carrying the
    * clordId (one is assigned when the order has none), resolved from the exchange; never resent.
-   * The brakes (trading states, limits, field policing, open-order slots) run inside the send, after the
-   * idempotency claim and the journal's intent, before any budget: a refusal is journaled and frees the key.
+   * The brakes' stateless checks (throttle, trading states, limits, field policing, price band, self-trade)
+   * run first: a refusal claims no key and writes no journal. The counted step (open-order slots) runs
+   * inside the send, after the idempotency claim and the journal's intent, before any budget.
    */
   @Post('orders')
   @HttpCode(200)
@@ -68,7 +69,8 @@ export class ExchangeTradingController {
   ) {
     const order = withClordId(bound.body);
     const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
-    const send = () => this.risk.exchangeInsert(client, caller, order, (checked) => this.trading.insertOrder(caller, checked));
+    const admitted = await this.risk.exchangeInsert(client, caller, order);
+    const send = () => admitted.send((checked) => this.trading.insertOrder(caller, checked));
     sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, send }));
   }
 
@@ -102,7 +104,8 @@ export class ExchangeTradingController {
     @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>,
   ) {
     const requests = bound.body.requests.map(withClordId);
-    const send = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests }, (batch) => this.trading.insertBatch(caller, batch));
+    const admitted = await this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
+    const send = () => admitted.send((batch) => this.trading.insertBatch(caller, batch));
     sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), send }));
   }
 
@@ -118,11 +121,11 @@ export class ExchangeTradingController {
     @AccountCaller() caller: AccountCallerContext,
     @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>,
   ) {
-    // Risk first: it reads only the body, while confirming ownership reads the open orders upstream.
+    // Risk first: it reads only the body. Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
     const admitted = await this.risk.exchangeReplace(client, bound.body);
-    const confirmed = await this.owned.confirmed(caller, { ...bound, body: admitted });
     const orderIds = bound.body.requests.map((replace) => replace.orderId);
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, send: () => this.trading.replaceBatch(caller, confirmed) }));
+    const send = async () => this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, send }));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */

@@ -40,7 +40,7 @@ export class RetailOrdersController {
     private readonly risk: OrderRisk,
   ) {}
 
-  /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. */
+  /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. The risk checks run before it: a refusal claims no key. */
   private async enter(res: FastifyReply, req: FastifyRequest, caller: RetailCaller, operation: OrderOperation, body: unknown, orderId: string | undefined, send: OrderCall['send']) {
     sendAnswer(res, await this.safety.run({ operation, request: req, team: caller.team, account: caller.account, body: orderId === undefined ? body : { orderId, body }, clordIds: [], orderIds: orderId === undefined ? [] : [orderId], send }));
   }
@@ -49,7 +49,8 @@ export class RetailOrdersController {
   @Post('orders')
   @RequireScopes('write:orders')
   async create(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    await this.enter(res, req, caller, 'retail.create', body, undefined, async () => this.orders.create(caller, await this.risk.retailCreate(client, body)));
+    const checked = await this.risk.retailCreate(client, body);
+    await this.enter(res, req, caller, 'retail.create', body, undefined, () => this.orders.create(caller, checked));
   }
 
   /** What-if: every gateway check a create would meet (trading states, limits, field policing), nothing sent. */
@@ -69,7 +70,8 @@ export class RetailOrdersController {
   @Post('order/close-position')
   @RequireScopes('write:orders')
   async closePosition(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
-    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, async () => this.orders.closePosition(caller, await this.risk.retailClose(client, body)));
+    const checked = await this.risk.retailClose(client, body);
+    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, () => this.orders.closePosition(caller, checked));
   }
 
   @Post('order/:id/cancel')
@@ -88,10 +90,8 @@ export class RetailOrdersController {
     @ZodParams(OrderIdParamsSchema) { id }: { id: string },
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
-    await this.enter(res, req, caller, 'retail.modify', body, id, async () => {
-      await this.risk.retailModify(client, body);
-      return this.orders.modify(caller, id, body);
-    });
+    await this.risk.retailModify(client, body);
+    await this.enter(res, req, caller, 'retail.modify', body, id, () => this.orders.modify(caller, id, body));
   }
 
   @Post('orders/open/cancel')

@@ -6,9 +6,28 @@ import { ExchangeTrading } from '@lib/exchange';
 import { z } from 'zod';
 
 import { limitRefusal } from './risk.error.js';
-import { MemoryOpenOrderStore, type OpenOrderCount, type OpenOrderStore, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
+import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
+import { type OpenOrderCount, type OpenOrderStore, type OrderExposure, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
 
-const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string() })).default([]) });
+const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string(), leavesQty: z.union([z.string(), z.number()]).optional() })).default([]) });
+
+/** Counts hold notional in micro-dollars (integers: no rounding drift); refusals name dollars. */
+export const MICROS = 1_000_000;
+const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
+
+/** The problem a full count answers with, in the count's own terms. */
+function refusalOf(refusal: Refusal, path: string) {
+  const { count, observed } = refusal;
+  const market = count.market === undefined ? {} : { market: count.market };
+  switch (count.kind ?? 'orders') {
+    case 'notional':
+      return limitRefusal(ErrorCode.RISK_OPEN_NOTIONAL, 'Open notional (USD, worst case) with this order', { value: count.max / MICROS, scope: count.scope, ...market }, Math.round(observed / 10_000) / 100, path);
+    case 'position':
+      return limitRefusal(ErrorCode.RISK_POSITION_LIMIT, 'Net position (contracts) with same-side open orders and this one', { value: count.max, scope: count.scope, ...market }, observed, path);
+    default:
+      return limitRefusal(ErrorCode.RISK_MAX_OPEN_ORDERS, 'Open orders with this one', { value: count.max, scope: count.scope }, observed, path);
+  }
+}
 
 /** A slot held for one order between its reservation and the exchange's answer. */
 export interface Reservation {
@@ -43,17 +62,28 @@ export class OpenOrders {
     this.staleMs = config.risk.unansweredReservationMs;
   }
 
-  /** Takes one slot in every count, or throws RISK_MAX_OPEN_ORDERS naming the full one; nothing to count: no reservation. */
-  async reserve(counts: readonly OpenOrderCount[], participant: string, path: string): Promise<Reservation | undefined> {
+  /**
+   * Takes the order's share of every count (a slot, its notional, its quantity on its side), all or
+   * none, or throws the refusal of the full one (RISK_MAX_OPEN_ORDERS, RISK_OPEN_NOTIONAL,
+   * RISK_POSITION_LIMIT); nothing to count: no reservation. A position count is judged against the
+   * position it carries; `repeat` reads it again after a reconcile (fills seen since move quantity to it).
+   */
+  async reserve(counts: readonly OpenOrderCount[], participant: string, path: string, exposure: OrderExposure = NO_EXPOSURE, repeat?: () => Promise<readonly OpenOrderCount[]>): Promise<Reservation | undefined> {
     if (counts.length === 0) return undefined;
     const token = randomUUID();
-    let refusal = await this.attempt(counts, token);
+    let refusal = await this.attempt(counts, token, exposure);
     if (refusal) {
       await this.reconcile(counts.map((count) => count.key));
-      refusal = await this.attempt(counts, token);
+      counts = repeat ? await repeat() : counts;
+      refusal = await this.attempt(counts, token, exposure);
     }
-    if (refusal) throw limitRefusal(ErrorCode.RISK_MAX_OPEN_ORDERS, 'Open orders with this one', { value: refusal.count.max, scope: refusal.count.scope }, refusal.held + 1, path);
+    if (refusal) throw refusalOf(refusal, path);
     return { token, keys: counts.map((count) => count.key), participant };
+  }
+
+  /** The exchange reported a bound order's leaves quantity (a partial fill): the filled part leaves the open counts. Never throws. */
+  async leaves(orderId: string, leaves: number): Promise<void> {
+    await this.quietly(() => this.store.leaves(orderId, leaves));
   }
 
   /** The exchange answered an order id: the slot stays until the order closes. */
@@ -82,9 +112,9 @@ export class OpenOrders {
     }
   }
 
-  private async attempt(counts: readonly OpenOrderCount[], token: string): Promise<Refusal | undefined> {
+  private async attempt(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
     try {
-      return await this.store.reserve(counts, token);
+      return await this.store.reserve(counts, token, exposure);
     } catch (error) {
       // A count that cannot be read cannot be judged: refuse (fail closed), nothing is sent.
       throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable); the order was not sent.', { cause: error, headers: { 'Retry-After': '1' } });
@@ -102,12 +132,16 @@ export class OpenOrders {
       // Bound orders first, then the exchange's open orders: an order bound before the read began and absent from it is closed.
       const bound = await this.store.bound();
       const participants = new Set([...bound.values()].map((order) => order.participant));
-      const open = new Set<string>();
+      const open = new Map<string, number | undefined>();
       for (const participant of participants) {
         const reply = await this.trading.openOrders({ team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, participant });
-        for (const order of OpenOrdersSchema.parse(JSON.parse(reply.text)).orders) open.add(order.id);
+        for (const order of OpenOrdersSchema.parse(JSON.parse(reply.text)).orders) open.set(order.id, order.leavesQty === undefined ? undefined : Number(order.leavesQty));
       }
-      for (const orderId of bound.keys()) if (!open.has(orderId)) await this.store.releaseOrder(orderId);
+      for (const orderId of bound.keys()) {
+        const leaves = open.get(orderId);
+        if (!open.has(orderId)) await this.store.releaseOrder(orderId);
+        else if (leaves !== undefined && Number.isFinite(leaves)) await this.store.leaves(orderId, leaves);
+      }
       await this.store.sweep(keys, this.staleMs);
     } catch (error) {
       this.logger.warn(`open orders not reconciled (${String(error)}); the counts stay as they are`);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
-import { OpenOrders, type Reservation } from './open-orders.service.js';
+import { OpenOrders } from './open-orders.service.js';
+import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
 import { SelfTradeGuard } from './self-trade.service.js';
@@ -15,15 +16,10 @@ import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 
-const InsertAnswerSchema = z.looseObject({ orderId: z.string() });
-const BatchAnswerSchema = z.looseObject({ responses: z.array(z.looseObject({ orderId: z.string().optional() })) });
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** An order past the stateless checks: the request as it will be sent, and its counted step, to run inside the order path's send. */
+export interface Admitted<T> {
+  readonly request: T;
+  send(send: (request: T) => Promise<BudgetedReply>): Promise<BudgetedReply>;
 }
 
 const PositionsSchema = z.looseObject({ positions: z.array(z.looseObject({ symbol: z.string(), netPosition: z.string() })).default([]) });
@@ -47,6 +43,7 @@ export class OrderRisk {
     private readonly band: PriceBand,
     private readonly selfTrade: SelfTradeGuard,
     private readonly throttle: OrderThrottle,
+    private readonly reservations: OrderReservations,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -61,13 +58,23 @@ export class OrderRisk {
     return policed;
   }
 
-  /** Checks, reserves an open-order slot where a limit counts them, sends, and binds or gives back the slot by the answer. */
-  exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
-    return this.counted(client, () => this.insertChecked(client, caller, order, send));
+  /**
+   * The stateless checks of an insert (throttle, field policing, states and limits, price band, self-trade),
+   * run before the order path claims the idempotency key: a refusal costs no journal write. The answer
+   * carries the counted step (open-order slots, the send, the bind) to run inside the order path's send.
+   */
+  async exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<Admitted<OrderRequest>> {
+    const policed = await this.counted(client, () => {
+      this.throttle.take(client);
+      return this.exchangeCheck(client, caller, order);
+    });
+    return { request: policed, send: (send) => this.counted(client, () => this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed))) };
   }
 
-  exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
-    return this.counted(client, () => this.batchChecked(client, caller, batch, send));
+  async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest): Promise<Admitted<BatchInsertRequest>> {
+    const requests = await this.counted(client, () => this.batchChecked(client, caller, batch));
+    const paths = requests.map((_, i) => `body.requests.${i}`);
+    return { request: { requests }, send: (send) => this.counted(client, () => this.reservations.send(client, caller, requests, paths, true, () => send({ requests }))) };
   }
 
   exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
@@ -104,23 +111,7 @@ export class OrderRisk {
     }
   }
 
-  private async insertChecked(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest, send: (order: OrderRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
-    this.throttle.take(client);
-    const policed = await this.exchangeCheck(client, caller, order);
-    const reservation = await this.open.reserve(this.gate.limits.openOrderScopes(client, policed.symbol), caller.participant, 'body');
-    let reply: BudgetedReply;
-    try {
-      reply = await send(policed);
-    } catch (error) {
-      await this.open.unsent(reservation, error);
-      throw error;
-    }
-    const orderId = InsertAnswerSchema.safeParse(jsonOf(reply.text)).data?.orderId;
-    await (orderId === undefined ? this.open.unsent(reservation) : this.open.bind(reservation, orderId));
-    return reply;
-  }
-
-  private async batchChecked(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest, send: (batch: BatchInsertRequest) => Promise<BudgetedReply>): Promise<BudgetedReply> {
+  private async batchChecked(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest): Promise<OrderRequest[]> {
     this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
@@ -128,24 +119,7 @@ export class OrderRisk {
       await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
       await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
     }
-    const reservations: (Reservation | undefined)[] = [];
-    try {
-      for (const [i, order] of requests.entries()) reservations.push(await this.open.reserve(this.gate.limits.openOrderScopes(client, order.symbol), caller.participant, `body.requests.${i}`));
-    } catch (error) {
-      // All or none: a child over the count gives back the slots its siblings took.
-      await Promise.all(reservations.map((reservation) => this.open.unsent(reservation)));
-      throw error;
-    }
-    let reply: BudgetedReply;
-    try {
-      reply = await send({ requests });
-    } catch (error) {
-      await Promise.all(reservations.map((reservation) => this.open.unsent(reservation, error)));
-      throw error;
-    }
-    const answers = BatchAnswerSchema.safeParse(jsonOf(reply.text)).data?.responses ?? [];
-    await Promise.all(reservations.map((reservation, i) => (answers[i]?.orderId === undefined ? this.open.unsent(reservation) : this.open.bind(reservation, answers[i].orderId))));
-    return reply;
+    return requests;
   }
 
   private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {

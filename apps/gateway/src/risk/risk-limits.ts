@@ -2,6 +2,15 @@ import type { RiskLimit } from '@lib/core';
 
 export type LimitName = 'maxOrderQty' | 'maxOrderNotional' | 'maxOpenOrders' | 'priceBand' | 'maxOrdersPerSecond';
 
+/** One exposure count an order falls under (see OpenOrderCount); `market` is a symbol or a prefix ending in `*`. */
+export interface ExposureCount {
+  kind: 'notional' | 'position';
+  key: string;
+  max: number;
+  scope: string;
+  market?: string;
+}
+
 /** The tightest value of one limit among those that apply, and the limit that set it (named in a refusal). */
 export interface BindingLimit {
   value: number;
@@ -48,6 +57,32 @@ export class RiskLimits {
       const key = scopeName(limit) + (limit.market ? `@${limit.market}` : '');
       const current = found.get(key);
       if (!current || limit.maxOpenOrders < current.max) found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit), ...(limit.market ? { market: limit.market } : {}) });
+    }
+    return [...found.values()];
+  }
+
+  /**
+   * The exposure counts that bind an order of this client on this market, the tightest per key: open
+   * notional per scope and market pattern (as the open-order counts), net position per scope and market
+   * (a limit narrowed by a prefix counts the event's markets together; else the order's market alone).
+   * Notional maxima are in micro-dollars, as the counts hold them.
+   */
+  exposureCounts(client: { id: string; team: string }, market: string): ExposureCount[] {
+    const found = new Map<string, ExposureCount>();
+    const keep = (count: ExposureCount) => {
+      const current = found.get(count.key);
+      if (!current || count.max < current.max) found.set(count.key, count);
+    };
+    for (const limit of this.limits) {
+      if (!appliesTo(limit, client) || !matchesMarket(limit.market, market)) continue;
+      const scope = scopeName(limit);
+      if (limit.maxOpenNotional !== undefined) {
+        keep({ kind: 'notional', key: `notional:${scope}${limit.market ? `@${limit.market}` : ''}`, max: Math.round(limit.maxOpenNotional * 1_000_000), scope, ...(limit.market ? { market: limit.market } : {}) });
+      }
+      if (limit.maxNetPosition !== undefined) {
+        const counted = limit.market?.endsWith('*') ? limit.market : market;
+        keep({ kind: 'position', key: `position:${scope}@${counted}`, max: limit.maxNetPosition, scope, market: counted });
+      }
     }
     return [...found.values()];
   }

@@ -11,7 +11,7 @@ export function tradingStateRefusal(record: TradingStateRecord, path: string): D
   });
 }
 
-export type LimitCode = ErrorCode.RISK_MAX_QUANTITY | ErrorCode.RISK_MAX_NOTIONAL | ErrorCode.RISK_MAX_OPEN_ORDERS;
+export type LimitCode = ErrorCode.RISK_MAX_QUANTITY | ErrorCode.RISK_MAX_NOTIONAL | ErrorCode.RISK_MAX_OPEN_ORDERS | ErrorCode.RISK_OPEN_NOTIONAL | ErrorCode.RISK_POSITION_LIMIT;
 
 /** A refusal by a risk limit: the limit, the observed value, the scope that set it and the order it refused. */
 export function limitRefusal(code: LimitCode, name: string, limit: { value: number; scope: string; market?: string }, observed: number, path: string): DomainError {

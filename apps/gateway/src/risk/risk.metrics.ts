@@ -12,6 +12,8 @@ const RISK_CODES: ReadonlySet<string> = new Set([
   ErrorCode.RISK_MAX_QUANTITY,
   ErrorCode.RISK_MAX_NOTIONAL,
   ErrorCode.RISK_MAX_OPEN_ORDERS,
+  ErrorCode.RISK_OPEN_NOTIONAL,
+  ErrorCode.RISK_POSITION_LIMIT,
   ErrorCode.RISK_FIELD_NOT_ENTITLED,
 ]);
 

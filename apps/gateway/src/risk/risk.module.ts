@@ -6,8 +6,11 @@ import { AdminRecord } from './admin-record.service.js';
 import { CancelOnDisconnect } from './cancel-on-disconnect.service.js';
 import { DeadManSwitchController } from './dead-man-switch.controller.js';
 import { DeadManSwitch } from './dead-man-switch.service.js';
+import { Exposure } from './exposure.service.js';
 import { KillSwitch } from './kill-switch.service.js';
+import { OpenOrderFills } from './open-order-fills.service.js';
 import { OpenOrders } from './open-orders.service.js';
+import { OrderReservations } from './order-reservations.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
@@ -22,6 +25,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, KillSwitch, OpenOrders, OrderRisk, OrderThrottle, PriceBand, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PriceBand, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

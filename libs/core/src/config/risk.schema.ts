@@ -27,6 +27,16 @@ const RiskLimitSchema = z
     /** Orders open at the exchange at once (counted across every gateway instance). */
     maxOpenOrders: z.number().int().nonnegative().optional(),
     /**
+     * Dollars of exchange orders open at once under the scope (each at its worst case, as maxOrderNotional),
+     * the order's own included; with `market`, only orders in the markets it names (a prefix: an event's).
+     */
+    maxOpenNotional: z.number().positive().optional(),
+    /**
+     * Contracts: |net position + same-side open quantity + the order| per market (with a `market` prefix,
+     * summed over the event's markets it names), at most this; an order that brings it closer to flat passes.
+     */
+    maxNetPosition: z.number().int().positive().optional(),
+    /**
      * Dollars either side of the streamed reference price (mid when the spread is tight, else last trade)
      * within which an exchange order that would execute at once must be priced.
      */

@@ -38,6 +38,10 @@ export enum ErrorCode {
   RISK_MAX_QUANTITY = 'RISK_MAX_QUANTITY',
   RISK_MAX_NOTIONAL = 'RISK_MAX_NOTIONAL',
   RISK_MAX_OPEN_ORDERS = 'RISK_MAX_OPEN_ORDERS',
+  /** The scope's open orders (at their worst case) with this one would pass its maximum open notional. */
+  RISK_OPEN_NOTIONAL = 'RISK_OPEN_NOTIONAL',
+  /** The position plus same-side open quantity plus this order would pass the scope's maximum net position. */
+  RISK_POSITION_LIMIT = 'RISK_POSITION_LIMIT',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
   /** An order that would execute at once is priced outside the band around the streamed reference price. */

@@ -47,6 +47,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RISK_MAX_QUANTITY:
     case ErrorCode.RISK_MAX_NOTIONAL:
     case ErrorCode.RISK_MAX_OPEN_ORDERS:
+    case ErrorCode.RISK_OPEN_NOTIONAL:
+    case ErrorCode.RISK_POSITION_LIMIT:
     case ErrorCode.RISK_PRICE_BAND:
     case ErrorCode.RISK_REFERENCE_STALE:
     case ErrorCode.RISK_CROSS_TEAM_SELF_TRADE:
@@ -117,6 +119,8 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_MAX_QUANTITY]: 'Order quantity over the risk limit',
   [ErrorCode.RISK_MAX_NOTIONAL]: 'Order notional over the risk limit',
   [ErrorCode.RISK_MAX_OPEN_ORDERS]: 'Open orders at the risk limit',
+  [ErrorCode.RISK_OPEN_NOTIONAL]: 'Open notional over the risk limit',
+  [ErrorCode.RISK_POSITION_LIMIT]: 'Net position over the risk limit',
   [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
   [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',

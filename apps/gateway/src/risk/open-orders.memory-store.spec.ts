@@ -1,0 +1,41 @@
+import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
+import { RiskLimits } from './risk-limits.js';
+
+describe('exposure counts', () => {
+  const limits = new RiskLimits([
+    { scope: 'firm', maxOpenNotional: 1000, maxNetPosition: 500 },
+    { scope: 'team', id: 'trading', maxOpenNotional: 100 },
+    { scope: 'team', id: 'trading', market: 'aec-nfl-buf-kc-*', maxNetPosition: 10 },
+  ]);
+  const bot = { id: 'bot', team: 'trading' };
+
+  it('keys open notional by scope and market pattern, net position by scope and market (or the event prefix)', () => {
+    expect(limits.exposureCounts(bot, 'aec-nfl-buf-kc-2026').map((c) => [c.kind, c.key, c.max])).toEqual([
+      ['notional', 'notional:firm', 1_000_000_000],
+      ['position', 'position:firm@aec-nfl-buf-kc-2026', 500],
+      ['notional', 'notional:team:trading', 100_000_000],
+      ['position', 'position:team:trading@aec-nfl-buf-kc-*', 10],
+    ]);
+  });
+
+  it('reserves all or none, refuses growth past the net position and lets a reduction through, and moves fills out of the open quantity', async () => {
+    const store = new MemoryOpenOrderStore();
+    const position = { key: 'p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };
+    const notional = { key: 'n', max: 5_000_000, scope: 'team:trading', kind: 'notional' as const };
+    expect(await store.reserve([notional, position], 'a', { side: 'buy', qty: 2, micros: 1_000_000 })).toBeUndefined();
+    expect(await store.reserve([notional, position], 'b', { side: 'buy', qty: 1, micros: 500_000 })).toEqual({ count: position, observed: 11 });
+    // Nothing of the refused one was taken: the notional still holds $1.
+    expect(await store.reserve([notional], 'c', { side: 'buy', qty: 1, micros: 4_000_000 })).toBeUndefined();
+    expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
+    expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
+    expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
+    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x' });
+    await store.leaves('order-a', 1);
+    // One of a's two filled: the position read says 9 now, a's open quantity 1.
+    const filled = { ...position, position: 9 };
+    expect(await store.reserve([filled], 'g', { side: 'buy', qty: 0, micros: 0 })).toBeUndefined();
+    expect(await store.reserve([filled], 'h', { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: filled, observed: 11 });
+    await store.releaseOrder('order-a');
+    expect(await store.reserve([filled], 'i', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
+  });
+});

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { AccountCallerContext, OrderRequest } from '@lib/exchange';
+import type { BudgetedReply } from '@lib/ratelimit';
+import { z } from 'zod';
+
+import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { Exposure, type PositionReader } from './exposure.service.js';
+import { OpenOrders, type Reservation } from './open-orders.service.js';
+import { RiskGate } from './risk-gate.service.js';
+
+const InsertAnswerSchema = z.looseObject({ orderId: z.string() });
+const BatchAnswerSchema = z.looseObject({ responses: z.array(z.looseObject({ orderId: z.string().optional() })) });
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The order ids an insert (one) or a batch insert (one per child, in order) was answered with. */
+export function insertedIds(text: string, batch: boolean): (string | undefined)[] {
+  if (!batch) return [InsertAnswerSchema.safeParse(jsonOf(text)).data?.orderId];
+  return (BatchAnswerSchema.safeParse(jsonOf(text)).data?.responses ?? []).map((answer) => answer.orderId);
+}
+
+/**
+ * The counted step of an exchange insert (one order, or every child of a batch), run inside the order
+ * path's send once the idempotency key is claimed: reserves what the order counts against (open-order
+ * slots, open notional, same-side quantity against the net position; all children or none), sends, then binds each reservation to the order id the exchange answered or gives
+ * it back. The stateless checks ran before, in OrderRisk.
+ */
+@Injectable()
+export class OrderReservations {
+  constructor(
+    private readonly gate: RiskGate,
+    private readonly open: OpenOrders,
+    private readonly exposure: Exposure,
+  ) {}
+
+  async send(client: AuthenticatedClient, caller: AccountCallerContext, orders: readonly OrderRequest[], paths: readonly string[], batch: boolean, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
+    const reservations: (Reservation | undefined)[] = [];
+    try {
+      let read = this.exposure.reader(caller);
+      for (const [i, order] of orders.entries()) {
+        const counts = async (positions: PositionReader) => [...this.gate.limits.openOrderScopes(client, order.symbol), ...(await this.exposure.counts(client, order, positions))];
+        // After a refusal the counts are reconciled with the exchange: the positions are read again with them.
+        const again = () => counts((read = this.exposure.reader(caller)));
+        reservations.push(await this.open.reserve(await counts(read), caller.participant, paths[i], this.exposure.of(order), again));
+      }
+    } catch (error) {
+      // All or none: a child over the count gives back what its siblings took.
+      await Promise.all(reservations.map((reservation) => this.open.unsent(reservation)));
+      throw error;
+    }
+    let reply: BudgetedReply;
+    try {
+      reply = await send();
+    } catch (error) {
+      await Promise.all(reservations.map((reservation) => this.open.unsent(reservation, error)));
+      throw error;
+    }
+    const ids = insertedIds(reply.text, batch);
+    await Promise.all(reservations.map((reservation, i) => (ids[i] === undefined ? this.open.unsent(reservation) : this.open.bind(reservation, ids[i]))));
+    return reply;
+  }
+}

@@ -1,0 +1,47 @@
+import { limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
+
+const TRADER = ['write:orders' as const, 'read:orders' as const];
+
+/** The stateless risk checks run before the order path claims an Idempotency-Key or writes its journal. */
+describe('a risk refusal claims no idempotency key and writes no journal record', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startExchangeStack([{ id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT], retailAccounts: ['main'] }], {
+      gateway: (config) => ({ ...config, risk: { limits: [{ scope: 'team', id: 'trading', maxOrderQty: 10 }] } }),
+    });
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses over the limit with nothing journaled, and the same key then carries another order', async () => {
+    const sent = upstreamCalls(stack);
+    const refused = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 11, 20, { clordId: 'refused-before-journal' }), 'bot', { 'idempotency-key': 'k-refused-1' });
+    expect(await json(refused)).toMatchObject({ code: 'RISK_MAX_QUANTITY', limit: 10, observed: 11 });
+    expect(upstreamCalls(stack)).toBe(sent);
+    // Nothing of the refused call reached the journal: no timeline, no key record.
+    const timeline = await api(stack, 'bot')('/orders/timeline?clordId=refused-before-journal');
+    expect({ status: timeline.status, body: await json(timeline) }).toMatchObject({ status: 404 });
+    expect((await api(stack, 'bot')('/orders/key/k-refused-1')).status).toBe(404);
+    // The same key with another body is a new call, not a reuse (422 IDEMPOTENCY_KEY_REUSED).
+    const accepted = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 5, 20, { clordId: 'accepted-after-refusal' }), 'bot', { 'idempotency-key': 'k-refused-1' });
+    expect(accepted.status).toBe(200);
+    expect((await api(stack, 'bot')('/orders/key/k-refused-1')).status).toBe(200);
+  });
+
+  it('refuses a retail create and a batch child the same way', async () => {
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const retail = await post(stack, '/retail/v1/orders', { marketSlug: 'aec-nfl-buf-kc-2026-11-22', intent: 'ORDER_INTENT_BUY_LONG', type: 'ORDER_TYPE_LIMIT', price: { value: '0.20', currency: 'USD' }, quantity: 11 }, 'bot', { 'idempotency-key': 'k-refused-2' });
+    expect(retail.status).toBe(422);
+    expect((await api(stack, 'bot')('/orders/key/k-refused-2')).status).toBe(404);
+    const batch = await post(stack, '/exchange/v1/trading/orders/list', { requests: [limit('SIDE_BUY', 1, 20, { clordId: 'batch-ok' }), limit('SIDE_BUY', 11, 20, { clordId: 'batch-over' })] }, 'bot', { 'idempotency-key': 'k-refused-3' });
+    expect(await json(batch)).toMatchObject({ code: 'RISK_MAX_QUANTITY', order: 'body.requests.1' });
+    expect((await api(stack, 'bot')('/orders/key/k-refused-3')).status).toBe(404);
+    expect((await api(stack, 'bot')('/orders/timeline?clordId=batch-ok')).status).toBe(404);
+    // The journal's whole range holds no record of either call.
+    const to = new Date(Date.now() + 1_000).toISOString();
+    const exported = (await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text()).trim();
+    const keys = exported === '' ? [] : exported.split('\n').map((line) => (JSON.parse(line) as { data?: { idempotencyKey?: string } }).data?.idempotencyKey);
+    expect(keys.filter((key) => key === 'k-refused-2' || key === 'k-refused-3')).toEqual([]);
+  });
+});
