@@ -8,7 +8,7 @@ import { rateLimitHeaders } from '@lib/ratelimit';
 import { clientOf } from '../common/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
-import { CREATING_OPERATIONS, KEPT_WHEN_AMBIGUOUS, type OrderAnswer, type OrderCall, isCancel } from './order-call.js';
+import { FOUND_BY_TERMS, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { withoutSecrets } from './redact-secrets.js';
@@ -45,9 +45,9 @@ export class OrderSafety {
     if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);
-    const creating = CREATING_OPERATIONS.includes(call.operation);
+    const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
     const header = idempotencyKeyOf(call.request);
-    // An order-creating call always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
+    // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
     const held: HeldKey | undefined = header !== undefined ? { key: header, source: 'header' } : call.implicitKey !== undefined ? { key: call.implicitKey, source: 'clordId' } : creating ? { key: `gateway:${randomUUID()}`, source: 'gateway' } : undefined;
     const fingerprint = createHash('sha256').update(canonicalJson({ operation: call.operation, account: call.account, body: call.body })).digest('hex');
     const base: JournalEntry = { kind: 'received', clientId: client.id, team: call.team, clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined, orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined };
@@ -56,7 +56,8 @@ export class OrderSafety {
     if (held) {
       let existing: IdempotencyRecord | null = null;
       try {
-        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team });
+        const request = FOUND_BY_TERMS.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
+        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
         claimed = existing === null;
       } catch (error) {
         if (!cancel) throw new JournalUnavailableError(error);
@@ -104,11 +105,10 @@ export class OrderSafety {
         await this.quietly(this.store.keys.markUnknown(clientId, held.key, reason));
         await this.record({ ...base, kind: 'unknown', data: { requestId: call.request.id, code: error.code, reason } });
         this.unknown.wake();
-        return pendingAnswer(call.clordIds);
+        return pendingAnswer(call.clordIds, held.key);
       }
       const problem = JSON.stringify(problemOf(error, call.request.id));
-      const kept = outcome === 'answered' || (outcome === 'ambiguous' && KEPT_WHEN_AMBIGUOUS.includes(call.operation));
-      if (kept && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
+      if (outcome === 'answered' && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
       else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
       await this.record({ ...base, kind: outcome === 'not-sent' ? 'refused' : 'answer', data: { requestId: call.request.id, code: error.code, outcome } });
       throw error;
@@ -126,7 +126,7 @@ export class OrderSafety {
     const stale = Date.now() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
     await this.record({ ...base, kind: 'replayed', clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined, data: { requestId: call.request.id, state: existing.state } });
-    return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, true);
+    return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, held.key, true);
   }
 
   /** Records after the send never fail the call: the answer stands; the gap is logged (and the chain stays whole). */
@@ -151,10 +151,12 @@ function parsed(text: string): unknown {
   }
 }
 
-/** The order id of an insert's answer (`{orderId}`), for the journal's index. */
+/** The order id of an insert's answer (`{orderId}`, a retail create's `{id}`), for the journal's index. */
 function orderIdOf(text: string): string | undefined {
-  const body = parsed(text) as { orderId?: unknown } | null;
-  return body !== null && typeof body === 'object' && typeof body.orderId === 'string' ? body.orderId : undefined;
+  const body = parsed(text) as { orderId?: unknown; id?: unknown } | null;
+  if (body === null || typeof body !== 'object') return undefined;
+  const id = body.orderId ?? body.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function httpStatusOfProblem(problem: string): number {

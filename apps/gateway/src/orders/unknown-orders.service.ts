@@ -5,8 +5,12 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { ExchangeReports } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
-import { CREATING_OPERATIONS } from './order-call.js';
+import { CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
+import { RetailOrderFinder } from './retail-order-finder.js';
+
+/** UNKNOWN calls with no resolver (replace, retail modify and close-position): kept PENDING under their key, never guessed. */
+const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPERATIONS.includes(operation) && !FOUND_BY_TERMS.includes(operation));
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
@@ -41,6 +45,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly reports: ExchangeReports,
     private readonly sightings: OrderSightings,
+    private readonly retail: RetailOrderFinder,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
@@ -89,7 +94,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   /** True when the record was settled (or found settled) from the stream; else it is awaited there. */
   private async settleFromStream(record: IdempotencyRecord): Promise<boolean> {
     const participant = record.participant;
-    if (!participant) return false;
+    if (!participant || record.clordIds.length === 0) return false;
     const orders = record.clordIds.map((clordId) => this.sightings.find(participant, clordId));
     if (!orders.every((order): order is FoundOrder => order !== undefined)) {
       for (const clordId of record.clordIds) this.awaiting.add(awaitingKey(participant, clordId));
@@ -127,6 +132,22 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     for (const records of groups.values()) await this.resolveGroup(records);
+    await this.resolveRetail();
+    // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
+    for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs)) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+  }
+
+  /** Retail creates: found by their terms in the account's open orders (RetailOrderFinder), else left PENDING. */
+  private async resolveRetail(): Promise<void> {
+    const pending = await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs);
+    if (pending.length === 0) return;
+    for (const record of pending) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    for (const [record, finding] of await this.retail.find(pending)) {
+      if (finding.found === undefined) continue;
+      const order = finding.found;
+      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify({ id: order.id })))) continue;
+      await this.store.journal.append({ kind: 'resolved', orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via: 'retail open orders', idempotencyKey: record.key } });
+    }
   }
 
   private async resolveGroup(all: IdempotencyRecord[]): Promise<void> {

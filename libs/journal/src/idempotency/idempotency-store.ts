@@ -12,6 +12,8 @@ export interface IdempotencyClaim {
   clordIds: readonly string[];
   participant?: string;
   team: string;
+  /** The request (secrets removed), kept for the calls whose UNKNOWN outcome is found by its terms (retail). */
+  request?: unknown;
 }
 
 export interface IdempotencyRecord extends IdempotencyClaim {
@@ -34,6 +36,7 @@ interface Row {
   team: string;
   status: number | null;
   body: string | null;
+  request: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -53,13 +56,13 @@ export class IdempotencyStore {
   async claim(claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
     const s = this.schema;
     const inserted = await this.db.query<Row>(
-      `INSERT INTO ${s}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, created_at, updated_at, expires_at)
-       VALUES ($1, $2, $3, 'in_flight', $4, $5, $6, $7, now(), now(), now() + make_interval(secs => $8))
+      `INSERT INTO ${s}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $3, 'in_flight', $4, $5, $6, $7, $9, now(), now(), now() + make_interval(secs => $8))
        ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
-         participant = EXCLUDED.participant, team = EXCLUDED.team, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
        WHERE i.expires_at < now()
        RETURNING client_id`,
-      [claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, this.ttlMs / 1000],
+      [claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, this.ttlMs / 1000, claim.request === undefined ? null : JSON.stringify(claim.request)],
     );
     if (inserted.length > 0) return null;
     const existing = await this.get(claim.clientId, claim.key);
@@ -131,6 +134,7 @@ function toRecord(row: Row): IdempotencyRecord {
     clordIds: JSON.parse(row.clord_ids) as string[],
     participant: row.participant ?? undefined,
     team: row.team,
+    ...(row.request === null || row.request === undefined ? {} : { request: JSON.parse(row.request) as unknown }),
     status: row.status,
     body: row.body,
     createdAt: new Date(row.created_at),

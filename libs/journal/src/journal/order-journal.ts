@@ -108,6 +108,13 @@ export class OrderJournal {
     return rows.map(toRecord);
   }
 
+  /** Which of these order ids the journal already names (an answer, a resolution or a stream event). */
+  async knownOrderIds(orderIds: readonly string[]): Promise<Set<string>> {
+    if (orderIds.length === 0) return new Set();
+    const rows = await this.db.query<{ order_id: string }>(`SELECT DISTINCT order_id FROM ${this.schema}.order_events WHERE order_id = ANY($1)`, [[...orderIds]]);
+    return new Set(rows.map((row) => row.order_id));
+  }
+
   /** Records with `from <= at < to`, after `afterSeq`, at most `limit` (an export reads on in pages). */
   async range(from: Date, to: Date, afterSeq = 0, limit = PAGE): Promise<JournalRecord[]> {
     const rows = await this.db.query<EventRow>(`SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE at >= $1 AND at < $2 AND seq > $3 ORDER BY seq LIMIT $4`, [from.toISOString(), to.toISOString(), afterSeq, limit]);

@@ -1,0 +1,50 @@
+import { post, startExchangeStack } from './support/exchange-stack.js';
+import { type Stack, eventually, json, testJournal } from './support/stack.js';
+
+// Issue 27 item 2 beyond exchange inserts: a retail create whose answer is lost (the upstream runs it
+// after the gateway gave up waiting) is UNKNOWN: 202 PENDING, never resent, found afterwards in the
+// account's open orders by its terms and readable at the lookup route by its Idempotency-Key.
+
+const RETAIL_TIMEOUT_MS = 1_000;
+
+describe('UNKNOWN outcomes of retail order calls', () => {
+  let stack: Stack;
+  const get = (path: string) => fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+
+  beforeAll(async () => {
+    stack = await startExchangeStack([], {
+      gateway: (config) => ({ ...config, retail: { requestTimeoutMs: RETAIL_TIMEOUT_MS }, journal: { ...(config.journal ?? testJournal()), resolveSearchesPerMinute: 12 } }),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('answers a retail create whose answer was lost 202, then resolves it from the open orders, without sending it again', async () => {
+    const { state } = stack.sandbox;
+    const order = { marketSlug: 'aec-nfl-gb-chi-2026-11-22', intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.17', currency: 'USD' }, quantity: 3 };
+    const headers = { 'idempotency-key': 'retail-lost-1' };
+    // The upstream runs the create, but only after the gateway stopped waiting for it.
+    state.retail.faults.delayMs = RETAIL_TIMEOUT_MS + 1_000;
+    const res = await post(stack, '/retail/v1/orders', order, 'all', headers);
+    state.retail.faults.delayMs = 0;
+    expect(res.status).toBe(202);
+    expect(res.headers.get('location')).toBe('/orders/key/retail-lost-1');
+    expect(await json(res)).toMatchObject({ state: 'PENDING', idempotencyKey: 'retail-lost-1' });
+
+    const lookup = await eventually(async () => json(await get('/orders/key/retail-lost-1')), (body) => body.state === 'DONE', 40_000, 250);
+    expect(lookup).toMatchObject({ key: 'retail-lost-1', operation: 'retail.create', state: 'DONE', status: 200, answer: { id: expect.any(String) } });
+    const { id } = lookup.answer as { id: string };
+    const [placed] = state.engine.searchOrders({ orderId: id }).order;
+    expect(placed).toMatchObject({ id, symbol: order.marketSlug, orderQty: 3 });
+    // Sent once: the client's retry with the same key replays the found order.
+    const again = await post(stack, '/retail/v1/orders', order, 'all', headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(again)).toEqual({ id });
+    expect(state.counter('retail.route.createOrder')).toBe(1);
+
+    const timeline = await json(await get(`/orders/timeline?orderId=${id}`));
+    expect((timeline.records as { kind: string; data: { via?: string } }[]).find((record) => record.kind === 'resolved')?.data.via).toBe('retail open orders');
+  }, 90_000);
+});
