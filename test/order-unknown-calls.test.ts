@@ -1,5 +1,5 @@
-import { post, startExchangeStack } from './support/exchange-stack.js';
-import { type Stack, eventually, json, testJournal } from './support/stack.js';
+import { limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
 
 // Issue 27 item 2 beyond exchange inserts: a retail create whose answer is lost (the upstream runs it
 // after the gateway gave up waiting) is UNKNOWN: 202 PENDING, never resent, found afterwards in the
@@ -47,4 +47,21 @@ describe('UNKNOWN outcomes of retail order calls', () => {
     const timeline = await json(await get(`/orders/timeline?orderId=${id}`));
     expect((timeline.records as { kind: string; data: { via?: string } }[]).find((record) => record.kind === 'resolved')?.data.via).toBe('retail open orders');
   }, 90_000);
+
+  it('resolves an insert whose answer was lost from the order stream it holds for it, with no client subscribed and no order search', async () => {
+    const { state } = stack.sandbox;
+    const searchesBefore = state.counter('exchange.calls.searchOrders');
+    state.setFaults({ exchangeAnswerFaults: { insertOrder: { every: 1, drop: 1, hold: 0, holdMs: 0 } } });
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 13, { clordId: 'held-stream-1' }));
+    state.setFaults({ exchangeAnswerFaults: {} });
+    expect(res.status).toBe(202);
+
+    const lookup = await eventually(async () => json(await get('/orders/clord/held-stream-1')), (body) => body.state === 'DONE', 30_000, 200);
+    const [order] = state.engine.searchOrders({ accounts: [PARTICIPANT] }).order.filter((o: { clordId: string }) => o.clordId === 'held-stream-1');
+    expect(lookup).toMatchObject({ state: 'DONE', status: 200, answer: { orderId: order!.id } });
+    const timeline = await eventually(async () => json(await get('/orders/timeline?clordId=held-stream-1')), (body) => (body.records as { kind: string }[]).some((r) => r.kind === 'resolved'), 10_000, 100);
+    expect((timeline.records as { kind: string; data: { via?: string } }[]).find((record) => record.kind === 'resolved')!.data.via).toBe('order stream');
+    expect(state.counter('exchange.calls.searchOrders')).toBe(searchesBefore);
+    expect(state.counter('exchange.calls.insertOrder')).toBe(1);
+  }, 60_000);
 });

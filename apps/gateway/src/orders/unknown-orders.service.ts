@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { ExchangeReports } from '@lib/exchange';
+import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import { CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
@@ -15,6 +15,8 @@ const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPER
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
 const PAGE_SIZE = 500;
+/** A new UNKNOWN insert waits this long for the order stream (opened for it, snapshot first) before an order search is spent on it. */
+const STREAM_GRACE_MS = 5_000;
 const MAX_PAGES = 10;
 
 /**
@@ -39,6 +41,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private readonly awaiting = new Set<string>();
   private streamPass: Promise<void> | undefined;
   private streamPassAgain = false;
+  private readonly orderStream: GatewayConfig['journal']['orderStream'];
+  /** Releases this instance's hold on the exchange order stream (OrderUpdates.hold), while it has one. */
+  private releaseStream: (() => void) | undefined;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -46,13 +51,16 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     private readonly reports: ExchangeReports,
     private readonly sightings: OrderSightings,
     private readonly retail: RetailOrderFinder,
+    private readonly orderUpdates: OrderUpdates,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
+    this.orderStream = config.journal.enabled ? config.journal.orderStream : 'never';
   }
 
   /** After a restart, the orders left UNKNOWN or in flight are read back from the database and resolved. */
   onApplicationBootstrap(): void {
+    if (this.orderStream === 'always') this.releaseStream = this.orderUpdates.hold();
     this.schedule(0);
   }
 
@@ -60,6 +68,20 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     this.stopped = true;
     clearTimeout(this.timer);
     await Promise.all([this.running, this.streamPass]);
+    this.releaseStream?.();
+  }
+
+  /**
+   * `while-unknown`: the order stream is held while an UNKNOWN insert awaits it, so that it is resolved
+   * from the stream (its opening snapshot or a live execution) with no client subscribed and no search.
+   */
+  private holdStream(needed: boolean): void {
+    if (this.orderStream !== 'while-unknown' || this.stopped) return;
+    if (needed && !this.releaseStream) this.releaseStream = this.orderUpdates.hold();
+    else if (!needed && this.releaseStream) {
+      this.releaseStream();
+      this.releaseStream = undefined;
+    }
   }
 
   /** A new UNKNOWN order: settled from the stream now when it was seen there, else searched as soon as the search budget slice allows. */
@@ -84,7 +106,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       do {
         this.streamPassAgain = false;
         const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
-        for (const record of pending) await this.settleFromStream(record);
+        let left = 0;
+        for (const record of pending) if (!(await this.settleFromStream(record))) left++;
+        this.holdStream(left > 0);
       } while (this.streamPassAgain && !this.stopped);
     })()
       .catch((error: Error) => this.logger.warn(`resolving unknown orders from the order stream failed: ${error.message}`))
@@ -132,6 +156,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     for (const records of groups.values()) await this.resolveGroup(records);
+    this.fromStream();
     await this.resolveRetail();
     // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
     for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs)) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
@@ -152,7 +177,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
 
   private async resolveGroup(all: IdempotencyRecord[]): Promise<void> {
     const records: IdempotencyRecord[] = [];
-    for (const record of all) if (!(await this.settleFromStream(record))) records.push(record);
+    // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
+    const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
+    for (const record of all) if (!(await this.settleFromStream(record)) && Date.now() - record.updatedAt.getTime() >= grace) records.push(record);
     const [first] = records;
     if (!first?.participant) return;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;

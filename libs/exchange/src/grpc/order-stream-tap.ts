@@ -1,8 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import type { OrdersUpdate } from './order-updates.messages.js';
+import type { OrdersSnapshot, OrdersUpdate } from './order-updates.messages.js';
 
 export type OrderStreamListener = (update: OrdersUpdate) => void;
+/** The open orders each (re)opened order stream starts with. */
+export type OrderSnapshotListener = (orders: OrdersSnapshot['orders']) => void;
 
 /**
  * The server side's view of the exchange order stream: every execution (and cancel reject) the
@@ -13,6 +15,7 @@ export type OrderStreamListener = (update: OrdersUpdate) => void;
 export class OrderStreamTap {
   private readonly logger = new Logger(OrderStreamTap.name);
   private readonly listeners = new Set<OrderStreamListener>();
+  private readonly snapshotListeners = new Set<OrderSnapshotListener>();
 
   /** Returns the function that stops listening. */
   listen(listener: OrderStreamListener): () => void {
@@ -20,13 +23,25 @@ export class OrderStreamTap {
     return () => this.listeners.delete(listener);
   }
 
+  /** The open orders each stream starts with (an order placed before the stream opened shows here, not as an execution). */
+  listenSnapshot(listener: OrderSnapshotListener): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
   emit(update: OrdersUpdate): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(update);
-      } catch (error) {
-        this.logger.error(`an order stream listener failed: ${(error as Error).message}`);
-      }
+    for (const listener of this.listeners) this.safely(() => listener(update));
+  }
+
+  emitSnapshot(orders: OrdersSnapshot['orders']): void {
+    for (const listener of this.snapshotListeners) this.safely(() => listener(orders));
+  }
+
+  private safely(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.logger.error(`an order stream listener failed: ${(error as Error).message}`);
     }
   }
 }
