@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
-import { rateLimitHeaders } from '@lib/ratelimit';
+import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
 
 import { clientOf } from '../common/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
@@ -31,6 +31,8 @@ export class OrderSafety {
   private readonly logger = new Logger('OrderSafety');
   private readonly staleMs: number;
   private readonly enabled: boolean;
+  /** Each client's API key id (a prefix of the key's SHA-256 from the config, never the key), by client id. */
+  private readonly keyIds: ReadonlyMap<string, string>;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -39,6 +41,7 @@ export class OrderSafety {
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
+    this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
   async run(call: OrderCall): Promise<OrderAnswer> {
@@ -72,6 +75,7 @@ export class OrderSafety {
         data: {
           operation: call.operation,
           requestId: call.request.id,
+          keyId: this.keyIds.get(client.id),
           address: call.request.ip,
           account: call.account,
           clordIds: call.clordIds,
@@ -91,8 +95,12 @@ export class OrderSafety {
 
   private async send(call: OrderCall, held: HeldKey | undefined, base: JournalEntry, creating: boolean): Promise<OrderAnswer> {
     const clientId = base.clientId!;
+    // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
+    const sent = (send: UpstreamSend) => {
+      if (send.budgetClass !== 'read') void this.record({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } });
+    };
     try {
-      const reply = await call.send();
+      const reply = await onUpstreamSend(sent, call.send);
       const text = reply.text === '' ? '{}' : reply.text;
       if (held) await this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text));
       await this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } });
@@ -158,6 +166,9 @@ function orderIdOf(text: string): string | undefined {
   const id = body.orderId ?? body.id;
   return typeof id === 'string' ? id : undefined;
 }
+
+/** `sha256:` and the first 12 hex digits of the key's digest: names the key (a rotation changes it), reveals nothing of it. */
+const keyIdOf = (keyHash: string): string => keyHash.slice(0, 'sha256:'.length + 12);
 
 function httpStatusOfProblem(problem: string): number {
   return (JSON.parse(problem) as { status: number }).status;

@@ -7,7 +7,7 @@ import { PARTICIPANT, type Stack, eventually, json, testJournal } from './suppor
 
 const RETAIL_TIMEOUT_MS = 1_000;
 
-describe('UNKNOWN outcomes of retail order calls', () => {
+describe('order outcomes: UNKNOWN calls resolved beyond exchange inserts, the stream held for it, the sent record', () => {
   let stack: Stack;
   const get = (path: string) => fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
 
@@ -64,4 +64,19 @@ describe('UNKNOWN outcomes of retail order calls', () => {
     expect(state.counter('exchange.calls.searchOrders')).toBe(searchesBefore);
     expect(state.counter('exchange.calls.insertOrder')).toBe(1);
   }, 60_000);
+
+  it("records received, sent, answer in that order, under the API key's id, never the key", async () => {
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 14, { clordId: 'sent-1' }));
+    expect(res.status).toBe(200);
+    const { orderId } = await json(res);
+    const timeline = await eventually(async () => json(await get('/orders/timeline?clordId=sent-1')), (body) => (body.records as { kind: string }[]).some((r) => r.kind === 'answer'), 10_000, 100);
+    const records = timeline.records as { kind: string; clientId?: string; orderId?: string; data: { keyId?: string; path?: string; attempt?: number } }[];
+    expect(records.map((r) => r.kind).filter((kind) => kind !== 'stream')).toEqual(['received', 'sent', 'answer']);
+    expect(records.find((r) => r.kind === 'sent')!.data).toMatchObject({ path: '/v1/trading/orders', attempt: 1 });
+    expect(records.find((r) => r.kind === 'answer')!.orderId).toBe(orderId);
+    const { keyId } = records[0]!.data;
+    expect(keyId).toMatch(/^sha256:[0-9a-f]{12}$/);
+    expect(keyId).not.toBe(records[0]!.clientId);
+    expect(JSON.stringify(records)).not.toContain(stack.keys.all);
+  }, 30_000);
 });
