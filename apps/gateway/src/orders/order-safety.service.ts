@@ -55,22 +55,9 @@ export class OrderSafety {
     const fingerprint = createHash('sha256').update(canonicalJson({ operation: call.operation, account: call.account, body: call.body })).digest('hex');
     const base: JournalEntry = { kind: 'received', clientId: client.id, team: call.team, clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined, orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined };
 
-    let claimed = false;
-    if (held) {
-      let existing: IdempotencyRecord | null = null;
-      try {
-        const request = FOUND_BY_TERMS.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
-        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
-        claimed = existing === null;
-      } catch (error) {
-        if (!cancel) throw new JournalUnavailableError(error);
-        this.logger.warn(`cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`);
-      }
-      if (existing) return this.replay(call, held, fingerprint, existing, base);
-    }
-
-    try {
-      await this.store.journal.append({
+    // The intent's record and the key's claim go to the database together (one wait, not two); neither fails the other.
+    const journaled = this.store.journal
+      .append({
         ...base,
         data: {
           operation: call.operation,
@@ -82,13 +69,40 @@ export class OrderSafety {
           idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
           body: withoutSecrets(call.body),
         },
-      });
-    } catch (error) {
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('journal write failed'),
+      );
+
+    let claimed = false;
+    if (held) {
+      let existing: IdempotencyRecord | null = null;
+      try {
+        const request = FOUND_BY_TERMS.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
+        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
+        claimed = existing === null;
+      } catch (error) {
+        if (!cancel) {
+          await journaled;
+          throw new JournalUnavailableError(error);
+        }
+        this.logger.warn(`cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`);
+      }
+      if (existing) {
+        await journaled;
+        return this.replay(call, held, fingerprint, existing, base);
+      }
+    }
+
+    // Written ahead: nothing is sent before the intent's record is committed.
+    const journalError = await journaled;
+    if (journalError !== undefined) {
       if (!cancel) {
         if (claimed && held) await this.store.keys.release(client.id, held.key).catch(() => undefined);
-        throw new JournalUnavailableError(error);
+        throw new JournalUnavailableError(journalError);
       }
-      this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(error as Error).message}`);
+      this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
     }
     return this.send(call, claimed ? held : undefined, base, creating);
   }
@@ -102,8 +116,10 @@ export class OrderSafety {
     try {
       const reply = await onUpstreamSend(sent, call.send);
       const text = reply.text === '' ? '{}' : reply.text;
-      if (held) await this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text));
-      await this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } });
+      await Promise.all([
+        held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
+        this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } }),
+      ]);
       return { status: reply.status, text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
     } catch (thrown) {
       const error = toDomainError(thrown);
