@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { type CancelRejectMessage, type ExecutionMessage, type OrderMessage, OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
-import { OrderSightings } from './order-sightings.js';
+import { OrderSightings, type SightedOrder } from './order-sightings.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The execution fields a journal record keeps (the rest of the message is the exchange's detail). */
@@ -32,6 +32,10 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     this.stops.push(
       this.tap.listen((update) => this.received(update)),
       this.tap.listenSnapshot((orders) => this.snapshot(orders)),
+      // The drop copy's executions only sight orders: the order stream journals the same executions.
+      this.tap.listenDropCopy((executions) => {
+        for (const execution of executions) if (execution.order) this.sight(execution.order, 'drop copy');
+      }),
     );
   }
 
@@ -44,10 +48,10 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     for (const order of orders) this.sight(order);
   }
 
-  private sight(order: OrderMessage): void {
+  private sight(order: OrderMessage, source: SightedOrder['source'] = 'order stream'): void {
     const clordId = nonEmpty(order.clordId);
     if (!clordId) return;
-    this.sightings.saw(order.account, { id: order.id, clordId, state: order.state });
+    this.sightings.saw(order.account, { id: order.id, clordId, state: order.state, source });
     this.unknown.sighted(order.account, clordId);
   }
 

@@ -126,7 +126,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     }
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(participant, clordId));
     if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    await this.settle(record, orders, 'order stream');
+    await this.settle(record, orders, orders.every((order) => order.source === 'drop copy') ? 'drop copy' : 'order stream');
     return true;
   }
 
@@ -205,7 +205,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return found;
   }
 
-  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'order search'): Promise<void> {
+  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'drop copy' | 'order search'): Promise<void> {
     for (const order of orders) this.awaiting.delete(awaitingKey(record.participant ?? '', order.clordId));
     const answer = record.operation === 'exchange.insert' ? { orderId: orders[0]!.id } : { responses: orders.map((order) => ({ orderId: order.id })) };
     if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;

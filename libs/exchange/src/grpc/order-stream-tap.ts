@@ -1,10 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import type { OrdersSnapshot, OrdersUpdate } from './order-updates.messages.js';
+import type { ExecutionMessage, OrdersSnapshot, OrdersUpdate } from './order-updates.messages.js';
 
 export type OrderStreamListener = (update: OrdersUpdate) => void;
 /** The open orders each (re)opened order stream starts with. */
 export type OrderSnapshotListener = (orders: OrdersSnapshot['orders']) => void;
+/** A batch of the firm's drop copy (new executions only, deduplicated), while this instance holds it. */
+export type DropCopyListener = (executions: readonly ExecutionMessage[]) => void;
 
 /**
  * The server side's view of the exchange order stream: every execution (and cancel reject) the
@@ -16,6 +18,7 @@ export class OrderStreamTap {
   private readonly logger = new Logger(OrderStreamTap.name);
   private readonly listeners = new Set<OrderStreamListener>();
   private readonly snapshotListeners = new Set<OrderSnapshotListener>();
+  private readonly dropCopyListeners = new Set<DropCopyListener>();
 
   /** Returns the function that stops listening. */
   listen(listener: OrderStreamListener): () => void {
@@ -27,6 +30,16 @@ export class OrderStreamTap {
   listenSnapshot(listener: OrderSnapshotListener): () => void {
     this.snapshotListeners.add(listener);
     return () => this.snapshotListeners.delete(listener);
+  }
+
+  /** The firm's drop copy, while this instance holds it (the firm has one: it is never opened for this). */
+  listenDropCopy(listener: DropCopyListener): () => void {
+    this.dropCopyListeners.add(listener);
+    return () => this.dropCopyListeners.delete(listener);
+  }
+
+  emitDropCopy(executions: readonly ExecutionMessage[]): void {
+    for (const listener of this.dropCopyListeners) this.safely(() => listener(executions));
   }
 
   emit(update: OrdersUpdate): void {
