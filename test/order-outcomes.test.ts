@@ -1,5 +1,6 @@
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+import { WsTestClient } from './support/ws-client.js';
 
 // Issue 27 item 2 beyond exchange inserts: a retail create whose answer is lost (the upstream runs it
 // after the gateway gave up waiting) is UNKNOWN: 202 PENDING, never resent, found afterwards in the
@@ -79,4 +80,37 @@ describe('order outcomes: UNKNOWN calls resolved beyond exchange inserts, the st
     expect(keyId).not.toBe(records[0]!.clientId);
     expect(JSON.stringify(records)).not.toContain(stack.keys.all);
   }, 30_000);
+});
+
+describe('order outcomes: the drop copy sights an UNKNOWN insert while the instance holds it', () => {
+  let stack: Stack;
+  let client: WsTestClient | undefined;
+  const get = (path: string) => fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+
+  beforeAll(async () => {
+    // The order stream is never held for resolving here, and one search a minute at most: an outcome found within the wait came from the drop copy.
+    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal: { ...(config.journal ?? testJournal()), orderStream: 'never', resolveSearchesPerMinute: 1 } }) });
+    client = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    client.send({ type: 'subscribe', id: 'd', topics: ['exchange.dropcopy'] });
+    await client.next((f) => f.type === 'ack', 10_000);
+  }, 60_000);
+  afterAll(async () => {
+    client?.close();
+    await stack?.close();
+  });
+
+  it('resolves an insert whose answer was lost from the drop copy, spending no order search', async () => {
+    const { state } = stack.sandbox;
+    const searchesBefore = state.counter('exchange.calls.searchOrders');
+    state.setFaults({ exchangeAnswerFaults: { insertOrder: { every: 1, drop: 1, hold: 0, holdMs: 0 } } });
+    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 15, { clordId: 'dropcopy-lost-1' }));
+    state.setFaults({ exchangeAnswerFaults: {} });
+    expect(res.status).toBe(202);
+    const lookup = await eventually(async () => json(await get('/orders/clord/dropcopy-lost-1')), (body) => body.state === 'DONE', 30_000, 200);
+    const [order] = state.engine.searchOrders({ accounts: [PARTICIPANT] }).order.filter((o: { clordId: string }) => o.clordId === 'dropcopy-lost-1');
+    expect(lookup).toMatchObject({ state: 'DONE', status: 200, answer: { orderId: order!.id } });
+    const timeline = await eventually(async () => json(await get('/orders/timeline?clordId=dropcopy-lost-1')), (body) => (body.records as { kind: string }[]).some((r) => r.kind === 'resolved'), 10_000, 100);
+    expect((timeline.records as { kind: string; data: { via?: string } }[]).find((record) => record.kind === 'resolved')!.data.via).toBe('drop copy');
+    expect(state.counter('exchange.calls.searchOrders')).toBe(searchesBefore);
+  }, 60_000);
 });
