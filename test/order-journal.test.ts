@@ -72,9 +72,10 @@ describe('order journal and idempotency keys', () => {
     const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 23, { clordId: 'timeline-1' }), 'all', { 'idempotency-key': 'k-timeline-1' });
     const { orderId } = await json(res);
     const byClord = await json(await api(stack)('/orders/timeline?clordId=timeline-1'));
-    expect(byClord.records.map((r: { kind: string }) => r.kind)).toEqual(['received', 'answer']);
+    expect(byClord.records.map((r: { kind: string }) => r.kind)).toEqual(['received', 'sent', 'answer']);
     expect(byClord.records[0]).toMatchObject({ clordId: 'timeline-1', clientId: 'all', team: 'platform', data: { idempotencyKey: 'k-timeline-1', operation: 'exchange.insert', body: { clordId: 'timeline-1' } } });
-    expect(byClord.records[1]).toMatchObject({ orderId, data: { status: 200 } });
+    expect(byClord.records[1]).toMatchObject({ clordId: 'timeline-1', data: { path: '/v1/trading/orders', attempt: 1 } });
+    expect(byClord.records[2]).toMatchObject({ orderId, data: { status: 200 } });
     const byOrder = await json(await api(stack)(`/orders/timeline?orderId=${orderId}`));
     expect(byOrder.records).toEqual(byClord.records);
     // No secret reaches the journal: the client's API key is in no record.
@@ -83,11 +84,11 @@ describe('order journal and idempotency keys', () => {
     const cancel = await post(stack, '/exchange/v1/trading/orders/cancel', { orderId });
     expect(cancel.status).toBe(200);
     const afterCancel = await json(await api(stack)(`/orders/timeline?orderId=${orderId}`));
-    expect(afterCancel.records.map((r: { kind: string }) => r.kind)).toEqual(['received', 'answer', 'received', 'answer']);
+    expect(afterCancel.records.map((r: { kind: string }) => r.kind)).toEqual(['received', 'sent', 'answer', 'received', 'sent', 'answer']);
 
     const to = new Date(Date.now() + 1_000).toISOString();
     const lines = (await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text()).trim().split('\n').map((line) => JSON.parse(line));
-    expect(lines.filter((r) => r.clordId === 'timeline-1' || r.orderId === orderId).length).toBe(4);
+    expect(lines.filter((r) => r.clordId === 'timeline-1' || r.orderId === orderId).length).toBe(6);
     const csv = await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}&format=csv`)).text();
     expect(csv.split('\n')[0]).toBe('seq,at,kind,clordId,orderId,clientId,team,data,hash');
     expect(csv).toContain('timeline-1');

@@ -9,8 +9,8 @@ export {
 } from './grpc/market-data-streams.service.js';
 export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.metrics.js';
 export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
-export { type OrderStreamListener, OrderStreamTap } from './grpc/order-stream-tap.js';
-export type { CancelRejectMessage, ExecutionMessage, OrdersUpdate } from './grpc/order-updates.messages.js';
+export { type OrderSnapshotListener, type OrderStreamListener, OrderStreamTap } from './grpc/order-stream-tap.js';
+export type { CancelRejectMessage, ExecutionMessage, OrderMessage, OrdersSnapshot, OrdersUpdate } from './grpc/order-updates.messages.js';
 export { type ExchangeTopicSources, registerExchangeTopics } from './grpc/exchange-topics.js';
 export { EXCHANGE_INSTRUMENT_STATE_TOPIC, InstrumentStateFeed } from './grpc/instrument-state.feed.js';
 export { EXCHANGE_POSITIONS_PREFIX, PositionChanges } from './grpc/position-changes.service.js';

@@ -13,3 +13,4 @@ export { BudgetWaitTooLongError } from './waiting/budget-wait.error.js';
 export { BudgetGate, type BudgetedReply } from './gate/budget-gate.js';
 export { UpstreamCalls, type UpstreamTry } from './upstream-call/upstream-calls.service.js';
 export type { UpstreamCall, UpstreamCredentials } from './upstream-call/upstream-call.js';
+export { type SendHook, type UpstreamSend, announceSend, onUpstreamSend } from './upstream-call/send-hook.js';

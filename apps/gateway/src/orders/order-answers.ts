@@ -10,21 +10,29 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Where the client reads an order's resolved outcome. */
 export const lookupPath = (clordId: string): string => `/orders/clord/${encodeURIComponent(clordId)}`;
 
+/** Where the client reads the outcome of a call without clordId (retail, replace), by its Idempotency-Key. */
+export const keyLookupPath = (key: string): string => `/orders/key/${encodeURIComponent(key)}`;
+
 /**
  * The 202 of an order whose outcome is UNKNOWN (sent, answer lost): never a guess, never resent; the
  * gateway resolves it and the same request with the same key, or the lookup route, reads the outcome.
  */
-export function pendingAnswer(clordIds: readonly string[], replayed = false): OrderAnswer {
+export function pendingAnswer(clordIds: readonly string[], key: string, replayed = false): OrderAnswer {
   const [first] = clordIds;
   const body = {
     state: 'PENDING',
-    ...(clordIds.length === 1 ? { clordId: first } : { clordIds }),
-    detail: 'The order was sent and its answer was lost (timeout, reset or upstream error). Its outcome is being resolved from the exchange by clordId: repeat the same request with the same Idempotency-Key, or read the lookup route. It will not be sent again.',
+    ...(clordIds.length === 0 ? {} : clordIds.length === 1 ? { clordId: first } : { clordIds }),
+    idempotencyKey: key,
+    detail:
+      clordIds.length > 0
+        ? 'The order was sent and its answer was lost (timeout, reset or upstream error). Its outcome is being resolved from the exchange by clordId: repeat the same request with the same Idempotency-Key, or read the lookup route. It will not be sent again.'
+        : 'The call was sent and its answer was lost (timeout, reset or upstream error). Its outcome is being resolved from the upstream where it can be (else it stays PENDING: check the order list): repeat the same request with the same Idempotency-Key, or read the lookup route. It will not be sent again.',
   };
+  const location = first ? lookupPath(first) : keyLookupPath(key);
   return {
     status: 202,
     text: JSON.stringify(body),
-    headers: { 'content-type': JSON_CONTENT_TYPE, 'Retry-After': '1', ...(first ? { location: lookupPath(first) } : {}), ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}) },
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'Retry-After': '1', location, ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}) },
   };
 }
 

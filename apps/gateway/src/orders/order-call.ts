@@ -13,14 +13,18 @@ export type OrderOperation =
   | 'retail.cancelAll'
   | 'retail.closePosition';
 
-/** Operations that create orders: an ambiguous outcome of one is UNKNOWN and resolved, never resent. */
+/** Exchange inserts: they carry clordIds, so an UNKNOWN one is resolved from the order stream or an order search by clordId. */
 export const CREATING_OPERATIONS: readonly OrderOperation[] = ['exchange.insert', 'exchange.batchInsert'];
 
 /**
- * Operations with no resolver yet whose ambiguous outcome is kept under their key: a retry with the key
- * replays the "may have been processed" problem instead of sending again. Cancels are freed instead.
+ * Every call that creates or changes an order: an ambiguous outcome of one is UNKNOWN (202 PENDING,
+ * kept under its key, resolved when the exchange shows it, else left pending), never resent and never
+ * made terminal by a timer. Cancels are freed instead (a cancel may always be sent again).
  */
-export const KEPT_WHEN_AMBIGUOUS: readonly OrderOperation[] = ['exchange.batchReplace', 'retail.create', 'retail.modify', 'retail.closePosition'];
+export const UNKNOWN_WHEN_AMBIGUOUS: readonly OrderOperation[] = [...CREATING_OPERATIONS, 'exchange.batchReplace', 'retail.create', 'retail.modify', 'retail.closePosition'];
+
+/** Retail calls whose UNKNOWN outcome is found by the order's terms (no client order id exists on the retail API): their request is kept. */
+export const FOUND_BY_TERMS: readonly OrderOperation[] = ['retail.create'];
 
 /** Cancels: never blocked by a gateway rule, the journal's outage included. */
 const CANCELS: ReadonlySet<OrderOperation> = new Set(['exchange.cancel', 'retail.cancel', 'retail.cancelAll']);

@@ -3,12 +3,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
-import { rateLimitHeaders } from '@lib/ratelimit';
+import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
 
 import { clientOf } from '../common/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
-import { CREATING_OPERATIONS, KEPT_WHEN_AMBIGUOUS, type OrderAnswer, type OrderCall, isCancel } from './order-call.js';
+import { FOUND_BY_TERMS, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { withoutSecrets } from './redact-secrets.js';
@@ -31,6 +31,8 @@ export class OrderSafety {
   private readonly logger = new Logger('OrderSafety');
   private readonly staleMs: number;
   private readonly enabled: boolean;
+  /** Each client's API key id (a prefix of the key's SHA-256 from the config, never the key), by client id. */
+  private readonly keyIds: ReadonlyMap<string, string>;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -39,62 +41,85 @@ export class OrderSafety {
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
+    this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
   async run(call: OrderCall): Promise<OrderAnswer> {
     if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);
-    const creating = CREATING_OPERATIONS.includes(call.operation);
+    const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
     const header = idempotencyKeyOf(call.request);
-    // An order-creating call always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
+    // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
     const held: HeldKey | undefined = header !== undefined ? { key: header, source: 'header' } : call.implicitKey !== undefined ? { key: call.implicitKey, source: 'clordId' } : creating ? { key: `gateway:${randomUUID()}`, source: 'gateway' } : undefined;
     const fingerprint = createHash('sha256').update(canonicalJson({ operation: call.operation, account: call.account, body: call.body })).digest('hex');
     const base: JournalEntry = { kind: 'received', clientId: client.id, team: call.team, clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined, orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined };
 
-    let claimed = false;
-    if (held) {
-      let existing: IdempotencyRecord | null = null;
-      try {
-        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team });
-        claimed = existing === null;
-      } catch (error) {
-        if (!cancel) throw new JournalUnavailableError(error);
-        this.logger.warn(`cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`);
-      }
-      if (existing) return this.replay(call, held, fingerprint, existing, base);
-    }
-
-    try {
-      await this.store.journal.append({
+    // The intent's record and the key's claim go to the database together (one wait, not two); neither fails the other.
+    const journaled = this.store.journal
+      .append({
         ...base,
         data: {
           operation: call.operation,
           requestId: call.request.id,
+          keyId: this.keyIds.get(client.id),
           address: call.request.ip,
           account: call.account,
           clordIds: call.clordIds,
           idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
           body: withoutSecrets(call.body),
         },
-      });
-    } catch (error) {
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('journal write failed'),
+      );
+
+    let claimed = false;
+    if (held) {
+      let existing: IdempotencyRecord | null = null;
+      try {
+        const request = FOUND_BY_TERMS.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
+        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
+        claimed = existing === null;
+      } catch (error) {
+        if (!cancel) {
+          await journaled;
+          throw new JournalUnavailableError(error);
+        }
+        this.logger.warn(`cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`);
+      }
+      if (existing) {
+        await journaled;
+        return this.replay(call, held, fingerprint, existing, base);
+      }
+    }
+
+    // Written ahead: nothing is sent before the intent's record is committed.
+    const journalError = await journaled;
+    if (journalError !== undefined) {
       if (!cancel) {
         if (claimed && held) await this.store.keys.release(client.id, held.key).catch(() => undefined);
-        throw new JournalUnavailableError(error);
+        throw new JournalUnavailableError(journalError);
       }
-      this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(error as Error).message}`);
+      this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
     }
     return this.send(call, claimed ? held : undefined, base, creating);
   }
 
   private async send(call: OrderCall, held: HeldKey | undefined, base: JournalEntry, creating: boolean): Promise<OrderAnswer> {
     const clientId = base.clientId!;
+    // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
+    const sent = (send: UpstreamSend) => {
+      if (send.budgetClass !== 'read') void this.record({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } });
+    };
     try {
-      const reply = await call.send();
+      const reply = await onUpstreamSend(sent, call.send);
       const text = reply.text === '' ? '{}' : reply.text;
-      if (held) await this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text));
-      await this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } });
+      await Promise.all([
+        held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
+        this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } }),
+      ]);
       return { status: reply.status, text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
     } catch (thrown) {
       const error = toDomainError(thrown);
@@ -104,11 +129,10 @@ export class OrderSafety {
         await this.quietly(this.store.keys.markUnknown(clientId, held.key, reason));
         await this.record({ ...base, kind: 'unknown', data: { requestId: call.request.id, code: error.code, reason } });
         this.unknown.wake();
-        return pendingAnswer(call.clordIds);
+        return pendingAnswer(call.clordIds, held.key);
       }
       const problem = JSON.stringify(problemOf(error, call.request.id));
-      const kept = outcome === 'answered' || (outcome === 'ambiguous' && KEPT_WHEN_AMBIGUOUS.includes(call.operation));
-      if (kept && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
+      if (outcome === 'answered' && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
       else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
       await this.record({ ...base, kind: outcome === 'not-sent' ? 'refused' : 'answer', data: { requestId: call.request.id, code: error.code, outcome } });
       throw error;
@@ -126,7 +150,7 @@ export class OrderSafety {
     const stale = Date.now() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
     await this.record({ ...base, kind: 'replayed', clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined, data: { requestId: call.request.id, state: existing.state } });
-    return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, true);
+    return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, held.key, true);
   }
 
   /** Records after the send never fail the call: the answer stands; the gap is logged (and the chain stays whole). */
@@ -151,11 +175,16 @@ function parsed(text: string): unknown {
   }
 }
 
-/** The order id of an insert's answer (`{orderId}`), for the journal's index. */
+/** The order id of an insert's answer (`{orderId}`, a retail create's `{id}`), for the journal's index. */
 function orderIdOf(text: string): string | undefined {
-  const body = parsed(text) as { orderId?: unknown } | null;
-  return body !== null && typeof body === 'object' && typeof body.orderId === 'string' ? body.orderId : undefined;
+  const body = parsed(text) as { orderId?: unknown; id?: unknown } | null;
+  if (body === null || typeof body !== 'object') return undefined;
+  const id = body.orderId ?? body.id;
+  return typeof id === 'string' ? id : undefined;
 }
+
+/** `sha256:` and the first 12 hex digits of the key's digest: names the key (a rotation changes it), reveals nothing of it. */
+const keyIdOf = (keyHash: string): string => keyHash.slice(0, 'sha256:'.length + 12);
 
 function httpStatusOfProblem(problem: string): number {
   return (JSON.parse(problem) as { status: number }).status;

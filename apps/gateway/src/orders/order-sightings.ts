@@ -5,6 +5,8 @@ export interface SightedOrder {
   id: string;
   clordId: string;
   state?: string;
+  /** Where it was seen: the order stream (its snapshot or an execution) or the firm's drop copy. */
+  source?: 'order stream' | 'drop copy';
 }
 
 /** How many recent orders are remembered (the oldest go first). */

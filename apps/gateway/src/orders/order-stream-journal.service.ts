@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type CancelRejectMessage, type ExecutionMessage, OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
+import { type CancelRejectMessage, type ExecutionMessage, type OrderMessage, OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
-import { OrderSightings } from './order-sightings.js';
+import { OrderSightings, type SightedOrder } from './order-sightings.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The execution fields a journal record keeps (the rest of the message is the exchange's detail). */
@@ -19,7 +19,7 @@ const ORDER_FIELDS = ['state', 'account', 'symbol', 'side', 'orderQty', 'price',
 @Injectable()
 export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('OrderStreamJournal');
-  private stop: (() => void) | undefined;
+  private readonly stops: (() => void)[] = [];
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -29,11 +29,30 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.stop = this.tap.listen((update) => this.received(update));
+    this.stops.push(
+      this.tap.listen((update) => this.received(update)),
+      this.tap.listenSnapshot((orders) => this.snapshot(orders)),
+      // The drop copy's executions only sight orders: the order stream journals the same executions.
+      this.tap.listenDropCopy((executions) => {
+        for (const execution of executions) if (execution.order) this.sight(execution.order, 'drop copy');
+      }),
+    );
   }
 
   onModuleDestroy(): void {
-    this.stop?.();
+    for (const stop of this.stops) stop();
+  }
+
+  /** A stream's opening snapshot: open orders placed before it opened (an UNKNOWN insert's order among them) are sighted; nothing is journaled. */
+  private snapshot(orders: readonly OrderMessage[]): void {
+    for (const order of orders) this.sight(order);
+  }
+
+  private sight(order: OrderMessage, source: SightedOrder['source'] = 'order stream'): void {
+    const clordId = nonEmpty(order.clordId);
+    if (!clordId) return;
+    this.sightings.saw(order.account, { id: order.id, clordId, state: order.state, source });
+    this.unknown.sighted(order.account, clordId);
   }
 
   private received(update: OrdersUpdate): void {
@@ -44,10 +63,7 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   private execution(execution: ExecutionMessage): JournalEntry {
     const order = execution.order;
     const clordId = nonEmpty(order?.clordId);
-    if (order && clordId) {
-      this.sightings.saw(order.account, { id: order.id, clordId, state: order.state });
-      this.unknown.sighted(order.account, clordId);
-    }
+    if (order) this.sight(order);
     return { kind: 'stream', clordId, orderId: order?.id, data: { event: 'execution', executionId: execution.id, ...pick(execution, EXECUTION_FIELDS), order: order ? pick(order, ORDER_FIELDS) : null } };
   }
 }

@@ -1,18 +1,20 @@
 import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 import { JournalModule } from '@lib/journal';
+import { RetailModule } from '@lib/retail';
 
 import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
 import { OrderSightings } from './order-sightings.js';
 import { OrderStreamJournal } from './order-stream-journal.service.js';
+import { RetailOrderFinder } from './retail-order-finder.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
   controllers: [OrderJournalController],
-  imports: [JournalModule, ExchangeModule],
-  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal],
+  imports: [JournalModule, ExchangeModule, RetailModule],
+  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal, RetailOrderFinder],
   exports: [OrderSafety],
 })
 export class OrdersModule {}

@@ -2,15 +2,21 @@ import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { ExchangeReports } from '@lib/exchange';
+import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
-import { CREATING_OPERATIONS } from './order-call.js';
+import { CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
+import { RetailOrderFinder } from './retail-order-finder.js';
+
+/** UNKNOWN calls with no resolver (replace, retail modify and close-position): kept PENDING under their key, never guessed. */
+const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPERATIONS.includes(operation) && !FOUND_BY_TERMS.includes(operation));
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
 const PAGE_SIZE = 500;
+/** A new UNKNOWN insert waits this long for the order stream (opened for it, snapshot first) before an order search is spent on it. */
+const STREAM_GRACE_MS = 5_000;
 const MAX_PAGES = 10;
 
 /**
@@ -35,19 +41,26 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private readonly awaiting = new Set<string>();
   private streamPass: Promise<void> | undefined;
   private streamPassAgain = false;
+  private readonly orderStream: GatewayConfig['journal']['orderStream'];
+  /** Releases this instance's hold on the exchange order stream (OrderUpdates.hold), while it has one. */
+  private releaseStream: (() => void) | undefined;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly reports: ExchangeReports,
     private readonly sightings: OrderSightings,
+    private readonly retail: RetailOrderFinder,
+    private readonly orderUpdates: OrderUpdates,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
+    this.orderStream = config.journal.enabled ? config.journal.orderStream : 'never';
   }
 
   /** After a restart, the orders left UNKNOWN or in flight are read back from the database and resolved. */
   onApplicationBootstrap(): void {
+    if (this.orderStream === 'always') this.releaseStream = this.orderUpdates.hold();
     this.schedule(0);
   }
 
@@ -55,6 +68,20 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     this.stopped = true;
     clearTimeout(this.timer);
     await Promise.all([this.running, this.streamPass]);
+    this.releaseStream?.();
+  }
+
+  /**
+   * `while-unknown`: the order stream is held while an UNKNOWN insert awaits it, so that it is resolved
+   * from the stream (its opening snapshot or a live execution) with no client subscribed and no search.
+   */
+  private holdStream(needed: boolean): void {
+    if (this.orderStream !== 'while-unknown' || this.stopped) return;
+    if (needed && !this.releaseStream) this.releaseStream = this.orderUpdates.hold();
+    else if (!needed && this.releaseStream) {
+      this.releaseStream();
+      this.releaseStream = undefined;
+    }
   }
 
   /** A new UNKNOWN order: settled from the stream now when it was seen there, else searched as soon as the search budget slice allows. */
@@ -79,7 +106,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       do {
         this.streamPassAgain = false;
         const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
-        for (const record of pending) await this.settleFromStream(record);
+        let left = 0;
+        for (const record of pending) if (!(await this.settleFromStream(record))) left++;
+        this.holdStream(left > 0);
       } while (this.streamPassAgain && !this.stopped);
     })()
       .catch((error: Error) => this.logger.warn(`resolving unknown orders from the order stream failed: ${error.message}`))
@@ -89,7 +118,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   /** True when the record was settled (or found settled) from the stream; else it is awaited there. */
   private async settleFromStream(record: IdempotencyRecord): Promise<boolean> {
     const participant = record.participant;
-    if (!participant) return false;
+    if (!participant || record.clordIds.length === 0) return false;
     const orders = record.clordIds.map((clordId) => this.sightings.find(participant, clordId));
     if (!orders.every((order): order is FoundOrder => order !== undefined)) {
       for (const clordId of record.clordIds) this.awaiting.add(awaitingKey(participant, clordId));
@@ -97,7 +126,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     }
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(participant, clordId));
     if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    await this.settle(record, orders, 'order stream');
+    await this.settle(record, orders, orders.every((order) => order.source === 'drop copy') ? 'drop copy' : 'order stream');
     return true;
   }
 
@@ -127,11 +156,30 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     for (const records of groups.values()) await this.resolveGroup(records);
+    this.fromStream();
+    await this.resolveRetail();
+    // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
+    for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs)) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+  }
+
+  /** Retail creates: found by their terms in the account's open orders (RetailOrderFinder), else left PENDING. */
+  private async resolveRetail(): Promise<void> {
+    const pending = await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs);
+    if (pending.length === 0) return;
+    for (const record of pending) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    for (const [record, finding] of await this.retail.find(pending)) {
+      if (finding.found === undefined) continue;
+      const order = finding.found;
+      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify({ id: order.id })))) continue;
+      await this.store.journal.append({ kind: 'resolved', orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via: 'retail open orders', idempotencyKey: record.key } });
+    }
   }
 
   private async resolveGroup(all: IdempotencyRecord[]): Promise<void> {
     const records: IdempotencyRecord[] = [];
-    for (const record of all) if (!(await this.settleFromStream(record))) records.push(record);
+    // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
+    const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
+    for (const record of all) if (!(await this.settleFromStream(record)) && Date.now() - record.updatedAt.getTime() >= grace) records.push(record);
     const [first] = records;
     if (!first?.participant) return;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
@@ -157,7 +205,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return found;
   }
 
-  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'order search'): Promise<void> {
+  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'drop copy' | 'order search'): Promise<void> {
     for (const order of orders) this.awaiting.delete(awaitingKey(record.participant ?? '', order.clordId));
     const answer = record.operation === 'exchange.insert' ? { orderId: orders[0]!.id } : { responses: orders.map((order) => ({ orderId: order.id })) };
     if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;

@@ -37,6 +37,14 @@ export const JournalSchema = z
     resolveSearchesPerMinute: z.number().int().min(1).max(12).default(4),
     /** A call still in flight this long after its intent was recorded belongs to a stopped instance: its outcome is UNKNOWN. */
     inFlightStaleMs: z.number().int().positive().default(30_000),
+    /**
+     * When the instance holds the exchange order stream for itself (resolving UNKNOWN inserts from it,
+     * journaling its events) with no `/ws` client subscribed: `while-unknown` (default) opens it only
+     * while an UNKNOWN insert awaits (one stream of the firm's 20 per instance, briefly), `always` holds
+     * it for the participants the gateway trades (one stream per instance: raise
+     * `streams.exchange.reserve` by the number of instances), `never` leaves it to the clients' topics.
+     */
+    orderStream: z.enum(['while-unknown', 'always', 'never']).default('while-unknown'),
   })
   .strict();
 

@@ -45,6 +45,8 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private readonly metrics: KindMetrics;
   private call?: OrderCall;
   private connecting = false;
+  /** Holds of the server side (OrderStreamTap's listeners need the stream with no topic open). */
+  private holds = 0;
   private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
   private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
   private readonly listener: CallListener<OrderResponseMessage> = currentCallListener(() => this.call, {
@@ -89,11 +91,35 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
 
   close(topic: string): void {
     this.sinks.delete(topic.slice(EXCHANGE_ORDERS_PREFIX.length));
-    if (this.sinks.size === 0) this.stop();
+    if (!this.wanted()) this.stop();
+  }
+
+  /**
+   * Keeps the one order stream open with no topic subscribed, for the server side (resolving UNKNOWN
+   * orders, journaling stream events through OrderStreamTap); returns the release. A no-op without an
+   * exchange client or participant.
+   */
+  hold(): () => void {
+    if (!this.tokens.configured || this.accounts.length === 0) return () => undefined;
+    this.holds++;
+    if (!this.call && !this.connecting && !this.reconnect.pending) void this.connect();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (!this.wanted()) this.stop();
+    };
+  }
+
+  /** Open while a topic or a hold needs it. */
+  private wanted(): boolean {
+    return this.sinks.size > 0 || this.holds > 0;
   }
 
   onApplicationShutdown(): void {
     this.sinks.clear();
+    this.holds = 0;
     this.stop();
     this.method.close();
   }
@@ -115,7 +141,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     } finally {
       this.connecting = false;
     }
-    if (this.sinks.size === 0 || this.call) return;
+    if (!this.wanted() || this.call) return;
     try {
       this.call = this.openCall(authorization);
     } catch (error) {
@@ -142,6 +168,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
 
   private snapshot(orders: OrdersSnapshot['orders']): void {
     this.reconnect.succeeded();
+    this.tap.emitSnapshot(orders);
     this.working = new Map(this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]));
     for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!);
     for (const [participant, waiters] of [...this.waiting]) {
@@ -180,7 +207,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   }
 
   private retry(reason: string): void {
-    if (this.sinks.size === 0) return this.stop();
+    if (!this.wanted()) return this.stop();
     const delay = this.reconnect.schedule();
     this.logger.warn(`exchange order updates: stream lost (${reason}); reconnecting in ${delay} ms`);
   }

@@ -8,6 +8,8 @@ import { ExchangeStreamMetrics, type KindMetrics, type StreamKind } from './exch
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
+import { OrderStreamTap } from './order-stream-tap.js';
+import type { ExecutionMessage } from './order-updates.messages.js';
 import { ReconnectTimer } from './reconnect-timer.js';
 import { type ResumeCheckpoint, decodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
 import { ResumePosition, type ResumeRequest } from './resume-position.js';
@@ -256,10 +258,14 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       sink.update({ [this.spec.records]: fresh }, checkpoint);
       if (checkpoint) this.checkpointedAt = Date.now();
       this.metrics.delivered(fresh.length);
+      this.tapped(fresh);
     }
     // Alone, saved only now: every execution of the batch is in the topic (and its replay window).
     this.keep(token);
   }
+
+  /** The batch's new records, for the server side (a subclass's tap); never blocks the feed. */
+  protected tapped(_records: readonly Record<string, unknown>[]): void {}
 
   /** A snapshot-first call's opening batch: the current state, replacing what clients hold after a lost call. */
   private snapshotReceived(sink: TopicSink, message: DropCopyResponse): void {
@@ -323,8 +329,19 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 /** `exchange.dropcopy` (scope read:dropcopy): the firm's executions, deduplicated on `execution.id`. */
 @Injectable()
 export class DropCopyFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    tokens: ExchangeTokenProvider,
+    @Inject(REDIS) redis: RedisClient | null,
+    registry: MetricsRegistry,
+    private readonly tap: OrderStreamTap,
+  ) {
     super(DROP_COPY_SPEC, config, tokens, redis, registry);
+  }
+
+  /** While this instance holds the firm's drop copy, its executions also reach the server side (UNKNOWN orders are sighted there). */
+  protected override tapped(records: readonly Record<string, unknown>[]): void {
+    this.tap.emitDropCopy(records as readonly ExecutionMessage[]);
   }
 }
 

@@ -1,4 +1,15 @@
 import type { SqlClient } from '../sql/sql-client.js';
+import { StatementBatcher } from '../sql/statement-batcher.js';
+
+/** Claims (or finishes) in one statement at most: 8 parameters each, well under PostgreSQL's 65,535. */
+const MAX_BATCH = 500;
+
+interface Finish {
+  clientId: string;
+  key: string;
+  status: number;
+  body: string;
+}
 
 /** in_flight: the intent is recorded, no answer yet; unknown: sent, outcome not known; done: the answer to replay. */
 export type IdempotencyState = 'in_flight' | 'unknown' | 'done';
@@ -12,6 +23,8 @@ export interface IdempotencyClaim {
   clordIds: readonly string[];
   participant?: string;
   team: string;
+  /** The request (secrets removed), kept for the calls whose UNKNOWN outcome is found by its terms (retail). */
+  request?: unknown;
 }
 
 export interface IdempotencyRecord extends IdempotencyClaim {
@@ -34,6 +47,7 @@ interface Row {
   team: string;
   status: number | null;
   body: string | null;
+  request: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -43,6 +57,9 @@ interface Row {
  * receiving the same key at once cannot both send. An expired record is taken over by the next claim.
  */
 export class IdempotencyStore {
+  private readonly claims = new StatementBatcher<IdempotencyClaim, boolean>((claim) => claimKey(claim.clientId, claim.key), (claims) => this.insertClaims(claims), MAX_BATCH);
+  private readonly finishes = new StatementBatcher<Finish, void>((finish) => claimKey(finish.clientId, finish.key), (finishes) => this.updateFinished(finishes), MAX_BATCH);
+
   constructor(
     private readonly db: SqlClient,
     private readonly schema: string,
@@ -51,20 +68,32 @@ export class IdempotencyStore {
 
   /** `null` when this call now owns the key (state in_flight), else the record that holds it. */
   async claim(claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
-    const s = this.schema;
-    const inserted = await this.db.query<Row>(
-      `INSERT INTO ${s}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, created_at, updated_at, expires_at)
-       VALUES ($1, $2, $3, 'in_flight', $4, $5, $6, $7, now(), now(), now() + make_interval(secs => $8))
-       ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
-         participant = EXCLUDED.participant, team = EXCLUDED.team, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
-       WHERE i.expires_at < now()
-       RETURNING client_id`,
-      [claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, this.ttlMs / 1000],
-    );
-    if (inserted.length > 0) return null;
+    if (await this.claims.submit(claim)) return null;
     const existing = await this.get(claim.clientId, claim.key);
     // Gone between the two statements (released): claim again.
     return existing ?? this.claim(claim);
+  }
+
+  /** One INSERT … ON CONFLICT for every claim of the batch: the keys it returns were won (new, or taken over once expired). */
+  private async insertClaims(claims: readonly IdempotencyClaim[]): Promise<(claim: IdempotencyClaim) => boolean> {
+    const values: unknown[] = [this.ttlMs / 1000];
+    const rows = claims.map((claim) => {
+      const at = values.length;
+      values.push(claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, claim.request === undefined ? null : JSON.stringify(claim.request));
+      const p = (i: number) => `$${at + i}`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, now(), now(), now() + make_interval(secs => $1))`;
+    });
+    const won = await this.db.query<{ client_id: string; key: string }>(
+      `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, created_at, updated_at, expires_at)
+       VALUES ${rows.join(', ')}
+       ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
+         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+       WHERE i.expires_at < now()
+       RETURNING client_id, key`,
+      values,
+    );
+    const keys = new Set(won.map((row) => claimKey(row.client_id, row.key)));
+    return (claim) => keys.has(claimKey(claim.clientId, claim.key));
   }
 
   async get(clientId: string, key: string): Promise<IdempotencyRecord | null> {
@@ -81,9 +110,24 @@ export class IdempotencyStore {
     return row ? toRecord(row) : null;
   }
 
-  /** The answer to replay from now on. */
+  /** The answer to replay from now on (finishes arriving together are one UPDATE). */
   async finish(clientId: string, key: string, status: number, body: string): Promise<void> {
-    await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2`, [clientId, key, status, body]);
+    await this.finishes.submit({ clientId, key, status, body });
+  }
+
+  private async updateFinished(finishes: readonly Finish[]): Promise<() => void> {
+    const values: unknown[] = [];
+    const rows = finishes.map((finish) => {
+      const at = values.length;
+      values.push(finish.clientId, finish.key, finish.status, finish.body);
+      return `($${at + 1}::text, $${at + 2}::text, $${at + 3}::integer, $${at + 4}::text)`;
+    });
+    await this.db.query(
+      `UPDATE ${this.schema}.idempotency AS i SET state = 'done', status = v.status, body = v.body, updated_at = now()
+       FROM (VALUES ${rows.join(', ')}) AS v (client_id, key, status, body) WHERE i.client_id = v.client_id AND i.key = v.key`,
+      values,
+    );
+    return () => undefined;
   }
 
   async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
@@ -118,6 +162,8 @@ export class IdempotencyStore {
   }
 }
 
+const claimKey = (clientId: string, key: string): string => `${clientId}\u0000${key}`;
+
 /** A literal for LIKE: its wildcards and escape character taken as themselves. */
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -131,6 +177,7 @@ function toRecord(row: Row): IdempotencyRecord {
     clordIds: JSON.parse(row.clord_ids) as string[],
     participant: row.participant ?? undefined,
     team: row.team,
+    ...(row.request === null || row.request === undefined ? {} : { request: JSON.parse(row.request) as unknown }),
     status: row.status,
     body: row.body,
     createdAt: new Date(row.created_at),

@@ -64,6 +64,12 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$`,
     ],
   },
+  {
+    version: 2,
+    name: 'the request of an order call whose outcome may have to be found by its terms',
+    // A retail order carries no client order id: an UNKNOWN one is found by its terms (market, intent, price, quantity).
+    statements: (s) => [`ALTER TABLE ${s}.idempotency ADD COLUMN request text`],
+  },
 ];
 
 /** Applies every migration the database lacks, under an advisory lock so two instances starting together apply each once. */

@@ -3,6 +3,7 @@ import { Bulkheads, type InFlightCall, type JsonReply, RateLimitedError, Upstrea
 
 import type { Decision } from '../budget/decision.js';
 import { type BudgetedReply, BudgetGate } from '../gate/budget-gate.js';
+import { announceSend } from './send-hook.js';
 import { resendUnavailable, type UpstreamCall } from './upstream-call.js';
 
 /** `scheme://authority`: the pool a call goes through. */
@@ -83,6 +84,7 @@ export class UpstreamCalls {
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
+    announceSend({ surface: call.surface, method: call.method, path: call.url.replace(ORIGIN, '').split('?')[0]!, budgetClass: call.budget?.class, attempt: resend ? 2 : 1 });
     return { decision, sent, reply: await this.once(call, sent) };
   }
 

@@ -1,0 +1,33 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** One try of an upstream call, announced after its budget decision, just before it is sent. */
+export interface UpstreamSend {
+  surface: string;
+  method: string;
+  /** The path, without host or query. */
+  path: string;
+  /** The budget class the try spent ('read', 'write', 'cancel'), or undefined for a route without a published limit. */
+  budgetClass: string | undefined;
+  /** 1, or 2 for the one resend after a 401. */
+  attempt: number;
+}
+
+export type SendHook = (send: UpstreamSend) => void;
+
+const hooks = new AsyncLocalStorage<SendHook>();
+
+/** Runs `work` with `hook` told of every upstream try it makes (the order journal's `sent` record). */
+export function onUpstreamSend<T>(hook: SendHook, work: () => Promise<T>): Promise<T> {
+  return hooks.run(hook, work);
+}
+
+/** Tells the current hook, if any, of a try about to be sent; a hook never holds up or breaks the send. */
+export function announceSend(send: UpstreamSend): void {
+  const hook = hooks.getStore();
+  if (!hook) return;
+  try {
+    hook(send);
+  } catch {
+    // The send goes on: the hook's owner logs its own failures.
+  }
+}
