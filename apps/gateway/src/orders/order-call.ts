@@ -31,8 +31,11 @@ const CANCELS: ReadonlySet<OrderOperation> = new Set(['exchange.cancel', 'retail
 
 export const isCancel = (operation: OrderOperation): boolean => CANCELS.has(operation);
 
-/** One order-entering call as the order path sees it, after auth, binding and validation. */
-export interface OrderCall {
+/**
+ * One order-entering call as the order path sees it, after auth, binding and validation. `A` is what
+ * its checks (`admit`) hand to its send: the order as risk admitted it.
+ */
+export interface OrderCall<A = undefined> {
   operation: OrderOperation;
   request: FastifyRequest;
   team: string;
@@ -46,8 +49,15 @@ export interface OrderCall {
   orderIds?: readonly string[];
   /** The key to use when the client sent no Idempotency-Key (an insert's own clordId). */
   implicitKey?: string;
+  /**
+   * The gateway's checks that spend nothing (the brakes' stateless risk step): run before the key is
+   * claimed and the intent journaled, so a refusal costs no database write. A refused retry of a call
+   * already entered under its key is answered that call's outcome (a replay), not the refusal: the
+   * refusal would tell the client its order does not exist.
+   */
+  admit?: () => Promise<A>;
   /** Sends the call: budget, send, answer (UpstreamCalls); throws the problem it ends in. */
-  send: () => Promise<BudgetedReply>;
+  send: (admitted: A) => Promise<BudgetedReply>;
 }
 
 /** What the client is answered. */

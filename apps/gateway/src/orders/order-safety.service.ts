@@ -44,7 +44,7 @@ export class OrderSafety {
     this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
-  async run(call: OrderCall): Promise<OrderAnswer> {
+  async run<A>(call: OrderCall<A>): Promise<OrderAnswer> {
     if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);
@@ -54,6 +54,16 @@ export class OrderSafety {
     const held: HeldKey | undefined = header !== undefined ? { key: header, source: 'header' } : call.implicitKey !== undefined ? { key: call.implicitKey, source: 'clordId' } : creating ? { key: `gateway:${randomUUID()}`, source: 'gateway' } : undefined;
     const fingerprint = createHash('sha256').update(canonicalJson({ operation: call.operation, account: call.account, body: call.body })).digest('hex');
     const base: JournalEntry = { kind: 'received', clientId: client.id, team: call.team, clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined, orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined };
+
+    let admitted: A;
+    try {
+      admitted = await admitOf(call);
+    } catch (refusal) {
+      // A retry of a call already entered under this key gets that call's outcome, not today's refusal (one read, on refusals only).
+      const existing = held && held.source !== 'gateway' ? await this.store.keys.get(client.id, held.key).catch(() => null) : null;
+      if (held && existing) return this.replay(call, held, fingerprint, existing, base);
+      throw refusal;
+    }
 
     // The intent's record and the key's claim go to the database together (one wait, not two); neither fails the other.
     const journaled = this.store.journal
@@ -104,17 +114,17 @@ export class OrderSafety {
       }
       this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
     }
-    return this.send(call, claimed ? held : undefined, base, creating);
+    return this.send(call, admitted, claimed ? held : undefined, base, creating);
   }
 
-  private async send(call: OrderCall, held: HeldKey | undefined, base: JournalEntry, creating: boolean): Promise<OrderAnswer> {
+  private async send<A>(call: OrderCall<A>, admitted: A, held: HeldKey | undefined, base: JournalEntry, creating: boolean): Promise<OrderAnswer> {
     const clientId = base.clientId!;
     // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
     const sent = (send: UpstreamSend) => {
       if (send.budgetClass !== 'read') void this.record({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } });
     };
     try {
-      const reply = await onUpstreamSend(sent, call.send);
+      const reply = await onUpstreamSend(sent, () => call.send(admitted));
       const text = reply.text === '' ? '{}' : reply.text;
       await Promise.all([
         held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
@@ -140,12 +150,12 @@ export class OrderSafety {
   }
 
   /** `journal.enabled: false` (a bench switch): the call is sent as it came, with neither idempotency record nor journal. */
-  private async unrecorded(call: OrderCall): Promise<OrderAnswer> {
-    const reply = await call.send();
+  private async unrecorded<A>(call: OrderCall<A>): Promise<OrderAnswer> {
+    const reply = await call.send(await admitOf(call));
     return { status: reply.status, text: reply.text === '' ? '{}' : reply.text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
   }
 
-  private async replay(call: OrderCall, held: HeldKey, fingerprint: string, existing: IdempotencyRecord, base: JournalEntry): Promise<OrderAnswer> {
+  private async replay<A>(call: OrderCall<A>, held: HeldKey, fingerprint: string, existing: IdempotencyRecord, base: JournalEntry): Promise<OrderAnswer> {
     if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(held.key);
     const stale = Date.now() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
@@ -165,6 +175,11 @@ export class OrderSafety {
       this.logger.error(`order journal write failed after the send: ${(error as Error).message}`);
     }
   }
+}
+
+/** The call's checks; a call without any has `A` = undefined (OrderCall's default), so undefined is what its send takes. */
+function admitOf<A>(call: OrderCall<A>): Promise<A> {
+  return call.admit ? call.admit() : Promise.resolve(undefined as A);
 }
 
 function parsed(text: string): unknown {
