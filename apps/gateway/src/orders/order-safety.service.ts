@@ -11,6 +11,7 @@ import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answer
 import { CREATING_OPERATIONS, KEPT_WHEN_AMBIGUOUS, type OrderAnswer, type OrderCall, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
+import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
@@ -36,12 +37,15 @@ export class OrderSafety {
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly unknown: UnknownOrders,
+    private readonly breaker: RejectBreaker,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
   }
 
-  async run(call: OrderCall): Promise<OrderAnswer> {
+  async run(order: OrderCall): Promise<OrderAnswer> {
+    // The reject breaker counts the upstream rejects this call meets (issue 26).
+    const call = this.breaker.watched(order);
     if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);

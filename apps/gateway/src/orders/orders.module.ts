@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
 import { JournalModule } from '@lib/journal';
 
+import { RiskModule } from '../risk/risk.module.js';
 import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
 import { OrderSightings } from './order-sightings.js';
@@ -11,7 +12,7 @@ import { UnknownOrders } from './unknown-orders.service.js';
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
   controllers: [OrderJournalController],
-  imports: [JournalModule, ExchangeModule],
+  imports: [JournalModule, ExchangeModule, RiskModule],
   providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal],
   exports: [OrderSafety],
 })

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
 import type { KillReport } from './kill-switch.service.js';
+import type { BreakerRecord } from './reject-breaker.store.js';
 import type { TradingStateChange } from './trading-state.js';
 
 /**
@@ -21,6 +22,11 @@ export class AdminRecord {
     return this.append([
       { kind: 'admin', clientId: change.by, ...teamOf(change.scope), data: { action: 'trading-state', scope: change.scope, from: change.from, to: change.state, reason: change.reason, by: change.by, at: change.at } },
     ]);
+  }
+
+  /** An admin closed a client's reject breaker before its cool-off ended (who, when, why, what was open). */
+  breakerReset(client: string, by: string, reason: string, at: string, was: BreakerRecord | undefined): Promise<boolean> {
+    return this.append([{ kind: 'admin', clientId: by, data: { action: 'breaker-reset', client, by, reason, at, was: was ?? null } }]);
   }
 
   killed(change: TradingStateChange, report: KillReport): Promise<boolean> {
