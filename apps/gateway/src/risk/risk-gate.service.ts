@@ -37,7 +37,8 @@ export class RiskGate {
 
   /** Throws the first refusal (a problem naming the limit or state and the order); every order of a batch is checked. */
   async admit(client: AuthenticatedClient, orders: readonly OrderTerms[], positionOf?: PositionOf): Promise<void> {
-    // The reject breaker (reject-breaker.service.ts): the client's own, before any order's checks.
+    // Fail closed while the latched states are unknown here; then the client's reject breaker (reject-breaker.service.ts).
+    this.states.assertKnown(orders[0]?.path ?? 'body');
     this.breaker.check(client, orders[0]?.path ?? 'body');
     for (const order of orders) await this.admitOne(client, order, positionOf);
   }
