@@ -30,16 +30,25 @@ export class AdminRecord {
   }
 
   killed(change: TradingStateChange, report: KillReport): Promise<boolean> {
-    const base = { action: 'kill-switch', scope: change.scope, by: change.by, reason: change.reason };
-    const summary = { cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length, remainingOpen: report.remainingOpen };
+    return this.ran({ action: 'kill-switch', scope: change.scope, by: change.by, reason: change.reason }, report);
+  }
+
+  /**
+   * One cancel run of the kill switch, whoever triggered it: an admin's halt-and-cancel (`kill-switch`),
+   * or the gateway itself (`cancel-on-disconnect`, `dead-man-switch`, by the client whose orders they are):
+   * the run with its report, then one record per order it met.
+   */
+  ran(trigger: { action: 'kill-switch' | 'cancel-on-disconnect' | 'dead-man-switch'; scope: string; by: string; reason: string }, report: KillReport): Promise<boolean> {
+    const base = { action: trigger.action, scope: trigger.scope, by: trigger.by, reason: trigger.reason };
+    const summary = { targeted: report.targeted, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length, remainingOpen: report.remainingOpen, durationMs: report.durationMs };
     const perOrder = (outcome: string) => (order: KillReport['cancelled'][number]): JournalEntry => ({
       kind: 'admin',
       ...(order.orderId === '*' ? {} : { orderId: order.orderId }),
-      clientId: change.by,
+      clientId: trigger.by,
       data: { ...base, outcome, owner: order.owner, ...(order.symbol ? { symbol: order.symbol } : {}), ...(order.problem ? { problem: order.problem } : {}) },
     });
     return this.append([
-      { kind: 'admin', clientId: change.by, ...teamOf(change.scope), data: { ...base, summary, report } },
+      { kind: 'admin', clientId: trigger.by, ...teamOf(trigger.scope), data: { ...base, summary, report } },
       ...report.cancelled.map(perOrder('cancelled')),
       ...report.filledFirst.map(perOrder('filled-first')),
       ...report.unresolved.map(perOrder('unresolved')),
