@@ -7,12 +7,16 @@ const TRADER = ['write:orders' as const, 'read:orders' as const];
 const CLIENTS = [
   { id: 'storm', team: 'trading', scopes: TRADER, participants: [PARTICIPANT] },
   { id: 'calm', team: 'trading', scopes: TRADER, participants: [PARTICIPANT] },
+  { id: 'shop', team: 'platform', scopes: TRADER, participants: [], retailAccounts: ['main'] },
 ];
+const RETAIL_TRIP_AT = 3;
+const usd = (value: string) => ({ value, currency: 'USD' });
+const retailOrder = (marketSlug: string) => ({ marketSlug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.05'), quantity: 1 });
 /** The default stays high; `storm` has an override of 4 rejects in 60 s (the per-client figures of `risk.breaker.clients`). */
 const TRIP_AT = 4;
 const withBreaker = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
-  risk: { breaker: { rejects: 50, windowSeconds: 60, coolOffSeconds: 300, clients: { storm: { rejects: TRIP_AT } } } },
+  risk: { breaker: { rejects: 50, windowSeconds: 60, coolOffSeconds: 300, clients: { storm: { rejects: TRIP_AT }, shop: { rejects: RETAIL_TRIP_AT } } } },
 });
 
 const insert = (stack: Stack, order: object, client: string, headers: Record<string, string> = {}) => post(stack, '/exchange/v1/trading/orders', order, client, headers);
@@ -75,5 +79,16 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
     const after = await eventually(() => post(a, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 13), 'storm').then((res) => res.status), (status) => status === 200, 3_000);
     expect(after).toBe(200);
     expect((await insert(a, limit('SIDE_BUY', 1, 13, { clordId: 'storm-after' }), 'storm')).status).toBe(200);
+  });
+
+  it('counts a retail order answered 200 but rejected (unknown market) as a reject too', async () => {
+    for (let i = 1; i <= RETAIL_TRIP_AT; i++) {
+      const res = await post(a, '/retail/v1/orders', retailOrder('no-such-market'), 'shop');
+      expect({ i, status: res.status }).toEqual({ i, status: 200 });
+      expect((await json(res)).executions).toEqual([expect.objectContaining({ type: 'EXECUTION_TYPE_REJECTED' })]);
+    }
+    const refused = await post(a, '/retail/v1/orders', retailOrder('aec-nfl-gb-chi-2026-11-22'), 'shop');
+    expect(refused.status).toBe(403);
+    expect(await json(refused)).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:shop', limit: RETAIL_TRIP_AT, observed: RETAIL_TRIP_AT });
   });
 });
