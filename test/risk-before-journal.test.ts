@@ -44,4 +44,24 @@ describe('a risk refusal claims no idempotency key and writes no journal record'
     const keys = exported === '' ? [] : exported.split('\n').map((line) => (JSON.parse(line) as { data?: { idempotencyKey?: string } }).data?.idempotencyKey);
     expect(keys.filter((key) => key === 'k-refused-2' || key === 'k-refused-3')).toEqual([]);
   });
+
+  it('answers a retry of an accepted order its replay, not a refusal that came after it (a halt)', async () => {
+    const order = limit('SIDE_BUY', 2, 20, { clordId: 'accepted-then-halted' });
+    const first = await post(stack, '/exchange/v1/trading/orders', order, 'bot', { 'idempotency-key': 'k-before-halt' });
+    expect(first.status).toBe(200);
+    const sent = upstreamCalls(stack);
+    expect((await post(stack, '/admin/risk/states', { scope: 'client:bot', state: 'halted', reason: 'retry after a halt' })).status).toBe(200);
+    try {
+      // The retry's answer must say the order exists (its first answer), never TRADING_HALTED (which says it was not sent).
+      const retry = await post(stack, '/exchange/v1/trading/orders', order, 'bot', { 'idempotency-key': 'k-before-halt' });
+      expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: 'true' });
+      expect(await json(retry)).toEqual(await json(first));
+      // A new order is refused by the halt, before any key or journal.
+      const fresh = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 2, 20, { clordId: 'after-halt' }), 'bot', { 'idempotency-key': 'k-after-halt' });
+      expect(await json(fresh)).toMatchObject({ code: 'TRADING_HALTED' });
+      expect(upstreamCalls(stack)).toBe(sent);
+    } finally {
+      await post(stack, '/admin/risk/states', { scope: 'client:bot', state: 'active', reason: 'end of the retry test' });
+    }
+  });
 });

@@ -30,6 +30,13 @@ describe("the dead-man's switch", () => {
     await expect(eventually(async () => openAtSandbox(), (n) => n === 0, 20_000, 50)).resolves.toBe(0);
     // The other process fired it (its log says so; pino may write the line a moment after the cancels).
     await expect(eventually(async () => fleet.processes[1].output().includes("dead-man's switch of bot fired"), (seen) => seen, 5_000)).resolves.toBe(true);
+    // The run is on the journal: each order's timeline names what cancelled it and why.
+    const timeline = await eventually(
+      async () => json(await caller(fleet.processes[1].url, fleet.stack.keys.bot)('/orders/timeline?clordId=dms-0')),
+      (body) => body.records?.some((record: { kind: string }) => record.kind === 'admin') === true,
+      5_000,
+    );
+    expect(timeline.records.find((record: { kind: string }) => record.kind === 'admin')).toMatchObject({ data: { action: 'dead-man-switch', outcome: 'cancelled', scope: 'client:bot', by: 'bot' } });
   });
 
   it('asks write:orders and 1 to 3,600 seconds', async () => {

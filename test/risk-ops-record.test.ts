@@ -68,7 +68,7 @@ describe('risk metrics and admin actions on the journal', () => {
     const admin = records.filter((record) => record.kind === 'admin' && (record.data.action === 'trading-state' || record.data.summary !== undefined));
     expect(admin.map((record) => record.data)).toEqual([
       expect.objectContaining({ action: 'trading-state', scope: 'team:trading', from: 'active', to: 'halt-and-cancel', by: 'all', reason: 'runaway bot, OPS-1' }),
-      expect.objectContaining({ action: 'kill-switch', scope: 'team:trading', by: 'all', summary: { cancelled: RESTING, filledFirst: 0, unresolved: 0, remainingOpen: 0 } }),
+      expect.objectContaining({ action: 'kill-switch', scope: 'team:trading', by: 'all', summary: expect.objectContaining({ targeted: RESTING, cancelled: RESTING, filledFirst: 0, unresolved: 0, remainingOpen: 0 }) }),
       expect.objectContaining({ action: 'trading-state', scope: 'team:trading', from: 'halt-and-cancel', to: 'active', by: 'all', reason: 'bot fixed, OPS-1' }),
     ]);
     expect(admin.map((record) => record.team)).toEqual(['trading', 'trading', 'trading']);

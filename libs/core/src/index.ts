@@ -18,7 +18,7 @@ export {
 export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
 export { REQUEST_CLASSES } from './config/limits.schema.js';
 export { type ClientStreamsConfig, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
-export { RISK_ENTITLEMENTS, RISK_SCOPE_KINDS, type RiskConfig, type RiskEntitlement, type RiskLimit, type RiskScopeKind } from './config/risk.schema.js';
+export { type BreakerConfig, RISK_ENTITLEMENTS, RISK_SCOPE_KINDS, type RiskConfig, type RiskEntitlement, type RiskLimit, type RiskScopeKind } from './config/risk.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,

@@ -69,9 +69,9 @@ export class ExchangeTradingController {
   ) {
     const order = withClordId(bound.body);
     const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
-    const admitted = await this.risk.exchangeInsert(client, caller, order);
-    const send = () => admitted.send((checked) => this.trading.insertOrder(caller, checked));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, send }));
+    const admit = () => this.risk.exchangeInsert(client, caller, order);
+    const send = (admitted: Awaited<ReturnType<typeof admit>>) => admitted.send((checked) => this.trading.insertOrder(caller, checked));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, admit, send }));
   }
 
   /** What-if: every gateway check an insert would meet (trading states, limits, field policing), nothing sent; 200 with the order as it would be sent, or the refusal. */
@@ -104,9 +104,9 @@ export class ExchangeTradingController {
     @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>,
   ) {
     const requests = bound.body.requests.map(withClordId);
-    const admitted = await this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
-    const send = () => admitted.send((batch) => this.trading.insertBatch(caller, batch));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), send }));
+    const admit = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
+    const send = (admitted: Awaited<ReturnType<typeof admit>>) => admitted.send((batch) => this.trading.insertBatch(caller, batch));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), admit, send }));
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -122,10 +122,10 @@ export class ExchangeTradingController {
     @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>,
   ) {
     // Risk first: it reads only the body. Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
-    const admitted = await this.risk.exchangeReplace(client, bound.body);
+    const admit = () => this.risk.exchangeReplace(client, bound.body);
     const orderIds = bound.body.requests.map((replace) => replace.orderId);
-    const send = async () => this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, send }));
+    const send = async (admitted: BatchReplaceRequest) => this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
+    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, admit, send }));
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */

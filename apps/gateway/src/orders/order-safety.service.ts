@@ -11,6 +11,7 @@ import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answer
 import { FOUND_BY_TERMS, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
+import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
@@ -38,13 +39,16 @@ export class OrderSafety {
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly unknown: UnknownOrders,
+    private readonly breaker: RejectBreaker,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
     this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
-  async run<A>(call: OrderCall<A>): Promise<OrderAnswer> {
+  async run<A>(order: OrderCall<A>): Promise<OrderAnswer> {
+    // The reject breaker counts the upstream rejects this call meets (issue 26).
+    const call = this.breaker.watched<A, OrderCall<A>>(order);
     if (!this.enabled) return this.unrecorded(call);
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);

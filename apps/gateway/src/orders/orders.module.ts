@@ -3,6 +3,7 @@ import { ExchangeModule } from '@lib/exchange';
 import { JournalModule } from '@lib/journal';
 import { RetailModule } from '@lib/retail';
 
+import { RiskModule } from '../risk/risk.module.js';
 import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
 import { OrderSightings } from './order-sightings.js';
@@ -13,7 +14,7 @@ import { UnknownOrders } from './unknown-orders.service.js';
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
   controllers: [OrderJournalController],
-  imports: [JournalModule, ExchangeModule, RetailModule],
+  imports: [JournalModule, ExchangeModule, RetailModule, RiskModule],
   providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal, RetailOrderFinder],
   exports: [OrderSafety],
 })

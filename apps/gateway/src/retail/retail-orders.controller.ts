@@ -41,16 +41,15 @@ export class RetailOrdersController {
   ) {}
 
   /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. The risk checks run before it: a refusal claims no key. */
-  private async enter(res: FastifyReply, req: FastifyRequest, caller: RetailCaller, operation: OrderOperation, body: unknown, orderId: string | undefined, send: OrderCall['send']) {
-    sendAnswer(res, await this.safety.run({ operation, request: req, team: caller.team, account: caller.account, body: orderId === undefined ? body : { orderId, body }, clordIds: [], orderIds: orderId === undefined ? [] : [orderId], send }));
+  private async enter<A>(res: FastifyReply, req: FastifyRequest, caller: RetailCaller, operation: OrderOperation, body: unknown, orderId: string | undefined, steps: Pick<OrderCall<A>, 'admit' | 'send'>) {
+    sendAnswer(res, await this.safety.run({ operation, request: req, team: caller.team, account: caller.account, body: orderId === undefined ? body : { orderId, body }, clordIds: [], orderIds: orderId === undefined ? [] : [orderId], ...steps }));
   }
 
-  /** Never resent after a timeout (504): the order may exist; the same Idempotency-Key replays that 504, list open orders to find out. */
+  /** Never resent: a lost answer is 202 PENDING under its key, resolved from the account's open orders (OrderSafety). */
   @Post('orders')
   @RequireScopes('write:orders')
   async create(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    const checked = await this.risk.retailCreate(client, body);
-    await this.enter(res, req, caller, 'retail.create', body, undefined, () => this.orders.create(caller, checked));
+    await this.enter(res, req, caller, 'retail.create', body, undefined, { admit: () => this.risk.retailCreate(client, body), send: (checked) => this.orders.create(caller, checked) });
   }
 
   /** What-if: every gateway check a create would meet (trading states, limits, field policing), nothing sent. */
@@ -70,14 +69,13 @@ export class RetailOrdersController {
   @Post('order/close-position')
   @RequireScopes('write:orders')
   async closePosition(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
-    const checked = await this.risk.retailClose(client, body);
-    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, () => this.orders.closePosition(caller, checked));
+    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, { admit: () => this.risk.retailClose(client, body), send: (checked) => this.orders.closePosition(caller, checked) });
   }
 
   @Post('order/:id/cancel')
   @RequireScopes('write:orders')
   async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodBody(CancelOrderSchema) body: CancelOrder) {
-    await this.enter(res, req, caller, 'retail.cancel', body, id, () => this.orders.cancel(caller, id, body));
+    await this.enter(res, req, caller, 'retail.cancel', body, id, { send: () => this.orders.cancel(caller, id, body) });
   }
 
   @Post('order/:id/modify')
@@ -90,14 +88,13 @@ export class RetailOrdersController {
     @ZodParams(OrderIdParamsSchema) { id }: { id: string },
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
-    await this.risk.retailModify(client, body);
-    await this.enter(res, req, caller, 'retail.modify', body, id, () => this.orders.modify(caller, id, body));
+    await this.enter(res, req, caller, 'retail.modify', body, id, { admit: () => this.risk.retailModify(client, body), send: () => this.orders.modify(caller, id, body) });
   }
 
   @Post('orders/open/cancel')
   @RequireScopes('write:orders')
   async cancelAll(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders) {
-    await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, () => this.orders.cancelAll(caller, body));
+    await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, { send: () => this.orders.cancelAll(caller, body) });
   }
 
   @Get('orders/open')

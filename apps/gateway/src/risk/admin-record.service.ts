@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
 import type { KillReport } from './kill-switch.service.js';
+import type { BreakerRecord } from './reject-breaker.store.js';
 import type { TradingStateChange } from './trading-state.js';
 
 /**
@@ -23,17 +24,31 @@ export class AdminRecord {
     ]);
   }
 
+  /** An admin closed a client's reject breaker before its cool-off ended (who, when, why, what was open). */
+  breakerReset(client: string, by: string, reason: string, at: string, was: BreakerRecord | undefined): Promise<boolean> {
+    return this.append([{ kind: 'admin', clientId: by, data: { action: 'breaker-reset', client, by, reason, at, was: was ?? null } }]);
+  }
+
   killed(change: TradingStateChange, report: KillReport): Promise<boolean> {
-    const base = { action: 'kill-switch', scope: change.scope, by: change.by, reason: change.reason };
-    const summary = { cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length, remainingOpen: report.remainingOpen };
+    return this.ran({ action: 'kill-switch', scope: change.scope, by: change.by, reason: change.reason }, report);
+  }
+
+  /**
+   * One cancel run of the kill switch, whoever triggered it: an admin's halt-and-cancel (`kill-switch`),
+   * or the gateway itself (`cancel-on-disconnect`, `dead-man-switch`, by the client whose orders they are):
+   * the run with its report, then one record per order it met.
+   */
+  ran(trigger: { action: 'kill-switch' | 'cancel-on-disconnect' | 'dead-man-switch'; scope: string; by: string; reason: string }, report: KillReport): Promise<boolean> {
+    const base = { action: trigger.action, scope: trigger.scope, by: trigger.by, reason: trigger.reason };
+    const summary = { targeted: report.targeted, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length, remainingOpen: report.remainingOpen, durationMs: report.durationMs };
     const perOrder = (outcome: string) => (order: KillReport['cancelled'][number]): JournalEntry => ({
       kind: 'admin',
       ...(order.orderId === '*' ? {} : { orderId: order.orderId }),
-      clientId: change.by,
+      clientId: trigger.by,
       data: { ...base, outcome, owner: order.owner, ...(order.symbol ? { symbol: order.symbol } : {}), ...(order.problem ? { problem: order.problem } : {}) },
     });
     return this.append([
-      { kind: 'admin', clientId: change.by, ...teamOf(change.scope), data: { ...base, summary, report } },
+      { kind: 'admin', clientId: trigger.by, ...teamOf(trigger.scope), data: { ...base, summary, report } },
       ...report.cancelled.map(perOrder('cancelled')),
       ...report.filledFirst.map(perOrder('filled-first')),
       ...report.unresolved.map(perOrder('unresolved')),

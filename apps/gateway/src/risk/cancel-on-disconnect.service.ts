@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 
+import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
+import { RiskMetrics } from './risk.metrics.js';
 
 /** Longest grace a client may ask for (seconds): past this, a client wants a dead-man's switch, not this. */
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;
@@ -33,6 +35,8 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) private readonly redis: RedisClient | null,
     private readonly killSwitch: KillSwitch,
+    private readonly record: AdminRecord,
+    private readonly metrics: RiskMetrics,
   ) {
     this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod:`;
   }
@@ -84,6 +88,8 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
       return;
     }
     const report = await this.killSwitch.cancelAll(`client:${clientId}`);
+    this.metrics.killed(report);
+    await this.record.ran({ action: 'cancel-on-disconnect', scope: `client:${clientId}`, by: clientId, reason: "the client's /ws connection closed and was not resumed within its grace" }, report);
     this.logger.warn({ cancelOnDisconnect: { client: clientId, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `cancel-on-disconnect of ${clientId}: fired`);
   }
 

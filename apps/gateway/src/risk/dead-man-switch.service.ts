@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 
+import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
+import { RiskMetrics } from './risk.metrics.js';
 
 /** How often every instance looks for lapsed switches: a lapse fires at most this late (plus the cancels). */
 const POLL_MS = 250;
@@ -34,6 +36,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
     @Inject(REDIS) private readonly redis: RedisClient | null,
     private readonly killSwitch: KillSwitch,
     private readonly clock: Clock,
+    private readonly record: AdminRecord,
+    private readonly metrics: RiskMetrics,
   ) {
     this.key = `${config.redis?.keyPrefix ?? ''}{risk}:deadman`;
   }
@@ -66,6 +70,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
     try {
       for (const clientId of await this.claimDue()) {
         const report = await this.killSwitch.cancelAll(`client:${clientId}`);
+        this.metrics.killed(report);
+        await this.record.ran({ action: 'dead-man-switch', scope: `client:${clientId}`, by: clientId, reason: "the client's dead-man's switch lapsed" }, report);
         this.logger.warn({ deadManSwitch: { client: clientId, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `dead-man's switch of ${clientId} fired`);
       }
     } catch (error) {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { ExchangeTrading } from '@lib/exchange';
+import { ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
+import { ROUTE_BUDGETS } from '@lib/ratelimit';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
@@ -10,7 +11,7 @@ import { OpenOrders } from './open-orders.service.js';
 
 /** The kill switch's own calls spend the shared budget under this name, not any team's share. */
 const KILL_SWITCH_TEAM = 'gateway';
-/** Cancels in flight at once: the cancel bucket paces them anyway; this bounds the queue held in memory. */
+/** Cancels in flight at once: the cancel bucket paces them anyway; as many as the exchange's connection pool holds. */
 const CANCEL_CONCURRENCY = 16;
 /** Passes of read-open-orders-then-cancel before what is left is reported unresolved. */
 const CANCEL_PASSES = 3;
@@ -37,12 +38,19 @@ export interface KillReport {
   unresolved: KilledOrder[];
   /** Orders of the scope still open at the exchange when re-read after the cancels. */
   remainingOpen: number;
+  /** Orders the run found open and set out to cancel (every pass). */
+  targeted: number;
+  /** How long the run took, first read to last re-read. */
+  durationMs: number;
 }
 
 /**
  * Halt-and-cancel's second half: every resting order of the scope's participants and retail accounts is
- * cancelled (exchange: one cancel per order on the cancel bucket, queued for budget up to
- * `risk.killSwitchWaitMs` rather than refused; retail: cancel-all per account), then the open orders are
+ * cancelled (exchange: one cancel per order, since the exchange publishes no batch or mass cancel route,
+ * in the cancel bucket's priority lane (ROUTE_BUDGETS.exchange.priorityCancel): ordinary cancels leave
+ * that slice of the bucket, so these never wait behind them, and are queued for budget up to
+ * `risk.killSwitchWaitMs` rather than refused, never above the published limit; retail: cancel-all per
+ * account, the retail API's mass cancel), then the open orders are
  * read again and whatever is left is reported unresolved. Orders are attributed by participant: a
  * participant that two teams share is cancelled for both.
  */
@@ -53,26 +61,31 @@ export class KillSwitch {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly trading: ExchangeTrading,
+    private readonly http: ExchangeHttpClient,
     private readonly retail: RetailOrders,
     private readonly open: OpenOrders,
   ) {}
 
   async cancelAll(scope: string): Promise<KillReport> {
+    const started = performance.now();
     const { participants, accounts, market } = this.reach(scope);
+    const targeted = new Set<string>();
     const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
     const unreadable: KilledOrder[] = [];
     const readOpen = async () => (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable))))).flat();
     let left = await readOpen();
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
     for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
+      for (const order of left) targeted.add(order.orderId);
       await pool(left, CANCEL_CONCURRENCY, async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)));
       unreadable.length = 0;
       left = await readOpen();
     }
-    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [...unreadable], remainingOpen: left.length };
+    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [...unreadable], remainingOpen: left.length, targeted: targeted.size, durationMs: 0 };
     for (const order of left) outcomes.set(order.orderId, { kind: 'unresolved', order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' } });
     for (const { kind, order } of outcomes.values()) report[kind].push(order);
     await Promise.all(accounts.map((account) => this.cancelRetail(account, market, report)));
+    report.durationMs = Math.round(performance.now() - started);
     this.logger.warn({ killReport: { scope, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `halt-and-cancel of ${scope} done`);
     return report;
   }
@@ -101,7 +114,14 @@ export class KillSwitch {
 
   private async cancelOne(order: KilledOrder): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
     try {
-      await this.trading.cancelOrder({ ...this.caller(order.owner), preferWaitMs: this.config.risk.killSwitchWaitMs }, { orderId: order.orderId });
+      await this.http.send({
+        ...this.caller(order.owner),
+        method: 'POST',
+        path: '/v1/trading/orders/cancel',
+        body: { orderId: order.orderId },
+        budget: ROUTE_BUDGETS.exchange.priorityCancel,
+        preferWaitMs: this.config.risk.killSwitchWaitMs,
+      });
       await this.open.closed(order.orderId);
       return { kind: 'cancelled', order };
     } catch (error) {

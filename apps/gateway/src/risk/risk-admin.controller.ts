@@ -8,6 +8,8 @@ import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import { ZodBody } from '../common/zod-params.js';
 import { AdminRecord } from './admin-record.service.js';
 import { type KillReport, KillSwitch } from './kill-switch.service.js';
+import { RejectBreaker } from './reject-breaker.service.js';
+import type { BreakerRecord } from './reject-breaker.store.js';
 import { TRADING_STATES, type TradingStateChange, type TradingStateRecord, TradingScopeSchema } from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
@@ -23,6 +25,16 @@ const SetStateSchema = z
   .meta({ examples: [{ scope: 'team:trading', state: 'halted', reason: 'runaway bot, ticket OPS-1234' }] });
 type SetState = z.infer<typeof SetStateSchema>;
 
+const ResetBreakerSchema = z
+  .object({
+    client: z.string().min(1).max(200),
+    /** Every reset names why; it is journaled with who and when. */
+    reason: z.string().trim().min(3).max(500),
+  })
+  .strict()
+  .meta({ examples: [{ client: 'bot-7', reason: 'bad tick size fixed, OPS-1235' }] });
+type ResetBreaker = z.infer<typeof ResetBreakerSchema>;
+
 /** The firm's brakes: read the trading states, limits and change history; latch or lift a state (admin only). */
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -35,11 +47,21 @@ export class RiskAdminController {
     private readonly killSwitch: KillSwitch,
     private readonly record: AdminRecord,
     private readonly metrics: RiskMetrics,
+    private readonly breaker: RejectBreaker,
   ) {}
 
   @Get()
-  async view(): Promise<{ states: TradingStateRecord[]; limits: RiskLimit[]; changes: TradingStateChange[] }> {
-    return { states: this.states.list(), limits: this.config.risk.limits, changes: await this.states.changes(50) };
+  async view(): Promise<{ states: TradingStateRecord[]; limits: RiskLimit[]; changes: TradingStateChange[]; breakers: BreakerRecord[] }> {
+    return { states: this.states.list(), limits: this.config.risk.limits, changes: await this.states.changes(50), breakers: this.breaker.list() };
+  }
+
+  /** Closes a client's reject breaker on every instance before its cool-off ends; journaled (who, when, why, what was open). */
+  @Post('breakers/reset')
+  @HttpCode(200)
+  async resetBreaker(@CurrentClient() admin: AuthenticatedClient, @ZodBody(ResetBreakerSchema) body: ResetBreaker): Promise<{ client: string; was: BreakerRecord | null; journaled: boolean }> {
+    const was = await this.breaker.reset(body.client);
+    const journaled = await this.record.breakerReset(body.client, admin.id, body.reason, new Date().toISOString(), was);
+    return { client: body.client, was: was ?? null, journaled };
   }
 
   /**

@@ -4,6 +4,7 @@ import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import type { AuthenticatedClient } from '../common/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { limitRefusal, tradingStateRefusal } from './risk.error.js';
+import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
 
@@ -29,12 +30,16 @@ export class RiskGate {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly states: TradingStates,
+    private readonly breaker: RejectBreaker,
   ) {
     this.limits = new RiskLimits(config.risk.limits);
   }
 
   /** Throws the first refusal (a problem naming the limit or state and the order); every order of a batch is checked. */
   async admit(client: AuthenticatedClient, orders: readonly OrderTerms[], positionOf?: PositionOf): Promise<void> {
+    // Fail closed while the latched states are unknown here; then the client's reject breaker (reject-breaker.service.ts).
+    this.states.assertKnown(orders[0]?.path ?? 'body');
+    this.breaker.check(client, orders[0]?.path ?? 'body');
     for (const order of orders) await this.admitOne(client, order, positionOf);
   }
 

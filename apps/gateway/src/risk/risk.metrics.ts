@@ -15,6 +15,12 @@ const RISK_CODES: ReadonlySet<string> = new Set([
   ErrorCode.RISK_OPEN_NOTIONAL,
   ErrorCode.RISK_POSITION_LIMIT,
   ErrorCode.RISK_FIELD_NOT_ENTITLED,
+  ErrorCode.RISK_PRICE_BAND,
+  ErrorCode.RISK_REFERENCE_STALE,
+  ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
+  ErrorCode.RISK_THROTTLED,
+  ErrorCode.RISK_BREAKER_OPEN,
+  ErrorCode.TRADING_STATE_UNKNOWN,
 ]);
 
 /**
@@ -28,6 +34,7 @@ export class RiskMetrics {
   private readonly refusals: Counter<'code' | 'scope'>;
   private readonly killRuns: Counter<'scope'>;
   private readonly killOrders: Counter<'scope' | 'outcome'>;
+  private readonly breakerTrips: Counter<'client'>;
 
   constructor(registry: MetricsRegistry, states: TradingStates) {
     this.refusals = new Counter({ name: 'gateway_risk_refusals_total', help: 'Orders refused by a trading state or a risk limit, by problem code and the scope that refused', labelNames: ['code', 'scope'], registers: [registry] });
@@ -38,6 +45,7 @@ export class RiskMetrics {
       labelNames: ['scope', 'outcome'],
       registers: [registry],
     });
+    this.breakerTrips = new Counter({ name: 'gateway_risk_breaker_trips_total', help: 'Reject breakers tripped (N upstream rejects of a client within M seconds), by client', labelNames: ['client'], registers: [registry] });
     new Gauge({
       name: 'gateway_trading_state',
       help: 'Trading states in force on this instance: 1 per scope and latched state (reduce-only, halted, halt-and-cancel); an active scope has no series',
@@ -55,6 +63,10 @@ export class RiskMetrics {
     if (!(error instanceof DomainError) || !RISK_CODES.has(error.code)) return;
     const scope = typeof error.extensions.scope === 'string' ? error.extensions.scope : fallbackScope;
     this.refusals.inc({ code: error.code, scope });
+  }
+
+  breakerTripped(client: string): void {
+    this.breakerTrips.inc({ client });
   }
 
   killed(report: KillReport): void {

@@ -14,6 +14,7 @@ import { OrderReservations } from './order-reservations.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
+import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
@@ -23,8 +24,8 @@ import { TradingStates } from './trading-states.service.js';
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
 @Module({
   controllers: [DeadManSwitchController, RiskAdminController],
-  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RiskGate, RiskMetrics, TradingStates],
+  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RetailModule],
-  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PriceBand, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

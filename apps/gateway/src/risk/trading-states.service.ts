@@ -7,15 +7,19 @@ import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore
 /**
  * The firm's trading states, latched in the store (Redis when configured) and held here in memory, so
  * the order path reads them with no round trip: a change is pushed to every instance (pub/sub) and the
- * whole set is re-read every `risk.stateResyncMs`, so a lost push heals. While the store cannot be read
- * (Redis down at start) the last states read stay in force; none read yet means none latched.
+ * whole set is re-read every `risk.stateResyncMs`, so a lost push heals. Fail closed: until the set has
+ * been read once (Redis down at start), and while the last read is older than `risk.maxStateAgeMs`
+ * (Redis unreachable since), new orders are refused 503 TRADING_STATE_UNKNOWN; cancels pass.
  */
 @Injectable()
 export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(TradingStates.name);
   private readonly store: TradingStateStore;
   private readonly resyncMs: number;
+  private readonly maxAgeMs: number;
   private states = new Map<string, TradingStateRecord>();
+  /** When the whole set was last read from the store (undefined: never since start). */
+  private readAt?: number;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -25,6 +29,9 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.store = redis ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '') : new MemoryTradingStateStore();
     this.resyncMs = config.risk.stateResyncMs;
+    this.maxAgeMs = config.risk.maxStateAgeMs;
+    // Redis back: read the states at once rather than at the next re-read.
+    redis?.on('ready', () => void this.resync());
   }
 
   async onModuleInit(): Promise<void> {
@@ -51,6 +58,18 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       if (record && (!worst || SEVERITY[record.state] > SEVERITY[worst.state])) worst = record;
     }
     return worst;
+  }
+
+  /** Throws 503 TRADING_STATE_UNKNOWN unless the latched states were read, and recently enough (fail closed). */
+  assertKnown(path: string): void {
+    const now = this.clock.now();
+    if (this.readAt !== undefined && now - this.readAt <= this.maxAgeMs) return;
+    const lastRead = this.readAt === undefined ? null : new Date(this.readAt).toISOString();
+    const why = lastRead === null ? 'have not been read since this instance started' : `were last read at ${lastRead}, more than ${this.maxAgeMs} ms ago`;
+    throw new DomainError(ErrorCode.TRADING_STATE_UNKNOWN, `The trading states ${why} (their store is unreachable): a latched halt may be in force, so new orders are refused. Cancels pass; nothing was sent.`, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.resyncMs / 1_000))) },
+      extensions: { lastRead, maxStateAgeMs: this.maxAgeMs, order: path },
+    });
   }
 
   stateOf(scope: string): TradingStateRecord | undefined {
@@ -87,7 +106,9 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
 
   private async resync(): Promise<void> {
     try {
-      this.states = new Map((await this.store.all()).map((record) => [record.scope, record]));
+      const read = await this.store.all();
+      this.states = new Map(read.map((record) => [record.scope, record]));
+      this.readAt = this.clock.now();
     } catch (error) {
       this.logger.warn(`trading states not re-read (${String(error)}); the last ones read stay in force`);
     }

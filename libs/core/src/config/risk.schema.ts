@@ -51,6 +51,29 @@ const RiskLimitSchema = z
   });
 export type RiskLimit = z.infer<typeof RiskLimitSchema>;
 
+/** The reject breaker's figures: `rejects` upstream rejects within `windowSeconds` block the client's new orders for `coolOffSeconds`. */
+const BreakerFiguresSchema = z
+  .object({
+    /** Upstream rejects of a client's orders that trip the breaker (0: off). */
+    rejects: z.number().int().nonnegative(),
+    windowSeconds: z.number().positive(),
+    /** How long a tripped breaker blocks new orders (cancels pass) unless an admin resets it sooner. */
+    coolOffSeconds: z.number().positive(),
+  })
+  .strict();
+
+/** Issue 26 "a breaker that blocks a client after N upstream rejects in M seconds": defaults, and per-client overrides. */
+const BreakerSchema = z
+  .object({
+    rejects: BreakerFiguresSchema.shape.rejects.default(20),
+    windowSeconds: BreakerFiguresSchema.shape.windowSeconds.default(10),
+    coolOffSeconds: BreakerFiguresSchema.shape.coolOffSeconds.default(300),
+    /** By client id: any of the figures above, replacing the default for that client. */
+    clients: z.record(z.string().min(1), BreakerFiguresSchema.partial()).default({}),
+  })
+  .strict();
+export type BreakerConfig = z.infer<typeof BreakerSchema>;
+
 export const RiskSchema = z
   .object({
     /** Exchange prices are int64 in 10^-priceScale dollars (upstream-facts); the venue's contracts price in cents. */
@@ -68,6 +91,12 @@ export const RiskSchema = z
     /** Firm policy on an order that would cross a resting order of another of the firm's participants: `reject` refuses it. */
     crossTeamSelfTrade: z.enum(['off', 'reject']).default('off'),
     limits: z.array(RiskLimitSchema).default([]),
+    breaker: BreakerSchema.prefault({}),
+    /**
+     * Trading states older than this (the last successful read of the latched set, Redis unreachable
+     * since) refuse new orders 503 TRADING_STATE_UNKNOWN, as do states never read since start (fail closed).
+     */
+    maxStateAgeMs: z.number().int().positive().default(30_000),
   })
   .strict();
 export type RiskConfig = z.infer<typeof RiskSchema>;

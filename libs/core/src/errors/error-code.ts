@@ -52,6 +52,10 @@ export enum ErrorCode {
   RISK_CROSS_TEAM_SELF_TRADE = 'RISK_CROSS_TEAM_SELF_TRADE',
   /** More order-entering calls per second than the client's risk throttle allows (cancels are never throttled). */
   RISK_THROTTLED = 'RISK_THROTTLED',
+  /** The client's orders met too many upstream rejects within the breaker's window: new orders are refused until it cools off or an admin resets it (cancels pass). */
+  RISK_BREAKER_OPEN = 'RISK_BREAKER_OPEN',
+  /** This instance has not read the latched trading states (Redis unreachable since start) or its last read is too old: new orders are refused (cancels pass). */
+  TRADING_STATE_UNKNOWN = 'TRADING_STATE_UNKNOWN',
   /** The same Idempotency-Key came with another request body (issue 27). */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */

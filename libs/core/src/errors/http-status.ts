@@ -20,6 +20,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.TRADING_HALTED:
     case ErrorCode.TRADING_REDUCE_ONLY:
     case ErrorCode.RISK_FIELD_NOT_ENTITLED:
+    case ErrorCode.RISK_BREAKER_OPEN:
       return 403;
     case ErrorCode.NOT_FOUND:
     case ErrorCode.UPSTREAM_NOT_FOUND:
@@ -72,6 +73,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.ORDER_REJECTED_LATENCY:
     case ErrorCode.SERVICE_UNAVAILABLE:
     case ErrorCode.JOURNAL_UNAVAILABLE:
+    case ErrorCode.TRADING_STATE_UNKNOWN:
       return 503;
     case ErrorCode.UPSTREAM_TIMEOUT:
       return 504;
@@ -126,6 +128,8 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',
   [ErrorCode.RISK_CROSS_TEAM_SELF_TRADE]: "Order would trade with another of the firm's participants",
   [ErrorCode.RISK_THROTTLED]: 'Order-entering calls over the risk throttle',
+  [ErrorCode.RISK_BREAKER_OPEN]: 'Reject breaker open',
+  [ErrorCode.TRADING_STATE_UNKNOWN]: 'Trading states not known',
 };
 
 export function titleOf(code: ErrorCode): string {

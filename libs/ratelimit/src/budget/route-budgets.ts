@@ -5,6 +5,8 @@ import type { TakeRequest } from './take-plan.js';
 export interface RouteBudget {
   readonly buckets: readonly BucketName[];
   readonly class: RequestClass;
+  /** The priority lane (take-plan.ts PRIORITY_LANE): the kill switch's cancels only. */
+  readonly priority?: boolean;
 }
 
 const budget = (klass: RequestClass, ...buckets: BucketName[]): RouteBudget => ({ buckets, class: klass });
@@ -39,6 +41,8 @@ export const ROUTE_BUDGETS = {
     batchInsert: budget('write', 'exchange.orders.batch'),
     batchReplace: budget('write', 'exchange.orders.batch'),
     batchCancel: budget('cancel', 'exchange.orders.batch'),
+    /** The kill switch's cancels (halt-and-cancel, cancel-on-disconnect, dead-man's switch): the same bucket, in the priority lane. */
+    priorityCancel: { ...budget('cancel', 'exchange.orders.cancel'), priority: true },
     tradeStats: budget('read', 'exchange.trade-stats'),
     instruments: budget('read', 'exchange.instruments'),
     symbols: budget('read', 'exchange.instruments'),
@@ -59,5 +63,5 @@ export const ROUTE_BUDGETS = {
  * counts them; `account` names the retail API key for per-key buckets.
  */
 export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number, account?: string): TakeRequest {
-  return { buckets: route.buckets, class: route.class, ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
+  return { buckets: route.buckets, class: route.class, ...(route.priority ? { priority: true } : {}), ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
 }

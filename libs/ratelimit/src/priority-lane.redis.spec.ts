@@ -1,0 +1,41 @@
+import type { RedisClient } from '@lib/core';
+
+import { LimiterPool, slowBucket, testRedis, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
+import { ROUTE_BUDGETS, budgetFor } from './budget/route-budgets.js';
+import { PRIORITY_LANE } from './budget/take-plan.js';
+
+/** The kill switch's cancels (ROUTE_BUDGETS.exchange.priorityCancel) against ordinary cancels, on the run's real Redis, two instances. */
+describe('the cancel bucket priority lane', () => {
+  let redis: RedisClient;
+  const pool = new LimiterPool();
+
+  beforeAll(() => {
+    redis = testRedis(testRedisUrl(process.env.TEST_REDIS_URL));
+  });
+  afterEach(() => pool.stopAll());
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('ordinary cancels on one instance stop short of the lane; the kill switch on another takes it at once, and no more than the capacity is ever taken', async () => {
+    const options = { redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } };
+    const { limiter: a } = await pool.start(options);
+    const { limiter: b } = await pool.start(options);
+    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform');
+    const kill = budgetFor(ROUTE_BUDGETS.exchange.priorityCancel, 'gateway');
+
+    const flood = [];
+    for (let i = 0; i < 20; i++) flood.push((await a.take(ordinary)).allowed);
+    const lane = Math.round(20 * PRIORITY_LANE);
+    expect(flood.filter(Boolean)).toHaveLength(20 - lane);
+    expect(flood.at(-1)).toBe(false);
+
+    const priority = [];
+    for (let i = 0; i < lane + 1; i++) priority.push(await b.take(kill));
+    expect(priority.map((d) => d.allowed)).toEqual([...Array.from({ length: lane }, () => true), false]);
+    expect(priority.at(-1)).toMatchObject({ mode: 'redis', bucket: 'exchange.orders.cancel', limit: 20 });
+    // The capacity is the published figure: ordinary and priority together took exactly it.
+    expect(flood.filter(Boolean).length + priority.filter((d) => d.allowed).length).toBe(20);
+    expect((await a.take(ordinary)).allowed).toBe(false);
+  });
+});
