@@ -84,8 +84,9 @@ async function paced(targets: Target[]): Promise<Record<string, LoadReport & { p
     for (const target of targets) {
       const watch = watched.get(target.name)!;
       watch.resume();
-      runs.get(target.name)!.push(await load(spec(target, ROUND_SECONDS)));
-      watch.pause();
+      const run = await load(spec(target, ROUND_SECONDS));
+      watch.pause(run.timesMs.length + run.failures);
+      runs.get(target.name)!.push(run);
     }
   }
   return Object.fromEntries(targets.map((target) => [target.name, { ...report(runs.get(target.name)!), process: watched.get(target.name)!.figures() }]));
