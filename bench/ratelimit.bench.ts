@@ -7,6 +7,8 @@
 // rounds, interleaved, on its own client and key prefix: `versusBaseline` is decisions/s of both
 // commits measured side by side, and CPU per decision (this process and redis-server, from
 // process.cpuUsage and INFO cpu) says where the time goes with less noise than a rate on a shared box.
+import { loadavg } from 'node:os';
+
 import * as core from '@lib/core';
 import { createRedisClient, GatewayConfigSchema, type RedisClient } from '@lib/core';
 import * as ratelimit from '@lib/ratelimit';
@@ -137,6 +139,7 @@ async function commandCalls(redis: RedisClient): Promise<Record<string, number>>
 }
 
 export async function run(): Promise<Record<string, unknown>> {
+  const loadBefore = loadavg()[0];
   const server = await startRedisServer();
   // The gateway's client (no offline queue) with the production command timeout (config default). A
   // stall past it is refused (never decided twice) and only timeouts in a row go local: both are
@@ -229,6 +232,8 @@ export async function run(): Promise<Record<string, unknown>> {
     };
 
     return {
+      // The machine is shared: its load says how much of each rate is other work queueing ahead of ours.
+      loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
       setup: { concurrency: CONCURRENCY, roundMs: ROUND_MS, rounds: ROUNDS, redisCommandTimeoutMs: commandTimeoutMs, decisionsByMode: modes },
       saturated,
       versusBaseline,
