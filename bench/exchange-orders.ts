@@ -4,15 +4,12 @@
 // risk checks and journal both on, risk off, journal off, both off. Measured before and after a
 // saturation phase of closed-loop inserts. Reports only; asserts nothing.
 import { loadavg } from 'node:os';
-import { Worker } from 'node:worker_threads';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ExchangeTokenProvider, generateApiKey, hashApiKey } from '@lib/auth';
-import { GatewayConfigSchema, SCOPES } from '@lib/core';
+import { ExchangeTokenProvider } from '@lib/auth';
 
-import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+import { type BenchGateway, load, type LoadReport, ms, type ProcessFigures, report, startBenchGateway, watchProcess } from './exchange-stack.js';
 
 export const ORDER_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 /** Each order target trades as its own firm (sandbox exchange clients 2-6), so no gateway receives another target's order and drop-copy events. */
@@ -57,95 +54,49 @@ const CONFIGURATIONS: Configuration[] = [
   { name: 'bare', risk: false, journal: false },
 ];
 
-interface Report {
-  ordersPerSec: number;
-  samples: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  failures: number;
-}
-
-function load(spec: LoadSpec): Promise<LoadRun> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./exchange-load.worker.js', import.meta.url), { workerData: spec });
-    worker.once('message', (run: LoadRun) => resolve(run));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load worker exited with ${code}`))));
-  });
-}
-
-function report(runs: LoadRun[]): Report {
-  const sorted = Float64Array.from(runs.flatMap((run) => [...run.timesMs])).sort();
-  const at = (p: number) => (sorted.length === 0 ? Number.NaN : ms(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]));
-  const seconds = runs.reduce((sum, run) => sum + run.elapsedSeconds, 0);
-  return {
-    ordersPerSec: Math.round(sorted.length / seconds),
-    samples: sorted.length,
-    p50Ms: at(0.5),
-    p90Ms: at(0.9),
-    p99Ms: at(0.99),
-    maxMs: at(1),
-    failures: runs.reduce((sum, run) => sum + run.failures, 0),
-  };
-}
-
-const ms = (value: number) => Number(value.toFixed(3));
-
-async function startOrderGateway(sandbox: RunningSandbox, configuration: Configuration, journal: Journal, exchangeClient: number): Promise<{ app: NestFastifyApplication; url: string; key: string }> {
-  const key = generateApiKey();
-  const exchangeKey = sandbox.keys.exchange[exchangeClient];
-  const participant = participantOf(ORDER_FIRMS[exchangeClient - ORDER_CLIENTS_FROM]);
-  const config = GatewayConfigSchema.parse({
-    server: { host: '127.0.0.1', port: 0 },
-    logging: { level: 'info' },
-    environment: 'development',
-    environments: {
-      development: {
-        authUrl: sandbox.urls.auth,
-        exchangeUrl: sandbox.urls.exchange,
-        grpcTarget: sandbox.urls.grpc,
-        grpcTls: false,
-        retailUrl: sandbox.urls.retail,
-        catalogUrl: sandbox.urls.catalog,
-        exchangeClient: { clientId: exchangeKey.clientId, privateKeyFile: exchangeKey.privateKeyFile },
-      },
+function startOrderGateway(sandbox: RunningSandbox, configuration: Configuration, journal: Journal, exchangeClient: number): Promise<BenchGateway> {
+  return startBenchGateway(sandbox, {
+    exchangeClient,
+    participant: participantOf(ORDER_FIRMS[exchangeClient - ORDER_CLIENTS_FROM]),
+    // The published insert figure (30-400/s by tier) would refuse most of 1,000/s.
+    liftedBuckets: ['exchange.orders.insert'],
+    config: {
+      risk: { limits: configuration.risk ? RISK_LIMITS : [] },
+      // Each configuration its own schema of the same server, so no two share a hash chain.
+      journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
     },
-    // The published insert figure (30-400/s by tier) would refuse most of 1,000/s: lifted, so every
-    // order still takes its (local, in-memory) budget decision, which always allows. Redis is not used.
-    limits: { buckets: { 'exchange.orders.insert': { limit: 1_000_000_000, windowSeconds: 1 } } },
-    inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
-    teams: [{ id: 'bench' }],
-    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [participant] }],
-    risk: { limits: configuration.risk ? RISK_LIMITS : [] },
-    // Each configuration its own schema of the same server, so no two share a hash chain.
-    journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
   });
-  const app = await createGateway(config, { logDestination: { write: () => undefined } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}`, key };
 }
 
 type Target = Pick<LoadSpec, 'url' | 'headers'> & { name: string };
 
-/** Warm-up of each target, then ROUNDS rounds in which every target runs once in turn; each one's samples pooled. */
-async function paced(targets: Target[]): Promise<Record<string, Report>> {
+/**
+ * Warm-up of each target, then ROUNDS rounds in which every target runs once in turn; each one's
+ * samples pooled, with what this process (sandbox, gateways) did while that target was measured.
+ */
+async function paced(targets: Target[]): Promise<Record<string, LoadReport & { process: ProcessFigures }>> {
   const order = (target: Target) => ({ body: ORDER, clordIdPrefix: target.name });
-  for (const target of targets) await load({ url: target.url, headers: target.headers, order: order(target), connections: CONNECTIONS, durationSeconds: WARM_UP_SECONDS, overallRate: RATE });
+  const spec = (target: Target, durationSeconds: number): LoadSpec => ({ url: target.url, headers: target.headers, order: order(target), connections: CONNECTIONS, durationSeconds, overallRate: RATE });
+  for (const target of targets) await load(spec(target, WARM_UP_SECONDS));
   const runs = new Map<string, LoadRun[]>(targets.map((target) => [target.name, []]));
+  const watched = new Map(targets.map((target) => [target.name, watchProcess()]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const target of targets) runs.get(target.name)!.push(await load({ url: target.url, headers: target.headers, order: order(target), connections: CONNECTIONS, durationSeconds: ROUND_SECONDS, overallRate: RATE }));
+    for (const target of targets) {
+      const watch = watched.get(target.name)!;
+      watch.resume();
+      const run = await load(spec(target, ROUND_SECONDS));
+      watch.pause(run.timesMs.length + run.failures);
+      runs.get(target.name)!.push(run);
+    }
   }
-  return Object.fromEntries(targets.map((target) => [target.name, report(runs.get(target.name)!)]));
+  return Object.fromEntries(targets.map((target) => [target.name, { ...report(runs.get(target.name)!), process: watched.get(target.name)!.figures() }]));
 }
 
-function added(of: Report, over: Report): { p50Ms: number; p99Ms: number } {
+function added(of: LoadReport, over: LoadReport): { p50Ms: number; p99Ms: number } {
   return { p50Ms: ms(of.p50Ms - over.p50Ms), p99Ms: ms(of.p99Ms - over.p99Ms) };
 }
 
-function summary(reports: Record<string, Report>) {
+function summary(reports: Record<string, LoadReport>) {
   const { direct, full, riskOff, journalOff, bare } = reports;
   return {
     ...reports,
@@ -156,7 +107,7 @@ function summary(reports: Record<string, Report>) {
 }
 
 export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal): Promise<Record<string, unknown>> {
-  const gateways: Awaited<ReturnType<typeof startOrderGateway>>[] = [];
+  const gateways: BenchGateway[] = [];
   try {
     const directUrl = `${sandbox.urls.exchange}/v1/trading/orders`;
     // The direct side's token, of its own firm's client, from a gateway started for that and closed (it would receive that firm's events).
@@ -167,7 +118,7 @@ export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal
     for (const [i, configuration] of CONFIGURATIONS.entries()) gateways.push(await startOrderGateway(sandbox, configuration, journal, ORDER_CLIENTS_FROM + 1 + i));
     const targets: Target[] = [
       { name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) } },
-      ...CONFIGURATIONS.map((configuration, i) => ({ name: configuration.name, url: `${gateways[i].url}/exchange/v1/trading/orders`, headers: { authorization: `Bearer ${gateways[i].key}` } })),
+      ...CONFIGURATIONS.map((configuration, i) => ({ name: configuration.name, url: `${gateways[i].url}/exchange/v1/trading/orders`, headers: gateways[i].headers })),
     ];
     // Each target answers an order id for one order before anything is measured.
     for (const target of targets) {
@@ -180,7 +131,7 @@ export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal
     const ordersBefore = sandbox.state.counter('exchange.calls.insertOrder');
     const before = summary(await paced(targets));
     const loadAfterFixed = loadavg()[0];
-    const saturation: Record<string, Report> = {};
+    const saturation: Record<string, LoadReport> = {};
     for (const target of targets) {
       saturation[target.name] = report([await load({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `sat-${target.name}` }, connections: SATURATION_CONNECTIONS, durationSeconds: SATURATION_SECONDS })]);
     }

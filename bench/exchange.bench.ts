@@ -8,19 +8,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ExchangeTokenProvider, generateApiKey, hashApiKey } from '@lib/auth';
-import { GatewayConfigSchema, MetricsRegistry, SCOPES } from '@lib/core';
+import { ExchangeTokenProvider } from '@lib/auth';
+import { MetricsRegistry } from '@lib/core';
 import { Pool } from 'undici';
 
-import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
 import { startPostgres } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
 import { ORDER_FIRMS, orderInsertBench } from './exchange-orders.js';
+import { type BenchGateway, load, type LoadReport, ms, report, startBenchGateway } from './exchange-stack.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const DEPTH = 3;
@@ -31,40 +30,6 @@ const SATURATION_CONNECTIONS = 50;
 const ROUNDS = 4;
 const ROUND_SECONDS = 4;
 const WARM_UP_SECONDS = 2;
-
-interface LoadReport {
-  reqPerSec: number;
-  samples: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  failures: number;
-}
-
-function load(spec: LoadSpec): Promise<LoadRun> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./exchange-load.worker.js', import.meta.url), { workerData: spec });
-    worker.once('message', (run: LoadRun) => resolve(run));
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load worker exited with ${code}`))));
-  });
-}
-
-function report(runs: LoadRun[]): LoadReport {
-  const sorted = Float64Array.from(runs.flatMap((run) => [...run.timesMs])).sort();
-  const at = (p: number) => (sorted.length === 0 ? Number.NaN : Number(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(3)));
-  const seconds = runs.reduce((sum, run) => sum + run.elapsedSeconds, 0);
-  return {
-    reqPerSec: Math.round(sorted.length / seconds),
-    samples: sorted.length,
-    p50Ms: at(0.5),
-    p90Ms: at(0.9),
-    p99Ms: at(0.99),
-    maxMs: at(1),
-    failures: runs.reduce((sum, run) => sum + run.failures, 0),
-  };
-}
 
 type Target = Pick<LoadSpec, 'url' | 'headers'>;
 
@@ -101,36 +66,9 @@ async function compare(direct: Target, gateway: Target, connections: number, ove
   return { direct: report(runs.direct), gateway: report(runs.gateway) };
 }
 
-async function startGateway(sandbox: RunningSandbox, exchangeClient: number): Promise<{ app: NestFastifyApplication; url: string; key: string }> {
-  const key = generateApiKey();
-  const exchangeKey = sandbox.keys.exchange[exchangeClient];
-  const config = GatewayConfigSchema.parse({
-    server: { host: '127.0.0.1', port: 0 },
-    logging: { level: 'info' },
-    environment: 'development',
-    environments: {
-      development: {
-        authUrl: sandbox.urls.auth,
-        exchangeUrl: sandbox.urls.exchange,
-        grpcTarget: sandbox.urls.grpc,
-        grpcTls: false,
-        retailUrl: sandbox.urls.retail,
-        catalogUrl: sandbox.urls.catalog,
-        exchangeClient: { clientId: exchangeKey.clientId, privateKeyFile: exchangeKey.privateKeyFile },
-      },
-    },
-    // The published 12/min book limit would throttle the measurement: lifted, so every request takes a
-    // (local, in-memory) budget decision that always allows. Redis is not used.
-    limits: { buckets: { 'exchange.book': { limit: 1_000_000_000, windowSeconds: 1 } } },
-    inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
-    teams: [{ id: 'bench' }],
-    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: ['firms/BENCH/users/alice'] }],
-  });
-  // Access log lines are formatted as in production and dropped, so their cost is counted.
-  const app = await createGateway(config, { logDestination: { write: () => undefined } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { app, url: `http://127.0.0.1:${port}`, key };
+function startGateway(sandbox: RunningSandbox, exchangeClient: number): Promise<BenchGateway> {
+  // The published 12/min book limit would throttle the measurement.
+  return startBenchGateway(sandbox, { exchangeClient, participant: 'firms/BENCH/users/alice', liftedBuckets: ['exchange.book'] });
 }
 
 /** Three levels a side from another firm, so the snapshot is a realistic one of depth 3. */
@@ -141,7 +79,6 @@ function fillBook(sandbox: RunningSandbox): void {
   }
 }
 
-const ms = (value: number) => Number(value.toFixed(3));
 const heapMb = () => Math.round(process.memoryUsage().heapUsed / 2 ** 20);
 
 /** Every exchange scope but read:marketdata: that gateway's stream is refused, so it reads books over REST. */
@@ -179,8 +116,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const path = `/v1/orderbook/${SYMBOL}?depth=${DEPTH}`;
     const directUrl = `${sandbox.urls.exchange}${path}`;
     const direct = { url: directUrl, headers: { authorization: await gateway.app.get(ExchangeTokenProvider).authorization(directUrl) } };
-    const viaGateway = { url: `${gateway.url}/exchange${path}`, headers: { authorization: `Bearer ${gateway.key}` } };
-    const viaRest = { url: `${restGateway.url}/exchange${path}`, headers: { authorization: `Bearer ${restGateway.key}` } };
+    const viaGateway = { url: `${gateway.url}/exchange${path}`, headers: gateway.headers };
+    const viaRest = { url: `${restGateway.url}/exchange${path}`, headers: restGateway.headers };
     const answers = await Promise.all([direct, viaGateway, viaRest].map((target) => fetch(target.url, { headers: target.headers })));
     const [directBody, gatewayBody, restBody] = (await Promise.all(answers.map((res) => res.json()))) as { bids: unknown[]; transactTime: string }[];
     const sources = answers.map((res) => res.headers.get('x-book-source'));

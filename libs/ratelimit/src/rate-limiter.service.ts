@@ -223,7 +223,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
           this.redisStore.refund(plan, cost).catch(() => undefined);
           return this.lateAnswer(plan);
         }
-        return { ...decisionOf(plan, outcome, 'redis'), askedAt };
+        return decisionOf(plan, outcome, 'redis', askedAt);
       } catch (error) {
         this.link.failed(error, askedAt);
         // The script may have run and taken the tokens though its answer came late: deciding again
@@ -233,7 +233,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
     const instances = this.link?.localShareOf ?? 1;
-    return { ...decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', instances), askedAt: performance.now() };
+    return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', performance.now(), instances);
   }
 
   /**

@@ -44,8 +44,11 @@ export interface Decision {
   askedAt?: number;
 }
 
-/** `instances`: local decisions report this instance's part of each limit. */
-export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMode, instances = 1): Decision {
+/**
+ * `instances`: local decisions report this instance's part of each limit. `askedAt` is set in the
+ * literal (one shape for every decision, no copy per decision to add it).
+ */
+export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMode, askedAt: number, instances = 1): Decision {
   const readings: BucketReading[] = plan.cells.map((cell, i) => ({
     bucket: cell.bucket.name,
     ...(cell.team === undefined ? {} : { team: cell.team }),
@@ -66,6 +69,7 @@ export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMo
     windowSeconds: reading.windowSeconds,
     mode,
     readings,
+    askedAt,
   };
   if (reading.team !== undefined) decision.team = reading.team;
   if (reading.scopeKey !== undefined) decision.scopeKey = reading.scopeKey;

@@ -1,0 +1,159 @@
+// What the exchange benches (exchange.bench.ts: book reads, exchange-orders.ts: order inserts) share:
+// a gateway in this process in front of the sandbox, the load worker, the latency report, and what
+// the process itself did meanwhile (event-loop delay, GC pauses).
+import { type IntervalHistogram, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { generateApiKey, hashApiKey } from '@lib/auth';
+import { GatewayConfigSchema, SCOPES } from '@lib/core';
+
+import { createGateway } from '../apps/gateway/src/gateway.factory.js';
+import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
+import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+
+export const ms = (value: number) => Number(value.toFixed(3));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** One load run in a worker thread (exchange-load.worker.ts). */
+export function load(spec: LoadSpec): Promise<LoadRun> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./exchange-load.worker.js', import.meta.url), { workerData: spec });
+    worker.once('message', (run: LoadRun) => resolve(run));
+    worker.once('error', reject);
+    worker.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load worker exited with ${code}`))));
+  });
+}
+
+export interface LoadReport {
+  reqPerSec: number;
+  samples: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  failures: number;
+}
+
+/** Every 2xx time of the runs pooled: rate, percentiles, failures. */
+export function report(runs: LoadRun[]): LoadReport {
+  const sorted = Float64Array.from(runs.flatMap((run) => [...run.timesMs])).sort();
+  const at = (p: number) => (sorted.length === 0 ? Number.NaN : ms(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]));
+  const seconds = runs.reduce((sum, run) => sum + run.elapsedSeconds, 0);
+  return {
+    reqPerSec: Math.round(sorted.length / seconds),
+    samples: sorted.length,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    p99Ms: at(0.99),
+    maxMs: at(1),
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
+  };
+}
+
+export interface BenchGateway {
+  app: NestFastifyApplication;
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface BenchGatewayOptions {
+  /** Index of the sandbox exchange client (and key) this gateway trades as. */
+  exchangeClient: number;
+  participant: string;
+  /** Budget buckets lifted for the measurement (each request still takes its in-memory decision). */
+  liftedBuckets: string[];
+  /** Further top-level config sections (risk, journal). */
+  config?: Record<string, unknown>;
+}
+
+/** A gateway on a free loopback port in front of the sandbox, with one client (every scope) of team `bench`. */
+export async function startBenchGateway(sandbox: RunningSandbox, options: BenchGatewayOptions): Promise<BenchGateway> {
+  const key = generateApiKey();
+  const exchangeKey = sandbox.keys.exchange[options.exchangeClient];
+  const config = GatewayConfigSchema.parse({
+    server: { host: '127.0.0.1', port: 0 },
+    logging: { level: 'info' },
+    environment: 'development',
+    environments: {
+      development: {
+        authUrl: sandbox.urls.auth,
+        exchangeUrl: sandbox.urls.exchange,
+        grpcTarget: sandbox.urls.grpc,
+        grpcTls: false,
+        retailUrl: sandbox.urls.retail,
+        catalogUrl: sandbox.urls.catalog,
+        exchangeClient: { clientId: exchangeKey.clientId, privateKeyFile: exchangeKey.privateKeyFile },
+      },
+    },
+    // Published limits would throttle the measurement: lifted, so every request takes a (local,
+    // in-memory) budget decision that always allows. Redis is not used.
+    limits: { buckets: Object.fromEntries(options.liftedBuckets.map((bucket) => [bucket, { limit: 1_000_000_000, windowSeconds: 1 }])) },
+    inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
+    teams: [{ id: 'bench' }],
+    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [options.participant] }],
+    ...options.config,
+  });
+  // Access log lines are formatted as in production and dropped, so their cost is counted.
+  const app = await createGateway(config, { logDestination: { write: () => undefined } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${key}` } };
+}
+
+export interface ProcessFigures {
+  /** This process's event-loop delay (the servers' thread: how late a ready callback ran): median of the phases' p50, worst p99 and max. */
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  /** GC pauses over the phase, by kind (minor: scavenge; major: mark-compact). */
+  gc: { count: number; totalMs: number; maxMs: number; minor: number; major: number; incremental: number };
+  /**
+   * CPU time of this whole process (every thread: servers and load worker) per request, µs: less
+   * noisy than a latency on a shared machine, since time spent waiting for a core is not in it.
+   */
+  cpuUsPerRequest: number;
+}
+
+const GC_KIND: Record<number, 'minor' | 'major' | 'incremental' | undefined> = { 1: 'minor', 2: 'major', 4: 'incremental' };
+
+/**
+ * Watches this process while resumed: phases are pooled until figures() is read, each phase with an
+ * event-loop monitor of its own (a resumed one would count the paused time as one long delay).
+ */
+export function watchProcess(): { resume(): void; pause(requests: number): void; figures(): ProcessFigures } {
+  const phases: { p50: number; p99: number; max: number }[] = [];
+  let delay: IntervalHistogram | undefined;
+  let cpuFrom: NodeJS.CpuUsage | undefined;
+  let cpuUs = 0;
+  let requests = 0;
+  const gc = { count: 0, totalMs: 0, maxMs: 0, minor: 0, major: 0, incremental: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+      const kind = GC_KIND[(entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0];
+      if (kind) gc[kind]++;
+    }
+  });
+  return {
+    resume: () => {
+      delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      observer.observe({ entryTypes: ['gc'] });
+      cpuFrom = process.cpuUsage();
+    },
+    pause: (answered: number) => {
+      const cpu = process.cpuUsage(cpuFrom);
+      cpuUs += cpu.user + cpu.system;
+      requests += answered;
+      delay?.disable();
+      if (delay) phases.push({ p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 });
+      observer.disconnect();
+    },
+    figures: () => ({
+      eventLoopDelayMs: { p50: ms(median(phases.map((p) => p.p50))), p99: ms(Math.max(0, ...phases.map((p) => p.p99))), max: ms(Math.max(0, ...phases.map((p) => p.max))) },
+      gc: { ...gc, totalMs: ms(gc.totalMs), maxMs: ms(gc.maxMs) },
+      cpuUsPerRequest: Math.round(cpuUs / Math.max(1, requests)),
+    }),
+  };
+}
