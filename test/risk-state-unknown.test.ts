@@ -46,7 +46,8 @@ describe('an instance that starts while Redis is unreachable enforces a latched 
       expect(await json(refused)).toMatchObject({ code: 'TRADING_STATE_UNKNOWN', lastRead: null });
       expect(upstreamCalls(a)).toBe(sent);
       // A cancel is never blocked by a gateway rule.
-      expect((await post(b, '/exchange/v1/trading/orders/cancel', { orderId }, 'bot')).status).toBe(200);
+      const cancel = await post(b, '/exchange/v1/trading/orders/cancel', { orderId }, 'bot');
+      expect({ status: cancel.status, body: cancel.ok ? undefined : await cancel.text() }).toEqual({ status: 200, body: undefined });
       expect(a.sandbox.state.engine.order(orderId)).toMatchObject({ state: 'ORDER_STATE_CANCELED' });
     } finally {
       redis.process.kill('SIGCONT');

@@ -3,6 +3,7 @@ export { RateLimiter, type CoolDownOptions, type RateLimiterDeps } from './rate-
 export { BucketRegistry, type BucketSpec } from './budget/bucket-registry.js';
 export type { BudgetMode, BucketReading, Decision, LimitedBy } from './budget/decision.js';
 export type { BucketName, LimitsConfig, RequestClass } from './budget/limits.types.js';
+export { PriorityLane } from './budget/priority-lane.js';
 export { ROUTE_BUDGETS, budgetFor, type RouteBudget } from './budget/route-budgets.js';
 export type { TakeRequest } from './budget/take-plan.js';
 export { rateLimitHeaders, rateLimitedError } from './http/rate-limit-headers.js';

@@ -17,11 +17,12 @@ describe('the cancel bucket priority lane', () => {
     await redis.quit();
   });
 
-  it('ordinary cancels on one instance stop short of the lane; the kill switch on another takes it at once, and no more than the capacity is ever taken', async () => {
+  it('while a kill-switch run sends, ordinary cancels stop short of the lane; the kill switch takes it at once, and no more than the capacity is ever taken', async () => {
     const options = { redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } };
     const { limiter: a } = await pool.start(options);
     const { limiter: b } = await pool.start(options);
-    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform');
+    // PriorityLane.inUse: the kill switch runs on this instance.
+    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform', undefined, undefined, true);
     const kill = budgetFor(ROUTE_BUDGETS.exchange.priorityCancel, 'gateway');
 
     const flood = [];
@@ -37,5 +38,14 @@ describe('the cancel bucket priority lane', () => {
     // The capacity is the published figure: ordinary and priority together took exactly it.
     expect(flood.filter(Boolean).length + priority.filter((d) => d.allowed).length).toBe(20);
     expect((await a.take(ordinary)).allowed).toBe(false);
+  });
+
+  it('with no kill-switch run, an ordinary cancel may spend the whole bucket: no gateway rule holds it back', async () => {
+    const { limiter } = await pool.start({ redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } });
+    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform');
+    const taken = [];
+    for (let i = 0; i < 21; i++) taken.push((await limiter.take(ordinary)).allowed);
+    expect(taken.filter(Boolean)).toHaveLength(20);
+    expect(taken.at(-1)).toBe(false);
   });
 });

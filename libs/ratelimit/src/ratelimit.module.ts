@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
 
+import { PriorityLane } from './budget/priority-lane.js';
 import { BudgetGate } from './gate/budget-gate.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
@@ -10,9 +11,10 @@ import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
  * MetricsRegistry and Readiness; Clock is optional (apps that do not provide it get the system clock).
  */
 @Module({
-  exports: [BudgetGate, RateLimiter, UpstreamCalls],
+  exports: [BudgetGate, PriorityLane, RateLimiter, UpstreamCalls],
   providers: [
     BudgetGate,
+    PriorityLane,
     UpstreamCalls,
     {
       inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],

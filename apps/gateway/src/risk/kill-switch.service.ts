@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
-import { ROUTE_BUDGETS } from '@lib/ratelimit';
+import { PriorityLane, ROUTE_BUDGETS } from '@lib/ratelimit';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
@@ -47,8 +47,8 @@ export interface KillReport {
 /**
  * Halt-and-cancel's second half: every resting order of the scope's participants and retail accounts is
  * cancelled (exchange: one cancel per order, since the exchange publishes no batch or mass cancel route,
- * in the cancel bucket's priority lane (ROUTE_BUDGETS.exchange.priorityCancel): ordinary cancels leave
- * that slice of the bucket, so these never wait behind them, and are queued for budget up to
+ * in the cancel bucket's priority lane (ROUTE_BUDGETS.exchange.priorityCancel): while a run sends,
+ * this instance's ordinary cancels leave that slice of the bucket, so these never wait behind them, and are queued for budget up to
  * `risk.killSwitchWaitMs` rather than refused, never above the published limit; retail: cancel-all per
  * account, the retail API's mass cancel), then the open orders are
  * read again and whatever is left is reported unresolved. Orders are attributed by participant: a
@@ -64,9 +64,15 @@ export class KillSwitch {
     private readonly http: ExchangeHttpClient,
     private readonly retail: RetailOrders,
     private readonly open: OpenOrders,
+    private readonly lane: PriorityLane,
   ) {}
 
-  async cancelAll(scope: string): Promise<KillReport> {
+  /** Runs in the priority lane: while it sends, this instance's ordinary cancels leave the lane's slice of the cancel bucket to it. */
+  cancelAll(scope: string): Promise<KillReport> {
+    return this.lane.during(() => this.cancelEverything(scope));
+  }
+
+  private async cancelEverything(scope: string): Promise<KillReport> {
     const started = performance.now();
     const { participants, accounts, market } = this.reach(scope);
     const targeted = new Set<string>();

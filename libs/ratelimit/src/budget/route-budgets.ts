@@ -62,6 +62,7 @@ export const ROUTE_BUDGETS = {
  * A take request for a route on behalf of a team; `cost` counts the operations of a batch where a bucket
  * counts them; `account` names the retail API key for per-key buckets.
  */
-export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number, account?: string): TakeRequest {
-  return { buckets: route.buckets, class: route.class, ...(route.priority ? { priority: true } : {}), ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
+export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number, account?: string, laneInUse = false): TakeRequest {
+  const lane = route.priority ? { priority: true } : laneInUse && route.class === 'cancel' ? { yieldsLane: true } : {};
+  return { buckets: route.buckets, class: route.class, ...lane, ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
 }

@@ -14,6 +14,8 @@ export interface TakeRequest {
   account?: string;
   /** The priority lane (the kill switch's cancels): may take the slice of a cancel bucket that ordinary cancels leave. */
   priority?: boolean;
+  /** An ordinary cancel while a kill-switch run sends on this instance (PriorityLane.inUse): it leaves the lane's slice. */
+  yieldsLane?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface TakePlan {
 }
 
 export function planId(request: TakeRequest): string {
-  return `${request.class}${request.priority ? '!' : ''}|${request.team ?? ''}|${request.account ?? ''}|${request.buckets.join(',')}`;
+  return `${request.class}${request.priority ? '!' : request.yieldsLane ? '~' : ''}|${request.team ?? ''}|${request.account ?? ''}|${request.buckets.join(',')}`;
 }
 
 export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
@@ -63,8 +65,8 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
   if (new Set(request.buckets).size !== request.buckets.length) throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
   const usableOf = (capacity: number, reserve: number, bucket: BucketName) => {
     if (request.class === 'read') return capacity * (1 - reserve);
-    // Ordinary cancels leave the priority lane; at least one token stays usable to them.
-    if (request.class === 'cancel' && !request.priority && LANE_BUCKETS.has(bucket)) return Math.max(1, capacity * (1 - PRIORITY_LANE));
+    // Ordinary cancels leave the priority lane while a kill-switch run needs it; at least one token stays usable to them.
+    if (request.class === 'cancel' && request.yieldsLane && !request.priority && LANE_BUCKETS.has(bucket)) return Math.max(1, capacity * (1 - PRIORITY_LANE));
     return capacity;
   };
   const specs = request.buckets.map((name) => registry.get(name));

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type JsonReply, okOrThrow, parseBody } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
+import { PriorityLane } from '../budget/priority-lane.js';
 import { type RouteBudget, budgetFor } from '../budget/route-budgets.js';
 import { rateLimitedError, withPreferenceApplied } from '../http/rate-limit-headers.js';
 import { upstreamThrottleOf } from '../http/upstream-feedback.js';
@@ -20,7 +21,10 @@ export interface BudgetedReply extends JsonReply {
  */
 @Injectable()
 export class BudgetGate {
-  constructor(private readonly limiter: RateLimiter) {}
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly lane: PriorityLane,
+  ) {}
 
   /**
    * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
@@ -28,7 +32,7 @@ export class BudgetGate {
    */
   async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number, account?: string): Promise<Decision | undefined> {
     if (budget === null) return undefined;
-    const request = budgetFor(budget, team, cost, account);
+    const request = budgetFor(budget, team, cost, account, this.lane.inUse);
     if (!waitMs) {
       const decision = await this.limiter.take(request);
       if (decision.allowed) return decision;
@@ -52,7 +56,7 @@ export class BudgetGate {
   beforeSend(budget: RouteBudget | null, team: string | undefined, cost: number | undefined, account: string | undefined, decision: Decision | undefined): void {
     // Every upstream call passes here: a fresh decision costs one clock read, the request is rebuilt only for a late one.
     if (budget === null || decision === undefined || !this.limiter.aged(decision)) return;
-    const late = this.limiter.lateAtSend(budgetFor(budget, team, cost, account), decision);
+    const late = this.limiter.lateAtSend(budgetFor(budget, team, cost, account, this.lane.inUse), decision);
     if (!late) return;
     const error = rateLimitedError(late);
     throw decision.preferWaitMs === undefined ? error : withPreferenceApplied(error, decision.preferWaitMs);
