@@ -42,7 +42,7 @@ export interface RunningNginx {
 export async function startNginx(binary: string, upstream: string, authorization: string, pin: string | undefined): Promise<RunningNginx> {
   const prefix = mkdtempSync(join(tmpdir(), 'catalog-nginx-'));
   const port = await freePort();
-  const { host, port: upstreamPort } = new URL(upstream);
+  const { hostname, port: upstreamPort } = new URL(upstream);
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(
     conf,
@@ -61,7 +61,7 @@ http {
   scgi_temp_path ${prefix}/scgi_temp;
   proxy_cache_path ${prefix}/cache levels=1:2 keys_zone=catalog:10m max_size=256m inactive=60m use_temp_path=off;
   keepalive_requests 1000000;
-  upstream catalog { server ${host.replace(/^\[|\]$/g, '')}:${upstreamPort}; keepalive 8; }
+  upstream catalog { server ${hostname}:${upstreamPort}; keepalive 8; }
   server {
     listen 127.0.0.1:${port};
     location / {

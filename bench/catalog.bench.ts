@@ -22,7 +22,7 @@ import { Pool } from 'undici';
 
 import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
-import { findNginx, startNginx } from './catalog-nginx.js';
+import { type RunningNginx, findNginx, startNginx } from './catalog-nginx.js';
 
 interface AutocannonResult {
   requests: { average: number };
@@ -231,12 +231,15 @@ function pinSelf(): string | undefined {
 export async function run(): Promise<Record<string, unknown>> {
   Logger.overrideLogger(false);
   const keyDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
-  const previousCpus = pinSelf();
   const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir, logLevel: 'silent', catalog: { requestsPerSecondPerAddress: 'off' } });
   const gateway = await startGateway(sandbox, 'info');
   const nginxBinary = findNginx();
-  const nginx = nginxBinary === undefined ? undefined : await startNginx(nginxBinary, sandbox.urls.catalog, gateway.headers.authorization, PINNED ? SERVER_CPU : undefined);
+  let nginx: RunningNginx | undefined;
+  let previousCpus: string | undefined;
   try {
+    // Every thread the servers run on exists by now (taskset -a); nginx is started on the same core.
+    previousCpus = pinSelf();
+    if (nginxBinary !== undefined) nginx = await startNginx(nginxBinary, sandbox.urls.catalog, gateway.headers.authorization, PINNED ? SERVER_CPU : undefined);
     const sports = await hitComparison(gateway, nginx?.url, HIT_ROUTES.sports);
     const events5 = await hitComparison(gateway, nginx?.url, HIT_ROUTES.events5);
     const before = sandbox.state.counter('catalog.teams');
