@@ -22,7 +22,7 @@ const TARGET = join(dirname(fileURLToPath(import.meta.url)), 'catalog-instructio
 /** Instructions per request on the main thread of one side, from its callgrind dump. */
 async function instructionsPerRequest(side: 'gateway' | 'bare', outDir: string): Promise<{ perRequest: number; failures: number }> {
   const args = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${join(outDir, `${side}.%p`)}`, '-q'];
-  const { stdout } = await execFileAsync('valgrind', [...args, process.execPath, TARGET, side, String(REQUESTS), String(WARM_UP)], { maxBuffer: 16 * 1024 * 1024, timeout: 20 * 60_000 });
+  const { stdout } = await execFileAsync('valgrind', [...args, process.execPath, TARGET, side, String(REQUESTS), String(WARM_UP)], { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 });
   const { pid, failures } = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { pid: number; failures: number };
   // Under valgrind (~50× slower) on a loaded machine a request may time out now and then; more than 1 % would skew the count.
   if (failures > REQUESTS / 100) throw new Error(`${failures} of the ${side} side's ${REQUESTS} counted requests were not answered 2xx`);
