@@ -88,14 +88,15 @@ export class ClientAuthGuard implements CanActivate {
   }
 
   /**
-   * The client of an Authorization header whose key already verified, with nothing counted and nothing
+   * The client of an Authorization header whose key already verified, with nothing hashed, counted or
    * thrown; undefined for anything else (no header, a bad or new key), which the caller then sends the
    * whole way through identify() to be verified or refused and counted as usual. For the catalog's hit
    * path (CatalogFastPath), which must not answer a refusal itself.
    */
   knownClient(header: string | undefined): AuthenticatedClient | undefined {
     const match = BEARER.exec(header ?? '');
-    const identity = match ? this.verifier.verify(match[1]) : undefined;
+    // Only keys already verified: a new or bad key is hashed once, by identify(), not twice.
+    const identity = match ? this.verifier.known(match[1]) : undefined;
     return identity && this.clients.get(identity.id);
   }
 
