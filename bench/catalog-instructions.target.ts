@@ -25,7 +25,7 @@ const bare = await bareFastify(body);
 const [url, headers] = side === 'gateway' ? [`${gateway.url}/catalog/v1/sports`, gateway.headers] : [bare.url, {}];
 /** Sends exactly `amount` requests over 10 connections; answers how many were not 2xx. */
 async function load(amount: number): Promise<number> {
-  const args = [AUTOCANNON_CLI, '--json', '-c', '10', '-a', String(amount), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const args = [AUTOCANNON_CLI, '--json', '-c', '10', '-t', '120', '-a', String(amount), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
   const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 });
   const result = JSON.parse(stdout) as { non2xx: number; errors: number };
   return result.non2xx + result.errors;
@@ -40,6 +40,6 @@ control('--dump');
 control('--instr=off');
 process.stdout.write(`${JSON.stringify({ pid: process.pid, failures })}\n`);
 await bare.close();
-await gateway.app.close();
+await gateway.close();
 await sandbox.close();
 process.exit(0);

@@ -5,8 +5,11 @@ import type { GatewayConfig } from '@lib/core';
 import { Logger } from 'nestjs-pino';
 
 import { AppModule, type AppModuleOptions } from './app.module.js';
+import { installCatalogFastPath } from './catalog/catalog-fast-path-install.js';
+import { CatalogFastPath } from './catalog/catalog-fast-path.js';
 import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
 import { ClientAuthGuard } from './common/client-auth.guard.js';
+import { CompletedRequests } from './common/completed-requests.js';
 import { installJsonBodyParser } from './common/json-body.js';
 import { installRequestGate } from './common/request-gate.js';
 import { fastifyOptions } from './common/server-options.js';
@@ -24,6 +27,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   app.getHttpServer().maxConnections = config.server.maxConnections;
   installRequestGate(fastify, app.get(ClientAuthGuard));
   installJsonBodyParser(app, config.server.maxJsonDepth, config.server.bodyLimitBytes);
+  installCatalogFastPath(app.get(CatalogFastPath), adapter, app.get(CompletedRequests));
   setupDocs(app);
   await app.init();
   return app;

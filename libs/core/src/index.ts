@@ -42,7 +42,7 @@ export { UpstreamHttp, queryString, urlOf, type JsonCall, type JsonReply, type J
 export { LOG_DESTINATION, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
-export { type CounterSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
+export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';

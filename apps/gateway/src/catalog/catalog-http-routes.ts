@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientAuthGuard } from '../common/client-auth.guard.js';
 import { sendProblem } from '../common/problem.filter.js';
 import { openApiParametersOf, parseOrThrow } from '../common/zod-params.js';
+import { CatalogFastPath } from './catalog-fast-path.js';
 import { CatalogResponder } from './catalog-responder.js';
 
 /**
@@ -50,13 +51,15 @@ export class CatalogHttpRoutes implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: ClientAuthGuard,
     private readonly responder: CatalogResponder,
+    private readonly fastPath: CatalogFastPath,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     for (const name of CATALOG_ROUTE_NAMES) {
       const required: readonly Scope[] = [CATALOG_SCOPES[name]];
-      fastify.get(gatewayPathOf(name), (request, reply) => this.serve(name, required, request, reply));
+      const pattern = gatewayPathOf(name);
+      fastify.get(pattern, (request, reply) => this.serve(name, pattern, required, request, reply));
     }
   }
 
@@ -65,13 +68,15 @@ export class CatalogHttpRoutes implements OnModuleInit {
    * sends the reply itself and never returns it: Fastify would send a returned reply again, and an
    * already-sent reply costs an error object (with its stack) per request.
    */
-  private serve<R extends CatalogRouteName>(name: R, required: readonly Scope[], request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  private serve<R extends CatalogRouteName>(name: R, pattern: string, required: readonly Scope[], request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
     const failed = (error: unknown) => sendProblem(request, reply, error);
     try {
       this.auth.admit(request, required);
       const route = CATALOG_ROUTES[name];
       const params = parseOrThrow(route.params, request.params, 'params') as CatalogParams<R>;
       const query = parseOrThrow(route.query, request.query, 'query') as CatalogQuery<R>;
+      // Admitted and valid: this target's next hits may be answered before Fastify (CatalogFastPath).
+      if (request.method === 'GET') this.fastPath.remember(request.url, name, pattern, required[0], () => this.responder.keyOf(name, params, query));
       return this.responder.send(request, reply, name, params, query)?.catch(failed);
     } catch (error) {
       failed(error);

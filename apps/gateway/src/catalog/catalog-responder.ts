@@ -22,6 +22,11 @@ export class CatalogResponder {
     return undefined;
   }
 
+  /** The cache key send() looks these parameters up under. */
+  keyOf<R extends CatalogRouteName>(route: R, params: CatalogParams<R>, query: CatalogQuery<R>): string {
+    return this.catalog.keyOf(route, params, query);
+  }
+
   private render(request: FastifyRequest, reply: FastifyReply, { entry, result }: Served): void {
     // A cached 404 is still the upstream's answer: the client gets the usual problem with its body.
     if (entry.status !== 200) throw upstreamError('catalog', { status: entry.status, body: parseBody(entry.body) });

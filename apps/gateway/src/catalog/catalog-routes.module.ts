@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CatalogModule } from '@lib/catalog';
 
 import { CatalogAdminController } from './catalog-admin.controller.js';
+import { CatalogFastPath } from './catalog-fast-path.js';
 import { CatalogHttpRoutes } from './catalog-http-routes.js';
 import { CatalogResponder } from './catalog-responder.js';
 
@@ -9,6 +10,7 @@ import { CatalogResponder } from './catalog-responder.js';
 @Module({
   controllers: [CatalogAdminController],
   imports: [CatalogModule],
-  providers: [CatalogHttpRoutes, CatalogResponder],
+  exports: [CatalogFastPath],
+  providers: [CatalogFastPath, CatalogHttpRoutes, CatalogResponder],
 })
 export class CatalogRoutesModule {}

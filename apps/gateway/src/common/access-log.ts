@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -35,22 +37,33 @@ export class AccessLog {
 
   /** Called by CompletedRequests once the response is sent. */
   record(request: FastifyRequest, reply: FastifyReply, route: string | undefined): void {
-    const status = reply.statusCode;
+    this.write(request.raw, request.id, request.client?.id, reply.statusCode, reply.elapsedTime, route);
+  }
+
+  /**
+   * The line of one completed request, for the Fastify routes (record) and for the catalog hits served
+   * before Fastify (CatalogFastPath). `urlJson`: the URL's scrubbed JSON form when the caller remembers it.
+   */
+  write(req: IncomingMessage, requestId: string, client: string | undefined, status: number, elapsedMs: number, route: string | undefined, urlJson?: string): void {
     const level = status >= 500 ? ERROR : status >= 400 ? WARN : INFO;
     if (level < this.threshold || (route !== undefined && QUIET_ROUTES.has(route))) return;
-    const peer = request.socket.remoteAddress;
+    const peer = req.socket.remoteAddress;
     // The URL and user agent are the client's free text: a key pasted into the path, any query
     // parameter or the user agent is scrubbed (scrubText costs one regex test unless something looks secret).
-    const userAgent = request.headers['user-agent'];
-    const client = request.client?.id;
+    const userAgent = req.headers['user-agent'];
     this.destination.write(
-      `{"level":${level},"time":${Date.now()}${this.prefix}${request.method}","url":${JSON.stringify(scrubText(redactUrl(request.url)))}` +
+      `{"level":${level},"time":${Date.now()}${this.prefix}${req.method}","url":${urlJson ?? this.urlJson(req.url ?? '')}` +
         (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
         (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
-        `,"requestId":${JSON.stringify(request.id)}` +
+        `,"requestId":${JSON.stringify(requestId)}` +
         (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
-        `,"status":${status},"ms":${Math.round(reply.elapsedTime * 100) / 100},"msg":"request completed"}\n`,
+        `,"status":${status},"ms":${Math.round(elapsedMs * 100) / 100},"msg":"request completed"}\n`,
     );
+  }
+
+  /** The URL as the access line writes it: secrets redacted and scrubbed, as a JSON string. */
+  urlJson(url: string): string {
+    return JSON.stringify(scrubText(redactUrl(url)));
   }
 
   /** The user agent scrubbed and as a JSON string, remembered for the first few hundred distinct ones. */

@@ -87,6 +87,24 @@ export class ClientAuthGuard implements CanActivate {
     return client;
   }
 
+  /**
+   * The client of an Authorization header whose key already verified, with nothing hashed, counted or
+   * thrown; undefined for anything else (no header, a bad or new key), which the caller then sends the
+   * whole way through identify() to be verified or refused and counted as usual. For the catalog's hit
+   * path (CatalogFastPath), which must not answer a refusal itself.
+   */
+  knownClient(header: string | undefined): AuthenticatedClient | undefined {
+    const match = BEARER.exec(header ?? '');
+    // Only keys already verified: a new or bad key is hashed once, by identify(), not twice.
+    const identity = match ? this.verifier.known(match[1]) : undefined;
+    return identity && this.clients.get(identity.id);
+  }
+
+  /** One token of the client's inbound rate (what identify() takes); false, spending nothing, when it has none. */
+  takeInbound(client: AuthenticatedClient): boolean {
+    return this.perClient.take(client.id, this.clock.now()).allowed;
+  }
+
   /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */
   clientById(id: string): AuthenticatedClient | undefined {
     return this.clients.get(id);

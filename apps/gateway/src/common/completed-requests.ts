@@ -1,8 +1,12 @@
+import type { IncomingMessage } from 'node:http';
+
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import type { HistogramSeries } from '@lib/core';
 import type { FastifyInstance } from 'fastify';
 
 import { HttpMetrics } from '../metrics/http-metrics.js';
+import type { CompletedHit } from '../catalog/catalog-fast-path.js';
 import { AccessLog } from './access-log.js';
 
 /**
@@ -11,12 +15,26 @@ import { AccessLog } from './access-log.js';
  * read of `request.routeOptions` builds a fresh options object.
  */
 @Injectable()
-export class CompletedRequests implements OnModuleInit {
+export class CompletedRequests implements OnModuleInit, CompletedHit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly metrics: HttpMetrics,
     private readonly accessLog: AccessLog,
   ) {}
+
+  /** The duration series of one label set, kept by the catalog's hit path (CatalogFastPath). */
+  seriesOf(method: string, route: string, status: number): HistogramSeries {
+    return this.metrics.seriesOf(method, route, status);
+  }
+
+  urlJson(url: string): string {
+    return this.accessLog.urlJson(url);
+  }
+
+  /** The access line of a request served before Fastify (the catalog's hit path). */
+  write(req: IncomingMessage, requestId: string, client: string | undefined, status: number, elapsedMs: number, route: string | undefined, urlJson?: string): void {
+    this.accessLog.write(req, requestId, client, status, elapsedMs, route, urlJson);
+  }
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();

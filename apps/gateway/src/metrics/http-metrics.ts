@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MetricsRegistry, SeriesHistogram } from '@lib/core';
+import { type HistogramSeries, MetricsRegistry, SeriesHistogram } from '@lib/core';
 import type { FastifyReply } from 'fastify';
 
 /** Request duration by method, route template (never the raw URL: bounded label values) and status. */
@@ -19,5 +19,10 @@ export class HttpMetrics {
 
   observe(method: string, route: string | undefined, reply: FastifyReply): void {
     this.duration.seriesOf(method, route ?? 'unmatched', reply.statusCode).observe(reply.elapsedTime / 1000);
+  }
+
+  /** One series, for a caller that observes the same labels on every request (the catalog's hit path keeps it). */
+  seriesOf(method: string, route: string, status: number): HistogramSeries {
+    return this.duration.seriesOf(method, route, status);
   }
 }

@@ -26,6 +26,16 @@ describe(ApiKeyVerifier.name, () => {
     expect(fresh.verify(key.toUpperCase())).toBeUndefined();
   });
 
+  it('knows a key only once it verified, and never a bad one', () => {
+    const fresh = new ApiKeyVerifier([{ id: 'a', keyHash: hashApiKey(key) }]);
+    expect(fresh.known(key)).toBeUndefined();
+    expect(fresh.verify(key)?.id).toBe('a');
+    expect(fresh.known(key)?.id).toBe('a');
+    const wrong = generateApiKey();
+    expect(fresh.verify(wrong)).toBeUndefined();
+    expect(fresh.known(wrong)).toBeUndefined();
+  });
+
   it('stores hashes in the sha256:<hex> form the config schema accepts', () => {
     expect(hashApiKey('pmgw_example_key_value')).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(generateApiKey()).toMatch(/^pmgw_[A-Za-z0-9_-]{43}$/);

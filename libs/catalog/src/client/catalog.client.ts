@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { CatalogCache, type Served } from '../cache/catalog-cache.service.js';
+import type { CatalogEntry } from '../cache/catalog-entry.js';
 import type { PurgeMatch } from '../cache/catalog-store.js';
 import { type CanonicalValue, canonicalKey, upstreamTarget } from '../cache/canonical-key.js';
 import { type CatalogParams, type CatalogQuery, type CatalogRouteName, pathOf } from '../routes/catalog-routes.js';
@@ -30,6 +31,19 @@ export class CatalogClient {
     const target = upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>);
     const key = canonicalKey(route, target);
     return this.cache.peek({ route, key }) ?? this.cache.get({ route, key, fetch: () => this.upstream.fetch({ route, target, ...context }) });
+  }
+
+  /** The cache key get() uses for these validated parameters. */
+  keyOf<R extends CatalogRouteName>(route: R, params: CatalogParams<R>, query: CatalogQuery<R>): string {
+    return canonicalKey(route, upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>));
+  }
+
+  /**
+   * The fresh entry get() would answer from this process's memory without waiting, counted as a hit
+   * exactly as get() counts it; undefined (nothing counted) when get() would have to do more.
+   */
+  freshHit(route: CatalogRouteName, key: string): CatalogEntry | undefined {
+    return this.cache.peek({ route, key })?.entry;
   }
 
   purge(match: PurgeMatch): Promise<{ shared: number; local: number }> {
