@@ -1,10 +1,10 @@
 import { limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
+import { PARTICIPANT, type Stack, api, eventually, json } from './support/stack.js';
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 
-/** The stateless risk checks run before the order path claims an Idempotency-Key or writes its journal. */
-describe('a risk refusal claims no idempotency key and writes no journal record', () => {
+/** The stateless risk checks run before the order path claims an Idempotency-Key or writes its intent: a refusal is one `refused` record, written off the latency path. */
+describe('a risk refusal claims no idempotency key and is journaled as one refused record', () => {
   let stack: Stack;
 
   beforeAll(async () => {
@@ -19,9 +19,14 @@ describe('a risk refusal claims no idempotency key and writes no journal record'
     const refused = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 11, 20, { clordId: 'refused-before-journal' }), 'bot', { 'idempotency-key': 'k-refused-1' });
     expect(await json(refused)).toMatchObject({ code: 'RISK_MAX_QUANTITY', limit: 10, observed: 11 });
     expect(upstreamCalls(stack)).toBe(sent);
-    // Nothing of the refused call reached the journal: no timeline, no key record.
-    const timeline = await api(stack, 'bot')('/orders/timeline?clordId=refused-before-journal');
-    expect({ status: timeline.status, body: await json(timeline) }).toMatchObject({ status: 404 });
+    // The refusal is on the record (one `refused` record naming the code); no key was claimed, no intent written.
+    const timeline = await eventually(
+      () => api(stack, 'bot')('/orders/timeline?clordId=refused-before-journal').then((res) => (res.ok ? json(res) : { records: [] })),
+      (body) => body.records.length > 0,
+    );
+    expect(timeline.records.map((r: { kind: string; data: { code?: string; idempotencyKey?: string } }) => ({ kind: r.kind, code: r.data.code, key: r.data.idempotencyKey }))).toEqual([
+      { kind: 'refused', code: 'RISK_MAX_QUANTITY', key: 'k-refused-1' },
+    ]);
     expect((await api(stack, 'bot')('/orders/key/k-refused-1')).status).toBe(404);
     // The same key with another body is a new call, not a reuse (422 IDEMPOTENCY_KEY_REUSED).
     const accepted = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 5, 20, { clordId: 'accepted-after-refusal' }), 'bot', { 'idempotency-key': 'k-refused-1' });
@@ -38,11 +43,14 @@ describe('a risk refusal claims no idempotency key and writes no journal record'
     expect(await json(batch)).toMatchObject({ code: 'RISK_MAX_QUANTITY', order: 'body.requests.1' });
     expect((await api(stack, 'bot')('/orders/key/k-refused-3')).status).toBe(404);
     expect((await api(stack, 'bot')('/orders/timeline?clordId=batch-ok')).status).toBe(404);
-    // The journal's whole range holds no record of either call.
-    const to = new Date(Date.now() + 1_000).toISOString();
-    const exported = (await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text()).trim();
-    const keys = exported === '' ? [] : exported.split('\n').map((line) => (JSON.parse(line) as { data?: { idempotencyKey?: string } }).data?.idempotencyKey);
-    expect(keys.filter((key) => key === 'k-refused-2' || key === 'k-refused-3')).toEqual([]);
+    // The journal holds one `refused` record of each call and nothing else of them (no intent, no send).
+    const refusedKinds = async () => {
+      const to = new Date(Date.now() + 1_000).toISOString();
+      const exported = (await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text()).trim();
+      const lines = exported === '' ? [] : exported.split('\n').map((line) => JSON.parse(line) as { kind: string; data?: { idempotencyKey?: string } });
+      return lines.filter((line) => line.data?.idempotencyKey === 'k-refused-2' || line.data?.idempotencyKey === 'k-refused-3').map((line) => `${line.data?.idempotencyKey} ${line.kind}`);
+    };
+    expect((await eventually(refusedKinds, (kinds) => kinds.length >= 2)).sort()).toEqual(['k-refused-2 refused', 'k-refused-3 refused']);
   });
 
   it('answers a retry of an accepted order its replay, not a refusal that came after it (a halt)', async () => {

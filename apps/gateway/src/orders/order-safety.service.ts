@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
+import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
 import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
 
@@ -66,6 +66,7 @@ export class OrderSafety {
       // A retry of a call already entered under this key gets that call's outcome, not today's refusal (one read, on refusals only).
       const existing = held && held.source !== 'gateway' ? await this.store.keys.get(client.id, held.key).catch(() => null) : null;
       if (held && existing) return this.replay(call, held, fingerprint, existing, base);
+      this.refused(call, base, held, refusal);
       throw refusal;
     }
 
@@ -167,6 +168,33 @@ export class OrderSafety {
     return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, held.key, true);
   }
 
+  /**
+   * A risk refusal on the record: one `refused` record, appended off the latency path (the store
+   * batches it; no key is claimed, nothing waits). Refusals of the client's pace or state rather than
+   * of its order (throttle, breaker, states unread) are counted in metrics only: a runaway loop must
+   * not be able to flood the journal.
+   */
+  private refused<A>(call: OrderCall<A>, base: JournalEntry, held: HeldKey | undefined, refusal: unknown): void {
+    const code = toDomainError(refusal).code;
+    if (PACE_REFUSALS.has(code)) return;
+    void this.record({
+      ...base,
+      kind: 'refused',
+      data: {
+        operation: call.operation,
+        requestId: call.request.id,
+        keyId: this.keyIds.get(base.clientId!),
+        address: call.request.ip,
+        account: call.account,
+        clordIds: call.clordIds,
+        idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
+        body: withoutSecrets(call.body),
+        code,
+        stage: 'risk',
+      },
+    });
+  }
+
   /** Records after the send never fail the call: the answer stands; the gap is logged (and the chain stays whole). */
   private async record(entry: JournalEntry): Promise<void> {
     await this.quietly(this.store.journal.append(entry));
@@ -180,6 +208,9 @@ export class OrderSafety {
     }
   }
 }
+
+/** Refusals of the client's pace or state, not of its order: not journaled one by one (see OrderSafety.refused). */
+const PACE_REFUSALS: ReadonlySet<string> = new Set([ErrorCode.RISK_THROTTLED, ErrorCode.RISK_BREAKER_OPEN, ErrorCode.TRADING_STATE_UNKNOWN]);
 
 /** The call's checks; a call without any has `A` = undefined (OrderCall's default), so undefined is what its send takes. */
 function admitOf<A>(call: OrderCall<A>): Promise<A> {
