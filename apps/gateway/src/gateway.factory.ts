@@ -8,11 +8,11 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { installCatalogFastPath } from './catalog/catalog-fast-path-install.js';
 import { CatalogFastPath } from './catalog/catalog-fast-path.js';
 import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
-import { ClientAuthGuard } from './common/client-auth.guard.js';
-import { CompletedRequests } from './common/completed-requests.js';
-import { installJsonBodyParser } from './common/json-body.js';
-import { installRequestGate } from './common/request-gate.js';
-import { fastifyOptions } from './common/server-options.js';
+import { ClientAuthGuard } from './common/guards/client-auth.guard.js';
+import { CompletedRequests } from './common/hooks/completed-requests.js';
+import { installJsonBodyParser } from './common/http/json-body.js';
+import { installRequestGate } from './common/hooks/request-gate.js';
+import { fastifyOptions } from './common/http/server-options.js';
 
 export type GatewayOptions = AppModuleOptions;
 

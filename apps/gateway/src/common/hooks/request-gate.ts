@@ -1,8 +1,8 @@
 import { DomainError, ErrorCode, NotFoundError, REQUEST_ID_HEADER, ValidationError } from '@lib/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-import type { ClientAuthGuard } from './client-auth.guard.js';
-import { sendProblem } from './problem.filter.js';
+import type { ClientAuthGuard } from '../guards/client-auth.guard.js';
+import { sendProblem } from '../filters/problem.filter.js';
 
 /**
  * Route patterns anyone may call without a key: health, metrics and the documents (the routes marked

@@ -2,7 +2,7 @@ import { SetMetadata, createParamDecorator, type ExecutionContext } from '@nestj
 import type { Scope } from '@lib/core';
 import type { FastifyRequest } from 'fastify';
 
-import type { AuthenticatedClient } from './authenticated-client.js';
+import type { AuthenticatedClient } from '../auth/authenticated-client.js';
 
 export const PUBLIC_ROUTE = 'gateway:public';
 export const REQUIRED_SCOPES = 'gateway:scopes';
