@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
+import { RateLimitModule } from '@lib/ratelimit';
 import { RetailModule } from '@lib/retail';
 
 import { AdminRecord } from './admin-record.service.js';
@@ -25,7 +26,7 @@ import { TradingStates } from './trading-states.service.js';
 @Module({
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
-  imports: [ExchangeModule, RetailModule],
+  imports: [ExchangeModule, RateLimitModule, RetailModule],
   providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}
