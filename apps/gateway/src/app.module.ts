@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import {
   ClockModule,
@@ -33,6 +33,8 @@ import { StreamRoutesModule } from './stream/stream-routes.module.js';
 
 export interface AppModuleOptions {
   logDestination?: DestinationStream;
+  /** More modules in the app, their routes behind the same request gate, guard and filter (tests, embedders). */
+  modules?: (Type | DynamicModule)[];
 }
 
 @Module({})
@@ -59,6 +61,7 @@ export class AppModule {
         CatalogRoutesModule,
         StreamRoutesModule,
         ConsoleModule,
+        ...(options.modules ?? []),
       ],
       module: AppModule,
       providers: [
