@@ -6,7 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateApiKey, hashApiKey } from '@lib/auth';
 import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput, SCOPES, type Scope } from '@lib/core';
 
-import { createGateway } from '../../apps/gateway/src/gateway.factory.js';
+import { type GatewayOptions, createGateway } from '../../apps/gateway/src/gateway.factory.js';
 import type { SandboxConfigInput } from '../../apps/sandbox/src/config/sandbox-config.schema.js';
 import { type RunningSandbox, startSandbox } from '../../apps/sandbox/src/sandbox.js';
 
@@ -29,6 +29,8 @@ export interface StackOptions {
   redisKeyPrefix?: string;
   /** Last word on the gateway config before validation. */
   gateway?: (config: GatewayConfigInput) => GatewayConfigInput;
+  /** More Nest modules mounted in the gateway (AppModuleOptions.modules). */
+  modules?: GatewayOptions['modules'];
 }
 
 export interface Stack {
@@ -134,7 +136,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   try {
     // Inside the try: a config the schema refuses must not leave the sandbox running either.
     config = GatewayConfigSchema.parse(input);
-    gateway = await createGateway(config, { logDestination: { write } });
+    gateway = await createGateway(config, { logDestination: { write }, modules: options.modules });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {
     if (!options.reuseSandbox) await sandbox.close();

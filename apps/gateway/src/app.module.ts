@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import {
   ClockModule,
@@ -16,13 +16,13 @@ import type { DestinationStream } from 'pino';
 
 import { AdminController } from './admin/admin.controller.js';
 import { CatalogRoutesModule } from './catalog/catalog-routes.module.js';
-import { AccessLog } from './common/access-log.js';
-import { ClientAuthGuard } from './common/client-auth.guard.js';
-import { ClientAuthModule } from './common/client-auth.module.js';
+import { AccessLog } from './common/logging/access-log.js';
+import { ClientAuthGuard } from './common/guards/client-auth.guard.js';
+import { ClientAuthModule } from './common/guards/client-auth.module.js';
 import { ConsoleModule } from './console/console.module.js';
-import { CompletedRequests } from './common/completed-requests.js';
-import { PreferWait } from './common/prefer-wait.js';
-import { ProblemFilter } from './common/problem.filter.js';
+import { CompletedRequests } from './common/hooks/completed-requests.js';
+import { PreferWait } from './common/hooks/prefer-wait.js';
+import { ProblemFilter } from './common/filters/problem.filter.js';
 import { ExchangeRoutesModule } from './exchange/exchange-routes.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MeController } from './me/me.controller.js';
@@ -33,6 +33,8 @@ import { StreamRoutesModule } from './stream/stream-routes.module.js';
 
 export interface AppModuleOptions {
   logDestination?: DestinationStream;
+  /** More modules in the app, their routes behind the same request gate, guard and filter (tests, embedders). */
+  modules?: (Type | DynamicModule)[];
 }
 
 @Module({})
@@ -59,6 +61,7 @@ export class AppModule {
         CatalogRoutesModule,
         StreamRoutesModule,
         ConsoleModule,
+        ...(options.modules ?? []),
       ],
       module: AppModule,
       providers: [

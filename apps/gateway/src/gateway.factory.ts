@@ -8,13 +8,19 @@ import { AppModule, type AppModuleOptions } from './app.module.js';
 import { installCatalogFastPath } from './catalog/catalog-fast-path-install.js';
 import { CatalogFastPath } from './catalog/catalog-fast-path.js';
 import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
-import { ClientAuthGuard } from './common/client-auth.guard.js';
-import { CompletedRequests } from './common/completed-requests.js';
-import { installJsonBodyParser } from './common/json-body.js';
-import { installRequestGate } from './common/request-gate.js';
-import { fastifyOptions } from './common/server-options.js';
+import { markPublicRoutes } from './common/auth/public-route.js';
+import { ClientAuthGuard } from './common/guards/client-auth.guard.js';
+import { CompletedRequests } from './common/hooks/completed-requests.js';
+import { installJsonBodyParser } from './common/http/json-body.js';
+import { installRequestGate } from './common/hooks/request-gate.js';
+import { fastifyOptions } from './common/http/server-options.js';
 
 export type GatewayOptions = AppModuleOptions;
+
+/** Where SwaggerModule serves the OpenAPI pages and documents. */
+const DOCS_PATH = 'docs';
+/** The only files of swagger-ui-dist the page loads, of the static route SwaggerModule's plugin adds under DOCS_PATH. */
+const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
 
 /** Builds the gateway application (not yet listening); used by main.ts, the tests and the benchmarks. */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<NestFastifyApplication> {
@@ -45,7 +51,11 @@ function setupDocs(app: NestFastifyApplication): void {
   );
   // The catalog routes are registered on Fastify directly (see CatalogHttpRoutes), so Nest's scanner does not see them.
   Object.assign(document.paths, catalogOpenApiPaths());
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });
+  // SwaggerModule registers on Fastify itself, past the @Public() marks: its routes are marked public here.
+  markPublicRoutes(app.getHttpAdapter().getInstance(), () => SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}/json`, yamlDocumentUrl: `${DOCS_PATH}/yaml` }), {
+    route: `/${DOCS_PATH}/*`,
+    names: DOCS_ASSETS,
+  });
 }
 
 /** Stops accepting, drains in-flight requests for at most `graceMs`, then closes pools and Redis. */

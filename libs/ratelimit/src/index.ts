@@ -15,3 +15,5 @@ export { BudgetGate, type BudgetedReply } from './gate/budget-gate.js';
 export { UpstreamCalls, type UpstreamTry } from './upstream-call/upstream-calls.service.js';
 export type { UpstreamCall, UpstreamCredentials } from './upstream-call/upstream-call.js';
 export { type SendHook, type UpstreamSend, announceSend, onUpstreamSend } from './upstream-call/send-hook.js';
+export { LocalTokenBucket } from './local/local-token-bucket.js';
+export { KeyedBuckets } from './local/keyed-buckets.js';

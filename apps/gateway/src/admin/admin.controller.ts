@@ -4,8 +4,8 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { FanoutHub, type PoolUsage } from '@lib/fanout';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
-import { RequireScopes } from '../common/auth.decorators.js';
-import { type FeedScope, feedScopeOf } from '../common/feed-scope.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { type FeedScope, feedScopeOf } from '../common/auth/feed-scope.js';
 
 export interface ClientView {
   id: string;

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CATALOG_ROUTE_NAMES, CatalogClient, type CatalogRouteName } from '@lib/catalog';
 import { z } from 'zod';
 
-import { RequireScopes } from '../common/auth.decorators.js';
-import { ZodBody } from '../common/zod-params.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { ZodBody } from '../common/pipes/zod-params.js';
 
 const PurgeBodySchema = z
   .object({

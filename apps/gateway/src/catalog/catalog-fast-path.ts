@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { type CatalogEntry, CatalogClient, type CatalogRouteName, ageSeconds, cacheControl } from '@lib/catalog';
 import { Clock, type CounterSeries, type HistogramSeries, MetricsRegistry, REQUEST_ID_HEADER, type Scope, SeriesCounter, requestIdOf } from '@lib/core';
 
-import { ClientAuthGuard } from '../common/client-auth.guard.js';
+import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
 
 /** Distinct request targets remembered, and the longest one: at most ~2 MB of URLs. */
 const URLS_KEPT = 4_096;

@@ -4,9 +4,9 @@ import { CATALOG_ROUTE_NAMES, CATALOG_ROUTES, type CatalogParams, type CatalogQu
 import type { Scope } from '@lib/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-import { ClientAuthGuard } from '../common/client-auth.guard.js';
-import { sendProblem } from '../common/problem.filter.js';
-import { openApiParametersOf, parseOrThrow } from '../common/zod-params.js';
+import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
+import { sendProblem } from '../common/filters/problem.filter.js';
+import { openApiParametersOf, parseOrThrow } from '../common/pipes/zod-params.js';
 import { CatalogFastPath } from './catalog-fast-path.js';
 import { CatalogResponder } from './catalog-responder.js';
 

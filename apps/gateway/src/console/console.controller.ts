@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
-import { Public } from '../common/auth.decorators.js';
+import { Public } from '../common/decorators/auth.decorators.js';
 import { CONSOLE_CSP, CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from './console-page.js';
 import { CONSOLE_RISK_JS } from './console-risk-page.js';
 

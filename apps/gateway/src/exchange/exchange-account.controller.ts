@@ -3,10 +3,10 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AccountCallerContext, type CallerContext, ExchangeAccounts } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { ApiParticipantHeader } from '../common/accounts.decorators.js';
-import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { relay } from '../common/relay.js';
+import { ApiParticipantHeader } from '../common/decorators/accounts.decorators.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { relay } from '../common/http/relay.js';
 import { AccountCaller, MarketCaller } from './exchange-caller.decorators.js';
 import { visibleIdentity } from './identity/visible-identity.js';
 

@@ -2,9 +2,9 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { AccountCallerContext, CallerContext } from '@lib/exchange';
 import type { FastifyRequest } from 'fastify';
 
-import { PARTICIPANT_HEADER, headerOf, participantFor } from '../common/accounts.decorators.js';
-import { clientOf } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import { PARTICIPANT_HEADER, headerOf, participantFor } from '../common/decorators/accounts.decorators.js';
+import { clientOf } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 
 function authenticated(ctx: ExecutionContext): { request: FastifyRequest; client: AuthenticatedClient } {
   const request = ctx.switchToHttp().getRequest<FastifyRequest>();

@@ -13,10 +13,10 @@ import {
 } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { ApiParticipantHeader } from '../common/accounts.decorators.js';
-import { RequireScopes } from '../common/auth.decorators.js';
-import { relay } from '../common/relay.js';
-import { ZodParams } from '../common/zod-params.js';
+import { ApiParticipantHeader } from '../common/decorators/accounts.decorators.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { relay } from '../common/http/relay.js';
+import { ZodParams } from '../common/pipes/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
 import { ExchangeBody } from './identity/bound-body.decorator.js';
 import type { BoundBody } from './identity/identity-binder.js';

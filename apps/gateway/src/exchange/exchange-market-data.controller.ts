@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type BookReply, type CallerContext, ExchangeMarketData, OrderBookQuerySchema, OrderBookSnapshotSchema, type OrderBookQuery, SymbolParamsSchema } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { RequireScopes } from '../common/auth.decorators.js';
-import { relay } from '../common/relay.js';
-import { ZodParams, ZodQuery, openApiSchemaOf } from '../common/zod-params.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { relay } from '../common/http/relay.js';
+import { ZodParams, ZodQuery, openApiSchemaOf } from '../common/pipes/zod-params.js';
 import { MarketCaller } from './exchange-caller.decorators.js';
 
 const BOOK_HEADERS = {

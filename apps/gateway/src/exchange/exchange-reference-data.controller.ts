@@ -12,9 +12,9 @@ import {
 } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
-import { RequireScopes } from '../common/auth.decorators.js';
-import { relay } from '../common/relay.js';
-import { ZodBody, openApiSchemaOf } from '../common/zod-params.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { relay } from '../common/http/relay.js';
+import { ZodBody, openApiSchemaOf } from '../common/pipes/zod-params.js';
 import { MarketCaller } from './exchange-caller.decorators.js';
 
 /** Reference data (spec 4.1 /v1/refdata/*); every route needs read:instruments (spec 5.1). */

@@ -4,7 +4,7 @@ import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, typ
 import { Readiness, type ReadinessReport } from '@lib/core';
 import type { FastifyReply } from 'fastify';
 
-import { Public } from '../common/auth.decorators.js';
+import { Public } from '../common/decorators/auth.decorators.js';
 
 @ApiTags('operations')
 @Controller('health')

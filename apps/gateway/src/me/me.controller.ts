@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 
-import { CurrentClient } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import type { FeedScope } from '../common/feed-scope.js';
+import { CurrentClient } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import type { FeedScope } from '../common/auth/feed-scope.js';
 
 export interface MeResponse {
   id: string;

@@ -2,7 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { MetricsRegistry } from '@lib/core';
 
-import { Public } from '../common/auth.decorators.js';
+import { Public } from '../common/decorators/auth.decorators.js';
 
 @ApiTags('operations')
 @Controller('metrics')

@@ -6,9 +6,9 @@ import { NotFoundError } from '@lib/core';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
 import type { FastifyReply } from 'fastify';
 
-import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { ZodParams, ZodQuery } from '../common/zod-params.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
 import { ClordIdParamsSchema, IdempotencyKeyParamsSchema, type ExportQuery, ExportQuerySchema, type TimelineQuery, TimelineQuerySchema } from './order-journal.schemas.js';
 

@@ -5,7 +5,7 @@ import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
 import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
 
-import { clientOf } from '../common/auth.decorators.js';
+import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import { FOUND_BY_TERMS, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';

@@ -11,9 +11,9 @@ import {
 } from '@lib/retail';
 import type { FastifyReply } from 'fastify';
 
-import { RequireScopes } from '../common/auth.decorators.js';
-import { relay } from '../common/relay.js';
-import { ZodParams, ZodQuery } from '../common/zod-params.js';
+import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { relay } from '../common/http/relay.js';
+import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { Caller, RetailController } from './retail.decorators.js';
 
 /** Retail portfolio reads (read:positions) and market data (read:marketdata), at the upstream paths under /retail. */

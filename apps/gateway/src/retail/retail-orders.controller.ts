@@ -21,10 +21,10 @@ import {
 } from '@lib/retail';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { relay } from '../common/relay.js';
-import { ZodBody, ZodParams, ZodQuery } from '../common/zod-params.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { relay } from '../common/http/relay.js';
+import { ZodBody, ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { sendAnswer } from '../orders/order-answers.js';
 import type { OrderCall, OrderOperation } from '../orders/order-call.js';
 import { OrderSafety } from '../orders/order-safety.service.js';

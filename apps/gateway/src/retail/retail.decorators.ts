@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { RetailCaller } from '@lib/retail';
 import type { FastifyRequest } from 'fastify';
 
-import { RETAIL_ACCOUNT_HEADER, headerOf, retailAccountFor } from '../common/accounts.decorators.js';
-import { clientOf } from '../common/auth.decorators.js';
+import { RETAIL_ACCOUNT_HEADER, headerOf, retailAccountFor } from '../common/decorators/accounts.decorators.js';
+import { clientOf } from '../common/decorators/auth.decorators.js';
 
 /** Every retail controller: under /retail/v1 (the upstream paths), an API key, and the account header documented. */
 export const RetailController = () =>

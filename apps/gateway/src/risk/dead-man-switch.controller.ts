@@ -2,9 +2,9 @@ import { Controller, Delete, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 
-import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { ZodBody } from '../common/zod-params.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { ZodBody } from '../common/pipes/zod-params.js';
 import { DeadManSwitch, MAX_DEAD_MAN_SECONDS } from './dead-man-switch.service.js';
 
 const ArmSchema = z

@@ -3,7 +3,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { type AccountCallerContext, ExchangeAccounts, type OrderRequest } from '@lib/exchange';
 import { z } from 'zod';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { MICROS } from './open-orders.service.js';
 import type { OpenOrderCount, OrderExposure } from './open-orders.store.js';
 import { exchangeOrderTerms } from './order-terms.js';

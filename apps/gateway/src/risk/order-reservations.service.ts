@@ -3,7 +3,7 @@ import type { AccountCallerContext, OrderRequest } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import { z } from 'zod';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { Exposure, type PositionReader } from './exposure.service.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
 import { RiskGate } from './risk-gate.service.js';

@@ -5,7 +5,7 @@ import type { BudgetedReply } from '@lib/ratelimit';
 import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 import { z } from 'zod';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { MarketDataStreams, type OrderRequest } from '@lib/exchange';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { type BandRules, type BookSeen, isAggressive, referenceOf, touch } from './price-band.js';
 import type { RiskLimits } from './risk-limits.js';
 

@@ -3,7 +3,7 @@ import { type BreakerConfig, Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
-import { clientOf } from '../common/auth.decorators.js';
+import { clientOf } from '../common/decorators/auth.decorators.js';
 import { type BreakerFigures, type BreakerRecord, type BreakerStore, MemoryBreakerStore, RedisBreakerStore } from './reject-breaker.store.js';
 import { RiskMetrics } from './risk.metrics.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';

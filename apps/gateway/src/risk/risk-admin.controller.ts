@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { GATEWAY_CONFIG, type GatewayConfig, type RiskLimit } from '@lib/core';
 import { z } from 'zod';
 
-import { CurrentClient, RequireScopes } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { ZodBody } from '../common/zod-params.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { ZodBody } from '../common/pipes/zod-params.js';
 import { AdminRecord } from './admin-record.service.js';
 import { type KillReport, KillSwitch } from './kill-switch.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { limitRefusal, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';

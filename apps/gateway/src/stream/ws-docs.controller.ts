@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Public } from '../common/auth.decorators.js';
+import { Public } from '../common/decorators/auth.decorators.js';
 import { WS_ASYNCAPI } from './ws-asyncapi.js';
 
 /** The AsyncAPI document is not part of the OpenAPI one: it describes a channel, not routes. */

@@ -7,11 +7,11 @@ import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, clip, reque
 import { FanoutHub } from '@lib/fanout';
 import { type WebSocket, WebSocketServer } from 'ws';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { ClientAuthGuard } from '../common/client-auth.guard.js';
-import { feedViewerOf } from '../common/feed-scope.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
+import { feedViewerOf } from '../common/auth/feed-scope.js';
 import { CancelOnDisconnect } from '../risk/cancel-on-disconnect.service.js';
-import { writeRawProblem } from '../common/raw-problem.js';
+import { writeRawProblem } from '../common/filters/raw-problem.js';
 import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';

@@ -3,7 +3,7 @@ import type { FanoutHub, HubClient, ResumePoint } from '@lib/fanout';
 import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
 
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { TopicAllowance } from './ws-topic-allowance.js';
 import { type ClientMessage, type ErrorMessage, WS_LIMITS, idOf, parseClientMessage, topicRule } from './ws-protocol.js';
 

@@ -1,9 +1,9 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CurrentClient } from '../common/auth.decorators.js';
-import type { AuthenticatedClient } from '../common/authenticated-client.js';
-import { ZodBody } from '../common/zod-params.js';
+import { CurrentClient } from '../common/decorators/auth.decorators.js';
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { ZodBody } from '../common/pipes/zod-params.js';
 import { type WsTicketRequest, WsTicketRequestSchema } from './ws-ticket.schema.js';
 import { type IssuedTicket, WsTicketStore } from './ws-ticket.store.js';
 import { WS_LIMITS } from './ws-protocol.js';

@@ -4,9 +4,9 @@ import { assertBatchSize } from '@lib/exchange';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 
-import { PARTICIPANT_HEADER, headerOf, participantFor } from '../../common/accounts.decorators.js';
-import { clientOf } from '../../common/auth.decorators.js';
-import { openApiSchemaOf, parseOrThrow } from '../../common/zod-params.js';
+import { PARTICIPANT_HEADER, headerOf, participantFor } from '../../common/decorators/accounts.decorators.js';
+import { clientOf } from '../../common/decorators/auth.decorators.js';
+import { openApiSchemaOf, parseOrThrow } from '../../common/pipes/zod-params.js';
 import { IdentityBinder, type BoundBody } from './identity-binder.js';
 import { identityFieldsOf } from './identity-fields.js';
 

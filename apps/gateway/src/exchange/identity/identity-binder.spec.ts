@@ -1,7 +1,7 @@
 import { ForbiddenError } from '@lib/core';
 import { BatchInsertRequestSchema, CancelOrderRequestSchema, DepositRequestSchema, OrderSearchRequestSchema } from '@lib/exchange';
 
-import { openApiSchemaOf } from '../../common/zod-params.js';
+import { openApiSchemaOf } from '../../common/pipes/zod-params.js';
 import { IdentityBinder } from './identity-binder.js';
 import { identityFieldsOf } from './identity-fields.js';
 

@@ -1,6 +1,6 @@
 import type { Scope } from '@lib/core';
 
-import type { AuthenticatedClient } from '../../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../../common/auth/authenticated-client.js';
 import { visibleIdentity } from './visible-identity.js';
 
 const ALICE = 'firms/DEVFIRM/users/alice';

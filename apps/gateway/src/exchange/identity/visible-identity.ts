@@ -1,6 +1,6 @@
 import type { BudgetedReply } from '@lib/ratelimit';
 
-import type { AuthenticatedClient } from '../../common/authenticated-client.js';
+import type { AuthenticatedClient } from '../../common/auth/authenticated-client.js';
 
 /** spec 5.1.4: how the exchange names a participant. */
 const PARTICIPANT = /^firms\/[^/]+\/users\/[^/]+$/;

@@ -6,8 +6,8 @@ import { type GatewayConfig, REQUEST_ID_HEADER, requestIdOf, toDomainError } fro
 import type { FastifyHttpOptions } from 'fastify';
 
 import { ClientAddresses } from './client-address.js';
-import { sendProblem } from './problem.filter.js';
-import { writeRawProblem } from './raw-problem.js';
+import { sendProblem } from '../filters/problem.filter.js';
+import { writeRawProblem } from '../filters/raw-problem.js';
 
 /** Statuses of the errors Node's HTTP parser raises before Fastify has a request (the rest are 400). */
 const PARSER_STATUSES: Record<string, number> = { ERR_HTTP_REQUEST_TIMEOUT: 408, HPE_HEADER_OVERFLOW: 431 };

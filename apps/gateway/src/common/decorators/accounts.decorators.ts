@@ -2,7 +2,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import { ForbiddenError } from '@lib/core';
 import type { FastifyRequest } from 'fastify';
 
-import type { AuthenticatedClient } from './authenticated-client.js';
+import type { AuthenticatedClient } from '../auth/authenticated-client.js';
 
 /** spec §5.1.4: the exchange account header; the gateway checks it against the client's allowed participants. */
 export const PARTICIPANT_HEADER = 'x-participant-id';

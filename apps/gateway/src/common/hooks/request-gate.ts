@@ -1,29 +1,21 @@
 import { DomainError, ErrorCode, NotFoundError, REQUEST_ID_HEADER, ValidationError } from '@lib/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 
-import type { ClientAuthGuard } from './client-auth.guard.js';
-import { sendProblem } from './problem.filter.js';
+import type { ClientAuthGuard } from '../guards/client-auth.guard.js';
+import { sendProblem } from '../filters/problem.filter.js';
+
+type Gate = 'public' | 'client';
 
 /**
- * Route patterns anyone may call without a key: health, metrics and the documents (the routes marked
- * @Public — the ops console page among them — and the Swagger pages SwaggerModule registers on Fastify itself).
+ * What the gate does on a route: the route's own config says whether it is public (@Public() on a
+ * Nest handler or controller, markPublicRoutes for what is registered on Fastify directly), and on
+ * a public wildcard route of files, whether the file asked for is one it serves.
  */
-const PUBLIC_ROUTE = /^\/(?:health\/|metrics$|docs(?:\/|$)|console(?:\/|$))/;
-/** The static route of the Swagger UI assets, and the only files of swagger-ui-dist its page loads. */
-const DOCS_ASSETS_ROUTE = '/docs/*';
-const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
-
-type Gate = 'public' | 'assets' | 'client';
-/** Per route pattern, what the gate does (the pattern set is fixed once routes are registered). */
-const gates = new Map<string, Gate>();
-const gateOf = (route: string): Gate => {
-  let gate = gates.get(route);
-  if (gate === undefined) {
-    gate = route === DOCS_ASSETS_ROUTE ? 'assets' : PUBLIC_ROUTE.test(route) ? 'public' : 'client';
-    gates.set(route, gate);
-  }
-  return gate;
-};
+function gateOf(config: FastifyContextConfig, params: unknown): Gate {
+  if (config.public !== true) return 'client';
+  if (config.publicFiles && !config.publicFiles.has((params as Record<string, string>)['*'])) throw new NotFoundError('No such document.');
+  return 'public';
+}
 
 /** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
 const hasDotSegment = (value: string) => value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
@@ -52,9 +44,8 @@ export function installRequestGate(fastify: FastifyInstance, guard: ClientAuthGu
     // Set when the request arrives (error answers keep it): no onSend hook, so Fastify skips that stage on every reply.
     reply.header(REQUEST_ID_HEADER, request.id);
     try {
-      const route = request.routeOptions.url;
-      const gate = route === undefined ? (hasBody(request) ? 'client' : 'public') : gateOf(route);
-      if (gate === 'assets' && !DOCS_ASSETS.has((request.params as Record<string, string>)['*'])) throw new NotFoundError('No such document.');
+      const { url, config } = request.routeOptions;
+      const gate = url === undefined ? (hasBody(request) ? 'client' : 'public') : gateOf(config, request.params);
       if (gate === 'client') {
         if (request.method === 'HEAD') throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'HEAD is not served on API routes: use GET.', { headers: { Allow: 'GET' } });
         guard.identify(request);

@@ -5,9 +5,9 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { HistogramSeries } from '@lib/core';
 import type { FastifyInstance } from 'fastify';
 
-import { HttpMetrics } from '../metrics/http-metrics.js';
-import type { CompletedHit } from '../catalog/catalog-fast-path.js';
-import { AccessLog } from './access-log.js';
+import { HttpMetrics } from '../../metrics/http-metrics.js';
+import type { CompletedHit } from '../../catalog/catalog-fast-path.js';
+import { AccessLog } from '../logging/access-log.js';
 
 /**
  * The one onResponse hook: the request's metric and its access line. One hook rather than one per

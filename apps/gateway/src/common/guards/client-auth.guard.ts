@@ -13,13 +13,13 @@ import {
   type Scope,
   UnauthenticatedError,
 } from '@lib/core';
+import { KeyedBuckets } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
-import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators.js';
-import { ClientAddresses } from './client-address.js';
-import type { AuthenticatedClient } from './authenticated-client.js';
-import { feedScopeOf } from './feed-scope.js';
-import { KeyedBuckets } from './token-bucket.js';
+import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../decorators/auth.decorators.js';
+import { ClientAddresses } from '../http/client-address.js';
+import type { AuthenticatedClient } from '../auth/authenticated-client.js';
+import { feedScopeOf } from '../auth/feed-scope.js';
 
 /** `Authorization: Bearer <key>`: the key is the first capture. */
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
