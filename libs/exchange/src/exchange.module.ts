@@ -3,6 +3,7 @@ import { AuthModule } from '@lib/auth';
 import { RateLimitModule } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
+import { ExchangeTopics } from './grpc/exchange-topics.js';
 import { DropCopyFeed, TradeCaptureFeed } from './grpc/resumable-feed.js';
 import { InstrumentStateFeed } from './grpc/instrument-state.feed.js';
 import { PositionChangeFeed, PositionChanges } from './grpc/position-changes.service.js';
@@ -21,6 +22,6 @@ const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData,
 @Module({
   exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule],
-  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
+  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ExchangeTopics, ...OPERATIONS],
 })
 export class ExchangeModule {}

@@ -11,7 +11,7 @@ export { ExchangeStreamMetrics, type StreamKind } from './grpc/exchange-stream.m
 export { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './grpc/order-updates.service.js';
 export { type OrderSnapshotListener, type OrderStreamListener, OrderStreamTap } from './grpc/order-stream-tap.js';
 export type { CancelRejectMessage, ExecutionMessage, OrderMessage, OrdersSnapshot, OrdersUpdate } from './grpc/order-updates.messages.js';
-export { type ExchangeTopicSources, registerExchangeTopics } from './grpc/exchange-topics.js';
+export { EXCHANGE_TOPIC_FAMILIES, type ExchangeTopicSources, ExchangeTopics } from './grpc/exchange-topics.js';
 export { EXCHANGE_INSTRUMENT_STATE_TOPIC, InstrumentStateFeed } from './grpc/instrument-state.feed.js';
 export { EXCHANGE_POSITIONS_PREFIX, PositionChanges } from './grpc/position-changes.service.js';
 export { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC, EXCHANGE_TRADES_TOPIC, TradeCaptureFeed } from './grpc/resumable-feed.js';

@@ -6,10 +6,11 @@ import { RetailHttpClient } from './client/retail-http.client.js';
 import { RetailOrders } from './operations/retail-orders.service.js';
 import { RetailPortfolio } from './operations/retail-portfolio.service.js';
 import { RetailStreams } from './stream/retail-streams.service.js';
+import { RetailTopics } from './stream/retail-topics.js';
 
 @Module({
-  exports: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams],
+  exports: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
   imports: [AuthModule, RateLimitModule],
-  providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams],
+  providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
 })
 export class RetailModule {}

@@ -1,10 +1,18 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MARKET_DATA_POLICY, type TopicSink, type TopicSource, TopicSourceRegistry } from '@lib/fanout';
+import { MARKET_DATA_POLICY, type TopicFamily, type TopicSink, type TopicSource, TopicSourceRegistry } from '@lib/fanout';
 
 import { OpsSnapshotService } from './ops-snapshot.js';
 
-export const OPS_TOPIC_PREFIX = 'ops.';
 export const OPS_OVERVIEW_TOPIC = 'ops.overview';
+
+/** The console's one topic: a slow console gets the latest snapshot only (market-data policy). */
+export const OPS_TOPIC_FAMILY: TopicFamily = {
+  syntax: OPS_OVERVIEW_TOPIC,
+  scope: 'admin',
+  account: false,
+  policy: MARKET_DATA_POLICY,
+  description: "this instance's ops view (the console's), a fresh snapshot every second while anyone watches.",
+};
 /** How often the console's topic gets a fresh snapshot while anyone watches it. */
 const INTERVAL_MS = 1_000;
 
@@ -24,7 +32,7 @@ export class OpsTopicSource implements TopicSource, OnModuleInit, OnModuleDestro
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(OPS_TOPIC_PREFIX, this, MARKET_DATA_POLICY);
+    this.registry.add(OPS_TOPIC_FAMILY, this);
   }
 
   async open(topic: string, sink: TopicSink): Promise<void> {

@@ -3,7 +3,6 @@ import { ExchangeModule } from '@lib/exchange';
 import { RetailModule } from '@lib/retail';
 
 import { RiskModule } from '../risk/risk.module.js';
-import { StreamTopics } from './stream-topics.js';
 import { WsDocsController } from './ws-docs.controller.js';
 import { WsEndpoint } from './ws-endpoint.js';
 import { WsTicketStore } from './ws-ticket.store.js';
@@ -13,6 +12,6 @@ import { WsTicketsController } from './ws-tickets.controller.js';
 @Module({
   controllers: [WsDocsController, WsTicketsController],
   imports: [ExchangeModule, RetailModule, RiskModule],
-  providers: [StreamTopics, WsEndpoint, WsTicketStore],
+  providers: [WsEndpoint, WsTicketStore],
 })
 export class StreamRoutesModule {}

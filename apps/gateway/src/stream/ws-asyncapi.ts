@@ -1,17 +1,34 @@
 import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from '@lib/core';
+import { type TopicFamily, topicPatternOf } from '@lib/fanout';
 import { z } from 'zod';
 
-import { ClientMessageSchema, TOPIC_SYNTAX, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
+import { ClientMessageSchema, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
 
 type JsonSchema = Record<string, unknown>;
 
 const [subscribe, unsubscribe, ping] = ClientMessageSchema.options.map((option) => z.toJSONSchema(option) as JsonSchema);
 
 const str = { type: 'string' };
-const topic = { type: 'string', description: TOPIC_SYNTAX };
+
+/**
+ * The topic schema: one alternative per declared family, with its pattern, scope and what it carries
+ * (the family's own declaration), and the grammar of all of them as the description.
+ */
+function topicSchemaOf(families: readonly TopicFamily[]): JsonSchema {
+  return {
+    type: 'string',
+    description: families.map((family) => family.syntax).join(' | '),
+    oneOf: families.map((family) => ({
+      title: family.syntax,
+      pattern: topicPatternOf(family).source,
+      description: `${family.syntax} (${family.scope}${family.account ? '; an account topic' : ''}): ${family.description}`,
+      'x-scope': family.scope,
+    })),
+  };
+}
 
 /** Server frames; the topic frames come from the fan-out hub (libs/fanout frame.codec.ts). */
-const serverSchemas: Record<string, JsonSchema> = {
+const serverSchemasOf = (topic: JsonSchema): Record<string, JsonSchema> => ({
   frame: {
     type: 'object',
     required: ['type', 'topic', 'epoch', 'seq', 'ts', 'data'],
@@ -51,79 +68,75 @@ const serverSchemas: Record<string, JsonSchema> = {
     },
   },
   pong: { type: 'object', required: ['type'], properties: { type: { const: 'pong' }, id: str } },
-};
+});
 
 const message = (name: string, payload: JsonSchema, summary: string) => ({ name, contentType: 'application/json', summary, payload });
 const ref = (name: string) => ({ $ref: `#/channels/stream/messages/${name}` });
 
-/** AsyncAPI 3 description of `/ws`, served at GET /docs/ws. */
-export const WS_ASYNCAPI = {
-  asyncapi: '3.0.0',
-  info: {
-    title: 'Prediction-market gateway streams',
-    version: '1',
-    description:
-      `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
-      `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
-      `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
-      'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
-      "Exchange market-data topics spend the firm's market-data symbols (streams.exchange.marketDataSymbols; they share one multiplexed upstream stream): " +
-      'each open topic is one symbol however many clients watch it, ' +
-      "charged to the team whose client opened it until its last subscriber leaves and its linger ends. A team holds at most its share of the firm's " +
-      'symbols, counted across every gateway instance (no per-client count unless streams.clients.<id>.maxMarketDataSymbols sets one); ' +
-      'a client holds at most streams.exchange.maxTopicsPerClient distinct stream-holding exchange topics (the families below) over all its connections; ' +
-      'a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
-      "The other exchange topics hold upstream streams and spend the firm's streams (firmStreams less reserve, the reserve kept for the market-data streams) the same way, " +
-      'one each (orders and positions topics one per participant, though participants share a call). ' +
-      'A topic another client already holds costs nothing and is never refused for the team or firm caps. ' +
-      'exchange.marketData.<symbol>: the full book per frame; after a lost upstream stream every topic gets a resync. ' +
-      'exchange.orders.<participant> (read:orders; only participants the client is allowed): snapshot {orders: working orders}, ' +
-      'then one update per {execution} or {cancelReject}; an account topic, never conflated or dropped; a resync after a lost upstream stream. ' +
-      'exchange.dropcopy (read:dropcopy): the firm\'s executions, deduplicated, one update {executions} per upstream batch; ' +
-      'subscribe with resumeFrom 0 for every batch since the stream opened; restarts and takeovers resume from the stored token (no resync); ' +
-      "a token the exchange refuses (it restarted empty) resumes from the last checkpoint's time, else live with a resync. " +
-      'exchange.trades (read:dropcopy): trade capture reports the same way, one update {tradeCaptureReports} per batch, a later state of a trade passed on. ' +
-      'Both are firm-wide: a client that holds only some participants (GET /me: feedScope participants) gets every frame with the same seq, ' +
-      "holding only its participants' executions, and of a trade its own side whole and the other side without identity (no ids, account or participant); " +
-      'feedScope firm (every participant held, or the firmWide grant) gets them whole. ' +
-      'exchange.positions.<participant> (read:dropcopy; only participants the client is allowed): snapshot {positions: latest position per symbol, ' +
-      "folded from the exchange's retained position changes}, then one update {positionChanges} per upstream batch; never conflated or dropped. " +
-      'exchange.instrumentState (read:instruments): snapshot {instruments: every instrument\'s current state}, then one update {instruments} per change; ' +
-      'a resync with the current state after a lost upstream stream.',
-  },
-  servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
-  channels: {
-    stream: {
-      address: '/ws',
+/**
+ * AsyncAPI 3 description of `/ws`, served at GET /docs/ws: the protocol is the gateway's, the topics
+ * are the families the libs declared (their syntax, scope and description), so a new family is
+ * documented by its declaration.
+ */
+export function wsAsyncApiOf(families: readonly TopicFamily[]) {
+  const serverSchemas = serverSchemasOf({ $ref: '#/components/schemas/topic' });
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Prediction-market gateway streams',
+      version: '1',
       description:
-        'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json; a client already holding ' +
-        `streams.maxConnectionsPerClient connections on the instance (default ${DEFAULT_MAX_CONNECTIONS_PER_CLIENT}, its browsers' tickets included; streams.clients.<id>.maxConnections for one client) ` +
-        'gets HTTP 429 problem+json with Retry-After, before the handshake. A ticket minted with a body {topics: [topic or family syntax, ...]} opens only those: ' +
-        'a subscribe outside the list gets error forbidden naming the topic.',
-      messages: {
-        subscribe: message(
-          'subscribe',
-          subscribe,
-          'Subscribe to topics; resumeFrom maps a topic to the last {epoch, seq} received: the frames after it when this instance holds them in that epoch, ' +
-            'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync, except 0: the replay window of the current epoch from its start.',
-        ),
-        unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
-        ping: message('ping', ping, 'Application-level ping; answered with pong'),
-        frame: message('frame', serverSchemas.frame, 'snapshot, update or resync of one topic'),
-        ack: message('ack', serverSchemas.ack, 'The listed topics are subscribed (sent after their snapshot) or left'),
-        error: message('error', serverSchemas.error, 'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value'),
-        pong: message('pong', serverSchemas.pong, 'Answer to ping'),
+        `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
+        `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
+        `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
+        'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
+        "Exchange market-data topics spend the firm's market-data symbols (streams.exchange.marketDataSymbols; they share one multiplexed upstream stream): " +
+        'each open topic is one symbol however many clients watch it, ' +
+        "charged to the team whose client opened it until its last subscriber leaves and its linger ends. A team holds at most its share of the firm's " +
+        'symbols, counted across every gateway instance (no per-client count unless streams.clients.<id>.maxMarketDataSymbols sets one); ' +
+        'a client holds at most streams.exchange.maxTopicsPerClient distinct stream-holding exchange topics (the families below) over all its connections; ' +
+        'a topic past a cap is refused with error too_many_streams naming the cap and its value. ' +
+        "The other exchange topics hold upstream streams and spend the firm's streams (firmStreams less reserve, the reserve kept for the market-data streams) the same way, " +
+        'one each (orders and positions topics one per participant, though participants share a call). ' +
+        'A topic another client already holds costs nothing and is never refused for the team or firm caps. ' +
+        'The topics: ' +
+        families.map((family) => `${family.syntax} (${family.scope}): ${family.description}`).join(' '),
+    },
+    servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
+    channels: {
+      stream: {
+        address: '/ws',
+        description:
+          'A refused upgrade (missing, bad, used or expired credentials) is answered with HTTP 401 problem+json; a client already holding ' +
+          `streams.maxConnectionsPerClient connections on the instance (default ${DEFAULT_MAX_CONNECTIONS_PER_CLIENT}, its browsers' tickets included; streams.clients.<id>.maxConnections for one client) ` +
+          'gets HTTP 429 problem+json with Retry-After, before the handshake. A ticket minted with a body {topics: [topic or family syntax, ...]} opens only those: ' +
+          'a subscribe outside the list gets error forbidden naming the topic.',
+        messages: {
+          subscribe: message(
+            'subscribe',
+            subscribe,
+            'Subscribe to topics; resumeFrom maps a topic to the last {epoch, seq} received: the frames after it when this instance holds them in that epoch, ' +
+              'else a resync with the current state (never a replay of another numbering). A bare seq (the older form) names no epoch and is answered with a resync, except 0: the replay window of the current epoch from its start.',
+          ),
+          unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
+          ping: message('ping', ping, 'Application-level ping; answered with pong'),
+          frame: message('frame', serverSchemas.frame, 'snapshot, update or resync of one topic'),
+          ack: message('ack', serverSchemas.ack, 'The listed topics are subscribed (sent after their snapshot) or left'),
+          error: message('error', serverSchemas.error, 'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value'),
+          pong: message('pong', serverSchemas.pong, 'Answer to ping'),
+        },
       },
     },
-  },
-  operations: {
-    sendRequests: { action: 'send', channel: { $ref: '#/channels/stream' }, messages: ['subscribe', 'unsubscribe', 'ping'].map(ref) },
-    receiveFrames: { action: 'receive', channel: { $ref: '#/channels/stream' }, messages: ['frame', 'ack', 'error', 'pong'].map(ref) },
-  },
-  components: {
-    securitySchemes: {
-      apiKey: { type: 'httpApiKey', in: 'header', name: 'Authorization', description: 'Bearer <api key> (servers)' },
-      ticket: { type: 'httpApiKey', in: 'query', name: 'ticket', description: `one-time ticket from POST /ws/tickets, valid ${WS_LIMITS.ticketTtlMs / 1000} s (browsers)` },
+    operations: {
+      sendRequests: { action: 'send', channel: { $ref: '#/channels/stream' }, messages: ['subscribe', 'unsubscribe', 'ping'].map(ref) },
+      receiveFrames: { action: 'receive', channel: { $ref: '#/channels/stream' }, messages: ['frame', 'ack', 'error', 'pong'].map(ref) },
     },
-  },
-} as const;
+    components: {
+      schemas: { topic: topicSchemaOf(families) },
+      securitySchemes: {
+        apiKey: { type: 'httpApiKey', in: 'header', name: 'Authorization', description: 'Bearer <api key> (servers)' },
+        ticket: { type: 'httpApiKey', in: 'query', name: 'ticket', description: `one-time ticket from POST /ws/tickets, valid ${WS_LIMITS.ticketTtlMs / 1000} s (browsers)` },
+      },
+    },
+  } as const;
+}

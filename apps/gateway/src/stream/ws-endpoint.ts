@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, clip, requestIdOf, toDomainError } from '@lib/core';
-import { FanoutHub } from '@lib/fanout';
+import { FanoutHub, TopicSourceRegistry } from '@lib/fanout';
+import { RetailTopics } from '@lib/retail';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -12,7 +13,6 @@ import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
 import { feedViewerOf } from '../common/auth/feed-scope.js';
 import { CancelOnDisconnect } from '../risk/cancel-on-disconnect.service.js';
 import { writeRawProblem } from '../common/filters/raw-problem.js';
-import { StreamTopics } from './stream-topics.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
@@ -49,7 +49,8 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly auth: ClientAuthGuard,
     private readonly tickets: WsTicketStore,
     private readonly hub: FanoutHub,
-    private readonly topics: StreamTopics,
+    private readonly declared: TopicSourceRegistry,
+    private readonly retailTopics: RetailTopics,
     private readonly cancelOnDisconnect: CancelOnDisconnect,
   ) {
     this.connections = WsConnectionCounter.of(config.streams);
@@ -100,12 +101,12 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const caller = redeemed === undefined ? undefined : this.auth.clientById(redeemed.clientId);
     // A bad ticket is a failed login like a bad key: counted, and slowed once too many.
     if (!caller) this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
-    return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics) : undefined };
+    return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics, this.declared) : undefined };
   }
 
   private accept(ws: WebSocket, { caller, allowance }: WsLogin, graceMs: number | undefined): void {
     if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id);
-    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)), caller, this.hub, this.topics.retailAccount, allowance);
+    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)), caller, this.hub, this.declared, this.retailTopics.defaultAccount, allowance);
     this.sessions.add(session);
     this.sockets.add(ws);
     ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));

@@ -1,6 +1,9 @@
+import { declaredTopics } from './testing/declared-topics.js';
 import { parseClientMessage, topicRule } from './ws-protocol.js';
 
 describe('topicRule', () => {
+  const families = declaredTopics();
+
   it.each([
     ['retail.marketData.aec-nba-mil-phi-2026-11-21', 'read:marketdata', false],
     ['retail.trade.x', 'read:marketdata', false],
@@ -11,7 +14,7 @@ describe('topicRule', () => {
     ['retail.balances', 'read:positions', true],
     ['exchange.instrumentState', 'read:instruments', false],
   ])('maps %s to %s', (topic, scope, account) => {
-    expect(topicRule(topic)).toMatchObject({ scope, account, accountName: undefined });
+    expect(topicRule(families, topic)).toMatchObject({ scope, account, accountName: undefined });
   });
 
   it.each([
@@ -19,14 +22,14 @@ describe('topicRule', () => {
     ['retail.orders.x', 'retail.orders[.<slug>]'],
     ['exchange.orders.firms/F/users/alice', 'exchange.orders.<participant>'],
   ])('names the family of %s by its syntax, %s', (topic, family) => {
-    expect(topicRule(topic)?.family).toBe(family);
+    expect(topicRule(families, topic)?.family).toBe(family);
   });
 
   it.each([
     ['exchange.orders.firms/F/users/alice', 'read:orders'],
     ['exchange.positions.firms/F/users/alice', 'read:dropcopy'],
   ])('maps %s to %s of the participant it names', (topic, scope) => {
-    expect(topicRule(topic)).toMatchObject({ scope, account: false, participant: 'firms/F/users/alice' });
+    expect(topicRule(families, topic)).toMatchObject({ scope, account: false, participant: 'firms/F/users/alice' });
   });
 
   it.each([
@@ -35,7 +38,7 @@ describe('topicRule', () => {
     ['retail.account.hedge-2.positions', 'read:positions'],
     ['retail.account.hedge.balances', 'read:positions'],
   ])('maps %s to %s of the account it names', (topic, scope) => {
-    expect(topicRule(topic)).toMatchObject({ scope, account: true, accountName: topic.split('.')[2] });
+    expect(topicRule(families, topic)).toMatchObject({ scope, account: true, accountName: topic.split('.')[2] });
   });
 
   it.each([
@@ -52,7 +55,7 @@ describe('topicRule', () => {
     'retail.account.hedge.marketData.x',
     'retail.account..balances',
   ])('refuses %s', (topic) => {
-    expect(topicRule(topic)).toBeUndefined();
+    expect(topicRule(families, topic)).toBeUndefined();
   });
 });
 

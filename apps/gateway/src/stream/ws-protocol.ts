@@ -1,5 +1,5 @@
-import { RETAIL_ACCOUNT_NAME, type Scope } from '@lib/core';
-import type { StreamCap } from '@lib/fanout';
+import type { Scope } from '@lib/core';
+import type { StreamCap, TopicSourceRegistry } from '@lib/fanout';
 import { z } from 'zod';
 
 /** Bounds per connection; each one is documented in the AsyncAPI description. */
@@ -15,54 +15,6 @@ export const WS_LIMITS = {
   ticketTtlMs: 30_000,
 } as const;
 
-const slug = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
-const accountName = `(?<account>${RETAIL_ACCOUNT_NAME})`;
-/** An exchange participant, `firms/<firm>/users/<user>` (spec 5.1.4). */
-const participantName = '(?<participant>firms/[A-Za-z0-9._-]{1,64}/users/[A-Za-z0-9._-]{1,64})';
-
-/**
- * Every topic the endpoint serves, in the syntax the AsyncAPI document shows (`<name>` is a slug,
- * symbol or account name, `[...]` optional), and the scope reading it needs; the matching pattern is
- * built from it. Account topics without `account.<account>` are the gateway's default retail account
- * (the environment's first). A `<participant>` topic is read only by clients allowed that participant.
- */
-const TOPICS: { syntax: string; scope: Scope; account: boolean }[] = [
-  { syntax: 'retail.marketData.<slug>', scope: 'read:marketdata', account: false },
-  { syntax: 'retail.marketDataLite.<slug>', scope: 'read:marketdata', account: false },
-  { syntax: 'retail.trade.<slug>', scope: 'read:marketdata', account: false },
-  { syntax: 'retail.orders[.<slug>]', scope: 'read:orders', account: true },
-  { syntax: 'retail.positions', scope: 'read:positions', account: true },
-  { syntax: 'retail.balances', scope: 'read:positions', account: true },
-  { syntax: 'retail.account.<account>.orders[.<slug>]', scope: 'read:orders', account: true },
-  { syntax: 'retail.account.<account>.positions', scope: 'read:positions', account: true },
-  { syntax: 'retail.account.<account>.balances', scope: 'read:positions', account: true },
-  { syntax: 'exchange.marketData.<symbol>', scope: 'read:marketdata', account: false },
-  { syntax: 'exchange.orders.<participant>', scope: 'read:orders', account: false },
-  { syntax: 'exchange.dropcopy', scope: 'read:dropcopy', account: false },
-  { syntax: 'exchange.trades', scope: 'read:dropcopy', account: false },
-  // Position changes come from the drop-copy service (DropCopyAPI, scope read:dropcopy upstream).
-  { syntax: 'exchange.positions.<participant>', scope: 'read:dropcopy', account: false },
-  { syntax: 'exchange.instrumentState', scope: 'read:instruments', account: false },
-  { syntax: 'ops.overview', scope: 'admin', account: false },
-];
-
-/** Every topic family by its syntax, as the documentation shows it (a ticket may be narrowed to families). */
-export const TOPIC_FAMILY_SYNTAXES: readonly string[] = TOPICS.map((t) => t.syntax);
-
-/** The topic grammar for documentation: every syntax, `|`-separated. */
-export const TOPIC_SYNTAX = TOPIC_FAMILY_SYNTAXES.join(' | ');
-
-const patternOf = (syntax: string) =>
-  new RegExp(
-    `^${syntax
-      .replaceAll('.', '\\.')
-      .replace(/\[(.*)\]/, '(?:$1)?')
-      .replace(/<(?!account>|participant>)\w+>/g, slug)
-      .replace('<account>', accountName)
-      .replace('<participant>', participantName)}$`,
-  );
-const TOPIC_FAMILIES = TOPICS.map((topic) => ({ ...topic, pattern: patternOf(topic.syntax) }));
-
 export interface TopicRule {
   /** The family's syntax (`exchange.marketData.<symbol>`). */
   family: string;
@@ -75,12 +27,20 @@ export interface TopicRule {
   participant?: string;
 }
 
-export function topicRule(topic: string): TopicRule | undefined {
-  for (const family of TOPIC_FAMILIES) {
-    const match = family.pattern.exec(topic);
-    if (match) return { family: family.syntax, scope: family.scope, account: family.account, accountName: match.groups?.account, participant: match.groups?.participant };
-  }
-  return undefined;
+/**
+ * How `/ws` admits a topic: by the family its lib declared (TopicSourceRegistry.add), with that
+ * family's scope and account rule; undefined when no declared family has the topic.
+ */
+export function topicRule(families: TopicSourceRegistry, topic: string): TopicRule | undefined {
+  const match = families.match(topic);
+  if (!match) return undefined;
+  const { syntax, scope, account } = match.family;
+  return { family: syntax, scope, account, accountName: match.names.account, participant: match.names.participant };
+}
+
+/** Every declared family's syntax, as the documentation shows it (a ticket may be narrowed to families). */
+export function topicFamilySyntaxes(families: TopicSourceRegistry): string[] {
+  return families.families().map((family) => family.syntax);
 }
 
 const id = z.string().min(1).max(64);

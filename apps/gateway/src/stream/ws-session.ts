@@ -1,5 +1,5 @@
 import { DomainError } from '@lib/core';
-import type { FanoutHub, HubClient, ResumePoint } from '@lib/fanout';
+import type { FanoutHub, HubClient, ResumePoint, TopicSourceRegistry } from '@lib/fanout';
 import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
 
@@ -26,6 +26,8 @@ export class WsSession {
     private readonly client: HubClient,
     private readonly caller: AuthenticatedClient,
     private readonly hub: FanoutHub,
+    /** The topic families the libs declared: admission reads each topic's family there. */
+    private readonly declared: TopicSourceRegistry,
     /** The retail account of account topics that name none (the environment's first). */
     private readonly retailAccount: string | undefined,
     /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
@@ -99,7 +101,7 @@ export class WsSession {
 
   /** Syntax and authorization of one topic; a refusal is reported here, naming the topic. */
   private admit(id: string, topic: string): boolean {
-    const rule = topicRule(topic);
+    const rule = topicRule(this.declared, topic);
     if (!rule) {
       this.error({ id, topic, code: 'unknown_topic', message: `"${topic}" is not a topic this endpoint serves` });
       return false;

@@ -1,11 +1,13 @@
 import { SystemClock, type GatewayConfig } from '@lib/core';
 
+import { declaredTopics } from './testing/declared-topics.js';
 import { WsTicketRequestSchema } from './ws-ticket.schema.js';
 import { WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance, allowanceEntryProblem } from './ws-topic-allowance.js';
 
 describe(TopicAllowance.name, () => {
-  const sut = new TopicAllowance(['exchange.marketData.a', 'retail.orders[.<slug>]']);
+  const families = declaredTopics();
+  const sut = new TopicAllowance(['exchange.marketData.a', 'retail.orders[.<slug>]'], families);
 
   it('permits the topics it names and every topic of the families it names, nothing else', () => {
     expect(sut.permits('exchange.marketData.a', 'exchange.marketData.<symbol>')).toBe(true);
@@ -15,9 +17,9 @@ describe(TopicAllowance.name, () => {
   });
 
   it('takes a topic or a family syntax as an entry, and names the problem of anything else', () => {
-    expect(allowanceEntryProblem('exchange.marketData.<symbol>')).toBeUndefined();
-    expect(allowanceEntryProblem('exchange.marketData.aec-nfl-buf-kc-2026-11-22')).toBeUndefined();
-    expect(allowanceEntryProblem('exchange.*')).toContain('not a topic');
+    expect(allowanceEntryProblem(families, 'exchange.marketData.<symbol>')).toBeUndefined();
+    expect(allowanceEntryProblem(families, 'exchange.marketData.aec-nfl-buf-kc-2026-11-22')).toBeUndefined();
+    expect(allowanceEntryProblem(families, 'exchange.*')).toContain('not a topic');
   });
 });
 

@@ -1,4 +1,6 @@
-import { TOPIC_FAMILY_SYNTAXES, WS_LIMITS, topicRule } from './ws-protocol.js';
+import type { TopicSourceRegistry } from '@lib/fanout';
+
+import { WS_LIMITS, topicFamilySyntaxes, topicRule } from './ws-protocol.js';
 
 /**
  * What a narrowed ticket lets its connection subscribe to: topics named exactly, or whole families
@@ -9,9 +11,13 @@ export class TopicAllowance {
   private readonly topics: ReadonlySet<string>;
   private readonly families: ReadonlySet<string>;
 
-  constructor(readonly entries: readonly string[]) {
-    this.families = new Set(entries.filter((entry) => FAMILIES.has(entry)));
-    this.topics = new Set(entries.filter((entry) => !FAMILIES.has(entry)));
+  constructor(
+    readonly entries: readonly string[],
+    declared: TopicSourceRegistry,
+  ) {
+    const syntaxes = new Set(topicFamilySyntaxes(declared));
+    this.families = new Set(entries.filter((entry) => syntaxes.has(entry)));
+    this.topics = new Set(entries.filter((entry) => !syntaxes.has(entry)));
   }
 
   /** `family` is the topic's family syntax (topicRule). */
@@ -20,12 +26,11 @@ export class TopicAllowance {
   }
 }
 
-const FAMILIES = new Set(TOPIC_FAMILY_SYNTAXES);
-
 /** Why an entry cannot be part of an allowance, or undefined when it can. */
-export function allowanceEntryProblem(entry: string): string | undefined {
-  if (FAMILIES.has(entry) || topicRule(entry)) return undefined;
-  return `not a topic this endpoint serves nor a topic family (${TOPIC_FAMILY_SYNTAXES.join(' | ')})`;
+export function allowanceEntryProblem(declared: TopicSourceRegistry, entry: string): string | undefined {
+  const syntaxes = topicFamilySyntaxes(declared);
+  if (syntaxes.includes(entry) || topicRule(declared, entry)) return undefined;
+  return `not a topic this endpoint serves nor a topic family (${syntaxes.join(' | ')})`;
 }
 
 /** A connection subscribes to at most this many topics, so a longer list of exact topics buys nothing. */

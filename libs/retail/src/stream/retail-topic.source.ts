@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { RETAIL_ACCOUNT_NAME } from '@lib/core';
-import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicSink, type TopicSource, type TopicSourceRegistry } from '@lib/fanout';
+import type { TopicSink, TopicSource } from '@lib/fanout';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
 import type { RetailStreamEvent } from './retail-stream-message.js';
@@ -89,16 +89,4 @@ export class RetailTopicSource implements TopicSource {
     this.opened.delete(topic);
     opened.socket.unsubscribe(opened.requestId);
   }
-}
-
-/** Registers every retail topic family with the hub; trades are events, so they are never conflated away. */
-export function registerRetailTopics(registry: TopicSourceRegistry, source: RetailTopicSource): void {
-  registry
-    .register('retail.marketData.', source, MARKET_DATA_POLICY)
-    .register('retail.marketDataLite.', source, MARKET_DATA_POLICY)
-    .register('retail.trade.', source, { conflate: false })
-    .register('retail.orders', source, ACCOUNT_POLICY)
-    .register('retail.positions', source, ACCOUNT_POLICY)
-    .register('retail.balances', source, ACCOUNT_POLICY)
-    .register('retail.account.', source, ACCOUNT_POLICY);
 }
