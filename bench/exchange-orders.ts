@@ -232,12 +232,16 @@ const load1m = () => Number(loadavg()[0].toFixed(2));
 export async function orderInsertBench(journal: Journal): Promise<Record<string, unknown>> {
   if (!existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: npm run bench builds it`);
   const baseline = process.env.BENCH_ORDERS_BASELINE;
+  const baselines = baselinesOf(baseline);
   const configurations: Configuration[] = [
     { name: 'full', risk: true, journal: true, main: GATEWAY_MAIN },
     { name: 'riskOff', risk: false, journal: true, main: GATEWAY_MAIN },
     { name: 'journalOff', risk: true, journal: false, main: GATEWAY_MAIN },
     { name: 'bare', risk: false, journal: false, main: GATEWAY_MAIN },
-    ...(baseline ? [{ name: 'baselineFull', risk: true, journal: true, main: resolve(baseline) }, { name: 'baselineBare', risk: false, journal: false, main: resolve(baseline) }] : []),
+    ...baselines.flatMap(({ name, main }) => [
+      { name: `${name}Full`, risk: true, journal: true, main },
+      { name: `${name}Bare`, risk: false, journal: false, main },
+    ]),
   ];
   const dir = mkdtempSync(join(tmpdir(), 'orders-bench-'));
   const stops: (() => Promise<void>)[] = [];
@@ -286,7 +290,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
         riskOff: 'risk.limits empty; idempotency record and journal on',
         journalOff: 'risk checks on; journal.enabled false (no idempotency record, no journal)',
         bare: 'risk.limits empty and journal.enabled false',
-        ...(baseline ? { baselineFull: `full, run by ${baseline}`, baselineBare: `bare, run by ${baseline}` } : {}),
+        ...Object.fromEntries(baselines.flatMap(({ name, main }) => [[`${name}Full`, `full, run by ${main}`], [`${name}Bare`, `bare, run by ${main}`]])),
       },
       journalStore: journal.kind,
       processes: PINNED
@@ -310,6 +314,19 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
     for (const stop of stops.reverse()) await stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * BENCH_ORDERS_BASELINE: other builds' gateways to run `full` and `bare` of in the same rounds, as
+ * `name=path` pairs separated by commas (a bare path is named `baseline`), each path another build's
+ * dist/apps/gateway/src/main.js.
+ */
+function baselinesOf(value: string | undefined): { name: string; main: string }[] {
+  if (!value) return [];
+  return value.split(',').map((part) => {
+    const at = part.indexOf('=');
+    return at < 0 ? { name: 'baseline', main: resolve(part) } : { name: part.slice(0, at), main: resolve(part.slice(at + 1)) };
+  });
 }
 
 /** The PostgreSQL server's processes (postmaster and the backends it forks later) on the load CPU. */
