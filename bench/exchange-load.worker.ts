@@ -49,7 +49,9 @@ function finish(times: number[], startedMs: number, failures: number): void {
   const timesMs = new Float64Array(new ArrayBuffer(times.length * Float64Array.BYTES_PER_ELEMENT));
   timesMs.set(times);
   const run: LoadRun = { timesMs, elapsedSeconds: (nowMs() - startedMs) / 1000, failures };
-  parentPort?.postMessage(run, [timesMs.buffer as ArrayBuffer]);
+  if (parentPort) parentPort.postMessage(run, [timesMs.buffer as ArrayBuffer]);
+  // A process of its own (bench/orders-processes.ts): the times as a plain array over IPC, then exit.
+  else process.send?.({ ...run, timesMs: Array.from(timesMs) }, () => process.exit(0));
 }
 
 /** The i-th request's method and body: an order gets its own clordId, so each is a new order (none replayed). */
@@ -117,6 +119,7 @@ async function paced(rate: number, count: number, send: (dueMs: number) => Promi
   await Promise.all(pending);
 }
 
-const spec = workerData as LoadSpec;
+// In a worker thread the spec is its workerData; in a process of its own, the LOAD_SPEC environment variable.
+const spec = (workerData ?? JSON.parse(process.env.LOAD_SPEC ?? '{}')) as LoadSpec;
 if (spec.overallRate) await pace(spec, spec.overallRate);
 else saturate(spec);

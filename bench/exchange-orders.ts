@@ -1,28 +1,50 @@
-// The order insert path of `npm run bench exchange` (issues 26, 27 and 28 item 3): POST
-// /exchange/v1/trading/orders through the gateway against POST /v1/trading/orders on the sandbox
-// directly (the floor), at a paced 1,000 orders/s, in the same run, in four gateway configurations:
-// risk checks and journal both on, risk off, journal off, both off. Measured before and after a
-// saturation phase of closed-loop inserts. Reports only; asserts nothing.
-import { loadavg } from 'node:os';
+// The order insert path of `npm run bench orders` and `npm run bench exchange` (issues 26, 27 and 28
+// item 3): POST /exchange/v1/trading/orders through the gateway against POST /v1/trading/orders on
+// the sandbox directly (the floor), at a paced 1,000 orders/s, before and after a saturation phase,
+// in four gateway configurations: risk checks and journal on (`full`), risk off, journal off, both off
+// (`bare`); with BENCH_ORDERS_BASELINE naming another build's gateway (its dist/apps/gateway/src/main.js),
+// `full` and `bare` of that build too, in the same rounds.
+//
+// Each part in a process of its own, as production runs it: the sandbox (bench/orders-sandbox.process.ts),
+// each gateway (the compiled main.js, as test/support/gateway-process.ts starts it), the load generator
+// of each run (bench/exchange-load.worker.ts); PostgreSQL is a server of its own. With two CPUs and
+// taskset (as bench/catalog.bench.ts pins): the servers (gateways, sandbox) on one CPU, the load
+// generator and PostgreSQL on the other. Each measured process carries bench/process-probe.ts: its CPU
+// time and event-loop delay per phase. Reports only; asserts nothing.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
-import { ExchangeTokenProvider } from '@lib/auth';
+import { ExchangeTokenProvider, generateApiKey } from '@lib/auth';
+import { stringify } from 'yaml';
 
-import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
+import { freePort } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
-import { type BenchGateway, load, type LoadReport, ms, type ProcessFigures, report, startBenchGateway, watchProcess } from './exchange-stack.js';
+import { benchGatewayConfig, type LoadReport, ms, report, type SandboxPeer, startBenchGateway } from './exchange-stack.js';
+import { ORDER_FIRMS } from './order-firms.js';
+import type { ProbeFigures } from './process-probe.js';
 
+export { ORDER_FIRMS } from './order-firms.js';
 export const ORDER_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
-/** Each order target trades as its own firm (sandbox exchange clients 2-6), so no gateway receives another target's order and drop-copy events. */
-export const ORDER_FIRMS = ['ORDDIRECT', 'ORDFULL', 'ORDRISKOFF', 'ORDJOURNALOFF', 'ORDBARE'] as const;
-export const ORDER_CLIENTS_FROM = 2;
 const participantOf = (firm: string) => `firms/${firm}/users/alice`;
 const RATE = 1_000;
 const CONNECTIONS = 10;
 const SATURATION_CONNECTIONS = 50;
-const ROUNDS = 4;
-const ROUND_SECONDS = 3;
+const ROUNDS = 3;
+const ROUND_SECONDS = 2;
 const WARM_UP_SECONDS = 1;
-const SATURATION_SECONDS = 4;
+const SATURATION_SECONDS = 3;
+
+const has = (program: string, args: string[]) => spawnSync(program, args, { stdio: 'ignore' }).error === undefined;
+const PINNED = cpus().length >= 2 && has('taskset', ['-V']);
+const SERVER_CPU = '0';
+const LOAD_CPU = '1';
+const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (PINNED ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
+
+const GATEWAY_MAIN = resolve('dist/apps/gateway/src/main.js');
+const here = resolve('dist/bench');
+const PROBE = join(here, 'process-probe.js');
 
 /** A resting buy of one contract at 10¢: the book's asks start at 52¢ (another firm), so nothing ever crosses. */
 const ORDER = { symbol: ORDER_SYMBOL, side: 'SIDE_BUY', type: 'ORDER_TYPE_LIMIT', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', orderQty: '1', price: '10' };
@@ -42,127 +64,272 @@ export interface Journal {
 }
 
 interface Configuration {
-  name: 'full' | 'riskOff' | 'journalOff' | 'bare';
+  name: string;
   risk: boolean;
   journal: boolean;
+  /** The gateway build to run: this one's, or BENCH_ORDERS_BASELINE's. */
+  main: string;
 }
 
-const CONFIGURATIONS: Configuration[] = [
-  { name: 'full', risk: true, journal: true },
-  { name: 'riskOff', risk: false, journal: true },
-  { name: 'journalOff', risk: true, journal: false },
-  { name: 'bare', risk: false, journal: false },
-];
+/** A child process that carries the probe, spoken to over IPC. */
+class Probed {
+  constructor(readonly child: ChildProcess) {}
 
-function startOrderGateway(sandbox: RunningSandbox, configuration: Configuration, journal: Journal, exchangeClient: number): Promise<BenchGateway> {
-  return startBenchGateway(sandbox, {
-    exchangeClient,
-    participant: participantOf(ORDER_FIRMS[exchangeClient - ORDER_CLIENTS_FROM]),
-    // The published insert figure (30-400/s by tier) would refuse most of 1,000/s.
-    liftedBuckets: ['exchange.orders.insert'],
-    config: {
-      risk: { limits: configuration.risk ? RISK_LIMITS : [] },
-      // Each configuration its own schema of the same server, so no two share a hash chain.
-      journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
+  ask<T>(message: object, answer: (reply: Record<string, unknown>) => boolean): Promise<T> {
+    return new Promise((resolvePromise, reject) => {
+      const onMessage = (reply: Record<string, unknown>) => {
+        if (!answer(reply)) return;
+        this.child.off('message', onMessage);
+        resolvePromise(reply as T);
+      };
+      this.child.on('message', onMessage);
+      this.child.send(message, (error) => error && reject(error));
+    });
+  }
+
+  reset = () => this.ask<unknown>({ probe: 'reset' }, (reply) => reply.probe === 'reset');
+  read = () => this.ask<ProbeFigures>({ probe: 'read' }, (reply) => reply.probe === 'figures');
+
+  stop(): Promise<void> {
+    return new Promise((resolvePromise) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolvePromise();
+      this.child.once('exit', () => resolvePromise());
+      this.child.kill('SIGTERM');
+    });
+  }
+}
+
+function spawnProbed(cpu: string, script: string, env: Record<string, string>, logFile: string): Probed {
+  const log = openSync(logFile, 'a');
+  const [command, args] = pinned(cpu, process.execPath, ['--import', PROBE, script]);
+  const child = spawn(command, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, log, 'ipc'] });
+  closeSync(log);
+  return new Probed(child);
+}
+
+async function startSandboxProcess(dir: string): Promise<{ probed: Probed; peer: SandboxPeer }> {
+  const probed = spawnProbed(SERVER_CPU, join(here, 'orders-sandbox.process.js'), { ORDERS_SANDBOX_KEY_DIR: dir }, join(dir, 'sandbox.log'));
+  const ready = await new Promise<SandboxPeer>((resolvePromise, reject) => {
+    probed.child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}: ${readFileSync(join(dir, 'sandbox.log'), 'utf8').slice(-2_000)}`)));
+    probed.child.on('message', (message: { ready?: boolean } & SandboxPeer) => message.ready && resolvePromise({ urls: message.urls, keys: message.keys }));
+  });
+  probed.child.removeAllListeners('exit');
+  return { probed, peer: ready };
+}
+
+interface GatewayTarget {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The process whose CPU per order is the target's figure: the gateway's, or for `direct` the sandbox's. */
+  probed: Probed;
+}
+
+async function startGatewayProcess(peer: SandboxPeer, configuration: Configuration, journal: Journal, exchangeClient: number, dir: string): Promise<GatewayTarget & { stop: () => Promise<void> }> {
+  const key = generateApiKey();
+  const port = await freePort();
+  const config = benchGatewayConfig(
+    peer,
+    {
+      exchangeClient,
+      participant: participantOf(ORDER_FIRMS[exchangeClient]),
+      // The published insert figure (30-400/s by tier) would refuse most of 1,000/s.
+      liftedBuckets: ['exchange.orders.insert'],
+      config: {
+        risk: { limits: configuration.risk ? RISK_LIMITS : [] },
+        // Each configuration its own schema of the same server, so no two share a hash chain.
+        journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
+      },
     },
+    key,
+    port,
+  );
+  const configFile = join(dir, `gateway-${configuration.name}.yaml`);
+  writeFileSync(configFile, stringify(config));
+  const logFile = join(dir, `gateway-${configuration.name}.log`);
+  // Access lines at info, as in production, into a file: their cost is the gateway's.
+  const probed = spawnProbed(SERVER_CPU, configuration.main, { GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, logFile);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (probed.child.exitCode !== null) throw new Error(`gateway ${configuration.name} exited with ${probed.child.exitCode}: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);
+    try {
+      if ((await fetch(`${url}/health/live`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`gateway ${configuration.name} did not come up: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name: configuration.name, url: `${url}/exchange/v1/trading/orders`, headers: { authorization: `Bearer ${key}` }, probed, stop: () => probed.stop() };
+}
+
+/** One load run in a process of its own, on the load CPU. */
+function load(spec: LoadSpec): Promise<LoadRun> {
+  return new Promise((resolvePromise, reject) => {
+    const [command, args] = pinned(LOAD_CPU, process.execPath, [join(here, 'exchange-load.worker.js')]);
+    const child = spawn(command, args, { env: { PATH: process.env.PATH, LOAD_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', (run: LoadRun & { timesMs: number[] }) => resolvePromise({ ...run, timesMs: Float64Array.from(run.timesMs) }));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`load process exited with ${code}`)));
   });
 }
 
-type Target = Pick<LoadSpec, 'url' | 'headers'> & { name: string };
+interface TargetFigures extends LoadReport {
+  /** CPU time of the target's process (gateway; for `direct`, the sandbox) per answered order, µs: the robust figure on a shared machine. */
+  cpuUsPerOrder: number;
+  /** The sandbox's CPU per order in the same phases (the same work behind every target). */
+  sandboxCpuUsPerOrder: number;
+  /** The target process's event-loop delay: median of the rounds' p50, worst p99 and max. */
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+}
 
-/**
- * Warm-up of each target, then ROUNDS rounds in which every target runs once in turn; each one's
- * samples pooled, with what this process (sandbox, gateways) did while that target was measured.
- */
-async function paced(targets: Target[]): Promise<Record<string, LoadReport & { process: ProcessFigures }>> {
-  const order = (target: Target) => ({ body: ORDER, clordIdPrefix: target.name });
-  const spec = (target: Target, durationSeconds: number): LoadSpec => ({ url: target.url, headers: target.headers, order: order(target), connections: CONNECTIONS, durationSeconds, overallRate: RATE });
-  for (const target of targets) await load(spec(target, WARM_UP_SECONDS));
-  const runs = new Map<string, LoadRun[]>(targets.map((target) => [target.name, []]));
-  const watched = new Map(targets.map((target) => [target.name, watchProcess()]));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** Warm-up of each target, then ROUNDS rounds in which every target runs once in turn (reversed every other round). */
+async function paced(targets: GatewayTarget[], sandbox: Probed): Promise<Record<string, TargetFigures>> {
+  const spec = (target: GatewayTarget, durationSeconds: number, prefix: string): LoadSpec => ({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `${prefix}${target.name}` }, connections: CONNECTIONS, durationSeconds, overallRate: RATE });
+  for (const target of targets) await load(spec(target, WARM_UP_SECONDS, 'w-'));
+  const runs = new Map<string, { load: LoadRun; cpuUs: number; sandboxCpuUs: number; delay: ProbeFigures['eventLoopDelayMs'] }[]>(targets.map((target) => [target.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const target of targets) {
-      const watch = watched.get(target.name)!;
-      watch.resume();
-      const run = await load(spec(target, ROUND_SECONDS));
-      watch.pause(run.timesMs.length + run.failures);
-      runs.get(target.name)!.push(run);
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+      await Promise.all([target.probed.reset(), target.probed === sandbox ? undefined : sandbox.reset()]);
+      const run = await load(spec(target, ROUND_SECONDS, `r${round}-`));
+      const figures = await target.probed.read();
+      const sandboxFigures = target.probed === sandbox ? figures : await sandbox.read();
+      runs.get(target.name)!.push({ load: run, cpuUs: figures.cpuUs, sandboxCpuUs: sandboxFigures.cpuUs, delay: figures.eventLoopDelayMs });
     }
   }
-  return Object.fromEntries(targets.map((target) => [target.name, { ...report(runs.get(target.name)!), process: watched.get(target.name)!.figures() }]));
+  return Object.fromEntries(
+    targets.map((target) => {
+      const rs = runs.get(target.name)!;
+      const answered = rs.reduce((sum, r) => sum + r.load.timesMs.length + r.load.failures, 0);
+      const cpu = rs.reduce((sum, r) => sum + r.cpuUs, 0);
+      const sandboxCpu = rs.reduce((sum, r) => sum + r.sandboxCpuUs, 0);
+      const figures: TargetFigures = {
+        ...report(rs.map((r) => r.load)),
+        cpuUsPerOrder: Math.round(cpu / Math.max(1, answered)),
+        sandboxCpuUsPerOrder: Math.round(sandboxCpu / Math.max(1, answered)),
+        eventLoopDelayMs: { p50: ms(median(rs.map((r) => r.delay.p50))), p99: ms(Math.max(...rs.map((r) => r.delay.p99))), max: ms(Math.max(...rs.map((r) => r.delay.max))) },
+      };
+      return [target.name, figures];
+    }),
+  );
 }
 
-function added(of: LoadReport, over: LoadReport): { p50Ms: number; p99Ms: number } {
-  return { p50Ms: ms(of.p50Ms - over.p50Ms), p99Ms: ms(of.p99Ms - over.p99Ms) };
+function summary(figures: Record<string, TargetFigures>) {
+  const direct = figures.direct!;
+  const addedOverDirect = Object.fromEntries(
+    Object.entries(figures)
+      .filter(([name]) => name !== 'direct')
+      .map(([name, of]) => [name, { p50Ms: ms(of.p50Ms - direct.p50Ms), p99Ms: ms(of.p99Ms - direct.p99Ms) }]),
+  );
+  return { ...figures, addedOverDirect };
 }
 
-function summary(reports: Record<string, LoadReport>) {
-  const { direct, full, riskOff, journalOff, bare } = reports;
-  return {
-    ...reports,
-    addedOverDirect: { full: added(full, direct), riskOff: added(riskOff, direct), journalOff: added(journalOff, direct), bare: added(bare, direct) },
-    riskChecksAdd: { full_minus_riskOff: added(full, riskOff), journalOff_minus_bare: added(journalOff, bare) },
-    journalAndIdempotencyAdd: { full_minus_journalOff: added(full, journalOff), riskOff_minus_bare: added(riskOff, bare) },
-  };
-}
+const load1m = () => Number(loadavg()[0].toFixed(2));
 
-export async function orderInsertBench(sandbox: RunningSandbox, journal: Journal): Promise<Record<string, unknown>> {
-  const gateways: BenchGateway[] = [];
+export async function orderInsertBench(journal: Journal): Promise<Record<string, unknown>> {
+  if (!existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: npm run bench builds it`);
+  const baseline = process.env.BENCH_ORDERS_BASELINE;
+  const baselines = baselinesOf(baseline);
+  const configurations: Configuration[] = [
+    { name: 'full', risk: true, journal: true, main: GATEWAY_MAIN },
+    { name: 'riskOff', risk: false, journal: true, main: GATEWAY_MAIN },
+    { name: 'journalOff', risk: true, journal: false, main: GATEWAY_MAIN },
+    { name: 'bare', risk: false, journal: false, main: GATEWAY_MAIN },
+    ...baselines.flatMap(({ name, main }) => [
+      { name: `${name}Full`, risk: true, journal: true, main },
+      { name: `${name}Bare`, risk: false, journal: false, main },
+    ]),
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'orders-bench-'));
+  const stops: (() => Promise<void>)[] = [];
   try {
-    const directUrl = `${sandbox.urls.exchange}/v1/trading/orders`;
-    // The direct side's token, of its own firm's client, from a gateway started for that and closed (it would receive that firm's events).
-    const tokenGateway = await startOrderGateway(sandbox, { name: 'bare', risk: false, journal: false }, journal, ORDER_CLIENTS_FROM);
+    const { probed: sandbox, peer } = await startSandboxProcess(dir);
+    stops.push(() => sandbox.stop());
+    const directUrl = `${peer.urls.exchange}/v1/trading/orders`;
+    // The direct side's token, of its own firm's client, from a gateway in this process started for that and closed (it would receive that firm's events).
+    const tokenGateway = await startBenchGateway(peer, { exchangeClient: 0, participant: participantOf(ORDER_FIRMS[0]), liftedBuckets: [] });
     const authorization = await tokenGateway.app.get(ExchangeTokenProvider).authorization(directUrl);
     await tokenGateway.app.close();
+    const targets: GatewayTarget[] = [{ name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) }, probed: sandbox }];
     // One after another: each runs its schema's migrations at boot.
-    for (const [i, configuration] of CONFIGURATIONS.entries()) gateways.push(await startOrderGateway(sandbox, configuration, journal, ORDER_CLIENTS_FROM + 1 + i));
-    const targets: Target[] = [
-      { name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) } },
-      ...CONFIGURATIONS.map((configuration, i) => ({ name: configuration.name, url: `${gateways[i].url}/exchange/v1/trading/orders`, headers: gateways[i].headers })),
-    ];
+    for (const [i, configuration] of configurations.entries()) {
+      const gateway = await startGatewayProcess(peer, configuration, journal, 1 + i, dir);
+      stops.push(gateway.stop);
+      targets.push(gateway);
+    }
     // Each target answers an order id for one order before anything is measured.
     for (const target of targets) {
       const res = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...ORDER, clordId: `check-${target.name}` }) });
       const text = await res.text();
       if (res.status !== 200 || !text.includes('orderId')) throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 300)}`);
     }
+    const inserts = () => sandbox.ask<{ value: number }>({ counter: 'exchange.calls.insertOrder' }, (reply) => reply.counter === 'exchange.calls.insertOrder').then((reply) => reply.value);
 
-    const loadBefore = loadavg()[0];
-    const ordersBefore = sandbox.state.counter('exchange.calls.insertOrder');
-    const before = summary(await paced(targets));
-    const loadAfterFixed = loadavg()[0];
-    const saturation: Record<string, LoadReport> = {};
+    const loadAverage: Record<string, number> = { before: load1m() };
+    const insertsBefore = await inserts();
+    const before = summary(await paced(targets, sandbox));
+    loadAverage.afterPaced = load1m();
+    const saturation: Record<string, LoadReport & { cpuUsPerOrder: number }> = {};
     for (const target of targets) {
-      saturation[target.name] = report([await load({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `sat-${target.name}` }, connections: SATURATION_CONNECTIONS, durationSeconds: SATURATION_SECONDS })]);
+      await target.probed.reset();
+      const run = await load({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `sat-${target.name}` }, connections: SATURATION_CONNECTIONS, durationSeconds: SATURATION_SECONDS });
+      const figures = await target.probed.read();
+      saturation[target.name] = { ...report([run]), cpuUsPerOrder: Math.round(figures.cpuUs / Math.max(1, run.timesMs.length + run.failures)) };
     }
-    const after = summary(await paced(targets));
+    loadAverage.afterSaturation = load1m();
+    const after = summary(await paced(targets, sandbox));
+    loadAverage.end = load1m();
     return {
-      route: `POST /exchange/v1/trading/orders (gateway, 4 configurations) vs POST /v1/trading/orders (sandbox directly, bearer token): a resting GTC buy of 1 at 10¢ on ${ORDER_SYMBOL}, a new clordId each`,
+      route: `POST /exchange/v1/trading/orders (gateway processes) vs POST /v1/trading/orders (sandbox process directly, bearer token): a resting GTC buy of 1 at 10¢ on ${ORDER_SYMBOL}, a new clordId each`,
       configurations: {
-        direct: 'the sandbox called directly: the floor',
+        direct: 'the sandbox called directly: the floor (its CPU figure is the sandbox process)',
         full: `risk checks on (${RISK_LIMITS.length} limits: firm, team and client-by-market; max qty, max notional, max open orders, none reached) and the idempotency record and journal on`,
         riskOff: 'risk.limits empty; idempotency record and journal on',
         journalOff: 'risk checks on; journal.enabled false (no idempotency record, no journal)',
         bare: 'risk.limits empty and journal.enabled false',
+        ...Object.fromEntries(baselines.flatMap(({ name, main }) => [[`${name}Full`, `full, run by ${main}`], [`${name}Bare`, `bare, run by ${main}`]])),
       },
       journalStore: journal.kind,
-      rounds: `${ROUNDS} rounds of ${ROUND_SECONDS} s per target in turn at a paced ${RATE} orders/s over ${CONNECTIONS} connections, after ${WARM_UP_SECONDS} s of warm-up each`,
+      processes: PINNED
+        ? `each gateway, the sandbox and each load run in a process of its own; gateways and sandbox on CPU ${SERVER_CPU}, load generator and PostgreSQL on CPU ${LOAD_CPU} (taskset)`
+        : 'each gateway, the sandbox and each load run in a process of its own; not pinned (fewer than two CPUs or no taskset)',
+      rounds: `${ROUNDS} rounds of ${ROUND_SECONDS} s per target, interleaved (every other round in reverse order), at a paced ${RATE} orders/s over ${CONNECTIONS} connections, after ${WARM_UP_SECONDS} s of warm-up each`,
       beforeSaturation: before,
       saturation: { connections: SATURATION_CONNECTIONS, seconds: SATURATION_SECONDS, ...saturation },
       afterSaturation: after,
-      sandboxInsertsDuringRun: sandbox.state.counter('exchange.calls.insertOrder') - ordersBefore,
-      loadAverage1m: { before: Number(loadBefore.toFixed(2)), afterFixedRate: Number(loadAfterFixed.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
+      sandboxInsertsDuringRun: (await inserts()) - insertsBefore,
+      loadAverage1m: loadAverage,
       notes: [
-        'Reports only: nothing is asserted. addedOverDirect is each gateway configuration minus the sandbox directly; riskChecksAdd and journalAndIdempotencyAdd are differences between gateway configurations in the same rounds.',
-        'Risk "off" is risk.limits empty (there is no enabled flag): what still runs per order is field policing (entitlement check, manualOrderIndicator stamped), the trading-state verdict (a local map lookup; no state is set), the limit lookups that find none, and the open-order reservation that returns at once with nothing to count.',
-        'Journal "off" is journal.enabled false, a bench and diagnostic switch added for this: the order is sent with no idempotency claim, no journal append, no answer recorded.',
-        'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s). With Redis each reservation is one more Lua call.',
-        "The sandbox's per-firm order-entry limit is lifted by config (exchange.limits['order-entry'] = 'off'); every order rests, none crosses (asks from another firm start at 52¢).",
-        "Each target trades as its own firm, so a gateway's order and drop-copy streams (and, with the journal on, their journal records) carry only its own orders; the book-read gateways are closed before this part.",
-        'Sandbox, gateways and PostgreSQL client share one process; the load generator runs in a worker thread; PostgreSQL is a separate process on the same 2 cores.',
+        'Reports only: nothing is asserted. addedOverDirect is each gateway target minus the sandbox directly, same phase.',
+        'cpuUsPerOrder is process.cpuUsage of the target process (bench/process-probe.ts, every thread) over its rounds divided by the orders it answered: time spent waiting for a core is not in it, so it is the figure that compares on a shared machine.',
+        'Risk "off" is risk.limits empty (there is no enabled flag). Journal "off" is journal.enabled false: no idempotency claim, no journal append, no answer recorded.',
+        'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s).',
+        "The sandbox's per-firm order-entry limit is lifted by config; every order rests, none crosses. Each target trades as its own firm.",
       ],
     };
   } finally {
-    for (const gateway of gateways) await gateway.app.close();
+    for (const stop of stops.reverse()) await stop();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * BENCH_ORDERS_BASELINE: other builds' gateways to run `full` and `bare` of in the same rounds, as
+ * `name=path` pairs separated by commas (a bare path is named `baseline`), each path another build's
+ * dist/apps/gateway/src/main.js.
+ */
+function baselinesOf(value: string | undefined): { name: string; main: string }[] {
+  if (!value) return [];
+  return value.split(',').map((part) => {
+    const at = part.indexOf('=');
+    return at < 0 ? { name: 'baseline', main: resolve(part) } : { name: part.slice(0, at), main: resolve(part.slice(at + 1)) };
+  });
+}
+
+/** The PostgreSQL server's processes (postmaster and the backends it forks later) on the load CPU. */
+export function pinPostgres(pid: number): void {
+  if (PINNED) execFileSync('taskset', ['-a', '-p', '-c', LOAD_CPU, String(pid)], { stdio: 'ignore' });
 }

@@ -67,12 +67,14 @@ export interface BenchGatewayOptions {
   config?: Record<string, unknown>;
 }
 
-/** A gateway on a free loopback port in front of the sandbox, with one client (every scope) of team `bench`. */
-export async function startBenchGateway(sandbox: RunningSandbox, options: BenchGatewayOptions): Promise<BenchGateway> {
-  const key = generateApiKey();
+/** What a bench gateway is given of the sandbox: its URLs and exchange keys (a sandbox in this process, or one in its own). */
+export type SandboxPeer = Pick<RunningSandbox, 'urls' | 'keys'>;
+
+/** The config (as written, before defaults) of a gateway in front of the sandbox, with one client (every scope) of team `bench` holding `key`. */
+export function benchGatewayConfig(sandbox: SandboxPeer, options: BenchGatewayOptions, key: string, port: number): Record<string, unknown> {
   const exchangeKey = sandbox.keys.exchange[options.exchangeClient];
-  const config = GatewayConfigSchema.parse({
-    server: { host: '127.0.0.1', port: 0 },
+  return {
+    server: { host: '127.0.0.1', port },
     logging: { level: 'info' },
     environment: 'development',
     environments: {
@@ -93,7 +95,13 @@ export async function startBenchGateway(sandbox: RunningSandbox, options: BenchG
     teams: [{ id: 'bench' }],
     clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [options.participant] }],
     ...options.config,
-  });
+  };
+}
+
+/** A gateway on a free loopback port in front of the sandbox, with one client (every scope) of team `bench`. */
+export async function startBenchGateway(sandbox: SandboxPeer, options: BenchGatewayOptions): Promise<BenchGateway> {
+  const key = generateApiKey();
+  const config = GatewayConfigSchema.parse(benchGatewayConfig(sandbox, options, key, 0));
   // Access log lines are formatted as in production and dropped, so their cost is counted.
   const app = await createGateway(config, { logDestination: { write: () => undefined } });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -18,7 +18,8 @@ import { Pool } from 'undici';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
 import { startPostgres } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
-import { ORDER_FIRMS, orderInsertBench } from './exchange-orders.js';
+import { orderInsertBench, pinPostgres } from './exchange-orders.js';
+import { ORDER_FIRMS } from './order-firms.js';
 import { type BenchGateway, load, type LoadReport, ms, report, startBenchGateway } from './exchange-stack.js';
 
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
@@ -147,7 +148,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const postgres = await startPostgres();
     let orderInsert: Record<string, unknown>;
     try {
-      orderInsert = await orderInsertBench(sandbox, { url: postgres.url, appUrl: postgres.appUrl, kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)' });
+      if (postgres.process.pid !== undefined) pinPostgres(postgres.process.pid);
+      orderInsert = await orderInsertBench({ url: postgres.url, appUrl: postgres.appUrl, kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)' });
     } finally {
       postgres.process.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 500));

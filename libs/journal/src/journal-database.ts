@@ -43,11 +43,13 @@ export async function openJournalDatabase(config: JournalConfig, onUnavailable?:
     db = await EmbeddedClient.open(config.embeddedDir);
     await migrate(db, schema, config.appRole);
   }
+  const journal = new OrderJournal(db, schema);
   return {
     db,
-    journal: new OrderJournal(db, schema),
+    journal,
     keys: new IdempotencyStore(db, schema, config.keyTtlHours * 3_600_000),
     store: config.url ? 'postgres' : 'embedded',
-    close: () => db.close(),
+    // Records appended with appendSoon are written before the connections close.
+    close: () => journal.flush().then(() => db.close()),
   };
 }

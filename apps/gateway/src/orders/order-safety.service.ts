@@ -126,14 +126,15 @@ export class OrderSafety {
     const clientId = base.clientId!;
     // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
     const sent = (send: UpstreamSend) => {
-      if (send.budgetClass !== 'read') void this.record({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } });
+      if (send.budgetClass !== 'read') void this.quietly(this.store.journal.appendSoon({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } }));
     };
     try {
       const reply = await onUpstreamSend(sent, () => call.send(admitted));
       const text = reply.text === '' ? '{}' : reply.text;
+      const body = parsed(text);
       await Promise.all([
         held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
-        this.record({ ...base, kind: 'answer', orderId: orderIdOf(text) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body: parsed(text) } }),
+        this.record({ ...base, kind: 'answer', orderId: orderIdOf(body) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body } }),
       ]);
       return { status: reply.status, text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
     } catch (thrown) {
@@ -225,11 +226,11 @@ function parsed(text: string): unknown {
   }
 }
 
-/** The order id of an insert's answer (`{orderId}`, a retail create's `{id}`), for the journal's index. */
-function orderIdOf(text: string): string | undefined {
-  const body = parsed(text) as { orderId?: unknown; id?: unknown } | null;
-  if (body === null || typeof body !== 'object') return undefined;
-  const id = body.orderId ?? body.id;
+/** The order id of an insert's parsed answer (`{orderId}`, a retail create's `{id}`), for the journal's index. */
+function orderIdOf(answer: unknown): string | undefined {
+  if (answer === null || typeof answer !== 'object') return undefined;
+  const { orderId, id: retailId } = answer as { orderId?: unknown; id?: unknown };
+  const id = orderId ?? retailId;
   return typeof id === 'string' ? id : undefined;
 }
 

@@ -24,6 +24,9 @@ const COLUMNS = 'seq, at, kind, clord_id, order_id, record, prev_hash, hash';
 const PAGE = 1_000;
 const MAX_RECORDS_PER_WRITE = 1_000;
 
+/** How long a record appended with `appendSoon` may wait for another append to share its write. */
+const SOON_MS = 5;
+
 /** How often a batch is chained again after another writer took its place (each retry reads the head anew). */
 const MAX_CHAIN_RETRIES = 50;
 
@@ -40,6 +43,8 @@ export class OrderJournal {
   private writing = false;
   /** The chain's head as this writer last wrote or read it; undefined: read it before the next write. */
   private head: { seq: number; hash: string } | undefined;
+  /** The timer that writes records appended with `appendSoon` when no other append came to carry them. */
+  private soon: NodeJS.Timeout | undefined;
   /** Batches written again after another writer took their place (for the bench and tests). */
   chainRetries = 0;
 
@@ -56,7 +61,31 @@ export class OrderJournal {
     });
   }
 
+  /**
+   * A record nothing waits for (an order's `sent`): queued in order like any other, but it starts no
+   * write of its own at once; it goes with the next append's write (an order's answer, about a round
+   * trip later: one INSERT for both instead of two), or alone after SOON_MS. Resolves once committed.
+   */
+  appendSoon(...entries: JournalEntry[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ entries, resolve, reject });
+      if (!this.writing && this.soon === undefined) {
+        this.soon = setTimeout(() => {
+          if (!this.writing) void this.drain();
+        }, SOON_MS);
+        this.soon.unref();
+      }
+    });
+  }
+
+  /** Resolves once every record appended so far has been written or has failed (an empty append goes last in the queue). */
+  flush(): Promise<void> {
+    return this.append().catch(() => undefined);
+  }
+
   private async drain(): Promise<void> {
+    clearTimeout(this.soon);
+    this.soon = undefined;
     this.writing = true;
     while (this.queue.length > 0) {
       const batch = this.nextBatch();

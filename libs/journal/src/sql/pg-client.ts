@@ -9,9 +9,18 @@ export interface PgClientOptions {
   timeoutMs: number;
 }
 
+/** How many distinct statement texts are prepared by name (per connection); further texts go unnamed. */
+const MAX_NAMED_STATEMENTS = 64;
+
 /** A real PostgreSQL server through a pool (node-postgres). */
 export class PgClient implements SqlClient {
   private readonly pool: pg.Pool;
+  /**
+   * A name for each statement text seen (the order path repeats a handful: the journal's INSERT of one
+   * or two records, the idempotency claim and finish): each connection parses and plans a named
+   * statement once, then only binds and executes it. A name always stands for the one text.
+   */
+  private readonly names = new Map<string, string>();
 
   constructor(options: PgClientOptions) {
     this.pool = new pg.Pool({
@@ -27,8 +36,16 @@ export class PgClient implements SqlClient {
   }
 
   async query<R extends object = SqlRow>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-    const result = await this.pool.query(text, [...params]);
+    const result = await this.pool.query({ text, values: [...params], name: this.nameOf(text) });
     return result.rows as R[];
+  }
+
+  private nameOf(text: string): string | undefined {
+    const known = this.names.get(text);
+    if (known !== undefined || this.names.size >= MAX_NAMED_STATEMENTS) return known;
+    const name = `pmgw_${this.names.size}`;
+    this.names.set(text, name);
+    return name;
   }
 
   async transaction<T>(work: (tx: SqlQuery) => Promise<T>): Promise<T> {
