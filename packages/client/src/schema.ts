@@ -835,6 +835,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/risk/breakers/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["RiskAdminController_resetBreaker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/risk/states": {
         parameters: {
             query?: never;
@@ -3770,6 +3786,30 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RiskAdminController_resetBreaker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    client: string;
+                    reason: string;
+                };
+            };
+        };
         responses: {
             200: {
                 headers: {
