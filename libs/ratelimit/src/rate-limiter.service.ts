@@ -92,7 +92,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       const configuredTimeout = this.redisStore.commandTimeoutMs;
       if (configuredTimeout !== undefined) this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
       const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
-      const usage = () => JSON.stringify(this.usage.lastMinute(Date.now()));
+      const usage = () => JSON.stringify(this.usage.lastMinute(this.clock.now()));
       const store = this.redisStore;
       const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
       const remeasure = (heartbeatMs: number) => {
@@ -140,7 +140,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     const cost = request.cost ?? 1;
     if (!(cost > 0) || cost > prepared.plan.maxCost) throw new RangeError(`Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`);
     const decision = await this.decide(prepared.plan, cost);
-    const now = Date.now();
+    const now = this.clock.now();
     for (const ring of prepared.rings) ring.record(decision.allowed, cost, now);
     this.metrics.decision(prepared.plan, decision);
     return decision;
@@ -203,7 +203,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       }
     }
     const states = this.local.read(cells, this.link?.localShareOf ?? 1, this.clock.now());
-    return assembleView(this.buckets, cells, states, this.usage.lastMinute(Date.now()), this.status());
+    return assembleView(this.buckets, cells, states, this.usage.lastMinute(this.clock.now()), this.status());
   }
 
   status(): Omit<LimitsView, 'buckets'> {

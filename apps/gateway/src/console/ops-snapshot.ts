@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 
 import { Injectable } from '@nestjs/common';
-import { MetricsRegistry } from '@lib/core';
+import { Clock, MetricsRegistry } from '@lib/core';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { type RiskSnapshot, RiskSnapshotService } from './risk-snapshot.js';
@@ -61,12 +61,13 @@ export class OpsSnapshotService {
     private readonly registry: MetricsRegistry,
     private readonly limiter: RateLimiter,
     private readonly risk: RiskSnapshotService,
+    private readonly clock: Clock,
   ) {}
 
   async take(): Promise<OpsSnapshot> {
     const [limits, all, risk] = await Promise.all([this.limiter.view(), this.registry.getMetricsAsJSON(), this.risk.take()]);
     const wanted = new Set<string>(CONSOLE_METRICS);
     const metrics = Object.fromEntries(all.filter((m) => wanted.has(m.name)).map((m) => [m.name, samplesOf(m as unknown as Parameters<typeof samplesOf>[0])]));
-    return { instance: this.instance, at: Date.now(), limits, metrics, risk };
+    return { instance: this.instance, at: this.clock.wallNow(), limits, metrics, risk };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type JsonReply, okOrThrow, parseBody } from '@lib/core';
+import { Clock, type JsonReply, okOrThrow, parseBody } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { PriorityLane } from '../budget/priority-lane.js';
@@ -24,6 +24,7 @@ export class BudgetGate {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly lane: PriorityLane,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -86,7 +87,7 @@ export class BudgetGate {
     const throttle = upstreamThrottleOf(
       { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
       budget.class,
-      Date.now(),
+      this.clock.wallNow(), // a Retry-After HTTP date is another party's wall clock
     );
     if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
   }
