@@ -45,5 +45,6 @@ export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
+export { LuaScript } from './redis/lua-script.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
 export { isLatencyReject, okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';
