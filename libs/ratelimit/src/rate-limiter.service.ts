@@ -1,8 +1,5 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
-
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
+import { type Clock, type MetricsRegistry, newInstanceId, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
 import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
@@ -91,7 +88,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:', (ms) => this.latency?.record(ms));
       const configuredTimeout = this.redisStore.commandTimeoutMs;
       if (configuredTimeout !== undefined) this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
-      const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
+      const options = { ...deps.limits, instanceId: deps.instanceId ?? newInstanceId() };
       const usage = () => JSON.stringify(this.usage.lastMinute(this.clock.now()));
       const store = this.redisStore;
       const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];

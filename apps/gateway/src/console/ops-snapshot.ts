@@ -1,7 +1,5 @@
-import { hostname } from 'node:os';
-
 import { Injectable } from '@nestjs/common';
-import { Clock, MetricsRegistry } from '@lib/core';
+import { Clock, INSTANCE_ID, MetricsRegistry } from '@lib/core';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { type RiskSnapshot, RiskSnapshotService } from './risk-snapshot.js';
@@ -55,7 +53,7 @@ function samplesOf(metric: { type: string; values: { labels: Record<string, stri
 
 @Injectable()
 export class OpsSnapshotService {
-  private readonly instance = `${hostname()}:${process.pid}`;
+  private readonly instance = INSTANCE_ID;
 
   constructor(
     private readonly registry: MetricsRegistry,
