@@ -32,6 +32,21 @@ export default tseslint.config(
     },
   },
   {
+    // One clock (issue 29): production code reads time through the injected Clock (libs/core/src/clock),
+    // steady `now()` for intervals, `wallNow()` for an instant another party or a later process reads.
+    files: ['apps/gateway/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**', 'libs/core/src/clock/clock.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: 'Read time through the injected Clock (libs/core/src/clock): clock.now() for intervals, clock.wallNow() for a timestamp; systemClock where nothing is injected.',
+        },
+      ],
+    },
+  },
+  {
     files: ['libs/core/src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '*.js', 'tools/*.mjs'],
     rules: { 'no-restricted-properties': 'off' },
   },

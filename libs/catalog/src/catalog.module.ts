@@ -23,7 +23,7 @@ import { CatalogMetrics } from './metrics/catalog.metrics.js';
       inject: [REDIS, GATEWAY_CONFIG, Clock],
       provide: CATALOG_STORE,
       useFactory: (redis: RedisClient | null, config: GatewayConfig, clock: Clock): CatalogStore =>
-        redis ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:') : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),
+        redis ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:', clock) : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),
     },
   ],
 })

@@ -1,6 +1,6 @@
 export { IDENTITY_KEYWORD, IDENTITY_KINDS, type IdentityKind } from './auth/identity.js';
 export { SCOPES, type Scope } from './auth/scopes.js';
-export { Clock, ClockModule, steadyNow, SystemClock } from './clock/clock.js';
+export { Clock, ClockModule, steadyNow, SystemClock, systemClock } from './clock/clock.js';
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
@@ -45,5 +45,7 @@ export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
+export { LuaScript } from './redis/lua-script.js';
+export { INSTANCE_ID, newInstanceId } from './instance/instance-id.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
 export { isLatencyReject, okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

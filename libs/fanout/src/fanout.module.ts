@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { Clock, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { Clock, INSTANCE_ID, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 
 import type { FanoutSettings } from './fanout.options.js';
 import { FanoutHub } from './hub/fanout.hub.js';
@@ -37,7 +37,7 @@ export class FanoutModule {
             redis: RedisClient | null | undefined,
             registry: MetricsRegistry | undefined,
             clock: Clock | undefined,
-          ) => new FanoutHub({ ...fanout, sources, redis, registry, clock }),
+          ) => new FanoutHub({ ...fanout, cluster: { instanceId: INSTANCE_ID, ...fanout.cluster }, sources, redis, registry, clock }),
         },
       ],
     };

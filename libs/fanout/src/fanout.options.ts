@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-
-import type { Clock, RedisClient } from '@lib/core';
+import { type Clock, newInstanceId, type RedisClient } from '@lib/core';
 import type { Registry } from 'prom-client';
 
 import type { CapacitySettings } from './capacity/stream-capacity.types.js';
@@ -39,7 +36,7 @@ export const DEFAULT_CLIENT_OPTIONS: HubClientOptions = {
 export function clusterOptions(options: Partial<ClusterOptions> = {}): ClusterOptions {
   return {
     keyPrefix: 'pmgw:fanout:',
-    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    instanceId: newInstanceId(),
     // A dead holder is replaced within about leaseMs + renewEveryMs (3-4 s).
     leaseMs: 3_000,
     renewEveryMs: 1_000,

@@ -1,8 +1,5 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
-
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Clock, type MetricsRegistry, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
+import { type Clock, type MetricsRegistry, newInstanceId, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
 import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
@@ -91,8 +88,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:', (ms) => this.latency?.record(ms));
       const configuredTimeout = this.redisStore.commandTimeoutMs;
       if (configuredTimeout !== undefined) this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
-      const options = { ...deps.limits, instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}` };
-      const usage = () => JSON.stringify(this.usage.lastMinute(Date.now()));
+      const options = { ...deps.limits, instanceId: deps.instanceId ?? newInstanceId() };
+      const usage = () => JSON.stringify(this.usage.lastMinute(this.clock.now()));
       const store = this.redisStore;
       const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
       const remeasure = (heartbeatMs: number) => {
@@ -140,7 +137,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     const cost = request.cost ?? 1;
     if (!(cost > 0) || cost > prepared.plan.maxCost) throw new RangeError(`Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`);
     const decision = await this.decide(prepared.plan, cost);
-    const now = Date.now();
+    const now = this.clock.now();
     for (const ring of prepared.rings) ring.record(decision.allowed, cost, now);
     this.metrics.decision(prepared.plan, decision);
     return decision;
@@ -203,7 +200,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       }
     }
     const states = this.local.read(cells, this.link?.localShareOf ?? 1, this.clock.now());
-    return assembleView(this.buckets, cells, states, this.usage.lastMinute(Date.now()), this.status());
+    return assembleView(this.buckets, cells, states, this.usage.lastMinute(this.clock.now()), this.status());
   }
 
   status(): Omit<LimitsView, 'buckets'> {

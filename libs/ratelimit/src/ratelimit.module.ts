@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, INSTANCE_ID, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
 
 import { PriorityLane } from './budget/priority-lane.js';
 import { BudgetGate } from './gate/budget-gate.js';
@@ -29,6 +29,7 @@ import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
           metrics,
           readiness,
           clock,
+          instanceId: INSTANCE_ID,
         }),
     },
   ],

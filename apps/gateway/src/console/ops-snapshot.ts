@@ -1,7 +1,5 @@
-import { hostname } from 'node:os';
-
 import { Injectable } from '@nestjs/common';
-import { MetricsRegistry } from '@lib/core';
+import { Clock, INSTANCE_ID, MetricsRegistry } from '@lib/core';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { type RiskSnapshot, RiskSnapshotService } from './risk-snapshot.js';
@@ -55,18 +53,19 @@ function samplesOf(metric: { type: string; values: { labels: Record<string, stri
 
 @Injectable()
 export class OpsSnapshotService {
-  private readonly instance = `${hostname()}:${process.pid}`;
+  private readonly instance = INSTANCE_ID;
 
   constructor(
     private readonly registry: MetricsRegistry,
     private readonly limiter: RateLimiter,
     private readonly risk: RiskSnapshotService,
+    private readonly clock: Clock,
   ) {}
 
   async take(): Promise<OpsSnapshot> {
     const [limits, all, risk] = await Promise.all([this.limiter.view(), this.registry.getMetricsAsJSON(), this.risk.take()]);
     const wanted = new Set<string>(CONSOLE_METRICS);
     const metrics = Object.fromEntries(all.filter((m) => wanted.has(m.name)).map((m) => [m.name, samplesOf(m as unknown as Parameters<typeof samplesOf>[0])]));
-    return { instance: this.instance, at: Date.now(), limits, metrics, risk };
+    return { instance: this.instance, at: this.clock.wallNow(), limits, metrics, risk };
   }
 }

@@ -1,4 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
+import { Clock } from '@lib/core';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type BookReply, type CallerContext, ExchangeMarketData, OrderBookQuerySchema, OrderBookSnapshotSchema, type OrderBookQuery, SymbolParamsSchema } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
@@ -22,14 +23,17 @@ const BOOK_HEADERS = {
 @ApiBearerAuth()
 @Controller('exchange/v1/orderbook')
 export class ExchangeMarketDataController {
-  constructor(private readonly marketData: ExchangeMarketData) {}
+  constructor(
+    private readonly marketData: ExchangeMarketData,
+    private readonly clock: Clock,
+  ) {}
 
   /** Depth 1-10, default 3 (spec 4.1, 8). */
   @Get(':symbol')
   @RequireScopes('read:l2marketdata')
   @ApiOkResponse({ schema: openApiSchemaOf(OrderBookSnapshotSchema), headers: BOOK_HEADERS })
   async orderBook(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }, @ZodQuery(OrderBookQuerySchema) query: OrderBookQuery) {
-    answer(res, await this.marketData.orderBook(caller, symbol, query));
+    answer(res, await this.marketData.orderBook(caller, symbol, query), this.clock.now());
   }
 
   /** Record not shown upstream: relayed, or the same spelling built from the stream. */
@@ -37,17 +41,18 @@ export class ExchangeMarketDataController {
   @RequireScopes('read:marketdata')
   @ApiOkResponse({ headers: BOOK_HEADERS })
   async bbo(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }) {
-    answer(res, await this.marketData.bbo(caller, symbol));
+    answer(res, await this.marketData.bbo(caller, symbol), this.clock.now());
   }
 }
 
-function answer(res: FastifyReply, book: BookReply): void {
+/** `now`: the steady clock's reading, as the streamed book's receivedAt is. */
+function answer(res: FastifyReply, book: BookReply, now: number): void {
   res.header('x-book-source', book.source);
   if (book.source === 'upstream') return relay(res, book.reply);
   res
     .status(200)
     .header('last-modified', new Date(book.modifiedAt).toUTCString())
-    .header('age', String(Math.max(0, Math.floor((Date.now() - book.receivedAt) / 1000))))
+    .header('age', String(Math.max(0, Math.floor((now - book.receivedAt) / 1000))))
     .header('content-type', 'application/json; charset=utf-8')
     .send(book.body);
 }

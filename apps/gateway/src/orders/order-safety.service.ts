@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
+import { Clock, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
 import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
 
@@ -40,6 +40,7 @@ export class OrderSafety {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly unknown: UnknownOrders,
     private readonly breaker: RejectBreaker,
+    private readonly clock: Clock,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
@@ -163,7 +164,7 @@ export class OrderSafety {
 
   private async replay<A>(call: OrderCall<A>, held: HeldKey, fingerprint: string, existing: IdempotencyRecord, base: JournalEntry): Promise<OrderAnswer> {
     if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(held.key);
-    const stale = Date.now() - existing.updatedAt.getTime() > this.staleMs;
+    const stale = this.clock.wallNow() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
     await this.record({ ...base, kind: 'replayed', clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined, data: { requestId: call.request.id, state: existing.state } });
     return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, held.key, true);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
@@ -52,6 +52,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     private readonly sightings: OrderSightings,
     private readonly retail: RetailOrderFinder,
     private readonly orderUpdates: OrderUpdates,
+    private readonly clock: Clock,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
@@ -87,7 +88,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   /** A new UNKNOWN order: settled from the stream now when it was seen there, else searched as soon as the search budget slice allows. */
   wake(): void {
     this.fromStream();
-    this.schedule(Math.max(0, this.lastPass + this.intervalMs - Date.now()));
+    this.schedule(Math.max(0, this.lastPass + this.intervalMs - this.clock.now()));
   }
 
   /** The order stream showed this order: when it is one being resolved, its key is settled from the stream. */
@@ -139,7 +140,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
 
   private async tick(): Promise<void> {
     if (this.running) return;
-    this.lastPass = Date.now();
+    this.lastPass = this.clock.now();
     this.running = this.pass().catch((error: Error) => this.logger.warn(`resolving unknown orders failed, retrying: ${error.message}`));
     await this.running;
     this.running = undefined;
@@ -179,7 +180,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const records: IdempotencyRecord[] = [];
     // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
     const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
-    for (const record of all) if (!(await this.settleFromStream(record)) && Date.now() - record.updatedAt.getTime() >= grace) records.push(record);
+    for (const record of all) if (!(await this.settleFromStream(record)) && this.clock.wallNow() - record.updatedAt.getTime() >= grace) records.push(record);
     const [first] = records;
     if (!first?.participant) return;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@lib/core';
 import type { BoundOrder, OpenOrderCount, OpenOrderStore, OrderExposure, Refusal } from './open-orders.store.js';
 
 /** One reservation's share of one count: when it was taken, and what it adds (an order count adds one). */
@@ -9,6 +10,8 @@ interface Share extends OrderExposure {
 export class MemoryOpenOrderStore implements OpenOrderStore {
   private readonly counts = new Map<string, Map<string, Share>>();
   private readonly orders = new Map<string, BoundOrder>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   async reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
     const sign = exposure.side === 'buy' ? 1 : -1;
@@ -28,7 +31,7 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     }
     for (const count of counts) {
       if (!this.counts.has(count.key)) this.counts.set(count.key, new Map());
-      this.counts.get(count.key)!.set(token, { ...exposure, at: Date.now() });
+      this.counts.get(count.key)!.set(token, { ...exposure, at: this.clock.now() });
     }
     return undefined;
   }
@@ -69,7 +72,7 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
   async sweep(keys: readonly string[], olderThanMs: number): Promise<void> {
     const boundTokens = new Set([...this.orders.values()].map((order) => order.token));
     for (const key of keys) {
-      for (const [token, share] of this.counts.get(key) ?? []) if (Date.now() - share.at > olderThanMs && !boundTokens.has(token)) this.counts.get(key)!.delete(token);
+      for (const [token, share] of this.counts.get(key) ?? []) if (this.clock.now() - share.at > olderThanMs && !boundTokens.has(token)) this.counts.get(key)!.delete(token);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
 import { z } from 'zod';
 
@@ -57,8 +57,9 @@ export class OpenOrders {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) redis: RedisClient | null,
     private readonly trading: ExchangeTrading,
+    clock: Clock,
   ) {
-    this.store = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : new MemoryOpenOrderStore();
+    this.store = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : new MemoryOpenOrderStore(clock);
     this.staleMs = config.risk.unansweredReservationMs;
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { RiskLimits } from './risk-limits.js';
@@ -20,12 +20,15 @@ export class OrderThrottle {
   private readonly limits: RiskLimits;
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly clock: Clock,
+  ) {
     this.limits = new RiskLimits(config.risk.limits);
   }
 
   /** Takes one call's token, or throws 429 RISK_THROTTLED with Retry-After. */
-  take(client: AuthenticatedClient, now = Date.now()): void {
+  take(client: AuthenticatedClient, now = this.clock.now()): void {
     const limit = this.limits.binding('maxOrdersPerSecond', client, undefined);
     if (!limit) return;
     const rate = limit.value;

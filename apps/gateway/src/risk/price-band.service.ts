@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { MarketDataStreams, type OrderRequest } from '@lib/exchange';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -23,6 +23,7 @@ export class PriceBand {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly streams: MarketDataStreams,
+    private readonly clock: Clock,
   ) {
     this.rules = { tightSpread: config.risk.tightSpread };
     this.maxAgeMs = config.risk.maxReferenceAgeMs;
@@ -34,7 +35,7 @@ export class PriceBand {
     if (!band) return;
     const book: BookSeen | undefined = await this.streams.read(order.symbol).catch(() => undefined);
     if (!isAggressive(order, book, this.scale)) return;
-    const now = Date.now();
+    const now = this.clock.now(); // the streamed book's receivedAt is steady too
     const reference = book ? referenceOf(book, this.rules, now) : undefined;
     if (!reference || reference.ageMs > this.maxAgeMs) {
       const why = !book ? 'no live streamed book' : !reference ? 'the book has neither a tight two-sided quote nor a last trade' : `the book was last heard ${reference.ageMs} ms ago`;

@@ -1,4 +1,4 @@
-import { DomainError } from '@lib/core';
+import { type Clock, DomainError, systemClock } from '@lib/core';
 import type { FanoutHub, HubClient, ResumePoint, TopicSourceRegistry } from '@lib/fanout';
 import { StreamCapacityError, UnknownTopicError } from '@lib/fanout';
 import type { RawData, WebSocket } from 'ws';
@@ -32,6 +32,7 @@ export class WsSession {
     private readonly retailAccount: string | undefined,
     /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
     private readonly allowance?: TopicAllowance,
+    private readonly clock: Clock = systemClock,
   ) {
     ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     ws.on('pong', () => (this.alive = true));
@@ -58,7 +59,7 @@ export class WsSession {
   }
 
   private withinRate(): boolean {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - this.windowStart >= 1_000) {
       this.windowStart = now;
       this.framesInWindow = 0;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type RedisClient, duplicateRedis } from '@lib/core';
+import { type Clock, type RedisClient, duplicateRedis, systemClock } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js';
@@ -28,6 +28,7 @@ export class RedisCatalogStore implements CatalogStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
+    private readonly clock: Clock = systemClock,
   ) {
     this.channel = `${prefix}catalog:purge`;
     // A subscribed connection can do nothing else, so purges get their own.
@@ -83,9 +84,9 @@ export class RedisCatalogStore implements CatalogStore {
   }
 
   async waitForFill(key: string, after: number, ms: number): Promise<CatalogEntry | undefined> {
-    const deadline = Date.now() + ms;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      await sleep(Math.min(POLL_MS[Math.min(attempt, POLL_MS.length - 1)], Math.max(0, deadline - Date.now())));
+    const deadline = this.clock.now() + ms;
+    for (let attempt = 0; this.clock.now() < deadline; attempt++) {
+      await sleep(Math.min(POLL_MS[Math.min(attempt, POLL_MS.length - 1)], Math.max(0, deadline - this.clock.now())));
       try {
         // Lock first, entry second: the leader stores the entry before it releases the lock, so an
         // entry read after seeing no lock includes any fill that lock covered (reading both at once

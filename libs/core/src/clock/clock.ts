@@ -1,8 +1,19 @@
 import { Global, Module } from '@nestjs/common';
 
-/** Injectable time source so tests can move time without sleeping. */
+/**
+ * Injectable time source so tests can move time without sleeping; the one place the process reads time.
+ * `now()` is steady (measure intervals with it: ages, deadlines, windows, buckets); `wallNow()` is the
+ * wall clock, which steps with NTP or `date -s` (only for an instant another party or a later process
+ * reads: a log line's time, a stored row's stamp compared with the next read, an HTTP date).
+ */
 export abstract class Clock {
+  /** Steady epoch milliseconds (see steadyNow in production). */
   abstract now(): number;
+
+  /** The wall clock's epoch milliseconds, `Date.now()`; fakes that only drive `now()` keep the real one. */
+  wallNow(): number {
+    return Date.now();
+  }
 }
 
 /**
@@ -22,6 +33,9 @@ export class SystemClock extends Clock {
     return steadyNow();
   }
 }
+
+/** The production clock for a plain function or class the injector does not build (pass the injected one where there is one). */
+export const systemClock: Clock = new SystemClock();
 
 /** Makes one Clock injectable everywhere; tests that drive time override the provider. */
 @Global()

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock/clock.js';
 import { DomainError } from '../errors/domain.error.js';
 import { ErrorCode } from '../errors/error-code.js';
 import { retryAfterOf } from './retry-after.js';
@@ -91,5 +92,5 @@ function messageOf(body: unknown): string | undefined {
 }
 
 function normaliseRetryAfter(value: string | undefined): string {
-  return String(Math.max(1, Math.ceil(retryAfterOf(value, Date.now()) ?? 1)));
+  return String(Math.max(1, Math.ceil(retryAfterOf(value, systemClock.wallNow()) ?? 1)));
 }

@@ -29,7 +29,7 @@ export class ExchangeStreamMetrics {
   private readonly duplicates: Counter<'kind'>;
   private readonly refusedResumes: Counter<'kind' | 'fallback'>;
   private readonly counts = new Map<StreamKind, number>();
-  private readonly savedAt = new Map<StreamKind, () => number | undefined>();
+  private readonly ages = new Map<StreamKind, () => number | undefined>();
 
   static of(registry: MetricsRegistry): ExchangeStreamMetrics {
     let metrics = REGISTERED.get(registry);
@@ -68,24 +68,24 @@ export class ExchangeStreamMetrics {
       labelNames: ['kind', 'fallback'],
       registers: [registry],
     });
-    const savedAt = this.savedAt;
+    const ages = this.ages;
     new Gauge({
       name: 'gateway_exchange_grpc_resume_token_age_seconds',
       help: 'Seconds since a resumable stream kind last saved its resume token (absent before the first save)',
       labelNames: ['kind'],
       registers: [registry],
       collect() {
-        for (const [kind, at] of savedAt) {
-          const saved = at();
-          if (saved !== undefined) this.set({ kind }, (Date.now() - saved) / 1000);
+        for (const [kind, ageMs] of ages) {
+          const age = ageMs();
+          if (age !== undefined) this.set({ kind }, age / 1000);
         }
       },
     });
   }
 
-  /** The resume token of `kind` was last saved at `savedAt()` (epoch ms; undefined before the first). */
-  resumeTokenAge(kind: StreamKind, savedAt: () => number | undefined): void {
-    this.savedAt.set(kind, savedAt);
+  /** The resume token of `kind` was last saved `ageMs()` ago (undefined before the first save). */
+  resumeTokenAge(kind: StreamKind, ageMs: () => number | undefined): void {
+    this.ages.set(kind, ageMs);
   }
 
   /** Streams of each kind open now on this instance. */

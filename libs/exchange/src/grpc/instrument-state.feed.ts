@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import type { TopicPolicy } from '@lib/fanout';
 
 import { applyInstruments, foldingPolicy } from './firm-state.messages.js';
@@ -28,7 +28,7 @@ export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = foldingPolicy(apply
 /** `exchange.instrumentState` (scope read:instruments): the firm's one instrument-state call (the topic's lease). */
 @Injectable()
 export class InstrumentStateFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry) {
-    super(INSTRUMENT_STATE_SPEC, config, tokens, null, registry);
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry, clock: Clock) {
+    super(INSTRUMENT_STATE_SPEC, config, tokens, null, registry, clock);
   }
 }

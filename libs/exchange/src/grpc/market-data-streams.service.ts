@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
@@ -45,6 +45,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
+    private readonly clock: Clock,
   ) {
     this.grpc = grpcTargetOf(config);
     this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
@@ -89,7 +90,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
    * there while reads come, plus a linger; its first read waits briefly for the snapshot.
    */
   async read(symbol: string): Promise<BookView | undefined> {
-    if (!this.tokens.configured || Date.now() < this.readFallbackUntil) return undefined;
+    if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil) return undefined;
     const book = this.track(symbol);
     book.holdForRead(this.deps.timing.readLingerMs, () => {
       if (!book.hub) this.untrack(symbol, book);
@@ -113,7 +114,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
         (error: unknown) => {
           // Refused (streams all taken, unknown symbol): REST for a while rather than a stream attempt per read.
           if (!(error instanceof DomainError)) return;
-          this.readFallbackUntil = Date.now() + this.deps.timing.readFallbackMs;
+          this.readFallbackUntil = this.clock.now() + this.deps.timing.readFallbackMs;
           this.streamRefused = true;
         },
       )
@@ -126,7 +127,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private track(symbol: string): StreamedBook {
     const known = this.books.get(symbol);
     if (known) return known;
-    const book = new StreamedBook(() => Date.now());
+    const book = new StreamedBook(() => this.clock.now());
     this.books.set(symbol, book);
     let lane = this.lanes.find((candidate) => candidate.size < MAX_SYMBOLS_PER_STREAM);
     if (!lane) this.lanes.push((lane = new MarketDataLane(this.deps)));

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { type PositionChange, type PositionsSnapshot, type PositionsUpdate, applyPositionChanges, foldingPolicy } from './firm-state.messages.js';
@@ -29,8 +29,8 @@ export const EXCHANGE_POSITIONS_POLICY: TopicPolicy = foldingPolicy(applyPositio
 /** The one CreatePositionChangeSubscription call of this instance (firm-scoped, `symbols=[]`). */
 @Injectable()
 export class PositionChangeFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry) {
-    super(POSITIONS_SPEC, config, tokens, null, registry);
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry, clock: Clock) {
+    super(POSITIONS_SPEC, config, tokens, null, registry, clock);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { ExchangeStreamMetrics, type KindMetrics, type StreamKind } from './exchange-stream.metrics.js';
@@ -131,6 +131,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     private readonly tokens: ExchangeTokenProvider,
     redis: RedisClient | null,
     registry: MetricsRegistry,
+    private readonly clock: Clock,
   ) {
     this.logger = new Logger(`ResumableFeed ${spec.topic}`);
     this.grpc = grpcTargetOf(config);
@@ -140,13 +141,16 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
     if (spec.store === undefined) return;
-    streams.resumeTokenAge(spec.kind, () => this.store?.savedAt ?? this.checkpointedAt);
+    streams.resumeTokenAge(spec.kind, () => {
+      const savedAt = this.store?.savedAt ?? this.checkpointedAt;
+      return savedAt === undefined ? undefined : this.clock.now() - savedAt;
+    });
     if (redis) {
       this.legacy = { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` };
       return;
     }
     const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
-    this.store = new ResumeTokenStore(file, () => Date.now(), (message) => this.logger.warn(message));
+    this.store = new ResumeTokenStore(file, () => this.clock.now(), (message) => this.logger.warn(message));
   }
 
   /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
@@ -256,7 +260,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       // With Redis the token is stored with the update, only if the update is published; a batch of duplicates moves it no further (a takeover replays a little more, deduplicated).
       const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? this.position.checkpoint(token) : undefined;
       sink.update({ [this.spec.records]: fresh }, checkpoint);
-      if (checkpoint) this.checkpointedAt = Date.now();
+      if (checkpoint) this.checkpointedAt = this.clock.now();
       this.metrics.delivered(fresh.length);
       this.tapped(fresh);
     }
@@ -334,9 +338,10 @@ export class DropCopyFeed extends ResumableFeed {
     tokens: ExchangeTokenProvider,
     @Inject(REDIS) redis: RedisClient | null,
     registry: MetricsRegistry,
+    clock: Clock,
     private readonly tap: OrderStreamTap,
   ) {
-    super(DROP_COPY_SPEC, config, tokens, redis, registry);
+    super(DROP_COPY_SPEC, config, tokens, redis, registry, clock);
   }
 
   /** While this instance holds the firm's drop copy, its executions also reach the server side (UNKNOWN orders are sighted there). */
@@ -348,7 +353,7 @@ export class DropCopyFeed extends ResumableFeed {
 /** `exchange.trades` (scope read:dropcopy): trade capture reports; a later state of a trade replaces the earlier one. */
 @Injectable()
 export class TradeCaptureFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry) {
-    super(TRADES_SPEC, config, tokens, redis, registry);
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry, clock: Clock) {
+    super(TRADES_SPEC, config, tokens, redis, registry, clock);
   }
 }

@@ -1,6 +1,5 @@
-import type { RedisClient } from '@lib/core';
+import { LuaScript, type RedisClient } from '@lib/core';
 
-import { Script } from '../cluster/redis.script.js';
 import { type ClaimOutcome, type HeldTopic, type PoolLimits, type StreamCap, clientTopicCap } from './stream-capacity.types.js';
 
 /**
@@ -110,10 +109,10 @@ export function poolKeys(prefix: string, pool: string): PoolKeys {
 
 /** The ledger's Redis commands for one instance. */
 export class LedgerScripts {
-  private readonly claimScript = new Script(CLAIM);
-  private readonly renewScript = new Script(RENEW);
-  private readonly releaseScript = new Script(RELEASE);
-  private readonly viewScript = new Script(VIEW);
+  private readonly claimScript = new LuaScript(CLAIM);
+  private readonly renewScript = new LuaScript(RENEW);
+  private readonly releaseScript = new LuaScript(RELEASE);
+  private readonly viewScript = new LuaScript(VIEW);
 
   constructor(
     private readonly redis: RedisClient,
@@ -123,7 +122,7 @@ export class LedgerScripts {
 
   async claim(keys: PoolKeys, limits: PoolLimits, topic: string, held: HeldTopic, client: string): Promise<ClaimOutcome> {
     const args = [this.instance, topic, held.kind, held.team, this.ttlMs, limits.capacity, limits.teamShares[held.team] ?? 0, clientTopicCap(limits, client)];
-    const [verdict, limit] = (await this.claimScript.reply(this.redis, [keys.wants, keys.owners, keys.client(client)], args)) as [string, number];
+    const [verdict, limit] = (await this.claimScript.run(this.redis, [keys.wants, keys.owners, keys.client(client)], args)) as [string, number];
     return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
   }
 
@@ -143,7 +142,7 @@ export class LedgerScripts {
 
   /** The kind and team of every topic the pool holds, cluster-wide. */
   async view(keys: PoolKeys): Promise<HeldTopic[]> {
-    const owners = (await this.viewScript.reply(this.redis, [keys.wants, keys.owners], [])) as string[];
+    const owners = (await this.viewScript.run(this.redis, [keys.wants, keys.owners], [])) as string[];
     return owners.map((owner) => {
       const at = owner.indexOf(SEP);
       return { kind: owner.slice(0, at), team: owner.slice(at + 1) };

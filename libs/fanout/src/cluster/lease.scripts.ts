@@ -1,6 +1,5 @@
-import type { RedisClient } from '@lib/core';
+import { LuaScript, type RedisClient } from '@lib/core';
 
-import { Script } from './redis.script.js';
 
 // A lease's value is `<instance> <epoch>`: every command of a holder names its epoch, so a holder
 // that lost its lease (even unknowingly, to a slow Redis) cannot renew or publish in it (fencing).
@@ -80,10 +79,10 @@ export interface RecordedState {
 
 /** Lease and relay commands of one instance. Keys of a topic share a hash tag: one Cluster slot per script. */
 export class LeaseScripts {
-  private readonly acquireScript = new Script(ACQUIRE);
-  private readonly renewScript = new Script(RENEW);
-  private readonly releaseScript = new Script(RELEASE);
-  private readonly publishScript = new Script(PUBLISH);
+  private readonly acquireScript = new LuaScript(ACQUIRE);
+  private readonly renewScript = new LuaScript(RENEW);
+  private readonly releaseScript = new LuaScript(RELEASE);
+  private readonly publishScript = new LuaScript(PUBLISH);
 
   constructor(
     private readonly redis: RedisClient,
@@ -95,13 +94,13 @@ export class LeaseScripts {
   ) {}
 
   /** The seq recorded for the topic when the lease is now ours under `epoch`; -1 when another holds it. */
-  acquire(keys: TopicKeys, epoch: string): Promise<number> {
-    return this.acquireScript.run(this.redis, [keys.lease, keys.state], [this.value(epoch), this.leaseMs, epoch, this.stateTtlMs, this.owner]);
+  async acquire(keys: TopicKeys, epoch: string): Promise<number> {
+    return Number(await this.acquireScript.run(this.redis, [keys.lease, keys.state], [this.value(epoch), this.leaseMs, epoch, this.stateTtlMs, this.owner]));
   }
 
   async renew(keys: TopicKeys, epoch: string): Promise<boolean> {
     const args = [this.value(epoch), this.leaseMs, keys.channel, this.publishCommand, epoch];
-    return (await this.renewScript.run(this.redis, [keys.lease, keys.state], args)) === 1;
+    return Number(await this.renewScript.run(this.redis, [keys.lease, keys.state], args)) === 1;
   }
 
   async release(keys: TopicKeys, epoch: string): Promise<void> {
@@ -114,7 +113,7 @@ export class LeaseScripts {
    */
   async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string, logged: number, checkpoint: string): Promise<boolean> {
     const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand, logged, checkpoint];
-    return (await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log, keys.checkpoint], args)) === 1;
+    return Number(await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log, keys.checkpoint], args)) === 1;
   }
 
   async checkpoint(keys: TopicKeys): Promise<string | undefined> {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { RedisClient } from '@lib/core';
+import { type Clock, type RedisClient, systemClock } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import { newEpoch } from '../hub/epoch.js';
@@ -66,6 +66,7 @@ export class RedisCoordinator implements TopicCoordinator {
     private readonly host: TopicHost,
     private readonly metrics: FanoutMetrics,
     private readonly options: ClusterOptions,
+    private readonly clock: Clock = systemClock,
   ) {
     const sharded = redis instanceof Cluster;
     this.scripts = new LeaseScripts(redis, options.instanceId, options.leaseMs, options.stateTtlMs, sharded ? 'spublish' : 'publish');
@@ -339,7 +340,7 @@ export class RedisCoordinator implements TopicCoordinator {
   }
 
   private allowResync(topic: string): boolean {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - (this.lastResync.get(topic) ?? -Infinity) < this.options.resyncIntervalMs) return false;
     this.lastResync.set(topic, now);
     return true;

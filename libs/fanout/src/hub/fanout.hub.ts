@@ -65,7 +65,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const registry = options.registry ?? new Registry();
     const cluster = clusterOptions(options.cluster);
     this.metrics = new FanoutMetrics(registry, () => [...this.clients.keys()].map((client) => client.queuedBytes));
-    const coordinator = (this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster) : undefined);
+    const coordinator = (this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster, this.clock) : undefined);
     const lastCheckpoint = coordinator && ((state: TopicState) => coordinator.checkpoint(state));
     this.upstream = new UpstreamLink(this.metrics, (state, kind, payload, checkpoint) => this.fromUpstream(state, kind, payload, checkpoint), lastCheckpoint);
     this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));

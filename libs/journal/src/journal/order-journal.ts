@@ -1,3 +1,4 @@
+import { systemClock } from '@lib/core';
 import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/hash-chain.js';
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
@@ -51,7 +52,7 @@ export class OrderJournal {
   constructor(
     private readonly db: SqlClient,
     private readonly schema: string,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => systemClock.wallNow(), // a stored row's stamp: the wall clock
   ) {}
 
   append(...entries: JournalEntry[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@lib/core';
 import type { SqlClient, SqlQuery, SqlRow } from './sql-client.js';
 
 /** How long after a failed migration the next query tries again (meanwhile queries fail at once). */
@@ -16,6 +17,7 @@ export class MigratedClient implements SqlClient {
   constructor(
     private readonly inner: SqlClient,
     private readonly runMigrations: () => Promise<unknown>,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Tries the migrations now; resolves either way (a failure is retried on use). */
@@ -30,12 +32,12 @@ export class MigratedClient implements SqlClient {
 
   private ready(): Promise<void> {
     if (this.migrated) return this.migrated;
-    if (Date.now() - this.failedAt < RETRY_MS) return Promise.reject(this.lastError);
+    if (this.clock.now() - this.failedAt < RETRY_MS) return Promise.reject(this.lastError);
     this.migrated = this.runMigrations().then(
       () => undefined,
       (error: unknown) => {
         this.migrated = undefined;
-        this.failedAt = Date.now();
+        this.failedAt = this.clock.now();
         this.lastError = error;
         throw error;
       },

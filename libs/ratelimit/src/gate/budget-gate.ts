@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { type JsonReply, okOrThrow, parseBody } from '@lib/core';
+import { Injectable, Optional } from '@nestjs/common';
+import { Clock, type JsonReply, okOrThrow, parseBody, systemClock } from '@lib/core';
 
 import type { Decision } from '../budget/decision.js';
 import { PriorityLane } from '../budget/priority-lane.js';
@@ -21,10 +21,15 @@ export interface BudgetedReply extends JsonReply {
  */
 @Injectable()
 export class BudgetGate {
+  private readonly clock: Clock;
+
   constructor(
     private readonly limiter: RateLimiter,
     private readonly lane: PriorityLane,
-  ) {}
+    @Optional() clock?: Clock, // optional as the limiter's is: the module runs without ClockModule
+  ) {
+    this.clock = clock ?? systemClock;
+  }
 
   /**
    * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
@@ -86,7 +91,7 @@ export class BudgetGate {
     const throttle = upstreamThrottleOf(
       { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
       budget.class,
-      Date.now(),
+      this.clock.wallNow(), // a Retry-After HTTP date is another party's wall clock
     );
     if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
   }

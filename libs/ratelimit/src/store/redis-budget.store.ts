@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import type { RedisClient } from '@lib/core';
+import { LuaScript, type RedisClient } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
 import { ADOPT_SCRIPT, COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
-import { LuaScript } from '../gcra/lua-script.js';
 import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
@@ -86,7 +85,7 @@ export class RedisBudgetStore {
     const held = this.generation;
     const candidate = randomUUID();
     const keys = [this.keys.generation(), this.keys.lostFloor()];
-    this.generation = String(await this.adoptScript.run(this.redis, 2, [...keys, held, candidate, knownBefore, floorMs]));
+    this.generation = String(await this.adoptScript.run(this.redis, keys, [held, candidate, knownBefore, floorMs]));
     return held !== '' && held !== this.generation;
   }
 
@@ -101,12 +100,12 @@ export class RedisBudgetStore {
   /** Gives back an allowed decision's tokens whose request was never sent (see REFUND_SCRIPT); never more than it took. */
   async refund(plan: TakePlan, cost: number): Promise<void> {
     const keys = [...plan.cells.map((c) => this.keys.tat(c.key)), this.keys.generation()];
-    await this.refundScript.run(this.redis, keys.length, [...keys, ...plan.cells.map((c) => cost * c.emissionMs), this.generation]);
+    await this.refundScript.run(this.redis, keys, [...plan.cells.map((c) => cost * c.emissionMs), this.generation]);
   }
 
   async coolDown(bucketKeys: readonly string[], classLetters: string, ms: number): Promise<void> {
     const keys = bucketKeys.map((k) => this.keys.coolDown(k));
-    await this.coolDownScript.run(this.redis, keys.length, [...keys, classLetters, Math.max(1, Math.ceil(ms))]);
+    await this.coolDownScript.run(this.redis, keys, [classLetters, Math.max(1, Math.ceil(ms))]);
   }
 
   /**
@@ -115,7 +114,7 @@ export class RedisBudgetStore {
    */
   async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
     const keys = [this.keys.instances(), this.keys.usage(instanceId), this.keys.generation(), this.keys.lostFloor()];
-    const [known, fresh] = (await this.heartbeatScript.run(this.redis, 4, [...keys, instanceId, horizonMs, usage, staleMs, local ? '1' : '0', this.generation])) as [number, number];
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, keys, [instanceId, horizonMs, usage, staleMs, local ? '1' : '0', this.generation])) as [number, number];
     if (known === -1) throw new BudgetLostError();
     return { known, fresh };
   }
@@ -162,13 +161,13 @@ export class RedisBudgetStore {
   async reseed(cells: readonly PlanCell[]): Promise<number> {
     if (cells.length === 0) return 0;
     const keys = cells.map((c) => this.keys.tat(c.key));
-    return (await this.reseedScript.run(this.redis, keys.length, [...keys, ...cells.map((c) => c.capacity * c.emissionMs)])) as number;
+    return (await this.reseedScript.run(this.redis, keys, cells.map((c) => c.capacity * c.emissionMs))) as number;
   }
 
   /** Current level and cool-down of each cell, read at one Redis instant. */
   async read(cells: readonly PlanCell[]): Promise<CellState[]> {
     const keys = [...cells.map((c) => this.keys.tat(c.key)), ...cells.map((c) => this.keys.coolDown(c.bucketKey))];
-    const reply = (await this.readScript.run(this.redis, keys.length, [...keys, cells.length])) as string[];
+    const reply = (await this.readScript.run(this.redis, keys, [cells.length])) as string[];
     const now = Number(reply[0]) / 1000;
     return cells.map((cell, i) => {
       const tat = reply[1 + i] === '' ? now : Math.max(now, Number(reply[1 + i]));
@@ -184,7 +183,7 @@ export class RedisBudgetStore {
     const [numKeys, keysAndArgs] = batch.keysAndArgs(this.keys.generation(), this.generation);
     const sentAt = performance.now();
     this.takeScript
-      .run(this.redis, numKeys, keysAndArgs)
+      .runFlat(this.redis, numKeys, keysAndArgs)
       .then((reply) => {
         this.onRoundTrip(performance.now() - sentAt);
         batch.settle(reply as number[]);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, levels } from 'pino';
 
@@ -31,6 +31,7 @@ export class AccessLog {
   constructor(
     @Inject(LOG_DESTINATION) private readonly destination: DestinationStream,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly clock: Clock,
   ) {
     this.threshold = config.logging.level === 'silent' ? Infinity : levels.values[config.logging.level];
   }
@@ -52,7 +53,7 @@ export class AccessLog {
     // parameter or the user agent is scrubbed (scrubText costs one regex test unless something looks secret).
     const userAgent = req.headers['user-agent'];
     this.destination.write(
-      `{"level":${level},"time":${Date.now()}${this.prefix}${req.method}","url":${urlJson ?? this.urlJson(req.url ?? '')}` +
+      `{"level":${level},"time":${this.clock.wallNow()}${this.prefix}${req.method}","url":${urlJson ?? this.urlJson(req.url ?? '')}` +
         (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
         (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
         `,"requestId":${JSON.stringify(requestId)}` +
