@@ -5,6 +5,7 @@ import {
   ConfigModule,
   type GatewayConfig,
   HttpModule,
+  InstanceIdModule,
   LoggingModule,
   MetricsModule,
   ReadinessModule,
@@ -44,6 +45,7 @@ export class AppModule {
       controllers: [AdminController, MeController],
       imports: [
         ClockModule,
+        InstanceIdModule,
         ConfigModule.forRoot(config),
         LoggingModule.forRoot({ level: config.logging.level, destination: options.logDestination }),
         MetricsModule,

@@ -46,6 +46,6 @@ export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogra
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { LuaScript } from './redis/lua-script.js';
-export { INSTANCE_ID, newInstanceId } from './instance/instance-id.js';
+export { INSTANCE_ID, InstanceIdModule, newInstanceId } from './instance/instance-id.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
 export { isLatencyReject, okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

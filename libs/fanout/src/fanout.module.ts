@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import { Clock, INSTANCE_ID, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { Clock, INSTANCE_ID, MetricsRegistry, newInstanceId, REDIS, type RedisClient } from '@lib/core';
 
 import type { FanoutSettings } from './fanout.options.js';
 import { FanoutHub } from './hub/fanout.hub.js';
@@ -30,6 +30,7 @@ export class FanoutModule {
             { token: REDIS, optional: true },
             { token: MetricsRegistry, optional: true },
             { token: Clock, optional: true },
+            { token: INSTANCE_ID, optional: true },
           ],
           useFactory: (
             sources: TopicSourceRegistry,
@@ -37,7 +38,8 @@ export class FanoutModule {
             redis: RedisClient | null | undefined,
             registry: MetricsRegistry | undefined,
             clock: Clock | undefined,
-          ) => new FanoutHub({ ...fanout, cluster: { instanceId: INSTANCE_ID, ...fanout.cluster }, sources, redis, registry, clock }),
+            instanceId: string | undefined,
+          ) => new FanoutHub({ ...fanout, cluster: { instanceId: instanceId ?? newInstanceId(), ...fanout.cluster }, sources, redis, registry, clock }),
         },
       ],
     };

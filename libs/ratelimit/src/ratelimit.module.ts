@@ -17,9 +17,9 @@ import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
     PriorityLane,
     UpstreamCalls,
     {
-      inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }],
+      inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }, { token: INSTANCE_ID, optional: true }],
       provide: RateLimiter,
-      useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined) =>
+      useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined, instanceId: string | undefined) =>
         new RateLimiter({
           limits: config.limits,
           teams: config.teams,
@@ -29,7 +29,7 @@ import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
           metrics,
           readiness,
           clock,
-          instanceId: INSTANCE_ID,
+          instanceId,
         }),
     },
   ],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Clock, INSTANCE_ID, MetricsRegistry } from '@lib/core';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
@@ -53,9 +53,8 @@ function samplesOf(metric: { type: string; values: { labels: Record<string, stri
 
 @Injectable()
 export class OpsSnapshotService {
-  private readonly instance = INSTANCE_ID;
-
   constructor(
+    @Inject(INSTANCE_ID) private readonly instance: string,
     private readonly registry: MetricsRegistry,
     private readonly limiter: RateLimiter,
     private readonly risk: RiskSnapshotService,
