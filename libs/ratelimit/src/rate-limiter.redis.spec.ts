@@ -16,6 +16,16 @@ describe(`${RateLimiter.name} on Redis`, () => {
     await redis.quit();
   });
 
+  /** Until the bucket shows `level` whole tokens (the refund landed), read from the shared budget. */
+  const refunded = async (sut: RateLimiter, level: number): Promise<void> => {
+    for (let i = 0; i < 200; i++) {
+      const view = await sut.view();
+      if (Math.floor(view.buckets.find((b) => b.bucket === 'retail.orders.get')?.level ?? 0) >= level) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`the refund never landed: the bucket stayed under ${level}`);
+  };
+
   const limiterWith = (options: Omit<LimiterOptions, 'redis'> = {}) => pool.start({ redis, ...options });
 
   it('allows exactly the capacity, then refuses with a wait', async () => {
@@ -40,7 +50,7 @@ describe(`${RateLimiter.name} on Redis`, () => {
     while (performance.now() < until); // the loop is busy: the answer waits unread past the 30 ms
     expect(await late).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
     // Its request was never sent: its token is given back, and the next answer, read at once, shows it.
-    await new Promise((r) => setTimeout(r, 20)); // the refund is not awaited by the refusal
+    await refunded(sut, 4); // the refund is not awaited by the refusal
     expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 3 });
     expect(sut.status().degraded).toBe(false); // the CPU was late, not Redis
   });
@@ -55,7 +65,7 @@ describe(`${RateLimiter.name} on Redis`, () => {
     const until = performance.now() + 60;
     while (performance.now() < until); // the process stalls between the answer and the send
     expect(sut.lateAtSend(request, stalled)).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
-    await new Promise((r) => setTimeout(r, 20)); // the refund is not awaited by the refusal
+    await refunded(sut, 4); // the refund is not awaited by the refusal
     expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 3 }); // the stalled one's token is back
   });
 

@@ -73,7 +73,7 @@ export class RedisBudgetStore {
   }
 
   async load(): Promise<void> {
-    for (const script of [this.takeScript, this.coolDownScript, this.heartbeatScript, this.readScript, this.adoptScript]) await script.load(this.redis);
+    for (const script of [this.takeScript, this.refundScript, this.coolDownScript, this.heartbeatScript, this.readScript, this.adoptScript]) await script.load(this.redis);
   }
 
   /**
