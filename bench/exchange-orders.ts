@@ -8,7 +8,7 @@
 // Each part in a process of its own, as production runs it: the sandbox (bench/orders-sandbox.process.ts),
 // each gateway (the compiled main.js, as test/support/gateway-process.ts starts it), the load generator
 // of each run (bench/exchange-load.worker.ts); PostgreSQL is a server of its own. With two CPUs and
-// taskset (as bench/catalog.bench.ts pins): the servers (gateways, sandbox) on one CPU, the load
+// taskset (as bench/catalog.bench.ts pins): the gateways on one CPU, the sandbox, the load
 // generator and PostgreSQL on the other. Each measured process carries bench/process-probe.ts: its CPU
 // time and event-loop delay per phase. Reports only; asserts nothing.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -40,6 +40,12 @@ const has = (program: string, args: string[]) => spawnSync(program, args, { stdi
 const PINNED = cpus().length >= 2 && has('taskset', ['-V']);
 const SERVER_CPU = '0';
 const LOAD_CPU = '1';
+/**
+ * The sandbox (the exchange, which production reaches over the network) on the load generator's CPU: on the
+ * gateways' CPU its ~0.4 ms per order left a gateway under 0.6 of a core at 1,000 orders/s, so the paced
+ * phase measured the two queueing on one core, not the gateway's added latency.
+ */
+const SANDBOX_CPU = LOAD_CPU;
 const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (PINNED ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
 
 const GATEWAY_MAIN = resolve('dist/apps/gateway/src/main.js');
@@ -99,16 +105,20 @@ class Probed {
   }
 }
 
-function spawnProbed(cpu: string, script: string, env: Record<string, string>, logFile: string): Probed {
+/** BENCH_CPU_PROF_DIR=<dir>: every gateway process writes a V8 CPU profile there when it stops (`--cpu-prof`). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;
+
+function spawnProbed(cpu: string, script: string, env: Record<string, string>, logFile: string, profiled = false): Probed {
   const log = openSync(logFile, 'a');
-  const [command, args] = pinned(cpu, process.execPath, ['--import', PROBE, script]);
+  const profile = profiled && PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(PROFILE_DIR)] : [];
+  const [command, args] = pinned(cpu, process.execPath, [...profile, '--import', PROBE, script]);
   const child = spawn(command, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', log, log, 'ipc'] });
   closeSync(log);
   return new Probed(child);
 }
 
 async function startSandboxProcess(dir: string): Promise<{ probed: Probed; peer: SandboxPeer }> {
-  const probed = spawnProbed(SERVER_CPU, join(here, 'orders-sandbox.process.js'), { ORDERS_SANDBOX_KEY_DIR: dir }, join(dir, 'sandbox.log'));
+  const probed = spawnProbed(SANDBOX_CPU, join(here, 'orders-sandbox.process.js'), { ORDERS_SANDBOX_KEY_DIR: dir }, join(dir, 'sandbox.log'));
   const ready = await new Promise<SandboxPeer>((resolvePromise, reject) => {
     probed.child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}: ${readFileSync(join(dir, 'sandbox.log'), 'utf8').slice(-2_000)}`)));
     probed.child.on('message', (message: { ready?: boolean } & SandboxPeer) => message.ready && resolvePromise({ urls: message.urls, keys: message.keys }));
@@ -148,7 +158,7 @@ async function startGatewayProcess(peer: SandboxPeer, configuration: Configurati
   writeFileSync(configFile, stringify(config));
   const logFile = join(dir, `gateway-${configuration.name}.log`);
   // Access lines at info, as in production, into a file: their cost is the gateway's.
-  const probed = spawnProbed(SERVER_CPU, configuration.main, { GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, logFile);
+  const probed = spawnProbed(SERVER_CPU, configuration.main, { GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, logFile, true);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -294,7 +304,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       },
       journalStore: journal.kind,
       processes: PINNED
-        ? `each gateway, the sandbox and each load run in a process of its own; gateways and sandbox on CPU ${SERVER_CPU}, load generator and PostgreSQL on CPU ${LOAD_CPU} (taskset)`
+        ? `each gateway, the sandbox and each load run in a process of its own; gateways on CPU ${SERVER_CPU}, sandbox, load generator and PostgreSQL on CPU ${LOAD_CPU} (taskset)`
         : 'each gateway, the sandbox and each load run in a process of its own; not pinned (fewer than two CPUs or no taskset)',
       rounds: `${ROUNDS} rounds of ${ROUND_SECONDS} s per target, interleaved (every other round in reverse order), at a paced ${RATE} orders/s over ${CONNECTIONS} connections, after ${WARM_UP_SECONDS} s of warm-up each`,
       beforeSaturation: before,

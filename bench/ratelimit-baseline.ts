@@ -30,7 +30,8 @@ export async function loadBaselineLimiter(repoDir = process.cwd()): Promise<Base
   const commit = execFileSync('git', ['rev-parse', '--short', BASELINE_COMMIT], { cwd: repoDir, encoding: 'utf8' }).trim();
   const dir = join(tmpdir(), `pmgw-limiter-${commit}`);
   const entry = (lib: string) => join(dir, 'dist', 'libs', lib, 'src', 'index.js');
-  if (!existsSync(entry('ratelimit'))) {
+  // The build is reused only where its node_modules link still resolves (it names the checkout that built it).
+  if (!existsSync(entry('ratelimit')) || !existsSync(join(dir, 'node_modules', '@nestjs', 'common'))) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     const archive = execFileSync('git', ['archive', commit, 'libs/core', 'libs/ratelimit', 'tsconfig.json', 'package.json'], { cwd: repoDir, maxBuffer: 64 * 2 ** 20 });
