@@ -85,6 +85,9 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
     expect(await json(refused)).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:stream', limit: TRIP_AT, observed: TRIP_AT });
     expect(upstreamCalls(a)).toBe(sent);
     expect(await refusedOn(b, 'stream')).toBe(403);
+    // Each counted once, by the instance that sent it, as seen on the stream.
+    const counted = (await (await fetch(`${a.url}/metrics`)).text()).match(/^gateway_risk_breaker_rejects_total\{client="stream",source="stream"\} (\d+)$/m)?.[1];
+    expect(Number(counted)).toBe(TRIP_AT);
     console.log(`breaker: ${TRIP_AT} inserts answered 200 and rejected on the order stream tripped it; refused on both instances, nothing sent`);
   }, 60_000);
 

@@ -72,7 +72,7 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     if (this.config.rejects === 0 || this.config.orderStream === 'never') return;
     this.stopListening = this.tap.listen((update) => {
       const client = 'execution' in update ? this.stream.seen(update.execution) : undefined;
-      if (client) void this.rejected(client, 1);
+      if (client) void this.rejected(client, 1, 'stream');
     });
     this.timer = setInterval(() => this.sweepStream(), this.resyncMs);
     this.timer.unref();
@@ -121,11 +121,11 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
         const rejects = rejectsInError(error);
         // An answer that refused the order: a reject the stream showed for it already was counted then.
         const counted = this.stream.answered(keys, rejects > 0);
-        await this.rejected(clientId, Math.max(0, rejects - counted));
+        await this.rejected(clientId, Math.max(0, rejects - counted), 'answer');
         throw error;
       }
       this.stream.answered(keys, false);
-      await this.rejected(clientId, rejectsInAnswer(reply.text));
+      await this.rejected(clientId, rejectsInAnswer(reply.text), 'answer');
       return reply;
     };
     return { ...call, send };
@@ -181,10 +181,11 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Counts `count` rejects of the client; a trip is applied here at once, before the answer goes back. */
-  private async rejected(clientId: string, count: number): Promise<void> {
+  private async rejected(clientId: string, count: number, source: 'answer' | 'stream'): Promise<void> {
     if (count === 0) return;
     const figures = this.figuresOf(clientId);
     if (figures.rejects === 0) return;
+    this.metrics.breakerRejected(clientId, source, count);
     const now = this.clock.wallNow();
     let tripped: BreakerRecord | undefined;
     try {
