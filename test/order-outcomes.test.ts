@@ -89,7 +89,10 @@ describe('order outcomes: the drop copy sights an UNKNOWN insert while the insta
 
   beforeAll(async () => {
     // The order stream is never held for resolving here, and one search a minute at most: an outcome found within the wait came from the drop copy.
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal: { ...(config.journal ?? testJournal()), orderStream: 'never', resolveSearchesPerMinute: 1 } }) });
+    // (nor by the reject breaker, which otherwise holds it from the first insert to follow the inserts' rejects)
+    stack = await startExchangeStack([], {
+      gateway: (config) => ({ ...config, journal: { ...(config.journal ?? testJournal()), orderStream: 'never', resolveSearchesPerMinute: 1 }, risk: { breaker: { orderStream: 'never' } } }),
+    });
     client = await WsTestClient.open(stack.url, { key: stack.keys.all });
     client.send({ type: 'subscribe', id: 'd', topics: ['exchange.dropcopy'] });
     await client.next((f) => f.type === 'ack', 10_000);

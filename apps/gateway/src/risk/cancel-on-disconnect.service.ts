@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
@@ -11,7 +11,7 @@ import { RiskMetrics } from './risk.metrics.js';
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;
 
 /** Deletes the pending mark only if it is still the one this instance set. */
-const TAKE_IF_MINE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const TAKE_IF_MINE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 /**
  * Cancel-on-disconnect for `/ws` clients (the exchange offers it only to FIX sessions, upstream-facts
@@ -98,6 +98,6 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     this.marks.delete(clientId);
     if (!this.redis) return true;
     // Redis unreachable: the local mark decides (a resume on another instance is then not seen: cancel, the safe side).
-    return Number(await this.redis.eval(TAKE_IF_MINE, 1, this.prefix + clientId, mark).catch(() => 1)) === 1;
+    return Number(await TAKE_IF_MINE.run(this.redis, [this.prefix + clientId], [mark]).catch(() => 1)) === 1;
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
@@ -11,11 +11,11 @@ const POLL_MS = 250;
 export const MAX_DEAD_MAN_SECONDS = 3_600;
 
 /** KEYS[1]: the deadlines (sorted set, ms). ARGV[1]: now (ms), ARGV[2]: how many. Claims lapsed switches: each is taken by one instance only. */
-const CLAIM_DUE = `
+const CLAIM_DUE = new LuaScript(`
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, client in ipairs(due) do redis.call('ZREM', KEYS[1], client) end
 return due
-`;
+`);
 
 /**
  * The dead-man's switch (issue 26; ccxt's cancel-all-after): a client arms "cancel all my orders after N
@@ -53,7 +53,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
 
   /** Arms or re-arms: the client's orders are cancelled unless it calls again within `seconds`. */
   async arm(clientId: string, seconds: number): Promise<{ firesAt: string }> {
-    const deadline = this.clock.now() + seconds * 1_000;
+    // Another instance fires it (this one may die): a wall-clock instant, which every process reads alike (a steady reading is this process's own).
+    const deadline = this.clock.wallNow() + seconds * 1_000;
     if (this.redis) await this.redis.zadd(this.key, deadline, clientId).catch(unreachable);
     else this.local.set(clientId, deadline);
     return { firesAt: new Date(deadline).toISOString() };
@@ -82,8 +83,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async claimDue(): Promise<string[]> {
-    const now = this.clock.now();
-    if (this.redis) return (await this.redis.eval(CLAIM_DUE, 1, this.key, now, 20)) as string[];
+    const now = this.clock.wallNow();
+    if (this.redis) return (await CLAIM_DUE.run(this.redis, [this.key], [now, 20])) as string[];
     const due = [...this.local].filter(([, deadline]) => deadline <= now).map(([client]) => client);
     for (const client of due) this.local.delete(client);
     return due;

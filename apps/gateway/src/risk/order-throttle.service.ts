@@ -1,24 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { LocalTokenBucket } from '@lib/ratelimit';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { RiskLimits } from './risk-limits.js';
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
 /**
  * The per-client message throttle (issue 26): order-entering calls per second, as the tightest
  * `maxOrdersPerSecond` limit of the client's scopes sets it (each client counted on its own), a token
- * bucket per client and per instance. It stops a runaway loop even while the exchange budget is free;
- * a cancel never passes here.
+ * bucket per client and per instance: the in-process bucket of libs/ratelimit (the one the inbound
+ * guards use; burst = the rate). It stops a runaway loop even while the exchange budget is free; a
+ * cancel never passes here.
  */
 @Injectable()
 export class OrderThrottle {
   private readonly limits: RiskLimits;
-  private readonly buckets = new Map<string, Bucket>();
+  /** One per configured client that has a limit (the clients are the config's: a bounded map). */
+  private readonly buckets = new Map<string, LocalTokenBucket>();
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -32,17 +30,16 @@ export class OrderThrottle {
     const limit = this.limits.binding('maxOrdersPerSecond', client, undefined);
     if (!limit) return;
     const rate = limit.value;
-    const bucket = this.buckets.get(client.id) ?? { tokens: rate, at: now };
-    bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-    bucket.at = now;
-    this.buckets.set(client.id, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return;
+    let bucket = this.buckets.get(client.id);
+    if (!bucket) {
+      bucket = new LocalTokenBucket(rate, rate / 1_000, now);
+      this.buckets.set(client.id, bucket);
     }
-    const waitSeconds = (1 - bucket.tokens) / rate;
-    throw new DomainError(ErrorCode.RISK_THROTTLED, `More than ${rate} order-entering calls per second (limit set at scope ${limit.scope}); retry after ${Math.max(1, Math.ceil(waitSeconds))} s. Nothing was sent; cancels are never throttled.`, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(waitSeconds))) },
+    const taken = bucket.take(now);
+    if (taken.allowed) return;
+    const retryAfter = String(Math.max(1, Math.ceil(taken.retryAfterMs / 1_000)));
+    throw new DomainError(ErrorCode.RISK_THROTTLED, `More than ${rate} order-entering calls per second (limit set at scope ${limit.scope}); retry after ${retryAfter} s. Nothing was sent; cancels are never throttled.`, {
+      headers: { 'Retry-After': retryAfter },
       extensions: { limit: rate, scope: limit.scope },
     });
   }

@@ -1,63 +1,88 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type BreakerConfig, Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { OrderStreamTap, OrderUpdates } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
+import { LatchedSet } from './latched/latched-set.js';
 import { type BreakerFigures, type BreakerRecord, type BreakerStore, MemoryBreakerStore, RedisBreakerStore } from './reject-breaker.store.js';
 import { RiskMetrics } from './risk.metrics.js';
+import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';
 
-/** An order-entering call as the order path hands it over: its operation, its request, and the send. */
+/** An order-entering call as the order path hands it over: its operation, its request, and the send (an exchange insert also names its participant and clordIds). */
 interface WatchedCall<A> {
   operation: string;
   request: FastifyRequest;
+  account?: string;
+  clordIds?: readonly string[];
   send: (admitted: A) => Promise<BudgetedReply>;
 }
 
 /** Operations whose rejects are not counted: a cancel is never refused by a gateway rule, nor counted towards one. */
 const CANCELS: ReadonlySet<string> = new Set(['exchange.cancel', 'retail.cancel', 'retail.cancelAll']);
+/** Exchange inserts: their order may be rejected after a 200, on the order stream. */
+const INSERTS: ReadonlySet<string> = new Set(['exchange.insert', 'exchange.batchInsert']);
 
 /**
  * The reject breaker (issue 26; hummingbot #462: reject storms get accounts banned): a client whose
  * orders meet `rejects` upstream rejects within `windowSeconds` has its new orders refused
- * (`403 RISK_BREAKER_OPEN`) for `coolOffSeconds`, on every instance; cancels pass. The rejects are
- * counted in Redis (one sorted set per client, a Lua script counts and trips atomically) and a trip is
- * pushed to every instance (pub/sub) and re-read every `risk.stateResyncMs`, so the order path reads
- * only memory. An admin resets it sooner (POST /admin/risk/breakers/reset, with a reason). Redis
- * unreachable: rejects are counted in this instance only.
+ * (`403 RISK_BREAKER_OPEN`) for `coolOffSeconds`, on every instance; cancels pass. A reject is an
+ * answer that refuses the order, or a reject the exchange order stream shows for an insert answered 200
+ * (StreamRejects). The rejects are counted in Redis (one sorted set per client, a Lua script counts and
+ * trips atomically); the open breakers are a latched set (LatchedSet, shared with the trading states:
+ * pushed to every instance, re-read every `risk.stateResyncMs`, latched again after Redis lost its data),
+ * so the order path reads only memory. Stamps are wall-clock instants (every instance compares them). An
+ * admin resets a breaker sooner (POST /admin/risk/breakers/reset, with a reason). Redis unreachable:
+ * rejects are counted in this instance only.
  */
 @Injectable()
 export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RejectBreaker.name);
   private readonly store: BreakerStore;
+  /** Trips counted while Redis was unreachable: in force on this instance alongside the shared ones. */
   private readonly fallback = new MemoryBreakerStore();
+  private readonly open: LatchedSet<BreakerRecord>;
   private readonly config: BreakerConfig;
+  private readonly stream = new StreamRejects();
   private readonly resyncMs: number;
-  private open = new Map<string, BreakerRecord>();
   private timer?: NodeJS.Timeout;
+  private stopListening?: () => void;
+  /** Releases this instance's hold on the order stream (while it awaits inserts' fates). */
+  private releaseStream?: () => void;
+  private lastInsertAt = 0;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) redis: RedisClient | null,
     private readonly clock: Clock,
     private readonly metrics: RiskMetrics,
+    private readonly orderUpdates: OrderUpdates,
+    private readonly tap: OrderStreamTap,
   ) {
     this.store = redis ? new RedisBreakerStore(redis, config.redis?.keyPrefix ?? '') : this.fallback;
     this.config = config.risk.breaker;
     this.resyncMs = config.risk.stateResyncMs;
+    this.open = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: RejectBreaker.name, inForce: (record) => record.until > clock.wallNow() });
   }
 
   async onModuleInit(): Promise<void> {
-    await this.store.watch((client, record) => this.apply(client, record)).catch((error: unknown) => this.logger.warn(`breaker trips are not pushed to this instance (${String(error)})`));
-    await this.resync();
-    this.timer = setInterval(() => void this.resync(), this.resyncMs);
+    await this.open.start();
+    if (this.config.rejects === 0 || this.config.orderStream === 'never') return;
+    this.stopListening = this.tap.listen((update) => {
+      const client = 'execution' in update ? this.stream.seen(update.execution) : undefined;
+      if (client) void this.rejected(client, 1, 'stream');
+    });
+    this.timer = setInterval(() => this.sweepStream(), this.resyncMs);
     this.timer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.store.close();
+    this.stopListening?.();
+    this.releaseStream?.();
+    await this.open.stop();
   }
 
   /** The figures that apply to `clientId`: its override, else the defaults. */
@@ -68,9 +93,9 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
 
   /** Throws `RISK_BREAKER_OPEN` while the client's breaker is open. Reads memory only. */
   check(client: { id: string }, path: string): void {
-    const record = this.open.get(client.id);
-    const now = this.clock.now();
-    if (!record || record.until <= now) return;
+    const now = this.clock.wallNow();
+    const record = this.openRecord(client.id, now);
+    if (!record) return;
     const until = new Date(record.until).toISOString();
     throw new DomainError(
       ErrorCode.RISK_BREAKER_OPEN,
@@ -82,19 +107,25 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Wraps an order-entering call's send so that the rejects it meets are counted (cancels are left as they are). */
+  /** Wraps an order-entering call's send so that the rejects it meets are counted, in its answer and on the order stream (cancels are left as they are). */
   watched<A, T extends WatchedCall<A>>(call: T): T {
     if (CANCELS.has(call.operation) || this.config.rejects === 0) return call;
     const clientId = clientOf(call.request).id;
     const send = async (admitted: A) => {
+      // Awaited from the send on (a call the checks refused sends nothing and awaits nothing).
+      const keys = this.awaitOnStream(call, clientId);
       let reply: BudgetedReply;
       try {
         reply = await call.send(admitted);
       } catch (error) {
-        await this.rejected(clientId, rejectsInError(error));
+        const rejects = rejectsInError(error);
+        // An answer that refused the order: a reject the stream showed for it already was counted then.
+        const counted = this.stream.answered(keys, rejects > 0);
+        await this.rejected(clientId, Math.max(0, rejects - counted), 'answer');
         throw error;
       }
-      await this.rejected(clientId, rejectsInAnswer(reply.text));
+      this.stream.answered(keys, false);
+      await this.rejected(clientId, rejectsInAnswer(reply.text), 'answer');
       return reply;
     };
     return { ...call, send };
@@ -102,29 +133,60 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
 
   /** The breakers open now (the admin view). */
   list(): BreakerRecord[] {
-    const now = this.clock.now();
-    return [...this.open.values()].filter((record) => record.until > now);
+    const now = this.clock.wallNow();
+    const clients = new Set([...this.open.values(), ...this.fallbackRecords()].map((record) => record.client));
+    return [...clients].map((client) => this.openRecord(client, now)).filter((record): record is BreakerRecord => record !== undefined);
   }
 
   /** Closes the client's breaker on every instance; answers the record that was open, if one was. */
   async reset(clientId: string): Promise<BreakerRecord | undefined> {
-    const was = this.list().find((record) => record.client === clientId);
+    const was = this.openRecord(clientId, this.clock.wallNow());
     try {
       await this.store.reset(clientId);
     } catch (error) {
       throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'The breaker could not be reset (its store is unreachable); nothing changed.', { cause: error, headers: { 'Retry-After': '1' } });
     }
     await this.fallback.reset(clientId);
-    this.apply(clientId, null);
+    this.open.apply(clientId, null);
     return was;
   }
 
+  /** The client's breaker in force at `now` (wall clock): the shared one, or one tripped here while Redis was unreachable. */
+  private openRecord(clientId: string, now: number): BreakerRecord | undefined {
+    const shared = this.open.get(clientId);
+    const local = this.store === this.fallback ? undefined : this.fallback.get(clientId);
+    const record = local && (!shared || local.until > shared.until) ? local : shared;
+    return record && record.until > now ? record : undefined;
+  }
+
+  private fallbackRecords(): BreakerRecord[] {
+    return this.store === this.fallback ? [] : this.fallback.records();
+  }
+
+  /** An exchange insert's orders are awaited on the order stream (held for it); answers their keys. */
+  private awaitOnStream(call: Pick<WatchedCall<unknown>, 'operation' | 'account' | 'clordIds'>, clientId: string): string[] {
+    if (this.config.orderStream === 'never' || !INSERTS.has(call.operation) || !call.account || !call.clordIds?.length) return [];
+    this.lastInsertAt = this.clock.now();
+    this.releaseStream ??= this.orderUpdates.hold();
+    return this.stream.expect(clientId, call.account, call.clordIds, this.lastInsertAt);
+  }
+
+  /** Forgets inserts awaited too long; lets the order stream go a minute after the last insert. */
+  private sweepStream(): void {
+    const now = this.clock.now();
+    const awaited = this.stream.sweep(now);
+    if (awaited > 0 || now - this.lastInsertAt <= STREAM_WAIT_MS || !this.releaseStream) return;
+    this.releaseStream();
+    this.releaseStream = undefined;
+  }
+
   /** Counts `count` rejects of the client; a trip is applied here at once, before the answer goes back. */
-  private async rejected(clientId: string, count: number): Promise<void> {
+  private async rejected(clientId: string, count: number, source: 'answer' | 'stream'): Promise<void> {
     if (count === 0) return;
     const figures = this.figuresOf(clientId);
     if (figures.rejects === 0) return;
-    const now = this.clock.now();
+    this.metrics.breakerRejected(clientId, source, count);
+    const now = this.clock.wallNow();
     let tripped: BreakerRecord | undefined;
     try {
       tripped = await this.store.count(clientId, count, figures, now);
@@ -133,25 +195,8 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
       tripped = await this.fallback.count(clientId, count, figures, now);
     }
     if (!tripped) return;
-    this.apply(clientId, tripped);
+    this.open.apply(clientId, tripped);
     this.metrics.breakerTripped(clientId);
     this.logger.warn({ breaker: tripped }, `reject breaker of ${clientId} tripped: ${tripped.observed} upstream rejects within ${figures.windowSeconds} s; new orders refused until ${new Date(tripped.until).toISOString()}`);
-  }
-
-  private apply(clientId: string, record: BreakerRecord | null): void {
-    if (record) this.open.set(clientId, record);
-    else this.open.delete(clientId);
-  }
-
-  private async resync(): Promise<void> {
-    try {
-      const now = this.clock.now();
-      const read = (await this.store.all()).filter((record) => record.until > now);
-      // A local trip (Redis was unreachable when it was counted) stays in force alongside the shared ones.
-      for (const record of await this.fallback.all()) if (record.until > now && !read.some((shared) => shared.client === record.client)) read.push(record);
-      this.open = new Map(read.map((record) => [record.client, record]));
-    } catch (error) {
-      this.logger.debug(`breakers not re-read (${String(error)}); the last ones read stay in force`);
-    }
   }
 }

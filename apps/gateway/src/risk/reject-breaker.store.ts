@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
-import { type RedisClient, duplicateRedis } from '@lib/core';
+import { LuaScript, type RedisClient } from '@lib/core';
+
+import type { LatchedSource } from './latched/latched-source.js';
+import { RedisLatchedHash } from './latched/redis-latched-hash.js';
 
 /** A tripped breaker: the client, the limit it met, what was seen and until when its new orders are refused. */
 export interface BreakerRecord {
@@ -10,7 +13,7 @@ export interface BreakerRecord {
   windowSeconds: number;
   /** Rejects counted within the window when it tripped. */
   observed: number;
-  /** When it tripped and until when it holds (ms since the epoch, the tripping instance's clock). */
+  /** When it tripped and until when it holds (ms since the epoch, wall clock: every instance compares them). */
   since: number;
   until: number;
 }
@@ -27,7 +30,7 @@ export interface BreakerFigures {
  * Counts the rejects, drops the ones older than the window and, when the count reaches the limit and
  * no breaker of the client is open, opens one (the count starts afresh). Answers {count, tripped, record}.
  */
-const COUNT_REJECTS = `
+const COUNT_REJECTS = new LuaScript(`
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
@@ -42,19 +45,17 @@ local record = cjson.encode({client = ARGV[6], limit = limit, windowSeconds = wi
 redis.call('HSET', KEYS[2], ARGV[6], record)
 redis.call('DEL', KEYS[1])
 return {count, 1, record}
-`;
+`);
 
-/** Where rejects are counted and open breakers kept: Redis when the gateway has one (every instance shares them), else this process. */
-export interface BreakerStore {
-  /** Counts `rejects` rejects of `client` at `now`; answers the record when this call tripped the breaker. */
+/**
+ * Where rejects are counted and open breakers kept (keyed by client, read by the shared latched-state
+ * loop): Redis when the gateway has one (every instance shares them), else this process.
+ */
+export interface BreakerStore extends LatchedSource<BreakerRecord> {
+  /** Counts `rejects` rejects of `client` at `now` (wall clock); answers the record when this call tripped the breaker. */
   count(client: string, rejects: number, figures: BreakerFigures, now: number): Promise<BreakerRecord | undefined>;
-  /** Every open breaker (expired ones may be among them: the reader compares `until`). */
-  all(): Promise<BreakerRecord[]>;
   /** Closes the client's breaker; answers whether one was open. */
   reset(client: string): Promise<boolean>;
-  /** Calls `listener` with each breaker tripped or reset (null) on any instance. */
-  watch(listener: (client: string, record: BreakerRecord | null) => void): Promise<void>;
-  close(): Promise<void>;
 }
 
 export class MemoryBreakerStore implements BreakerStore {
@@ -75,8 +76,17 @@ export class MemoryBreakerStore implements BreakerStore {
     return record;
   }
 
-  async all(): Promise<BreakerRecord[]> {
+  /** The client's breaker tripped here (open or expired), read with no wait. */
+  get(client: string): BreakerRecord | undefined {
+    return this.open.get(client);
+  }
+
+  records(): BreakerRecord[] {
     return [...this.open.values()];
+  }
+
+  async read(): Promise<Map<string, BreakerRecord>> {
+    return new Map(this.open);
   }
 
   async reset(client: string): Promise<boolean> {
@@ -92,68 +102,43 @@ export class MemoryBreakerStore implements BreakerStore {
 }
 
 export class RedisBreakerStore implements BreakerStore {
-  private readonly openKey: string;
+  private readonly open: RedisLatchedHash<BreakerRecord>;
   private readonly rejectsPrefix: string;
-  private readonly channel: string;
-  private subscriber?: RedisClient;
 
   constructor(
     private readonly redis: RedisClient,
     prefix: string,
   ) {
-    // One hash tag for the counts and the open set: one script touches both in one cluster slot.
-    this.openKey = `${prefix}{risk}:breaker:open`;
+    // One hash tag for the counts, the open set and its generation: one script touches both in one cluster slot.
+    this.open = new RedisLatchedHash(redis, `${prefix}{risk}:breaker:open`, `${prefix}risk:breaker`, 'RejectBreaker');
     this.rejectsPrefix = `${prefix}{risk}:breaker:rejects:`;
-    this.channel = `${prefix}risk:breaker`;
   }
 
   async count(client: string, rejects: number, figures: BreakerFigures, now: number): Promise<BreakerRecord | undefined> {
-    const answer = (await this.redis.eval(
-      COUNT_REJECTS,
-      2,
-      this.rejectsPrefix + client,
-      this.openKey,
-      now,
-      figures.windowSeconds * 1_000,
-      figures.rejects,
-      figures.coolOffSeconds * 1_000,
-      randomUUID(),
-      client,
-      rejects,
-    )) as [number, number, string | null];
+    const keys = [this.rejectsPrefix + client, this.open.hashKey];
+    const args = [now, figures.windowSeconds * 1_000, figures.rejects, figures.coolOffSeconds * 1_000, randomUUID(), client, rejects];
+    const answer = (await COUNT_REJECTS.run(this.redis, keys, args)) as [number, number, string | null];
     if (Number(answer[1]) !== 1 || typeof answer[2] !== 'string') return undefined;
     const record = JSON.parse(answer[2]) as BreakerRecord;
-    await this.redis.publish(this.channel, JSON.stringify({ client, record })).catch(() => undefined);
+    await this.open.publish(client, record).catch(() => undefined);
     return record;
   }
 
-  async all(): Promise<BreakerRecord[]> {
-    return Object.values(await this.redis.hgetall(this.openKey)).map((text) => JSON.parse(text) as BreakerRecord);
+  read(held: ReadonlyMap<string, BreakerRecord>): Promise<Map<string, BreakerRecord>> {
+    return this.open.read(held);
   }
 
   async reset(client: string): Promise<boolean> {
-    const [[, removed]] = ((await this.redis.multi().hdel(this.openKey, client).del(this.rejectsPrefix + client).exec()) ?? [[null, 0]]) as [unknown, number][];
-    await this.redis.publish(this.channel, JSON.stringify({ client, record: null }));
+    const [[, removed]] = ((await this.redis.multi().hdel(this.open.hashKey, client).del(this.rejectsPrefix + client).exec()) ?? [[null, 0]]) as [unknown, number][];
+    await this.open.publish(client, null);
     return Number(removed) > 0;
   }
 
-  /** As the trading states: subscribed once the connection is ready; the re-reads cover a lost push or a late subscription. */
-  async watch(listener: (client: string, record: BreakerRecord | null) => void): Promise<void> {
-    const subscriber = duplicateRedis(this.redis);
-    this.subscriber = subscriber;
-    subscriber.on('message', (channel: string, text: string) => {
-      if (channel !== this.channel) return;
-      const { client, record } = JSON.parse(text) as { client: string; record: BreakerRecord | null };
-      listener(client, record);
-    });
-    const subscribe = () => {
-      if (subscriber.status === 'ready') void subscriber.subscribe(this.channel).catch(() => undefined);
-    };
-    subscriber.on('ready', subscribe);
-    subscribe();
+  watch(listener: (client: string, record: BreakerRecord | null) => void): Promise<void> {
+    return this.open.watch(listener);
   }
 
-  async close(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  close(): Promise<void> {
+    return this.open.close();
   }
 }

@@ -35,6 +35,7 @@ export class RiskMetrics {
   private readonly killRuns: Counter<'scope'>;
   private readonly killOrders: Counter<'scope' | 'outcome'>;
   private readonly breakerTrips: Counter<'client'>;
+  private readonly breakerRejects: Counter<'client' | 'source'>;
 
   constructor(registry: MetricsRegistry, states: TradingStates) {
     this.refusals = new Counter({ name: 'gateway_risk_refusals_total', help: 'Orders refused by a trading state or a risk limit, by problem code and the scope that refused', labelNames: ['code', 'scope'], registers: [registry] });
@@ -46,6 +47,12 @@ export class RiskMetrics {
       registers: [registry],
     });
     this.breakerTrips = new Counter({ name: 'gateway_risk_breaker_trips_total', help: 'Reject breakers tripped (N upstream rejects of a client within M seconds), by client', labelNames: ['client'], registers: [registry] });
+    this.breakerRejects = new Counter({
+      name: 'gateway_risk_breaker_rejects_total',
+      help: 'Upstream rejects of clients\' orders counted by the reject breaker, by client and where the reject was seen (answer: the call\'s answer; stream: the order stream, after a 200)',
+      labelNames: ['client', 'source'],
+      registers: [registry],
+    });
     new Gauge({
       name: 'gateway_trading_state',
       help: 'Trading states in force on this instance: 1 per scope and latched state (reduce-only, halted, halt-and-cancel); an active scope has no series',
@@ -67,6 +74,10 @@ export class RiskMetrics {
 
   breakerTripped(client: string): void {
     this.breakerTrips.inc({ client });
+  }
+
+  breakerRejected(client: string, source: 'answer' | 'stream', count: number): void {
+    this.breakerRejects.inc({ client, source }, count);
   }
 
   killed(report: KillReport): void {

@@ -1,28 +1,23 @@
 import { EventEmitter } from 'node:events';
 
-import { type RedisClient, duplicateRedis } from '@lib/core';
+import type { RedisClient } from '@lib/core';
 
+import type { LatchedSource } from './latched/latched-source.js';
+import { RedisLatchedHash } from './latched/redis-latched-hash.js';
 import type { TradingStateChange, TradingStateRecord } from './trading-state.js';
-
-/** How long a starting instance waits for its subscription before serving (it re-reads the states anyway). */
-const SUBSCRIBE_WAIT_MS = 2_000;
 
 /** How many recorded changes are kept (newest first). */
 export const CHANGE_HISTORY = 1_000;
 
 /**
- * Where trading states are latched and how a change reaches every instance: Redis (hash + change list +
- * pub/sub) when the gateway has one, memory of this process otherwise (single-instance mode).
+ * Where trading states are latched and how a change reaches every instance: Redis (hash + generation +
+ * change list + pub/sub) when the gateway has one, memory of this process otherwise (single-instance
+ * mode). Read by the shared latched-state loop (LatchedSet), keyed by scope; `active` is no record.
  */
-export interface TradingStateStore {
-  /** Every latched state that is not `active`. */
-  all(): Promise<TradingStateRecord[]>;
+export interface TradingStateStore extends LatchedSource<TradingStateRecord> {
   /** Latches `record` (an `active` record removes the scope), records the change and tells every instance. */
   write(record: TradingStateRecord, change: TradingStateChange): Promise<void>;
   changes(count: number): Promise<TradingStateChange[]>;
-  /** Calls `listener` with every record written by any instance (this one included). */
-  watch(listener: (record: TradingStateRecord) => void): Promise<void>;
-  close(): Promise<void>;
 }
 
 export class MemoryTradingStateStore implements TradingStateStore {
@@ -30,8 +25,8 @@ export class MemoryTradingStateStore implements TradingStateStore {
   private readonly history: TradingStateChange[] = [];
   private readonly events = new EventEmitter();
 
-  async all(): Promise<TradingStateRecord[]> {
-    return [...this.states.values()];
+  async read(): Promise<Map<string, TradingStateRecord>> {
+    return new Map(this.states);
   }
 
   async write(record: TradingStateRecord, change: TradingStateChange): Promise<void> {
@@ -46,8 +41,8 @@ export class MemoryTradingStateStore implements TradingStateStore {
     return this.history.slice(0, count);
   }
 
-  async watch(listener: (record: TradingStateRecord) => void): Promise<void> {
-    this.events.on('record', listener);
+  async watch(listener: (key: string, record: TradingStateRecord | null) => void): Promise<void> {
+    this.events.on('record', (record: TradingStateRecord) => listener(record.scope, record.state === 'active' ? null : record));
   }
 
   async close(): Promise<void> {
@@ -56,64 +51,41 @@ export class MemoryTradingStateStore implements TradingStateStore {
 }
 
 export class RedisTradingStateStore implements TradingStateStore {
-  private readonly statesKey: string;
+  private readonly states: RedisLatchedHash<TradingStateRecord>;
   private readonly changesKey: string;
-  private readonly channel: string;
-  private subscriber?: RedisClient;
 
   constructor(
     private readonly redis: RedisClient,
     prefix: string,
   ) {
-    // One hash tag: the state and its change list sit in one cluster slot, so one MULTI writes both.
-    this.statesKey = `${prefix}{risk}:states`;
+    // One hash tag: the state, its generation and its change list sit in one cluster slot, so one MULTI writes both.
+    this.states = new RedisLatchedHash(redis, `${prefix}{risk}:states`, `${prefix}risk:states`, 'TradingStates');
     this.changesKey = `${prefix}{risk}:changes`;
-    this.channel = `${prefix}risk:states`;
   }
 
-  async all(): Promise<TradingStateRecord[]> {
-    const fields = await this.redis.hgetall(this.statesKey);
-    return Object.values(fields).map((text) => JSON.parse(text) as TradingStateRecord);
+  read(held: ReadonlyMap<string, TradingStateRecord>): Promise<Map<string, TradingStateRecord>> {
+    return this.states.read(held);
   }
 
   async write(record: TradingStateRecord, change: TradingStateChange): Promise<void> {
     const multi = this.redis.multi();
-    if (record.state === 'active') multi.hdel(this.statesKey, record.scope);
-    else multi.hset(this.statesKey, record.scope, JSON.stringify(record));
+    const statesKey = this.states.hashKey;
+    if (record.state === 'active') multi.hdel(statesKey, record.scope);
+    else multi.hset(statesKey, record.scope, JSON.stringify(record));
     multi.lpush(this.changesKey, JSON.stringify(change)).ltrim(this.changesKey, 0, CHANGE_HISTORY - 1);
     await multi.exec();
-    await this.redis.publish(this.channel, JSON.stringify(record));
+    await this.states.publish(record.scope, record.state === 'active' ? null : record);
   }
 
   async changes(count: number): Promise<TradingStateChange[]> {
     return (await this.redis.lrange(this.changesKey, 0, count - 1)).map((text) => JSON.parse(text) as TradingStateChange);
   }
 
-  /**
-   * Subscribes once the connection is ready (no offline queue: a command before that fails) and again
-   * whenever it becomes ready after a failed first try; ioredis itself re-subscribes after a reconnect.
-   * Resolves when subscribed, or after `SUBSCRIBE_WAIT_MS` (Redis down at start: the re-reads cover).
-   */
-  async watch(listener: (record: TradingStateRecord) => void): Promise<void> {
-    const subscriber = duplicateRedis(this.redis);
-    this.subscriber = subscriber;
-    subscriber.on('message', (channel: string, text: string) => {
-      if (channel === this.channel) listener(JSON.parse(text) as TradingStateRecord);
-    });
-    let subscribed = false;
-    const subscribe = async () => {
-      if (subscribed || subscriber.status !== 'ready') return;
-      await subscriber.subscribe(this.channel).then(() => (subscribed = true), () => undefined);
-    };
-    const ready = new Promise<void>((resolve) => {
-      subscriber.on('ready', () => void subscribe().then(resolve));
-      void subscribe().then(() => subscribed && resolve());
-    });
-    // Redis not reachable now: start without waiting (the re-reads cover until the subscription lands).
-    if (this.redis.status === 'ready') await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
+  watch(listener: (key: string, record: TradingStateRecord | null) => void): Promise<void> {
+    return this.states.watch(listener);
   }
 
-  async close(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  close(): Promise<void> {
+    return this.states.close();
   }
 }

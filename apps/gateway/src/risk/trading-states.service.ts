@@ -1,26 +1,25 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 
+import { LatchedSet } from './latched/latched-set.js';
 import { SEVERITY, type TradingState, type TradingStateChange, type TradingStateRecord, scopesOf } from './trading-state.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
 
 /**
  * The firm's trading states, latched in the store (Redis when configured) and held here in memory, so
- * the order path reads them with no round trip: a change is pushed to every instance (pub/sub) and the
- * whole set is re-read every `risk.stateResyncMs`, so a lost push heals. Fail closed: until the set has
- * been read once (Redis down at start), and while the last read is older than `risk.maxStateAgeMs`
- * (Redis unreachable since), new orders are refused 503 TRADING_STATE_UNKNOWN; cancels pass.
+ * the order path reads them with no round trip (the shared loop, LatchedSet: pushed to every instance,
+ * re-read every `risk.stateResyncMs`). Fail closed: until the set has been read once (Redis down at
+ * start), and while the last read is older than `risk.maxStateAgeMs` (Redis unreachable since), new
+ * orders are refused 503 TRADING_STATE_UNKNOWN; cancels pass. A Redis that lost its data gets the
+ * states this instance holds latched again (never an unannounced lift).
  */
 @Injectable()
 export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(TradingStates.name);
   private readonly store: TradingStateStore;
+  private readonly states: LatchedSet<TradingStateRecord>;
   private readonly resyncMs: number;
   private readonly maxAgeMs: number;
-  private states = new Map<string, TradingStateRecord>();
-  /** When the whole set was last read from the store (undefined: never since start). */
-  private readAt?: number;
-  private timer?: NodeJS.Timeout;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -30,24 +29,15 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     this.store = redis ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '') : new MemoryTradingStateStore();
     this.resyncMs = config.risk.stateResyncMs;
     this.maxAgeMs = config.risk.maxStateAgeMs;
-    // Redis back: read the states at once rather than at the next re-read.
-    redis?.on('ready', () => void this.resync());
+    this.states = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: TradingStates.name });
   }
 
-  async onModuleInit(): Promise<void> {
-    try {
-      await this.store.watch((record) => this.apply(record));
-    } catch (error) {
-      this.logger.warn(`trading-state changes are not pushed to this instance (${String(error)}); it re-reads them every ${this.resyncMs} ms`);
-    }
-    await this.resync();
-    this.timer = setInterval(() => void this.resync(), this.resyncMs);
-    this.timer.unref();
+  onModuleInit(): Promise<void> {
+    return this.states.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.store.close();
+  onApplicationShutdown(): Promise<void> {
+    return this.states.stop();
   }
 
   /** The most severe state latched on any scope an order of this client on this market falls under (undefined: active). */
@@ -63,8 +53,10 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   /** Throws 503 TRADING_STATE_UNKNOWN unless the latched states were read, and recently enough (fail closed). */
   assertKnown(path: string): void {
     const now = this.clock.now();
-    if (this.readAt !== undefined && now - this.readAt <= this.maxAgeMs) return;
-    const lastRead = this.readAt === undefined ? null : new Date(this.readAt).toISOString();
+    const { readAt } = this.states;
+    if (readAt !== undefined && now - readAt <= this.maxAgeMs) return;
+    // The last read as a wall-clock instant (a reader compares it with other clocks): its age on the steady clock, taken from the wall clock now.
+    const lastRead = readAt === undefined ? null : new Date(this.clock.wallNow() - (now - readAt)).toISOString();
     const why = lastRead === null ? 'have not been read since this instance started' : `were last read at ${lastRead}, more than ${this.maxAgeMs} ms ago`;
     throw new DomainError(ErrorCode.TRADING_STATE_UNKNOWN, `The trading states ${why} (their store is unreachable): a latched halt may be in force, so new orders are refused. Cancels pass; nothing was sent.`, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.resyncMs / 1_000))) },
@@ -77,7 +69,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   }
 
   list(): TradingStateRecord[] {
-    return [...this.states.values()];
+    return this.states.values();
   }
 
   changes(count = 100): Promise<TradingStateChange[]> {
@@ -87,30 +79,15 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   /** Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). */
   async set(scope: string, state: TradingState, reason: string, by: string): Promise<TradingStateChange> {
     const from = this.states.get(scope)?.state ?? 'active';
-    const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.now()).toISOString() };
+    const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.wallNow()).toISOString() };
     const change: TradingStateChange = { ...record, from };
     try {
       await this.store.write(record, change);
     } catch (error) {
       throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'The trading state could not be latched (its store is unreachable); nothing changed.', { cause: error, extensions: { scope } });
     }
-    this.apply(record);
+    this.states.apply(scope, state === 'active' ? null : record);
     this.logger.warn({ tradingState: change }, `trading state of ${scope}: ${from} → ${state} by ${by} (${reason})`);
     return change;
-  }
-
-  private apply(record: TradingStateRecord): void {
-    if (record.state === 'active') this.states.delete(record.scope);
-    else this.states.set(record.scope, record);
-  }
-
-  private async resync(): Promise<void> {
-    try {
-      const read = await this.store.all();
-      this.states = new Map(read.map((record) => [record.scope, record]));
-      this.readAt = this.clock.now();
-    } catch (error) {
-      this.logger.warn(`trading states not re-read (${String(error)}); the last ones read stay in force`);
-    }
   }
 }

@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { type Clock, type RedisClient, duplicateRedis, systemClock } from '@lib/core';
+import { type Clock, LuaScript, type RedisClient, duplicateRedis, systemClock } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js';
 import { type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
 
 /** Compare-and-delete: only the lock's owner releases it, never a later leader's lock. */
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+const RELEASE = new LuaScript("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end");
 /** Poll intervals of a waiting follower: quick at first (a catalog answer takes milliseconds), then steady. */
 const POLL_MS = [2, 5, 10, 20, 25];
 
@@ -77,7 +77,7 @@ export class RedisCatalogStore implements CatalogStore {
 
   async release(key: string, token: string): Promise<void> {
     try {
-      await this.redis.eval(RELEASE, 1, this.lockKey(key), token);
+      await RELEASE.run(this.redis, [this.lockKey(key)], [token]);
     } catch (error) {
       this.failed(error, undefined);
     }

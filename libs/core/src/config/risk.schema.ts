@@ -70,6 +70,12 @@ const BreakerSchema = z
     coolOffSeconds: BreakerFiguresSchema.shape.coolOffSeconds.default(300),
     /** By client id: any of the figures above, replacing the default for that client. */
     clients: z.record(z.string().min(1), BreakerFiguresSchema.partial()).default({}),
+    /**
+     * Rejects that arrive on the exchange order stream after a 200 (a 200 is not acceptance): `while-orders`
+     * holds the order stream from an instance's first exchange insert until a minute after its last, and
+     * counts them; `never` counts only the rejects the answers show.
+     */
+    orderStream: z.enum(['while-orders', 'never']).default('while-orders'),
   })
   .strict();
 export type BreakerConfig = z.infer<typeof BreakerSchema>;

@@ -1,0 +1,86 @@
+import { Logger } from '@nestjs/common';
+import type { Clock, RedisClient } from '@lib/core';
+
+import type { LatchedSource } from './latched-source.js';
+
+export interface LatchedSetOptions<R> {
+  /** How often the whole set is re-read (a lost push heals within this). */
+  resyncMs: number;
+  clock: Clock;
+  /** Redis, when the set lives there: its `ready` (back after an outage) re-reads at once. */
+  redis: RedisClient | null;
+  /** Names the set in log lines. */
+  name: string;
+  /** Whether a held record still counts (an expired breaker is neither kept nor latched again). */
+  inForce?: (record: R) => boolean;
+}
+
+/**
+ * The latched-state loop the trading states and the reject breaker share: the set is held in memory
+ * (the order path reads it with no round trip), each change is pushed to every instance, the whole set
+ * is re-read every `resyncMs` and as soon as Redis is back, and a read answers when it was last done
+ * (`readAt`, for a fail-closed check). A failed read keeps the last set in force; a source that lost its
+ * data (LatchedSource.read) gets this instance's records latched again, so none is lifted by the loss.
+ */
+export class LatchedSet<R> {
+  private readonly logger: Logger;
+  private records = new Map<string, R>();
+  private timer?: NodeJS.Timeout;
+  /** When the whole set was last read (steady clock; undefined: never since start). */
+  private lastRead?: number;
+
+  constructor(
+    private readonly source: LatchedSource<R>,
+    private readonly options: LatchedSetOptions<R>,
+  ) {
+    this.logger = new Logger(options.name);
+    // Redis back: read the set at once rather than at the next re-read.
+    options.redis?.on('ready', () => void this.resync());
+  }
+
+  get readAt(): number | undefined {
+    return this.lastRead;
+  }
+
+  async start(): Promise<void> {
+    try {
+      await this.source.watch((key, record) => this.apply(key, record));
+    } catch (error) {
+      this.logger.warn(`changes of ${this.options.name} are not pushed to this instance (${String(error)}); it re-reads them every ${this.options.resyncMs} ms`);
+    }
+    await this.resync();
+    this.timer = setInterval(() => void this.resync(), this.options.resyncMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.source.close();
+  }
+
+  get(key: string): R | undefined {
+    return this.records.get(key);
+  }
+
+  values(): R[] {
+    return [...this.records.values()];
+  }
+
+  /** A change seen here (written by this instance, or pushed): null removes the key. */
+  apply(key: string, record: R | null): void {
+    if (record === null) this.records.delete(key);
+    else this.records.set(key, record);
+  }
+
+  async resync(): Promise<void> {
+    const inForce = this.options.inForce ?? (() => true);
+    try {
+      const held = new Map([...this.records].filter(([, record]) => inForce(record)));
+      const read = await this.source.read(held);
+      this.records = new Map([...read].filter(([, record]) => inForce(record)));
+      this.lastRead = this.options.clock.now();
+    } catch (error) {
+      this.logger.warn(`${this.options.name} not re-read (${String(error)}); the last ones read stay in force`);
+    }
+  }
+}
