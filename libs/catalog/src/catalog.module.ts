@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import { RateLimitModule } from '@lib/ratelimit';
+import { UpstreamModule } from '@lib/upstream';
 
 import { CatalogCache } from './cache/catalog-cache.service.js';
 import { CATALOG_STORE, type CatalogStore } from './cache/catalog-store.js';
@@ -13,7 +14,7 @@ import { CatalogMetrics } from './metrics/catalog.metrics.js';
 /** The catalog client and its cache; relies on @lib/core's global config, Redis, HTTP pools, clock and metrics. */
 @Module({
   exports: [CatalogClient],
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, UpstreamModule],
   providers: [
     CatalogCache,
     CatalogClient,

@@ -48,4 +48,3 @@ export { REDIS, RedisModule } from './redis/redis.module.js';
 export { LuaScript } from './redis/lua-script.js';
 export { INSTANCE_ID, InstanceIdModule, newInstanceId } from './instance/instance-id.js';
 export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
-export { isLatencyReject, okOrThrow, parseBody, upstreamError, upstreamTransportError, type UpstreamFailure } from './http/upstream-error.js';

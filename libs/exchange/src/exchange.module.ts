@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
 import { RateLimitModule } from '@lib/ratelimit';
+import { UpstreamModule } from '@lib/upstream';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
 import { ExchangeTopics } from './grpc/exchange-topics.js';
@@ -21,7 +22,7 @@ const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData,
 
 @Module({
   exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
-  imports: [AuthModule, RateLimitModule],
+  imports: [AuthModule, RateLimitModule, UpstreamModule],
   providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ExchangeTopics, ...OPERATIONS],
 })
 export class ExchangeModule {}

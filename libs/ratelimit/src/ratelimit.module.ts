@@ -4,18 +4,16 @@ import { Clock, GATEWAY_CONFIG, type GatewayConfig, INSTANCE_ID, MetricsRegistry
 import { PriorityLane } from './budget/priority-lane.js';
 import { BudgetGate } from './gate/budget-gate.js';
 import { RateLimiter } from './rate-limiter.service.js';
-import { UpstreamCalls } from './upstream-call/upstream-calls.service.js';
 
 /**
  * Provides the shared upstream budget. Relies on @lib/core's global GATEWAY_CONFIG, REDIS,
  * MetricsRegistry and Readiness; Clock is optional (apps that do not provide it get the system clock).
  */
 @Module({
-  exports: [BudgetGate, PriorityLane, RateLimiter, UpstreamCalls],
+  exports: [BudgetGate, PriorityLane, RateLimiter],
   providers: [
     BudgetGate,
     PriorityLane,
-    UpstreamCalls,
     {
       inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }, { token: INSTANCE_ID, optional: true }],
       provide: RateLimiter,

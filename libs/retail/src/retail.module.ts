@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
 import { RateLimitModule } from '@lib/ratelimit';
+import { UpstreamModule } from '@lib/upstream';
 
 import { RetailHttpClient } from './client/retail-http.client.js';
 import { RetailOrders } from './operations/retail-orders.service.js';
@@ -10,7 +11,7 @@ import { RetailTopics } from './stream/retail-topics.js';
 
 @Module({
   exports: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
-  imports: [AuthModule, RateLimitModule],
+  imports: [AuthModule, RateLimitModule, UpstreamModule],
   providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
 })
 export class RetailModule {}

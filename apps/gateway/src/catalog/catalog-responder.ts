@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type CatalogParams, type CatalogQuery, type CatalogRouteName, CatalogClient, type Served, ageSeconds, cacheControl, matchesIfNoneMatch } from '@lib/catalog';
-import { Clock, parseBody, upstreamError } from '@lib/core';
+import { Clock } from '@lib/core';
+import { parseBody, upstreamError } from '@lib/upstream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**

@@ -3,7 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
-import { type UpstreamSend, onUpstreamSend, rateLimitHeaders } from '@lib/ratelimit';
+import { rateLimitHeaders } from '@lib/ratelimit';
+import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, type JsonReply, parseBody, upstreamError, urlOf } from '@lib/core';
-import { BudgetGate, ROUTE_BUDGETS, UpstreamCalls } from '@lib/ratelimit';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, type JsonReply, urlOf } from '@lib/core';
+import { ROUTE_BUDGETS } from '@lib/ratelimit';
+import { UpstreamCalls, okOrThrow, unusableAnswer } from '@lib/upstream';
 
 import { type CatalogEntry, entryOf } from '../cache/catalog-entry.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
@@ -33,7 +34,6 @@ export class CatalogUpstream {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly calls: UpstreamCalls,
-    private readonly budget: BudgetGate,
     private readonly metrics: CatalogMetrics,
     private readonly clock: Clock,
   ) {
@@ -66,9 +66,9 @@ export class CatalogUpstream {
       const contentType = typeof reply.headers['content-type'] === 'string' ? reply.headers['content-type'] : DEFAULT_CONTENT_TYPE;
       return entryOf(reply.status, reply.text, contentType, this.clock.now(), this.ttlSeconds[call.route] * 1000);
     }
-    // Anything but 200 and 404 is a failure, mapped by the one error mapper (answer throws it); a redirect
+    // Anything but 200 and 404 is a failure, mapped by the HTTP table (okOrThrow throws it); a redirect
     // or empty success from a JSON API counts as a bad upstream.
-    if (reply.status >= 400) this.budget.answer('catalog', reply, undefined);
-    throw upstreamError('catalog', { status: 502, body: parseBody(reply.text) });
+    okOrThrow('catalog', reply);
+    throw unusableAnswer('catalog', reply);
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { type BudgetedReply, type RouteBudget, UpstreamCalls } from '@lib/ratelimit';
+import { type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
+import { UpstreamCalls } from '@lib/upstream';
 import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, urlOf } from '@lib/core';
 
 export interface ExchangeCall extends JsonCall {

@@ -1,5 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { DomainError, ErrorCode } from '@lib/core';
+import type { DomainError } from '@lib/core';
+import { grpcStatusError, grpcStatusName } from '@lib/upstream';
 
 import type { StreamKind } from './exchange-stream.metrics.js';
 
@@ -26,21 +27,8 @@ export function isRefusal(status: StreamStatus): boolean {
 }
 
 export function statusName(code: GrpcStatus): string {
-  return GrpcStatus[code] ?? String(code);
+  return grpcStatusName(code);
 }
-
-/** How a refused subscription reads to the gateway's clients; anything else is UPSTREAM_ERROR. */
-const ERROR_CODES: Partial<Record<GrpcStatus, ErrorCode>> = {
-  [GrpcStatus.INVALID_ARGUMENT]: ErrorCode.UPSTREAM_BAD_REQUEST,
-  [GrpcStatus.OUT_OF_RANGE]: ErrorCode.UPSTREAM_BAD_REQUEST,
-  [GrpcStatus.FAILED_PRECONDITION]: ErrorCode.UPSTREAM_BAD_REQUEST,
-  [GrpcStatus.UNAUTHENTICATED]: ErrorCode.UPSTREAM_UNAUTHORIZED,
-  [GrpcStatus.PERMISSION_DENIED]: ErrorCode.UPSTREAM_FORBIDDEN,
-  [GrpcStatus.NOT_FOUND]: ErrorCode.UPSTREAM_NOT_FOUND,
-  [GrpcStatus.RESOURCE_EXHAUSTED]: ErrorCode.UPSTREAM_RATE_LIMITED,
-  [GrpcStatus.DEADLINE_EXCEEDED]: ErrorCode.UPSTREAM_TIMEOUT,
-  [GrpcStatus.UNAVAILABLE]: ErrorCode.UPSTREAM_UNAVAILABLE,
-};
 
 /** How a stream kind reads in an error message, so a client sees which of the exchange's streams failed. */
 const STREAM_NAMES: Record<StreamKind, string> = {
@@ -52,12 +40,7 @@ const STREAM_NAMES: Record<StreamKind, string> = {
   instrumentState: 'instrument-state',
 };
 
-/** A failed subscription as the problem the gateway answers with, naming the stream kind; the gRPC status is kept under `upstream`. */
+/** A failed subscription as the problem the gateway answers with (the gRPC table in @lib/upstream), naming the stream kind; the gRPC status is kept under `upstream`. */
 export function streamRefused(kind: StreamKind, status: StreamStatus): DomainError {
-  const code = ERROR_CODES[status.code] ?? ErrorCode.UPSTREAM_ERROR;
-  const headers: Record<string, string> = code === ErrorCode.UPSTREAM_RATE_LIMITED ? { 'Retry-After': '1' } : {};
-  return new DomainError(code, `The exchange ${STREAM_NAMES[kind]} stream ended with ${statusName(status.code)}: ${status.details}`, {
-    headers,
-    extensions: { upstream: { stream: kind, grpcStatus: statusName(status.code), details: status.details } },
-  });
+  return grpcStatusError(`exchange ${STREAM_NAMES[kind]} stream`, status, { upstream: { stream: kind, grpcStatus: statusName(status.code), details: status.details } });
 }

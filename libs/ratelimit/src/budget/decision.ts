@@ -1,3 +1,5 @@
+import type { JsonReply } from '@lib/core';
+
 import type { StoreOutcome } from '../store/store-outcome.js';
 import type { BucketName } from './limits.types.js';
 import type { TakePlan } from './take-plan.js';
@@ -42,6 +44,11 @@ export interface Decision {
   preferWaitMs?: number;
   /** `performance.now()` when an allowed decision was asked for: its age is checked again right before the send (RateLimiter.lateAtSend). */
   askedAt?: number;
+}
+
+/** An upstream answer with the budget decision that let it be sent (for the RateLimit response headers). */
+export interface BudgetedReply extends JsonReply {
+  decision?: Decision;
 }
 
 /**

@@ -1,35 +1,30 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { Clock, type JsonReply, okOrThrow, parseBody, systemClock } from '@lib/core';
+import { Injectable } from '@nestjs/common';
 
 import type { Decision } from '../budget/decision.js';
+import type { RequestClass } from '../budget/limits.types.js';
 import { PriorityLane } from '../budget/priority-lane.js';
 import { type RouteBudget, budgetFor } from '../budget/route-budgets.js';
 import { rateLimitedError, withPreferenceApplied } from '../http/rate-limit-headers.js';
-import { upstreamThrottleOf } from '../http/upstream-feedback.js';
 import { RateLimiter } from '../rate-limiter.service.js';
 
-/** An upstream answer with the budget decision that let it be sent (for the RateLimit response headers). */
-export interface BudgetedReply extends JsonReply {
-  decision?: Decision;
+/** A cool-down an upstream answer asked for (read by the upstream pipeline, @lib/upstream): how long, and for which classes. */
+export interface CoolDownRequest {
+  seconds: number;
+  classes: RequestClass[];
 }
 
 /**
- * The one place every upstream call spends its budget and reports back: take all of the route's
- * buckets (and the team's share) in one decision, or wait when the client asked to
- * (`Prefer: wait`), or refuse with 429 before anything is sent; and turn an upstream 429 into a
- * cluster-wide cool-down of the route's buckets for the request class that got it.
+ * The one place every upstream call spends its budget: take all of the route's buckets (and the
+ * team's share) in one decision, or wait when the client asked to (`Prefer: wait`), or refuse with
+ * 429 before anything is sent; and store the cluster-wide cool-down of the route's buckets that an
+ * upstream 429 asked for. It reads no upstream answer: mapping outcomes is the pipeline's (@lib/upstream).
  */
 @Injectable()
 export class BudgetGate {
-  private readonly clock: Clock;
-
   constructor(
     private readonly limiter: RateLimiter,
     private readonly lane: PriorityLane,
-    @Optional() clock?: Clock, // optional as the limiter's is: the module runs without ClockModule
-  ) {
-    this.clock = clock ?? systemClock;
-  }
+  ) {}
 
   /**
    * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
@@ -68,31 +63,12 @@ export class BudgetGate {
   }
 
   /**
-   * The upstream answer with the decision that let it be sent, or its failure thrown as a problem
-   * (which still carries `Preference-Applied` when the client's wait was honoured).
+   * Cools the route's buckets for the classes `throttle` names (nothing when undefined). Never rejects
+   * (a lost cool-down is only a lost hint); resolves once it is stored, for callers that must not
+   * answer before it holds.
    */
-  answer(surface: string, reply: JsonReply, decision: Decision | undefined, extensions?: Record<string, unknown>): BudgetedReply {
-    try {
-      return { ...okOrThrow(surface, reply, extensions), decision };
-    } catch (error) {
-      throw decision?.preferWaitMs === undefined ? error : withPreferenceApplied(error, decision.preferWaitMs);
-    }
-  }
-
-  /**
-   * Reads a failed upstream answer for throttling signals. Never rejects (a lost cool-down is only a
-   * lost hint); resolves once any cool-down is stored, for callers that must not answer before it holds.
-   */
-  async feedback(budget: RouteBudget | null, reply: JsonReply, account?: string): Promise<void> {
-    if (budget === null || reply.status < 400) return;
-    const retryAfter = reply.headers['retry-after'];
-    const body = parseBody(reply.text);
-    const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
-    const throttle = upstreamThrottleOf(
-      { status: reply.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, message: typeof message === 'string' ? message : undefined },
-      budget.class,
-      this.clock.wallNow(), // a Retry-After HTTP date is another party's wall clock
-    );
-    if (throttle) await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
+  async coolDown(budget: RouteBudget, throttle: CoolDownRequest | undefined, account?: string): Promise<void> {
+    if (!throttle) return;
+    await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
   }
 }

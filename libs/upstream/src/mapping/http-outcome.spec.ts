@@ -1,6 +1,7 @@
-import { ErrorCode } from '../errors/error-code.js';
-import { httpStatusOf } from '../errors/http-status.js';
-import { upstreamError, upstreamTransportError } from './upstream-error.js';
+import { ErrorCode, httpStatusOf } from '@lib/core';
+
+import { upstreamError, upstreamThrottleOf } from './http-outcome.js';
+import { upstreamTransportError } from './transport-outcome.js';
 
 describe('upstreamError', () => {
   it.each([
@@ -65,5 +66,26 @@ describe('upstreamTransportError', () => {
 
   it('is a 503 when the connection was refused', () => {
     expect(httpStatusOf(upstreamTransportError('retail', Object.assign(new Error('r'), { code: 'ECONNREFUSED' })).code)).toBe(503);
+  });
+});
+
+describe(upstreamThrottleOf.name, () => {
+  const now = Date.parse('2026-11-02T10:00:00Z');
+
+  it('cools only the class that got the 429, for its Retry-After', () => {
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'read', now)).toEqual({ seconds: 3, classes: ['read'] });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'cancel', now)).toEqual({ seconds: 3, classes: ['cancel'] });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, 'write', now)?.seconds).toBe(5);
+    expect(upstreamThrottleOf({ status: 429 }, 'write', now, 2)?.seconds).toBe(2);
+  });
+
+  it('cools nothing on "Global Rate Limit Exceeded", whatever its status (upstream-facts: not a rate limit)', () => {
+    expect(upstreamThrottleOf({ status: 429, message: 'Global Rate Limit Exceeded' }, 'write', now)).toBeUndefined();
+    expect(upstreamThrottleOf({ status: 400, message: 'global rate limit exceeded' }, 'write', now)).toBeUndefined();
+  });
+
+  it('ignores other answers and unreadable Retry-After values', () => {
+    expect(upstreamThrottleOf({ status: 503 }, 'read', now)).toBeUndefined();
+    expect(upstreamThrottleOf({ status: 429, retryAfter: 'soon' }, 'read', now, 4)?.seconds).toBe(4);
   });
 });
