@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
-import { GatewayConfigSchema } from '@lib/core';
 import { parse } from 'yaml';
 
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 import { SandboxConfigSchema } from '../apps/sandbox/src/config/sandbox-config.schema.js';
 
 describe('deployment files', () => {
@@ -23,7 +23,7 @@ describe('deployment files', () => {
 
   it('the committed configs validate against their schemas', () => {
     for (const file of ['config/gateway.yaml', 'config/compose/gateway.yaml']) {
-      expect(GatewayConfigSchema.safeParse(parse(readFileSync(file, 'utf8'))).error).toBeUndefined();
+      expect(GatewayAppConfigSchema.safeParse(parse(readFileSync(file, 'utf8'))).error).toBeUndefined();
     }
     for (const file of ['config/sandbox.yaml', 'config/compose/sandbox.yaml']) {
       expect(SandboxConfigSchema.safeParse(parse(readFileSync(file, 'utf8'))).error).toBeUndefined();

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateApiKey, hashApiKey } from '@lib/auth';
-import { GatewayConfigSchema, type GatewayConfig, type GatewayConfigInput, SCOPES, type Scope } from '@lib/core';
+import { type GatewayConfig, type GatewayConfigInput, SCOPES, type Scope } from '@lib/core';
 
+import { GatewayAppConfigSchema } from '../../apps/gateway/src/config/gateway-config.schema.js';
 import { type GatewayOptions, createGateway } from '../../apps/gateway/src/gateway.factory.js';
 import type { SandboxConfigInput } from '../../apps/sandbox/src/config/sandbox-config.schema.js';
 import { type RunningSandbox, startSandbox } from '../../apps/sandbox/src/sandbox.js';
@@ -135,7 +136,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let config: GatewayConfig;
   try {
     // Inside the try: a config the schema refuses must not leave the sandbox running either.
-    config = GatewayConfigSchema.parse(input);
+    config = GatewayAppConfigSchema.parse(input);
     gateway = await createGateway(config, { logDestination: { write }, modules: options.modules });
     await gateway.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {

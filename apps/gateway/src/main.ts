@@ -2,11 +2,12 @@ import 'reflect-metadata';
 
 import { ConfigError, loadGatewayConfig } from '@lib/core';
 
+import { GatewayAppConfigSchema } from './config/gateway-config.schema.js';
 import { closeGracefully, createGateway } from './gateway.factory.js';
 
 let config;
 try {
-  config = loadGatewayConfig();
+  config = loadGatewayConfig(undefined, GatewayAppConfigSchema);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
-import { RateLimitModule } from '@lib/ratelimit';
+import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
 
+import { CATALOG_BUCKETS } from './budget/catalog-budgets.js';
 import { CatalogCache } from './cache/catalog-cache.service.js';
 import { CATALOG_STORE, type CatalogStore } from './cache/catalog-store.js';
 import { MemoryCatalogStore } from './cache/memory-catalog.store.js';
@@ -28,4 +29,9 @@ import { CatalogMetrics } from './metrics/catalog.metrics.js';
     },
   ],
 })
-export class CatalogModule {}
+export class CatalogModule {
+  /** Hands the limiter the bucket this lib's calls spend. */
+  constructor(limiter: RateLimiter) {
+    limiter.buckets.declare(...CATALOG_BUCKETS);
+  }
+}

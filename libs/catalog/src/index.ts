@@ -1,4 +1,5 @@
 export { CatalogModule } from './catalog.module.js';
+export { CATALOG_BUCKETS, CATALOG_BUCKET_NAMES, CATALOG_BUDGETS } from './budget/catalog-budgets.js';
 export { CatalogClient, type CatalogCallContext } from './client/catalog.client.js';
 export type { Served } from './cache/catalog-cache.service.js';
 export { type CatalogEntry, matchesIfNoneMatch } from './cache/catalog-entry.js';
@@ -8,6 +9,8 @@ export type { CacheResult } from './metrics/catalog.metrics.js';
 export {
   CATALOG_ROUTES,
   CATALOG_ROUTE_NAMES,
+  catalogConfigCheck,
+  catalogTtlSeconds,
   pathOf,
   type CatalogParams,
   type CatalogQuery,

@@ -16,7 +16,16 @@ export {
   type RetailAccountConfig,
 } from './config/config.schema.js';
 export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
-export { REQUEST_CLASSES } from './config/limits.schema.js';
+export {
+  BUCKET_SCOPES,
+  EXCHANGE_TIERS,
+  REQUEST_CLASSES,
+  type BucketOverride,
+  type BucketScope,
+  type ExchangeTier,
+  type LimitsConfig,
+  type RequestClass,
+} from './config/limits.schema.js';
 export { type ClientStreamsConfig, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
 export { type BreakerConfig, RISK_ENTITLEMENTS, RISK_SCOPE_KINDS, type RiskConfig, type RiskEntitlement, type RiskLimit, type RiskScopeKind } from './config/risk.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';

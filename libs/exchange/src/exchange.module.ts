@@ -1,7 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
-import { RateLimitModule } from '@lib/ratelimit';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
+
+import { exchangeBuckets } from './budget/exchange-budgets.js';
 
 import { ExchangeHttpClient } from './client/exchange-http.client.js';
 import { ExchangeTopics } from './grpc/exchange-topics.js';
@@ -25,4 +28,9 @@ const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData,
   imports: [AuthModule, RateLimitModule, UpstreamModule],
   providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ExchangeTopics, ...OPERATIONS],
 })
-export class ExchangeModule {}
+export class ExchangeModule {
+  /** Hands the limiter the buckets this lib's calls spend, at the firm's tier. */
+  constructor(limiter: RateLimiter, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    limiter.buckets.declare(...exchangeBuckets(config.limits.exchangeTier));
+  }
+}

@@ -1,10 +1,12 @@
 export { RateLimitModule } from './ratelimit.module.js';
 export { RateLimiter, type CoolDownOptions, type RateLimiterDeps } from './rate-limiter.service.js';
 export { BucketRegistry, type BucketSpec } from './budget/bucket-registry.js';
+export { resolveBucket, type BucketDeclaration, type ResolvedBucketLimit } from './budget/bucket-declaration.js';
+export { declaredBucketsCheck } from './budget/declared-buckets.js';
 export type { BudgetMode, BucketReading, BudgetedReply, Decision, LimitedBy } from './budget/decision.js';
-export type { BucketName, LimitsConfig, RequestClass } from './budget/limits.types.js';
+export type { BucketName } from './budget/limits.types.js';
 export { PriorityLane } from './budget/priority-lane.js';
-export { ROUTE_BUDGETS, budgetFor, type RouteBudget } from './budget/route-budgets.js';
+export { budgetFor, routeBudget, type RouteBudget } from './budget/route-budgets.js';
 export type { TakeRequest } from './budget/take-plan.js';
 export { rateLimitHeaders, rateLimitedError, withPreferenceApplied } from './http/rate-limit-headers.js';
 export type { BucketView, InstanceView, LimitsMode, LimitsView, TeamBucketView } from './observe/limits-view.js';

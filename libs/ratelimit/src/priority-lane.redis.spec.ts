@@ -1,10 +1,11 @@
 import type { RedisClient } from '@lib/core';
+import { EXCHANGE_BUDGETS } from '@lib/exchange';
 
 import { LimiterPool, slowBucket, testRedis, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
-import { ROUTE_BUDGETS, budgetFor } from './budget/route-budgets.js';
+import { budgetFor } from './budget/route-budgets.js';
 import { PRIORITY_LANE } from './budget/take-plan.js';
 
-/** The kill switch's cancels (ROUTE_BUDGETS.exchange.priorityCancel) against ordinary cancels, on the run's real Redis, two instances. */
+/** The kill switch's cancels (EXCHANGE_BUDGETS.priorityCancel) against ordinary cancels, on the run's real Redis, two instances. */
 describe('the cancel bucket priority lane', () => {
   let redis: RedisClient;
   const pool = new LimiterPool();
@@ -22,8 +23,8 @@ describe('the cancel bucket priority lane', () => {
     const { limiter: a } = await pool.start(options);
     const { limiter: b } = await pool.start(options);
     // PriorityLane.inUse: the kill switch runs on this instance.
-    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform', undefined, undefined, true);
-    const kill = budgetFor(ROUTE_BUDGETS.exchange.priorityCancel, 'gateway');
+    const ordinary = budgetFor(EXCHANGE_BUDGETS.cancelOrder, 'platform', undefined, undefined, true);
+    const kill = budgetFor(EXCHANGE_BUDGETS.priorityCancel, 'gateway');
 
     const flood = [];
     for (let i = 0; i < 20; i++) flood.push((await a.take(ordinary)).allowed);
@@ -42,7 +43,7 @@ describe('the cancel bucket priority lane', () => {
 
   it('with no kill-switch run, an ordinary cancel may spend the whole bucket: no gateway rule holds it back', async () => {
     const { limiter } = await pool.start({ redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } });
-    const ordinary = budgetFor(ROUTE_BUDGETS.exchange.cancelOrder, 'platform');
+    const ordinary = budgetFor(EXCHANGE_BUDGETS.cancelOrder, 'platform');
     const taken = [];
     for (let i = 0; i < 21; i++) taken.push((await limiter.take(ordinary)).allowed);
     expect(taken.filter(Boolean)).toHaveLength(20);

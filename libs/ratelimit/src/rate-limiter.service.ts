@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type Clock, type MetricsRegistry, newInstanceId, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
 
+import type { BucketDeclaration } from './budget/bucket-declaration.js';
 import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
@@ -18,6 +19,8 @@ import { WaitQueues } from './waiting/wait-queues.js';
 export interface RateLimiterDeps {
   limits: LimitsConfig;
   teams?: readonly TeamConfig[];
+  /** Buckets known from the start; surface libs add theirs with `buckets.declare` (see BucketRegistry). */
+  buckets?: readonly BucketDeclaration[];
   /** null: single-instance mode, every decision local. */
   redis: RedisClient | null;
   /** The deployment's Redis key prefix (config `redis.keyPrefix`); it becomes the keys' hash tag. */
@@ -75,7 +78,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly accounts: readonly string[];
 
   constructor(deps: RateLimiterDeps) {
-    this.buckets = new BucketRegistry(deps.limits, deps.teams ?? []);
+    this.buckets = new BucketRegistry(deps.limits, deps.teams ?? [], deps.buckets);
     this.clock = deps.clock ?? new SystemClock();
     this.metrics = new RateLimitMetrics(deps.metrics);
     this.failClosed = new Set(deps.limits.failClosed);

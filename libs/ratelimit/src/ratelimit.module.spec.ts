@@ -1,12 +1,14 @@
 import { Test } from '@nestjs/testing';
+import { CATALOG_BUDGETS } from '@lib/catalog';
 import { ConfigModule, HttpModule, MetricsModule, Readiness, ReadinessModule, RedisModule } from '@lib/core';
+import { RETAIL_BUDGETS } from '@lib/retail';
 
 import { resolveLimits, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
-import { RateLimiter, RateLimitModule, ROUTE_BUDGETS, budgetFor } from './index.js';
+import { RateLimiter, RateLimitModule, budgetFor } from './index.js';
 
 describe(RateLimitModule.name, () => {
   async function boot(redis: boolean) {
-    const { limits, teams, http, bulkheads, clients } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const { limits, teams, http, bulkheads, clients, buckets } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
     const redisConfig = redis ? { mode: 'single' as const, url: testRedisUrl(process.env.TEST_REDIS_URL), keyPrefix: uniquePrefix(), commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 } : undefined;
     // Only the fields the limiter and the upstream pools (HttpModule: pools, bulkheads) read; the rest of the gateway config is not its business.
     const config = { limits, teams, redis: redisConfig, http, bulkheads, clients } as Parameters<typeof ConfigModule.forRoot>[0];
@@ -14,6 +16,8 @@ describe(RateLimitModule.name, () => {
       imports: [ConfigModule.forRoot(config), HttpModule, MetricsModule, ReadinessModule, RedisModule.forRoot(redisConfig), RateLimitModule],
     }).compile();
     moduleRef.useLogger(false);
+    // What the surface modules do at start: hand the limiter the buckets their calls spend.
+    moduleRef.get(RateLimiter).buckets.declare(...buckets);
     return moduleRef.init();
   }
 
@@ -21,7 +25,7 @@ describe(RateLimitModule.name, () => {
     const app = await boot(true);
     try {
       const sut = app.get(RateLimiter);
-      const decision = await sut.take(budgetFor(ROUTE_BUDGETS.retail.createOrder, 'desk'));
+      const decision = await sut.take(budgetFor(RETAIL_BUDGETS.createOrder, 'desk'));
       expect(decision).toMatchObject({ allowed: true, mode: 'redis' });
       expect(decision.readings.map((r) => r.bucket)).toEqual(['retail.orders.create', 'retail.all', 'retail.key', 'retail.orders.create', 'retail.all', 'retail.key']);
       expect((await app.get(Readiness).report()).checks.ratelimit.status).toBe('up');
@@ -34,7 +38,7 @@ describe(RateLimitModule.name, () => {
     const app = await boot(false);
     try {
       expect(app.get(RateLimiter).status().mode).toBe('single-instance');
-      expect((await app.get(RateLimiter).take(budgetFor(ROUTE_BUDGETS.catalog.publicCall, undefined))).allowed).toBe(true);
+      expect((await app.get(RateLimiter).take(budgetFor(CATALOG_BUDGETS.publicCall, undefined))).allowed).toBe(true);
     } finally {
       await app.close();
     }

@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 
 import { Clock, createRedisClient, GatewayConfigSchema, type GatewayConfigInput, MetricsRegistry, Readiness, type RedisClient } from '@lib/core';
 
+import { CATALOG_BUCKETS } from '@lib/catalog';
+import { exchangeBuckets } from '@lib/exchange';
+import { RETAIL_BUCKETS } from '@lib/retail';
+
+import type { BucketDeclaration } from '../src/budget/bucket-declaration.js';
 import { RateLimiter } from '../src/rate-limiter.service.js';
 
 type LimitsInput = NonNullable<GatewayConfigInput['limits']>;
 type TeamsInput = NonNullable<GatewayConfigInput['teams']>;
 
-/** The limits and teams sections exactly as the gateway's config schema resolves them, with the upstream pools' sections (http, bulkheads, clients). */
+/** The limits and teams sections exactly as the gateway's config schema resolves them, the surfaces' buckets, and the upstream pools' sections (http, bulkheads, clients). */
 export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) {
   const config = GatewayConfigSchema.parse({
     environment: 'development',
@@ -23,7 +28,12 @@ export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) 
     limits,
     teams,
   });
-  return { limits: config.limits, teams: config.teams, http: config.http, bulkheads: config.bulkheads, clients: config.clients };
+  return { limits: config.limits, teams: config.teams, http: config.http, bulkheads: config.bulkheads, clients: config.clients, buckets: surfaceBuckets(config.limits.exchangeTier) };
+}
+
+/** The buckets the surface libs declare (as their modules hand them to the limiter at start), at a tier. */
+export function surfaceBuckets(tier: Parameters<typeof exchangeBuckets>[0] = 'T1'): BucketDeclaration[] {
+  return [...RETAIL_BUCKETS, ...exchangeBuckets(tier), ...CATALOG_BUCKETS];
 }
 
 /** Time that moves only when told to. */
@@ -66,12 +76,13 @@ export interface LimiterOptions {
 
 /** A limiter with its own key prefix (so tests never share buckets), metrics registry and readiness. */
 export function newLimiter(options: LimiterOptions) {
-  const { limits, teams } = resolveLimits(options.limits, options.teams);
+  const { limits, teams, buckets } = resolveLimits(options.limits, options.teams);
   const readiness = new Readiness();
   const metrics = new MetricsRegistry();
   const limiter = new RateLimiter({
     limits,
     teams,
+    buckets,
     redis: options.redis,
     keyPrefix: options.keyPrefix ?? uniquePrefix(),
     metrics,

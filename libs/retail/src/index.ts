@@ -1,5 +1,6 @@
 export { RetailHttpClient, type RetailCall } from './client/retail-http.client.js';
 export { RetailModule } from './retail.module.js';
+export { RETAIL_BUCKETS, RETAIL_BUCKET_NAMES, RETAIL_BUDGETS } from './budget/retail-budgets.js';
 export { MAX_BLOCK_SECONDS, blockingPlan } from './operations/blocking-deadline.js';
 export type { RetailCaller } from './operations/retail-caller.js';
 export { RetailOrders } from './operations/retail-orders.service.js';

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
-import { RateLimitModule } from '@lib/ratelimit';
+import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
 
+import { RETAIL_BUCKETS } from './budget/retail-budgets.js';
 import { RetailHttpClient } from './client/retail-http.client.js';
 import { RetailOrders } from './operations/retail-orders.service.js';
 import { RetailPortfolio } from './operations/retail-portfolio.service.js';
@@ -14,4 +15,9 @@ import { RetailTopics } from './stream/retail-topics.js';
   imports: [AuthModule, RateLimitModule, UpstreamModule],
   providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
 })
-export class RetailModule {}
+export class RetailModule {
+  /** Hands the limiter the buckets this lib's calls spend. */
+  constructor(limiter: RateLimiter) {
+    limiter.buckets.declare(...RETAIL_BUCKETS);
+  }
+}

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
-import { PriorityLane, ROUTE_BUDGETS } from '@lib/ratelimit';
+import { EXCHANGE_BUDGETS, ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
+import { PriorityLane } from '@lib/ratelimit';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
@@ -47,7 +47,7 @@ export interface KillReport {
 /**
  * Halt-and-cancel's second half: every resting order of the scope's participants and retail accounts is
  * cancelled (exchange: one cancel per order, since the exchange publishes no batch or mass cancel route,
- * in the cancel bucket's priority lane (ROUTE_BUDGETS.exchange.priorityCancel): while a run sends,
+ * in the cancel bucket's priority lane (EXCHANGE_BUDGETS.priorityCancel): while a run sends,
  * this instance's ordinary cancels leave that slice of the bucket, so these never wait behind them, and are queued for budget up to
  * `risk.killSwitchWaitMs` rather than refused, never above the published limit; retail: cancel-all per
  * account, the retail API's mass cancel), then the open orders are
@@ -125,7 +125,7 @@ export class KillSwitch {
         method: 'POST',
         path: '/v1/trading/orders/cancel',
         body: { orderId: order.orderId },
-        budget: ROUTE_BUDGETS.exchange.priorityCancel,
+        budget: EXCHANGE_BUDGETS.priorityCancel,
         preferWaitMs: this.config.risk.killSwitchWaitMs,
       });
       await this.open.closed(order.orderId);

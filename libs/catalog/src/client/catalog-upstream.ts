@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, type JsonReply, urlOf } from '@lib/core';
-import { ROUTE_BUDGETS } from '@lib/ratelimit';
 import { UpstreamCalls, okOrThrow, unusableAnswer } from '@lib/upstream';
 
 import { type CatalogEntry, entryOf } from '../cache/catalog-entry.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
-import type { CatalogRouteName } from '../routes/catalog-routes.js';
+import { type CatalogRouteName, catalogTtlSeconds } from '../routes/catalog-routes.js';
+import { CATALOG_BUDGETS } from '../budget/catalog-budgets.js';
 
 export interface CatalogFetch {
   route: CatalogRouteName;
@@ -29,7 +29,7 @@ export class CatalogUpstream {
   private readonly base: string;
   private readonly timeoutMs: number;
   private readonly budgetWaitMs: number;
-  private readonly ttlSeconds: GatewayConfig['catalog']['ttlSeconds'];
+  private readonly ttlSeconds: Record<CatalogRouteName, number>;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -40,7 +40,7 @@ export class CatalogUpstream {
     this.base = config.environments[config.environment]!.catalogUrl;
     this.timeoutMs = config.catalog.requestTimeoutMs;
     this.budgetWaitMs = config.catalog.budgetWaitMs;
-    this.ttlSeconds = config.catalog.ttlSeconds;
+    this.ttlSeconds = catalogTtlSeconds(config.catalog.ttlSeconds);
   }
 
   async fetch(call: CatalogFetch): Promise<CatalogEntry> {
@@ -52,7 +52,7 @@ export class CatalogUpstream {
         method: 'GET',
         requestId: call.requestId,
         timeoutMs: this.timeoutMs,
-        budget: ROUTE_BUDGETS.catalog.publicCall,
+        budget: CATALOG_BUDGETS.publicCall,
         team: call.team,
         preferWaitMs: this.budgetWaitMs,
       }));

@@ -47,12 +47,12 @@ export function readYamlFile(path: string): unknown {
 /**
  * The one place that reads the process environment for the gateway:
  * `GATEWAY_CONFIG` names the file; `REDIS_URL` (one node), `REDIS_CLUSTER_NODES` (`host:port,…`) and
- * `LOG_LEVEL` override it.
+ * `LOG_LEVEL` override it. The app passes its assembled schema (the core sections plus its libs' checks).
  */
-export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
+export function loadGatewayConfig(env: Env = process.env, schema: z.ZodType<GatewayConfig> = GatewayConfigSchema): GatewayConfig {
   const path = env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
   const raw = readYamlFile(path);
-  return validateConfig(GatewayConfigSchema, applyEnvOverrides(raw, env), path);
+  return validateConfig(schema, applyEnvOverrides(raw, env), path);
 }
 
 function hostPorts(list: string): { host: string; port: number }[] {

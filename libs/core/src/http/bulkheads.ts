@@ -7,14 +7,14 @@ import { ErrorCode } from '../errors/error-code.js';
 import { MetricsRegistry } from '../metrics/metrics.registry.js';
 import { BulkheadMetrics } from './bulkhead.metrics.js';
 
-/** `ordinary` calls share an origin's main pool; `blocking` ones (synchronous retail orders) have a pool of their own. */
+/** `ordinary` calls share an origin's main pool; `blocking` ones (calls that hold their connection until the upstream is done) have a pool of their own. */
 export type Lane = 'ordinary' | 'blocking';
 
 /** Who one call is made for, and where it goes. */
 export interface InFlightCall {
   /** The origin's pool (its URL's `scheme://authority`). */
   origin: string;
-  /** `exchange`, `retail` or `catalog`: named in the refusal. */
+  /** The upstream surface the call goes to, by the name its lib gives it: named in the refusal. */
   surface: string;
   lane: Lane;
   team?: string;

@@ -53,7 +53,7 @@ export function urlOf(baseUrl: string, call: Pick<JsonCall, 'path' | 'query'>): 
 /**
  * `a=1&b=x&b=y`: absent values dropped, lists as repeated keys (`slugs=a&slugs=b`, as the upstreams
  * expect), form-encoded. Keys go in the order `keys` gives and each list's items as `items` arranges
- * them (the catalog's canonical form sorts both); by default as given.
+ * them (a cache's canonical form sorts both); by default as given.
  */
 export function queryString(
   query: Readonly<Record<string, QueryValue>>,
@@ -126,7 +126,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
     // `scheme://authority` is the origin; the rest (path, query) is the request target.
     const origin = ORIGIN.exec(url)?.[0] ?? url;
     const target = url.slice(origin.length);
-    const sentAt = steadyNow(); // the retail signer's clock: a wall-clock step between the two reads is no round trip
+    const sentAt = steadyNow(); // a signer's server-clock reading: a wall-clock step between the two reads is no round trip
     const response = await this.pool(origin, request.lane).request({
       method: request.method,
       path: target.startsWith('/') ? target : `/${target}`,

@@ -81,7 +81,7 @@ export class LoggingModule {
       exports: [LOG_DESTINATION],
       // nestjs-pino is Nest's LoggerService here, nothing more. Its per-request pino-http middleware
       // (a child logger and an AsyncLocalStorage scope on every request) is mounted on no route: removing
-      // it saved 3–4 µs of CPU per catalog cache hit in our measurements, about what the hit's own work
+      // it saved 3–4 µs of CPU per cache hit in our measurements, about what the hit's own work
       // costs. Request lines come from the gateway's AccessLog, called by its one onResponse hook (one line per
       // request, with its requestId), and an unhandled error's line names the requestId itself.
       imports: [LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false }, forRoutes: [] })],

@@ -5,7 +5,7 @@ import type { Metric, Registry } from 'prom-client';
  *
  * prom-client finds the series of every `inc(labels)` / `observe(labels, v)` by validating the label
  * object and building a string key from it: about 5,800 instructions per observation in our callgrind
- * runs, more than a catalog cache hit's own lookup. Here a label combination is resolved to its series
+ * runs, more than a cache hit's own lookup. Here a label combination is resolved to its series
  * once and found again through one map per label (`seriesOf(...values)`, the per-request lookup), and
  * counting is plain arithmetic on that object.
  *

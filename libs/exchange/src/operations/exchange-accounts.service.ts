@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError, pathSegment } from '@lib/core';
-import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
+import { type BudgetedReply } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
 import type { BalanceRequest, BalancesRequest, DepositRequest } from '../schemas/funding.schema.js';
 import type { AccountCallerContext, CallerContext } from './caller-context.js';
+import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
 
 // upstream-facts publishes limits for order entry and queries only: identity, positions, balances and
 // funding have none, hence `budget: null` on those calls.
@@ -23,7 +24,7 @@ export class ExchangeAccounts {
 
   /** spec 4.1: the only unauthenticated call; it counts against the per-IP public limit. */
   health(caller: CallerContext): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/health', anonymous: true, budget: ROUTE_BUDGETS.exchange.publicCall });
+    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/health', anonymous: true, budget: EXCHANGE_BUDGETS.publicCall });
   }
 
   whoami(caller: CallerContext): Promise<BudgetedReply> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MetricsRegistry, NotFoundError, pathSegment } from '@lib/core';
-import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
+import { type BudgetedReply } from '@lib/ratelimit';
 import { Counter } from 'prom-client';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
@@ -10,6 +10,7 @@ import type { BookView } from '../grpc/streamed-book.js';
 import type { OrderBookQuery } from '../schemas/order-book.schema.js';
 import type { CallerContext } from './caller-context.js';
 import { InstrumentDirectory } from './instrument-directory.service.js';
+import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
 
 /** A book read answered from the market-data stream: the REST route's JSON, and the book's times. */
 export interface StreamedBookReply {
@@ -57,7 +58,7 @@ export class ExchangeMarketData {
       method: 'GET',
       path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}`,
       query: { depth: query.depth },
-      budget: ROUTE_BUDGETS.exchange.orderBook,
+      budget: EXCHANGE_BUDGETS.orderBook,
     });
     return this.upstream('orderbook', reply);
   }
@@ -66,7 +67,7 @@ export class ExchangeMarketData {
     await this.listed(symbol);
     const book = await this.streams.read(symbol);
     if (book) return this.streamed('bbo', book, JSON.stringify(bboRecord(book.update)));
-    const reply = await this.exchange.send({ ...caller, method: 'GET', path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}/bbo`, budget: ROUTE_BUDGETS.exchange.bbo });
+    const reply = await this.exchange.send({ ...caller, method: 'GET', path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}/bbo`, budget: EXCHANGE_BUDGETS.bbo });
     return this.upstream('bbo', reply);
   }
 

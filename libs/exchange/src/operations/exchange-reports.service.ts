@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type BudgetedReply, ROUTE_BUDGETS, type RouteBudget } from '@lib/ratelimit';
+import { type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
 import type { OrderSearchRequest, TradeSearchRequest } from '../schemas/order-search.schema.js';
 import type { TradeStatsRequest } from '../schemas/trade-stats.schema.js';
 import type { AccountCallerContext } from './caller-context.js';
+import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
 
 /** Reports (spec 4.1 /v1/report/*): account-scoped searches and statistics. */
 @Injectable()
@@ -12,15 +13,15 @@ export class ExchangeReports {
   constructor(private readonly exchange: ExchangeHttpClient) {}
 
   searchOrders(caller: AccountCallerContext, request: OrderSearchRequest): Promise<BudgetedReply> {
-    return this.post(caller, '/v1/report/orders/search', request, ROUTE_BUDGETS.exchange.searchOrders);
+    return this.post(caller, '/v1/report/orders/search', request, EXCHANGE_BUDGETS.searchOrders);
   }
 
   searchTrades(caller: AccountCallerContext, request: TradeSearchRequest): Promise<BudgetedReply> {
-    return this.post(caller, '/v1/report/trades/search', request, ROUTE_BUDGETS.exchange.searchTrades);
+    return this.post(caller, '/v1/report/trades/search', request, EXCHANGE_BUDGETS.searchTrades);
   }
 
   tradeStats(caller: AccountCallerContext, request: TradeStatsRequest): Promise<BudgetedReply> {
-    return this.post(caller, '/v1/report/trades/stats', request, ROUTE_BUDGETS.exchange.tradeStats);
+    return this.post(caller, '/v1/report/trades/stats', request, EXCHANGE_BUDGETS.tradeStats);
   }
 
   private post(caller: AccountCallerContext, path: string, body: unknown, budget: RouteBudget) {

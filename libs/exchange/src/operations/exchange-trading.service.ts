@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
-import { type BudgetedReply, ROUTE_BUDGETS } from '@lib/ratelimit';
+import { type BudgetedReply } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
 import type { BatchInsertRequest, BatchReplaceRequest, CancelOrderRequest, OrderRequest, PreviewOrderRequest } from '../schemas/order-request.schema.js';
 import type { AccountCallerContext } from './caller-context.js';
+import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
 
 /**
  * An insert that times out is never resent: the 504 names the clordId so the client can look the
@@ -27,7 +28,7 @@ export class ExchangeTrading {
       method: 'POST',
       path: '/v1/trading/orders',
       body: order,
-      budget: ROUTE_BUDGETS.exchange.insertOrder,
+      budget: EXCHANGE_BUDGETS.insertOrder,
       context: { clordId: order.clordId },
     });
   }
@@ -44,7 +45,7 @@ export class ExchangeTrading {
       method: 'POST',
       path: '/v1/trading/orders/list',
       body: { requests },
-      budget: ROUTE_BUDGETS.exchange.batchInsert,
+      budget: EXCHANGE_BUDGETS.batchInsert,
       context: { clordIds: requests.map((order) => order.clordId) },
     });
   }
@@ -55,7 +56,7 @@ export class ExchangeTrading {
       method: 'POST',
       path: '/v1/trading/orders/replace/list',
       body: request,
-      budget: ROUTE_BUDGETS.exchange.batchReplace,
+      budget: EXCHANGE_BUDGETS.batchReplace,
       context: { orderIds: request.requests.map((replace) => replace.orderId) },
     });
   }
@@ -66,6 +67,6 @@ export class ExchangeTrading {
   }
 
   cancelOrder(caller: AccountCallerContext, request: CancelOrderRequest): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/trading/orders/cancel', body: request, budget: ROUTE_BUDGETS.exchange.cancelOrder });
+    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/trading/orders/cancel', body: request, budget: EXCHANGE_BUDGETS.cancelOrder });
   }
 }

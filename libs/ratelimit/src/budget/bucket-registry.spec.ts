@@ -1,12 +1,13 @@
 import { GatewayConfigSchema } from '@lib/core';
 
-import { resolveLimits } from '../../test/limiter.fixture.js';
+import { resolveLimits, surfaceBuckets } from '../../test/limiter.fixture.js';
 import { BucketRegistry } from './bucket-registry.js';
+import { declaredBucketsCheck } from './declared-buckets.js';
 import { buildPlan } from './take-plan.js';
 
 const registryOf = (...args: Parameters<typeof resolveLimits>) => {
-  const { limits, teams } = resolveLimits(...args);
-  return new BucketRegistry(limits, teams);
+  const { limits, teams, buckets } = resolveLimits(...args);
+  return new BucketRegistry(limits, teams, buckets);
 };
 
 describe(BucketRegistry.name, () => {
@@ -60,8 +61,10 @@ describe(BucketRegistry.name, () => {
   });
 
   it('rejects unknown buckets and share keys in config', () => {
+    // The app's schema: core's sections with the declared buckets checked (apps/gateway gateway-config.schema.ts).
+    const schema = GatewayConfigSchema.superRefine(declaredBucketsCheck(surfaceBuckets().map((b) => b.name)));
     const base = { environment: 'development', environments: { development: { authUrl: 'http://a', exchangeUrl: 'http://b', grpcTarget: 'c:1', retailUrl: 'http://d', catalogUrl: 'http://e' } } };
-    const result = GatewayConfigSchema.safeParse({ ...base, limits: { buckets: { 'retail.orders.delete': { limit: 1 } } }, teams: [{ id: 'x', shares: { 'retail.ord': 0.5, retail: 1.5 } }] });
+    const result = schema.safeParse({ ...base, limits: { buckets: { 'retail.orders.delete': { limit: 1 } } }, teams: [{ id: 'x', shares: { 'retail.ord': 0.5, retail: 1.5 } }] });
     expect(result.success).toBe(false);
     const paths = result.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['limits.buckets', 'teams.0.shares.retail.ord', 'teams.0.shares.retail']));

@@ -1,3 +1,4 @@
+import { type BucketDeclaration, resolveBucket } from './bucket-declaration.js';
 import type { BucketName, BucketScope, LimitsConfig, TeamConfig } from './limits.types.js';
 
 /** One upstream bucket as the limiter enforces it: the published figure times the safety margin. */
@@ -23,6 +24,10 @@ export interface BucketSpec {
   paceMs: number;
   /** The scope key of a per-IP bucket (its egress name); per-key buckets take theirs from the request. */
   scopeKey?: string;
+  /** Has a priority lane for the kill switch's cancels (BucketDeclaration.priorityLane). */
+  priorityLane: boolean;
+  /** Where the published figure comes from (BucketDeclaration.source). */
+  source: string;
 }
 
 /**
@@ -34,33 +39,60 @@ export function scopedKey(spec: BucketSpec, account: string | undefined): string
   return spec.scope === 'key' && account !== undefined ? `${spec.key}@key:${account}` : spec.key;
 }
 
-/** Bucket specs resolved from config, and each team's share of them. */
+/**
+ * The buckets the surfaces declared, resolved against config (`limits.buckets` overrides, margin,
+ * reserve), and each team's share of them. The limiter knows no bucket of its own: each surface lib
+ * declares the buckets it spends (`declare`), at start, the way topic families are added to the fanout.
+ */
 export class BucketRegistry {
   private readonly specs = new Map<BucketName, BucketSpec>();
   private readonly shares = new Map<string, Readonly<Record<string, number>>>();
 
-  constructor(limits: LimitsConfig, teams: readonly TeamConfig[]) {
-    for (const [name, b] of Object.entries(limits.buckets) as [BucketName, LimitsConfig['buckets'][BucketName]][]) {
-      const margined = b.limit * b.safetyMargin;
-      this.specs.set(name, {
-        name,
-        published: b.limit,
-        windowSeconds: b.windowSeconds,
-        capacity: b.burst,
-        emissionMs: (b.windowSeconds * 1000) / margined,
-        reserve: b.reserve,
-        scope: b.scope,
-        paceMs: b.paceMs,
-        key: b.scope === 'ip' ? `${name}@${limits.egressId}` : name,
-        ...(b.scope === 'ip' ? { scopeKey: limits.egressId } : {}),
-      });
-    }
+  constructor(
+    private readonly limits: LimitsConfig,
+    teams: readonly TeamConfig[],
+    declarations: readonly BucketDeclaration[] = [],
+  ) {
     for (const team of teams) if (team.shares) this.shares.set(team.id, team.shares);
+    this.declare(...declarations);
+  }
+
+  /** Adds buckets; declaring one name twice with different figures is a programming error. */
+  declare(...declarations: readonly BucketDeclaration[]): void {
+    for (const declared of declarations) {
+      const spec = this.specOf(declared);
+      const known = this.specs.get(declared.name);
+      if (known && JSON.stringify(known) !== JSON.stringify(spec)) throw new RangeError(`Rate-limit bucket "${declared.name}" is declared twice, differently`);
+      this.specs.set(declared.name, spec);
+    }
+  }
+
+  has(name: BucketName): boolean {
+    return this.specs.has(name);
+  }
+
+  private specOf(declared: BucketDeclaration): BucketSpec {
+    const b = resolveBucket(declared, this.limits);
+    const margined = b.limit * b.safetyMargin;
+    return {
+      name: declared.name,
+      published: b.limit,
+      windowSeconds: b.windowSeconds,
+      capacity: b.burst,
+      emissionMs: (b.windowSeconds * 1000) / margined,
+      reserve: b.reserve,
+      scope: b.scope,
+      paceMs: b.paceMs,
+      key: b.scope === 'ip' ? `${declared.name}@${this.limits.egressId}` : declared.name,
+      ...(b.scope === 'ip' ? { scopeKey: this.limits.egressId } : {}),
+      priorityLane: declared.priorityLane ?? false,
+      source: declared.source,
+    };
   }
 
   get(name: BucketName): BucketSpec {
     const spec = this.specs.get(name);
-    if (!spec) throw new RangeError(`Unknown rate-limit bucket "${name}"`);
+    if (!spec) throw new RangeError(`Unknown rate-limit bucket "${name}": the surface lib that spends it declares it (BucketRegistry.declare)`);
     return spec;
   }
 

@@ -1,8 +1,6 @@
 import type { GatewayConfig } from '@lib/core';
 
-/** The validated `limits` section, with every bucket resolved to numbers (defaults = documented limits). */
-export type LimitsConfig = GatewayConfig['limits'];
-export type BucketName = keyof LimitsConfig['buckets'];
-export type RequestClass = LimitsConfig['failClosed'][number];
+export type { BucketScope, LimitsConfig, RequestClass } from '@lib/core';
+/** A bucket's stable name (`<surface>.<group>.<operation>`), declared by the surface lib that spends it. */
+export type BucketName = string;
 export type TeamConfig = GatewayConfig['teams'][number];
-export type BucketScope = LimitsConfig['buckets'][BucketName]['scope'];

@@ -19,14 +19,12 @@ export interface TakeRequest {
 }
 
 /**
- * The priority lane: the share of the exchange cancel bucket's capacity that ordinary cancels stop short of, so the kill
- * switch's cancels (halt-and-cancel, cancel-on-disconnect, the dead-man's switch) find budget at once and
+ * The priority lane: the share of a lane bucket's capacity (BucketDeclaration.priorityLane: the cancel
+ * bucket the kill switch spends) that ordinary cancels stop short of, so the kill switch's cancels (halt-and-cancel, cancel-on-disconnect, the dead-man's switch) find budget at once and
  * take all the refill while the bucket sits below it. The bucket's rate and capacity are the same: the
  * lane is inside the published limit, never above it.
  */
 export const PRIORITY_LANE = 0.1;
-/** The buckets with a priority lane: the exchange's single-cancel bucket, which the kill switch's cancels spend. */
-const LANE_BUCKETS: ReadonlySet<BucketName> = new Set<BucketName>(['exchange.orders.cancel']);
 
 /** One GCRA cell the request must pass: an upstream bucket, or a team's share of one. */
 export interface PlanCell {
@@ -63,10 +61,10 @@ export function planId(request: TakeRequest): string {
 export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
   if (request.buckets.length === 0) throw new RangeError('A rate-limit request needs at least one bucket');
   if (new Set(request.buckets).size !== request.buckets.length) throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
-  const usableOf = (capacity: number, reserve: number, bucket: BucketName) => {
+  const usableOf = (capacity: number, reserve: number, bucket: BucketSpec) => {
     if (request.class === 'read') return capacity * (1 - reserve);
     // Ordinary cancels leave the priority lane while a kill-switch run needs it; at least one token stays usable to them.
-    if (request.class === 'cancel' && request.yieldsLane && !request.priority && LANE_BUCKETS.has(bucket)) return Math.max(1, capacity * (1 - PRIORITY_LANE));
+    if (request.class === 'cancel' && request.yieldsLane && !request.priority && bucket.priorityLane) return Math.max(1, capacity * (1 - PRIORITY_LANE));
     return capacity;
   };
   const specs = request.buckets.map((name) => registry.get(name));
@@ -79,7 +77,7 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
     bucket: spec,
     capacity: spec.capacity,
     emissionMs: spec.emissionMs,
-    usable: usableOf(spec.capacity, spec.reserve, spec.name),
+    usable: usableOf(spec.capacity, spec.reserve, spec),
     ...scoped(spec),
     key: scopedKey(spec, request.account),
   }));
@@ -93,7 +91,7 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
       team: request.team,
       capacity,
       emissionMs: spec.emissionMs / share,
-      usable: usableOf(capacity, spec.reserve, spec.name),
+      usable: usableOf(capacity, spec.reserve, spec),
       ...scoped(spec),
       key: `${scopedKey(spec, request.account)}:team:${request.team}`,
     });

@@ -6,7 +6,7 @@ import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, type JsonReply, urlO
 
 export interface RetailCall extends JsonCall {
   /**
-   * What the call spends of the shared upstream budget (ROUTE_BUDGETS in @lib/ratelimit), taken after
+   * What the call spends of the shared upstream budget (RETAIL_BUDGETS, declared in this lib), taken after
    * validation and before sending; `null` only for operations with no published limit.
    */
   budget: RouteBudget | null;

@@ -33,7 +33,7 @@ export interface UpstreamCall extends Omit<JsonRequest, 'headers'> {
   timeoutMs: number;
   /** Headers sent on every try besides the credentials (e.g. x-participant-id). */
   headers?: Record<string, string>;
-  /** What each try spends of the shared budget (ROUTE_BUDGETS); `null` only for routes with no published limit. */
+  /** What each try spends of the shared budget (the surface lib's budgets, e.g. CATALOG_BUDGETS); `null` only for routes with no published limit. */
   budget: RouteBudget | null;
   team?: string;
   /** The calling client's id: its own bound on calls in flight (bulkheads). */
