@@ -120,6 +120,30 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     expect(await resolvedOf(id)).toMatchObject({ data: { operation: 'retail.modify', outcome: 'applied', via: 'retail order read' } });
   }, 60_000);
 
+  it('resolves a retail modify the upstream refused, its answer lost, as not applied (409 ORDER_CHANGE_NOT_APPLIED) once the call is final', async () => {
+    const { state } = stack.sandbox;
+    const created = await post(stack, '/retail/v1/orders', { marketSlug: RETAIL_MARKET, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.16', currency: 'USD' }, quantity: 2 });
+    expect(created.status).toBe(200);
+    const { id } = (await json(created)) as { id: string };
+    const modifiesBefore = state.counter('retail.route.modifyOrder');
+    // Above the market's order size limit: the upstream refuses it, and the refusal is lost.
+    const modify = { marketSlug: RETAIL_MARKET, quantity: 200_000 };
+    const headers = { 'idempotency-key': 'modify-refused-1' };
+
+    state.retail.faults.dropAnswers.modifyOrder = 1;
+    const res = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
+    expect(res.status).toBe(202);
+
+    const lookup = await eventually(async () => json(await get('/orders/key/modify-refused-1')), (found) => found.state === 'DONE', 40_000, 250);
+    expect(lookup).toMatchObject({ operation: 'retail.modify', status: 409, answer: { code: 'ORDER_CHANGE_NOT_APPLIED', orderId: id } });
+    expect(state.engine.order(id)).toMatchObject({ orderQty: 2 });
+    const again = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
+    expect(again.status).toBe(409);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(state.counter('retail.route.modifyOrder')).toBe(modifiesBefore + 1);
+    expect(await resolvedOf(id)).toMatchObject({ data: { operation: 'retail.modify', outcome: 'not applied', via: 'retail order read' } });
+  }, 60_000);
+
   it('resolves a replace a killed instance left in flight, after the restart, without resending it', async () => {
     const { state } = stack.sandbox;
     const journal = { ...testJournal(), inFlightStaleMs: 1_000, resolveSearchesPerMinute: 12 };
