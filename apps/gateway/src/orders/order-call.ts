@@ -26,6 +26,12 @@ export const UNKNOWN_WHEN_AMBIGUOUS: readonly OrderOperation[] = [...CREATING_OP
 /** Retail calls whose UNKNOWN outcome is found by the order's terms (no client order id exists on the retail API): their request is kept. */
 export const FOUND_BY_TERMS: readonly OrderOperation[] = ['retail.create'];
 
+/** Changes of an existing order: an UNKNOWN one is resolved from the order's current terms (exchange: the order stream, the drop copy, an order lookup; retail: the order read). Their request is kept. */
+export const CHANGING_OPERATIONS: readonly OrderOperation[] = ['exchange.batchReplace', 'retail.modify'];
+
+/** The calls whose request (secrets removed) the idempotency record keeps, for their resolver. */
+export const KEEPS_REQUEST: readonly OrderOperation[] = [...FOUND_BY_TERMS, ...CHANGING_OPERATIONS];
+
 /** Cancels: never blocked by a gateway rule, the journal's outage included. */
 const CANCELS: ReadonlySet<OrderOperation> = new Set(['exchange.cancel', 'retail.cancel', 'retail.cancelAll']);
 

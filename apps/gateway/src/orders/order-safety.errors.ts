@@ -27,3 +27,12 @@ export class JournalUnavailableError extends DomainError {
     });
   }
 }
+
+/** A replace or modify whose answer was lost, resolved: the order, read after the call was final, does not show the requested terms. */
+export class OrderChangeNotAppliedError extends DomainError {
+  constructor(orderId: string, detail: string) {
+    super(ErrorCode.ORDER_CHANGE_NOT_APPLIED, `The change of order ${orderId} was not applied: ${detail}. It will not be sent again; send a new request (with a new Idempotency-Key) to change the order.`, {
+      extensions: { orderId, resolved: true },
+    });
+  }
+}

@@ -9,7 +9,7 @@ import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
-import { FOUND_BY_TERMS, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
+import { KEEPS_REQUEST, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
@@ -96,7 +96,7 @@ export class OrderSafety {
     if (held) {
       let existing: IdempotencyRecord | null = null;
       try {
-        const request = FOUND_BY_TERMS.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
+        const request = KEEPS_REQUEST.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
         existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
         claimed = existing === null;
       } catch (error) {

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '@lib/core';
 import { type CancelRejectMessage, type ExecutionMessage, type OrderMessage, OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
-import { OrderSightings, type SightedOrder } from './order-sightings.js';
+import { OrderSightings, type ReplacedVersion, type SightedOrder } from './order-sightings.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The execution fields a journal record keeps (the rest of the message is the exchange's detail). */
@@ -14,7 +15,7 @@ const ORDER_FIELDS = ['state', 'account', 'symbol', 'side', 'orderQty', 'price',
  * fills, cancels, rejects, busts, whatever the stream carries) and cancel reject becomes a `stream`
  * record of the order's journal timeline, under its clordId and order id; and every order seen is
  * remembered (OrderSightings) so that an UNKNOWN insert is resolved from the stream before any order
- * search is spent.
+ * search is spent; a replace's execution keeps the order's new version for an UNKNOWN replace likewise.
  */
 @Injectable()
 export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
@@ -26,6 +27,7 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     private readonly tap: OrderStreamTap,
     private readonly sightings: OrderSightings,
     private readonly unknown: UnknownOrders,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -34,7 +36,11 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
       this.tap.listenSnapshot((orders) => this.snapshot(orders)),
       // The drop copy's executions only sight orders: the order stream journals the same executions.
       this.tap.listenDropCopy((executions) => {
-        for (const execution of executions) if (execution.order) this.sight(execution.order, 'drop copy');
+        for (const execution of executions) {
+          if (!execution.order) continue;
+          this.sight(execution.order, 'drop copy');
+          this.sightReplace(execution, 'drop copy');
+        }
       }),
     );
   }
@@ -43,9 +49,18 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     for (const stop of this.stops) stop();
   }
 
-  /** A stream's opening snapshot: open orders placed before it opened (an UNKNOWN insert's order among them) are sighted; nothing is journaled. */
+  /**
+   * A stream's opening snapshot: open orders placed before it opened (an UNKNOWN insert's order among
+   * them) are sighted, and each order's current version is kept as a replace would be (a snapshot
+   * received after an UNKNOWN replace's intent that shows its terms settles it); nothing is journaled.
+   */
   private snapshot(orders: readonly OrderMessage[]): void {
-    for (const order of orders) this.sight(order);
+    const seenAt = this.clock.wallNow();
+    for (const order of orders) {
+      this.sight(order);
+      this.sightings.sawReplace(order.account, order.id, { order: { ...order }, seenAt, source: 'order stream' });
+      this.unknown.replaced(order.account, order.id);
+    }
   }
 
   private sight(order: OrderMessage, source: SightedOrder['source'] = 'order stream'): void {
@@ -53,6 +68,14 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     if (!clordId) return;
     this.sightings.saw(order.account, { id: order.id, clordId, state: order.state, source });
     this.unknown.sighted(order.account, clordId);
+  }
+
+  /** A replace's execution: the order's new version, for an UNKNOWN replace of it (UnknownOrders). */
+  private sightReplace(execution: ExecutionMessage, source: ReplacedVersion['source']): void {
+    const order = execution.order;
+    if (!order || execution.type !== 'EXECUTION_TYPE_REPLACE') return;
+    this.sightings.sawReplace(order.account, order.id, { order: { ...order }, seenAt: this.clock.wallNow(), source });
+    this.unknown.replaced(order.account, order.id);
   }
 
   private received(update: OrdersUpdate): void {
@@ -63,7 +86,10 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   private execution(execution: ExecutionMessage): JournalEntry {
     const order = execution.order;
     const clordId = nonEmpty(order?.clordId);
-    if (order) this.sight(order);
+    if (order) {
+      this.sight(order);
+      this.sightReplace(execution, 'order stream');
+    }
     return { kind: 'stream', clordId, orderId: order?.id, data: { event: 'execution', executionId: execution.id, ...pick(execution, EXECUTION_FIELDS), order: order ? pick(order, ORDER_FIELDS) : null } };
   }
 }

@@ -8,14 +8,17 @@ import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
 import { OrderSightings } from './order-sightings.js';
 import { OrderStreamJournal } from './order-stream-journal.service.js';
+import { ReplaceResolver } from './replace-resolver.js';
+import { RetailChangeFinder } from './retail-change-finder.js';
 import { RetailOrderFinder } from './retail-order-finder.js';
+import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
   controllers: [OrderJournalController],
   imports: [JournalModule, ExchangeModule, RetailModule, RiskModule],
-  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal, RetailOrderFinder],
+  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal, RetailOrderFinder, UnknownChanges, ReplaceResolver, RetailChangeFinder],
   exports: [OrderSafety],
 })
 export class OrdersModule {}

@@ -5,12 +5,13 @@ import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
-import { CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
+import { CHANGING_OPERATIONS, CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
 import { RetailOrderFinder } from './retail-order-finder.js';
+import { UnknownChanges } from './unknown-changes.service.js';
 
-/** UNKNOWN calls with no resolver (replace, retail modify and close-position): kept PENDING under their key, never guessed. */
-const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPERATIONS.includes(operation) && !FOUND_BY_TERMS.includes(operation));
+/** UNKNOWN calls with no resolver (retail close-position): kept PENDING under their key, never guessed. */
+const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPERATIONS.includes(operation) && !FOUND_BY_TERMS.includes(operation) && !CHANGING_OPERATIONS.includes(operation));
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
@@ -26,7 +27,8 @@ const MAX_PAGES = 10;
  * searches a minute; this instance spends at most `journal.resolveSearchesPerMinute` of them). Found:
  * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
  * timer never turns it terminal), except after an upstream 5xx answer, which says the exchange finished
- * with the request: then it was not processed and the key is freed for a resend.
+ * with the request: then it was not processed and the key is freed for a resend. Changes of existing
+ * orders (exchange replace, retail modify) are resolved by UnknownChanges, driven by the same passes.
  */
 @Injectable()
 export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -37,6 +39,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private running: Promise<void> | undefined;
   private lastPass = 0;
   private stopped = false;
+  /** The last pass spent its searches on inserts and left replaces without a lookup: this one lets a replace have one. */
+  private replaceLookupOwed = false;
   /** The participant+clordIds of unresolved orders this instance knows of: a sighting of one settles them from the stream. */
   private readonly awaiting = new Set<string>();
   private streamPass: Promise<void> | undefined;
@@ -53,6 +57,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     private readonly retail: RetailOrderFinder,
     private readonly orderUpdates: OrderUpdates,
     private readonly clock: Clock,
+    private readonly changes: UnknownChanges,
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
@@ -96,6 +101,11 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     if (this.awaiting.has(awaitingKey(participant, clordId))) this.fromStream();
   }
 
+  /** The order stream showed a new version of this order: when an UNKNOWN replace awaits it, it is settled from the stream. */
+  replaced(participant: string, orderId: string): void {
+    if (this.changes.awaits(participant, orderId)) this.fromStream();
+  }
+
   /** One pass over the unresolved orders that settles those seen on the stream, and spends no search. */
   private fromStream(): void {
     if (this.stopped) return;
@@ -109,6 +119,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
         let left = 0;
         for (const record of pending) if (!(await this.settleFromStream(record))) left++;
+        left += await this.changes.fromStream();
         this.holdStream(left > 0);
       } while (this.streamPassAgain && !this.stopped);
     })()
@@ -156,9 +167,14 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       const group = `${record.team}\u0000${record.participant ?? ''}`;
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
-    for (const records of groups.values()) await this.resolveGroup(records);
+    let searched = false;
+    for (const records of groups.values()) searched = (await this.resolveGroup(records)) || searched;
     this.fromStream();
     await this.resolveRetail();
+    // Replaces and retail modifies; a replace's order lookup shares the searches' slice: one per pass, when inserts spent none (or every other pass).
+    const mayLookup = !searched || this.replaceLookupOwed;
+    const lookedUp = await this.changes.pass(mayLookup);
+    this.replaceLookupOwed = searched && !lookedUp;
     // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
     for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs)) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
   }
@@ -176,13 +192,14 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  private async resolveGroup(all: IdempotencyRecord[]): Promise<void> {
+  /** True when an order search was spent. */
+  private async resolveGroup(all: IdempotencyRecord[]): Promise<boolean> {
     const records: IdempotencyRecord[] = [];
     // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
     const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
     for (const record of all) if (!(await this.settleFromStream(record)) && this.clock.wallNow() - record.updatedAt.getTime() >= grace) records.push(record);
     const [first] = records;
-    if (!first?.participant) return;
+    if (!first?.participant) return false;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
     const found = await this.search(first.team, first.participant, since);
     for (const record of records) {
@@ -191,6 +208,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       if (orders.every((order): order is FoundOrder => order !== undefined)) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
     }
+    return true;
   }
 
   private async search(team: string, participant: string, since: number): Promise<Map<string, FoundOrder>> {

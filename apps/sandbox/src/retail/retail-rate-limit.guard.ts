@@ -14,6 +14,11 @@ interface RetailRouteSpec {
   bucket?: RetailBucket;
 }
 
+/** The route name a handler was given with RetailRoute ('unnamed' without one). */
+export function retailRouteName(reflector: Reflector, context: ExecutionContext): string {
+  return reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [context.getHandler(), context.getClass()])?.name ?? 'unnamed';
+}
+
 /** Names a retail route for the per-route counters and says which spec 8 limit it also counts against. */
 export const RetailRoute = (name: string, bucket?: RetailBucket) => SetMetadata(RETAIL_ROUTE, { name, ...(bucket ? { bucket } : {}) } satisfies RetailRouteSpec);
 

@@ -1,10 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 
 import { MatchingEngine } from '../engine/index.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { RetailActivities } from './retail-activities.js';
+import { RetailAnswerFaultInterceptor } from './retail-answer-fault.interceptor.js';
 import { RetailErrorFilter } from './retail-error.filter.js';
 import { RetailHealthController } from './retail-health.controller.js';
 import { RetailMarketsController } from './retail-markets.controller.js';
@@ -42,6 +43,7 @@ export class RetailSurfaceModule {
         // Guards run in this order: the signature names the key the limits count against.
         { provide: APP_GUARD, useClass: RetailSignatureGuard },
         { provide: APP_GUARD, useClass: RetailRateLimitGuard },
+        { provide: APP_INTERCEPTOR, useClass: RetailAnswerFaultInterceptor },
         { provide: RETAIL_SIGNATURE, useValue: parts.signature },
         { provide: MatchingEngine, useValue: engine },
         { provide: RetailVenue, useValue: retail },

@@ -47,8 +47,12 @@ export class RetailVenue {
   readonly deposits: RetailDeposit[] = [];
   readonly limiter: RetailLimiter;
   readonly connections = new Set<DroppableConnection>();
-  /** Test knobs: answer every signed request this much later; heartbeat period of the channels. */
-  readonly faults = { delayMs: 0 };
+  /**
+   * Test knobs: answer every signed request this much later; per route name, how many of the next
+   * calls lose their answer after they ran (the connection is destroyed, the order change is made:
+   * RetailAnswerFaultInterceptor); heartbeat period of the channels.
+   */
+  readonly faults: { delayMs: number; dropAnswers: Record<string, number> } = { delayMs: 0, dropAnswers: {} };
   heartbeatMs = 5_000;
   /** Test knob: answers still to refuse with 429 per route name, and the Retry-After they carry. */
   private readonly throttles = new Map<string, { remaining: number; retryAfterSeconds: number }>();

@@ -62,5 +62,7 @@ export enum ErrorCode {
   IDEMPOTENCY_IN_FLIGHT = 'IDEMPOTENCY_IN_FLIGHT',
   /** The order journal cannot be written, so no new order is sent (cancels still pass). */
   JOURNAL_UNAVAILABLE = 'JOURNAL_UNAVAILABLE',
+  /** A change (exchange replace, retail modify) whose answer was lost was resolved as not applied: the order shows other terms after the call was final. */
+  ORDER_CHANGE_NOT_APPLIED = 'ORDER_CHANGE_NOT_APPLIED',
   INTERNAL = 'INTERNAL',
 }

@@ -31,6 +31,7 @@ export function httpStatusOf(code: ErrorCode): number {
       return 408;
     case ErrorCode.UPSTREAM_CONFLICT:
     case ErrorCode.IDEMPOTENCY_IN_FLIGHT:
+    case ErrorCode.ORDER_CHANGE_NOT_APPLIED:
       return 409;
     case ErrorCode.PRECONDITION_FAILED:
       return 412;
@@ -101,6 +102,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: 'Idempotency key reused with another request',
   [ErrorCode.IDEMPOTENCY_IN_FLIGHT]: 'Request with this idempotency key in progress',
   [ErrorCode.JOURNAL_UNAVAILABLE]: 'Order journal unavailable',
+  [ErrorCode.ORDER_CHANGE_NOT_APPLIED]: 'Order change not applied',
   [ErrorCode.UPSTREAM_BAD_REQUEST]: 'Upstream rejected the request',
   [ErrorCode.UPSTREAM_UNAUTHORIZED]: 'Upstream refused the gateway credentials',
   [ErrorCode.UPSTREAM_FORBIDDEN]: 'Upstream denied permission',
