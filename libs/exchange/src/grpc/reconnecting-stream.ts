@@ -47,7 +47,7 @@ export class ReconnectingStream<M, Req = never> {
   private connecting = false;
   private failures = 0;
   private timer?: NodeJS.Timeout;
-  /** Why the last attempt failed or the last call ended, for the message of an open that timed out. */
+  /** Why the last attempt failed or the last call ended since the stream last delivered, for the message of an open that timed out. */
   lastProblem?: string;
   private readonly listener: CallListener<M> = {
     message: (call, message) => (call === this.current ? this.family.message(message) : undefined),
@@ -83,9 +83,10 @@ export class ReconnectingStream<M, Req = never> {
     if (!this.connecting) void this.connect();
   }
 
-  /** The call delivers: the next loss starts from the initial delay. */
+  /** The call delivers: the next loss starts from the initial delay, and no problem is pending. */
   delivered(): void {
     this.failures = 0;
+    this.lastProblem = undefined;
   }
 
   /** Schedules the next attempt after the backoff; returns its delay (ms) for the log line. */
