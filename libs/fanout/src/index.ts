@@ -6,6 +6,7 @@ export { FANOUT_SETTINGS, FanoutModule } from './fanout.module.js';
 export type { FanoutHubOptions, FanoutSettings } from './fanout.options.js';
 export { FanoutHub, type ResumePoint, type SubscribeOptions, type TopicInfo } from './hub/fanout.hub.js';
 export type { FrameMessage, FrameType } from './hub/frame.codec.js';
+export { FirstSnapshot } from './source/first-snapshot.js';
 export { TOPIC_SLUG, type TopicFamily, topicPatternOf, topicPrefixOf } from './source/topic-family.js';
 export { TopicSourceRegistry, type TopicMatch, type TopicRoute } from './source/topic-source.registry.js';
 export { ACCOUNT_POLICY, MARKET_DATA_POLICY, type ReplayWindowPolicy, type TopicPolicy, type TopicSink, type TopicSource, type TopicView, type Viewer } from './source/topic-source.types.js';

@@ -1,10 +1,14 @@
 import type { MetricsRegistry } from '@lib/core';
 import { Counter, Gauge } from 'prom-client';
 
-import type { StreamGauge } from './upstream-call.js';
-
 /** The kinds of exchange streaming calls the gateway holds. */
 export type StreamKind = 'marketData' | 'orders' | 'dropCopy' | 'trades' | 'positions' | 'instrumentState';
+
+/** Open streams of one kind, as the metrics count them (an UpstreamCall reports its open and its end). */
+export interface StreamGauge {
+  streamOpened(): void;
+  streamClosed(): void;
+}
 
 /** One kind's view of the stream metrics: what its owner reports. */
 export interface KindMetrics extends StreamGauge {
@@ -108,5 +112,49 @@ export class ExchangeStreamMetrics {
       duplicateDropped: () => this.duplicates.inc(labels),
       resumeRefused: (fallback) => this.refusedResumes.inc({ kind, fallback }),
     };
+  }
+}
+
+/** Prometheus view of the exchange gRPC market-data streams: the shared per-kind series plus their own. */
+export class MarketDataMetrics {
+  private readonly streams: KindMetrics;
+  private readonly messages: Counter<'kind'>;
+
+  constructor(registry: MetricsRegistry, symbolsCarried: () => number) {
+    this.streams = ExchangeStreamMetrics.of(registry).kind('marketData');
+    this.messages = new Counter({
+      name: 'gateway_exchange_grpc_messages_total',
+      help: 'Messages received on exchange gRPC market-data streams, by kind of message',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'gateway_exchange_grpc_symbols_carried',
+      help: 'Symbols carried on the market-data streams of this instance',
+      registers: [registry],
+      collect() {
+        this.set(symbolsCarried());
+      },
+    });
+  }
+
+  streamOpened(): void {
+    this.streams.streamOpened();
+  }
+
+  streamClosed(): void {
+    this.streams.streamClosed();
+  }
+
+  reconnecting(code: string): void {
+    this.streams.reconnecting(code);
+  }
+
+  received(kind: 'update' | 'heartbeat'): void {
+    this.messages.inc({ kind });
+  }
+
+  duplicateDropped(): void {
+    this.streams.duplicateDropped();
   }
 }

@@ -1,13 +1,12 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { DomainError, ErrorCode } from '@lib/core';
-import type { TopicSink } from '@lib/fanout';
+import { FirstSnapshot, type TopicSink } from '@lib/fanout';
 
-import { bookStateKey } from './book-state.js';
 import type { FeedTiming } from './feed-timing.js';
-import type { MarketDataMetrics } from './market-data.metrics.js';
+import type { MarketDataMetrics } from './exchange-stream.metrics.js';
 import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataUpdateMessage } from './market-data.messages.js';
-import { ReconnectTimer } from './reconnect-timer.js';
-import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
+import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
+import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
 import type { CallListener, UpstreamCall } from './upstream-call.js';
 
 export type MarketDataCall = UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>;
@@ -32,8 +31,8 @@ interface Slot {
   readonly sink: TopicSink;
   live: boolean;
   lastKey?: string;
-  /** Settles the topic's `open`; unset once the first snapshot arrived. */
-  settle?: (error?: Error) => void;
+  /** The topic's `open`, settled by the first snapshot. */
+  readonly first: FirstSnapshot;
 }
 
 /**
@@ -46,23 +45,30 @@ interface Slot {
  */
 export class MarketDataLane {
   private readonly slots = new Map<string, Slot>();
-  private call?: MarketDataCall;
-  private connecting = false;
-  private lastProblem?: string;
-  private readonly reconnect: ReconnectTimer;
+  private readonly stream: ReconnectingStream<MarketDataResponseMessage, MarketDataStreamRequest>;
   private readonly adds = new Set<string>();
   private readonly removes = new Set<string>();
   private flushing?: NodeJS.Immediate;
-  private readonly listener: MarketDataListener = {
-    message: (call, message) => {
-      this.deps.metrics.received(message.event);
-      if (call === this.call && message.event === 'update') this.received(message.update);
-    },
-    ended: (call, status) => (call === this.call ? this.ended(call, status) : undefined),
-  };
 
   constructor(private readonly deps: LaneDeps) {
-    this.reconnect = new ReconnectTimer(deps.timing, () => void this.connect());
+    this.stream = new ReconnectingStream(
+      {
+        wanted: () => this.slots.size > 0,
+        open: (authorization, listener) => this.openCall(authorization, listener),
+        message: (message) => {
+          this.deps.metrics.received(message.event);
+          if (message.event === 'update') this.received(message.update);
+        },
+        lost: (status, call) => this.lost(status, call),
+        unopened: (error) => this.refuseWaiting(error),
+      },
+      {
+        tokens: { authorization: () => deps.authorization(), rejected: (authorization) => deps.rejected(authorization) },
+        timing: deps.timing,
+        metrics: deps.metrics,
+        warn: (message) => deps.warn(`exchange market data (${this.slots.size} symbols): ${message}`),
+      },
+    );
   }
 
   get size(): number {
@@ -71,7 +77,7 @@ export class MarketDataLane {
 
   /** True while a call is open (what the firm's stream pool counts). */
   get streaming(): boolean {
-    return this.call !== undefined;
+    return this.stream.call !== undefined;
   }
 
   symbols(): string[] {
@@ -84,28 +90,23 @@ export class MarketDataLane {
 
   /** Resolves on the symbol's first snapshot; rejects when the exchange refuses it or sends none in time. */
   add(symbol: string, sink: TopicSink): Promise<void> {
-    const ready = new Promise<void>((resolve, reject) => {
-      const timeout = setTimeout(() => this.abandon(symbol, this.noSnapshot(symbol)), this.deps.timing.openTimeoutMs);
-      const slot: Slot = { sink, live: false };
-      slot.settle = (error) => {
-        clearTimeout(timeout);
-        slot.settle = undefined;
-        if (error) reject(error);
-        else resolve();
-      };
-      this.slots.set(symbol, slot);
+    const first = new FirstSnapshot(this.deps.timing.openTimeoutMs, () => {
+      const error = this.noSnapshot(symbol);
+      this.abandon(symbol, error);
+      return error;
     });
+    this.slots.set(symbol, { sink, live: false, first });
     this.removes.delete(symbol);
     this.adds.add(symbol);
     this.changed();
-    return ready;
+    return first.ready;
   }
 
   remove(symbol: string): void {
     const slot = this.slots.get(symbol);
     if (!slot) return;
     this.slots.delete(symbol);
-    slot.settle?.(new Error(`the ${symbol} feed was closed`));
+    slot.first.reject(new Error(`the ${symbol} feed was closed`));
     if (this.slots.size === 0) return this.stop();
     this.adds.delete(symbol);
     this.removes.add(symbol);
@@ -114,23 +115,20 @@ export class MarketDataLane {
 
   /** Ends the call and every pending timer; symbols still on the lane wait for the next `add`. */
   stop(): void {
-    this.reconnect.cancel();
+    this.stream.stop();
     if (this.flushing) clearImmediate(this.flushing);
     this.flushing = undefined;
     this.adds.clear();
     this.removes.clear();
-    this.call?.cancel();
-    this.call = undefined;
   }
 
   private noSnapshot(symbol: string): DomainError {
-    const last = this.lastProblem ? ` (last: ${this.lastProblem})` : '';
+    const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
     return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no market data for ${symbol} within ${this.deps.timing.openTimeoutMs} ms${last}.`);
   }
 
   private abandon(symbol: string, error: Error): void {
-    const slot = this.slots.get(symbol);
-    slot?.settle?.(error);
+    this.slots.get(symbol)?.first.reject(error);
     this.remove(symbol);
   }
 
@@ -142,54 +140,36 @@ export class MarketDataLane {
   private flush(): void {
     this.flushing = undefined;
     if (this.adds.size === 0 && this.removes.size === 0) return;
-    if (this.call?.bidirectional) {
-      this.call.write({ addSymbols: [...this.adds], removeSymbols: [...this.removes] });
-    } else if (this.call && this.adds.size > 0) {
+    const call = this.stream.call;
+    if (call?.bidirectional) {
+      call.write({ addSymbols: [...this.adds], removeSymbols: [...this.removes] });
+    } else if (call && this.adds.size > 0) {
       // Server streaming cannot change its symbols: the whole set on a new call (a removal waits for one).
-      this.call.cancel();
-      this.call = undefined;
-      void this.connect();
-    } else if (!this.call && !this.connecting && !this.reconnect.pending) {
-      void this.connect();
+      this.stream.restart();
+    } else {
+      this.stream.start();
     }
     this.adds.clear();
     this.removes.clear();
   }
 
-  private async connect(): Promise<void> {
-    this.connecting = true;
-    let authorization: string;
-    try {
-      authorization = await this.deps.authorization();
-    } catch (error) {
-      this.connecting = false;
-      return this.retry(`no exchange token (${(error as Error).message})`);
-    } finally {
-      this.connecting = false;
-    }
-    if (this.slots.size === 0 || this.call) return;
+  private openCall(authorization: string, listener: MarketDataListener): MarketDataCall {
     // The call carries the whole set from its start: changes queued meanwhile are in it.
     this.adds.clear();
     this.removes.clear();
-    try {
-      this.call = this.deps.open([...this.slots.keys()], authorization, this.listener);
-    } catch (error) {
-      // Nothing a retry changes (unreadable protos): fail the opens waiting, keep trying for the rest.
-      this.refuseWaiting(error as Error);
-      this.retry((error as Error).message);
-    }
+    return this.deps.open([...this.slots.keys()], authorization, listener);
   }
 
   private received(update: MarketDataUpdateMessage): void {
     const slot = this.slots.get(update.symbol);
     if (!slot) return; // removed, its removal still on the way
-    this.reconnect.succeeded();
+    this.stream.delivered();
     const key = bookStateKey(update);
     if (!slot.live) {
       slot.live = true;
       slot.lastKey = key;
       slot.sink.snapshot(update);
-      slot.settle?.();
+      slot.first.resolve();
       return;
     }
     if (key === slot.lastKey) return this.deps.metrics.duplicateDropped();
@@ -197,12 +177,10 @@ export class MarketDataLane {
     slot.sink.update(update);
   }
 
-  private ended(call: MarketDataCall, status: StreamStatus): void {
-    this.call = undefined;
-    if (status.code === GrpcStatus.UNAUTHENTICATED) this.deps.rejected(call.authorization);
+  private lost(status: StreamStatus, call: MarketDataCall): AfterLoss {
     if (status.code === GrpcStatus.UNIMPLEMENTED && call.bidirectional && this.deps.fallBack()) {
       this.deps.warn('exchange market data: the exchange answered UNIMPLEMENTED to BiDirectionalStreamMarketData; using CreateMarketDataSubscription streams');
-      return void this.connect();
+      return 'now';
     }
     // A refusal (unknown symbol, missing scope, the firm's streams all taken) fails the opens it answered.
     if (isRefusal(status)) this.refuseWaiting(streamRefused('marketData', status));
@@ -212,18 +190,19 @@ export class MarketDataLane {
       slot.live = false;
       slot.sink.gap();
     }
-    this.deps.metrics.reconnecting(statusName(status.code));
-    this.retry(`${statusName(status.code)}: ${status.details}`);
+    return 'backoff';
   }
 
   private refuseWaiting(error: Error): void {
     for (const [symbol, slot] of [...this.slots]) if (!slot.live) this.abandon(symbol, error);
   }
+}
 
-  private retry(reason: string): void {
-    if (this.slots.size === 0) return;
-    this.lastProblem = reason;
-    const delay = this.reconnect.schedule();
-    this.deps.warn(`exchange market data (${this.slots.size} symbols): stream lost (${reason}); reconnecting in ${delay} ms`);
-  }
+/**
+ * Identity of a delivered book state: levels, instrument state, statistics and transact time. A
+ * message with the key of the last state delivered (a resubscription's snapshot of a book that has
+ * not changed) is not sent to subscribers again.
+ */
+function bookStateKey(update: MarketDataUpdateMessage): string {
+  return JSON.stringify([update.bids, update.offers, update.state, update.stats, update.transactTime, update.bookHidden]);
 }

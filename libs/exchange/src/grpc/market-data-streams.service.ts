@@ -4,10 +4,10 @@ import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
+import { MarketDataMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { type LaneDeps, type MarketDataCall, MarketDataLane, type MarketDataListener } from './market-data-lane.js';
-import { MarketDataMetrics } from './market-data.metrics.js';
 import type { MarketDataResponseMessage, MarketDataStreamRequest } from './market-data.messages.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
 import { type BookView, StreamedBook } from './streamed-book.js';

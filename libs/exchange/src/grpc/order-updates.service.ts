@@ -1,18 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
-import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+import { ACCOUNT_POLICY, FirstSnapshot, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { type OrderResponseMessage, type OrderSubscriptionRequest, type OrdersSnapshot, type OrdersUpdate, applyOrdersUpdate } from './order-updates.messages.js';
 import { OrderStreamTap } from './order-stream-tap.js';
-import { ReconnectTimer } from './reconnect-timer.js';
+import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
-import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
-import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
+import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
+import { type CallListener, UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_ORDERS_PREFIX = 'exchange.orders.';
 const ORDER_ENTRY_PROTO_FILE = 'polymarket/v1/order_entry.proto';
@@ -35,24 +34,17 @@ export const EXCHANGE_ORDERS_POLICY: TopicPolicy = {
  */
 @Injectable()
 export class OrderUpdates implements TopicSource, OnApplicationShutdown {
-  private readonly logger = new Logger(OrderUpdates.name);
   private readonly sinks = new Map<string, TopicSink>();
-  private readonly waiting = new Map<string, { resolve(): void; reject(error: Error): void }[]>();
+  private readonly waiting = new Map<string, FirstSnapshot[]>();
   /** Working orders by account, as of the current call's snapshot and executions since. */
   private working?: Map<string, OrdersSnapshot>;
   private readonly accounts: string[];
   private readonly grpc: GrpcTarget;
   private readonly metrics: KindMetrics;
-  private call?: OrderCall;
-  private connecting = false;
   /** Holds of the server side (OrderStreamTap's listeners need the stream with no topic open). */
   private holds = 0;
-  private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
+  private readonly stream: ReconnectingStream<OrderResponseMessage>;
   private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
-  private readonly listener: CallListener<OrderResponseMessage> = currentCallListener(() => this.call, {
-    message: (message) => this.received(message),
-    ended: (call, status) => this.ended(call, status),
-  });
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -64,6 +56,22 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     this.method = new ServerStreamingMethod(this.grpc, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE, 'CreateOrderSubscription');
     this.accounts = [...new Set(config.clients.flatMap((client) => client.participants))];
     this.metrics = ExchangeStreamMetrics.of(registry).kind('orders');
+    const logger = new Logger(OrderUpdates.name);
+    this.stream = new ReconnectingStream(
+      {
+        wanted: () => this.wanted(),
+        open: (authorization, listener) => this.openCall(authorization, listener),
+        message: (message) => this.received(message),
+        lost: (status) => this.lost(status),
+        unopened: (error) => this.refuseWaiting(error),
+      },
+      {
+        tokens: { authorization: () => tokens.authorization(this.grpc.target), rejected: (authorization) => tokens.rejected(authorization) },
+        timing: FEED_TIMING,
+        metrics: this.metrics,
+        warn: (message) => logger.warn(`exchange order updates: ${message}`),
+      },
+    );
   }
 
   /** Resolves once the participant's snapshot reached `sink`. */
@@ -74,15 +82,11 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     this.sinks.set(participant, sink);
     const orders = this.working?.get(participant);
     if (orders) return sink.snapshot(orders);
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no order snapshot within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
-      const list = this.waiting.get(participant) ?? [];
-      list.push({ resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) });
-      this.waiting.set(participant, list);
-    });
-    if (!this.call && !this.connecting && !this.reconnect.pending) void this.connect();
+    const first = new FirstSnapshot(FEED_TIMING.openTimeoutMs, () => this.noSnapshot());
+    this.waiting.set(participant, [...(this.waiting.get(participant) ?? []).filter((waiter) => waiter.pending), first]);
+    this.stream.start();
     try {
-      await ready;
+      await first.ready;
     } catch (error) {
       if (this.sinks.get(participant) === sink) this.close(topic);
       throw error;
@@ -102,7 +106,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   hold(): () => void {
     if (!this.tokens.configured || this.accounts.length === 0) return () => undefined;
     this.holds++;
-    if (!this.call && !this.connecting && !this.reconnect.pending) void this.connect();
+    this.stream.start();
     let released = false;
     return () => {
       if (released) return;
@@ -125,34 +129,19 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   }
 
   private stop(): void {
-    this.reconnect.cancel();
-    this.call?.cancel();
-    this.call = undefined;
+    this.stream.stop();
     this.working = undefined;
   }
 
-  private async connect(): Promise<void> {
-    this.connecting = true;
-    let authorization: string;
-    try {
-      authorization = await this.tokens.authorization(this.grpc.target);
-    } catch (error) {
-      return this.retry(`no exchange token (${(error as Error).message})`);
-    } finally {
-      this.connecting = false;
-    }
-    if (!this.wanted() || this.call) return;
-    try {
-      this.call = this.openCall(authorization);
-    } catch (error) {
-      this.refuseWaiting(error as Error);
-    }
+  private noSnapshot(): DomainError {
+    const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
+    return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no order snapshot within ${FEED_TIMING.openTimeoutMs} ms${last}.`);
   }
 
-  private openCall(authorization: string): OrderCall {
+  private openCall(authorization: string, listener: CallListener<OrderResponseMessage>): OrderCall {
     // The call acts for one participant of the firm; `accounts` names every one the config allows.
     const stream = this.method.call({ symbols: [], accounts: this.accounts }, authorization, this.accounts[0]);
-    return new UpstreamCall<OrderResponseMessage>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
+    return new UpstreamCall<OrderResponseMessage>(stream, authorization, false, listener, this.metrics, FEED_TIMING);
   }
 
   private received(message: OrderResponseMessage): void {
@@ -167,7 +156,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   }
 
   private snapshot(orders: OrdersSnapshot['orders']): void {
-    this.reconnect.succeeded();
+    this.stream.delivered();
     this.tap.emitSnapshot(orders);
     this.working = new Map(this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]));
     for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!);
@@ -187,15 +176,12 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     if ('execution' in update) this.metrics.delivered();
   }
 
-  private ended(call: OrderCall, status: StreamStatus): void {
-    this.call = undefined;
-    if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
+  private lost(status: StreamStatus): AfterLoss {
     if (isRefusal(status)) this.refuseWaiting(streamRefused('orders', status));
     // No resume token for orders: clients hold stale state until the next call's snapshot.
     if (this.working) for (const sink of this.sinks.values()) sink.gap();
     this.working = undefined;
-    this.metrics.reconnecting(statusName(status.code));
-    this.retry(`${statusName(status.code)}: ${status.details}`);
+    return 'backoff';
   }
 
   private refuseWaiting(error: Error): void {
@@ -204,11 +190,5 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
       this.sinks.delete(participant);
       for (const waiter of waiters) waiter.reject(error);
     }
-  }
-
-  private retry(reason: string): void {
-    if (!this.wanted()) return this.stop();
-    const delay = this.reconnect.schedule();
-    this.logger.warn(`exchange order updates: stream lost (${reason}); reconnecting in ${delay} ms`);
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
-import { ACCOUNT_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+import { ACCOUNT_POLICY, FirstSnapshot, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { ExchangeStreamMetrics, type KindMetrics, type StreamKind } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
@@ -10,13 +10,13 @@ import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
 import { OrderStreamTap } from './order-stream-tap.js';
 import type { ExecutionMessage } from './order-updates.messages.js';
-import { ReconnectTimer } from './reconnect-timer.js';
+import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
 import { type ResumeCheckpoint, decodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
 import { ResumePosition, type ResumeRequest } from './resume-position.js';
 import { ResumeTokenStore } from './resume-token.store.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
-import { type CallListener, UpstreamCall, currentCallListener } from './upstream-call.js';
+import { type CallListener, UpstreamCall } from './upstream-call.js';
 
 export const EXCHANGE_DROP_COPY_TOPIC = 'exchange.dropcopy';
 export const EXCHANGE_TRADES_TOPIC = 'exchange.trades';
@@ -113,17 +113,13 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   private readonly legacy?: { redis: RedisClient; key: string };
   /** The current call has delivered nothing yet (a snapshot-first call's first batch is its state). */
   private fresh = false;
-  private readonly reconnect = new ReconnectTimer(FEED_TIMING, () => void this.connect());
+  private readonly stream: ReconnectingStream<DropCopyResponse>;
   private sink?: TopicSink;
   private readonly position: ResumePosition;
   private seen = new RecentIds(DEDUPLICATION_WINDOW);
-  private call?: DropCopyCall;
-  private started?: { resolve(): void; reject(error: Error): void };
+  /** The open's wait for the exchange's first message; unset once the call was accepted. */
+  private started?: FirstSnapshot;
   private readonly method: ServerStreamingMethod<DropCopyRequest, DropCopyResponse>;
-  private readonly listener: CallListener<DropCopyResponse> = currentCallListener(() => this.call, {
-    message: (message) => this.received(message),
-    ended: (call, status) => this.ended(call, status),
-  });
 
   protected constructor(
     private readonly spec: ResumableFeedSpec,
@@ -140,6 +136,21 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.participant = spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
+    this.stream = new ReconnectingStream(
+      {
+        wanted: () => this.sink !== undefined,
+        open: (authorization, listener) => this.openCall(authorization, listener),
+        message: (message) => this.received(message),
+        lost: (status) => this.lost(status),
+        unopened: (error) => this.refuseStart(error),
+      },
+      {
+        tokens: { authorization: () => tokens.authorization(this.grpc.target), rejected: (authorization) => tokens.rejected(authorization) },
+        timing: FEED_TIMING,
+        metrics: this.metrics,
+        warn: (message) => this.logger.warn(message),
+      },
+    );
     if (spec.store === undefined) return;
     streams.resumeTokenAge(spec.kind, () => {
       const savedAt = this.store?.savedAt ?? this.checkpointedAt;
@@ -168,13 +179,14 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       // A holder killed before storing its last tokens published batches after it: what this instance relayed of them is not sent again.
       for (const payload of sink.delivered ?? []) this.remember((payload as Record<string, unknown> | null)?.[this.spec.records]);
     }
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms.`)), FEED_TIMING.openTimeoutMs);
-      this.started = { resolve: () => (clearTimeout(timer), resolve()), reject: (error) => (clearTimeout(timer), reject(error)) };
+    const started = new FirstSnapshot(FEED_TIMING.openTimeoutMs, () => {
+      const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
+      return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms${last}.`);
     });
-    void this.connect();
+    this.started = started;
+    this.stream.start();
     try {
-      await ready;
+      await started.ready;
     } catch (error) {
       this.close(topic);
       throw error;
@@ -194,32 +206,15 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
   }
 
   private stop(): void {
-    this.reconnect.cancel();
-    this.call?.cancel();
-    this.call = undefined;
+    this.stream.stop();
   }
 
-  private async connect(): Promise<void> {
-    let authorization: string;
-    try {
-      authorization = await this.tokens.authorization(this.grpc.target);
-    } catch (error) {
-      return this.retry(`no exchange token (${(error as Error).message})`);
-    }
-    if (!this.sink || this.call) return;
-    try {
-      this.call = this.openCall(authorization);
-    } catch (error) {
-      this.started?.reject(error as Error);
-    }
-  }
-
-  private openCall(authorization: string): DropCopyCall {
+  private openCall(authorization: string, listener: CallListener<DropCopyResponse>): DropCopyCall {
     // symbols [] and no firms: the whole firm. No deadline: a cancelled replay restarts from the same token.
     const request: DropCopyRequest = { symbols: [], firms: [], ...this.position.next() };
     this.fresh = true;
     const stream = this.method.call(request, authorization, this.participant);
-    return new UpstreamCall<DropCopyResponse>(stream, authorization, false, this.listener, this.metrics, FEED_TIMING);
+    return new UpstreamCall<DropCopyResponse>(stream, authorization, false, listener, this.metrics, FEED_TIMING);
   }
 
   private async resumeCheckpoint(sink: TopicSink): Promise<ResumeCheckpoint | undefined> {
@@ -250,7 +245,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       this.started?.resolve();
       this.started = undefined;
     }
-    this.reconnect.succeeded();
+    this.stream.delivered();
     const records = (message[this.spec.records] ?? []) as Record<string, unknown>[];
     const fresh = this.remember(records);
     for (let i = fresh.length; i < records.length; i++) this.metrics.duplicateDropped();
@@ -280,7 +275,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     sink.snapshot({ [this.spec.records]: records });
     this.started?.resolve();
     this.started = undefined;
-    this.reconnect.succeeded();
+    this.stream.delivered();
     this.keep(message.resumeToken);
   }
 
@@ -295,17 +290,18 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     return ((records ?? []) as Record<string, unknown>[]).filter((record) => this.seen.add(this.spec.key(record)));
   }
 
-  private ended(call: DropCopyCall, status: StreamStatus): void {
-    this.call = undefined;
-    if (status.code === GrpcStatus.UNAUTHENTICATED) this.tokens.rejected(call.authorization);
-    if (this.resumeRefused(status)) return;
-    if (this.started && isRefusal(status)) {
-      this.started.reject(streamRefused(this.spec.kind, status));
-      this.started = undefined;
-      return;
-    }
-    this.metrics.reconnecting(statusName(status.code));
-    this.retry(`${statusName(status.code)}: ${status.details}`);
+  private lost(status: StreamStatus): AfterLoss {
+    if (this.resumeRefused(status)) return 'handled';
+    if (this.started && isRefusal(status)) this.refuseStart(streamRefused(this.spec.kind, status));
+    return 'backoff';
+  }
+
+  /** The open fails with `error`: the topic is given up (its `open` closes it), so nothing is reopened for it. */
+  private refuseStart(error: Error): void {
+    if (!this.started) return;
+    this.started.reject(error);
+    this.started = undefined;
+    this.sink = undefined;
   }
 
   /**
@@ -319,14 +315,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (!step) return false;
     this.metrics.resumeRefused(step.fallback);
     const instead = step.fromMs === undefined ? 'live, with a resync' : `from ${new Date(step.fromMs).toISOString()}`;
-    this.logger.warn(`the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.reconnect.schedule()} ms`);
+    this.logger.warn(`the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.stream.schedule()} ms`);
     return true;
-  }
-
-  private retry(reason: string): void {
-    if (!this.sink) return;
-    const delay = this.reconnect.schedule();
-    this.logger.warn(`stream lost (${reason}); resuming in ${delay} ms`);
   }
 }
 

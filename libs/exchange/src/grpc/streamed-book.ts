@@ -1,4 +1,4 @@
-import type { TopicSink } from '@lib/fanout';
+import { FirstSnapshot, type TopicSink } from '@lib/fanout';
 
 import type { MarketDataUpdateMessage } from './market-data.messages.js';
 
@@ -6,11 +6,6 @@ import type { MarketDataUpdateMessage } from './market-data.messages.js';
 export interface BookView {
   update: MarketDataUpdateMessage;
   receivedAt: number;
-}
-
-interface Waiter {
-  resolve(): void;
-  reject(error: Error): void;
 }
 
 /**
@@ -22,7 +17,7 @@ export class StreamedBook implements TopicSink {
   hub?: TopicSink;
   private latest?: BookView;
   private live = false;
-  private waiters: Waiter[] = [];
+  private waiters: FirstSnapshot[] = [];
   private readHold?: NodeJS.Timeout;
 
   constructor(private readonly now: () => number) {}
@@ -63,17 +58,9 @@ export class StreamedBook implements TopicSink {
   /** Resolves when the book is live; rejects after `timeoutMs` or when the lane gives the symbol up. */
   whenLive(timeoutMs: number): Promise<void> {
     if (this.live) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`no book within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        resolve: () => (clearTimeout(timer), resolve()),
-        reject: (error) => (clearTimeout(timer), reject(error)),
-      };
-      this.waiters.push(waiter);
-    });
+    const waiter = new FirstSnapshot(timeoutMs, () => new Error(`no book within ${timeoutMs} ms`));
+    this.waiters = [...this.waiters.filter((known) => known.pending), waiter];
+    return waiter.ready;
   }
 
   /** Keeps the symbol streamed for `lingerMs` after this read; `expired` runs when no read came since. */

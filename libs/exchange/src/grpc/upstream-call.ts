@@ -1,5 +1,6 @@
 import { type ClientDuplexStream, type ClientReadableStream, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
 
+import type { StreamGauge } from './exchange-stream.metrics.js';
 import type { StreamStatus } from './stream-status.error.js';
 
 /** Where one call reports; `call` tells the owner whether the report is from its current call. */
@@ -7,23 +8,6 @@ export interface CallListener<M> {
   message(call: UpstreamCall<M>, message: M): void;
   /** Once, when the server ended the call or it went silent; never after `cancel()`. */
   ended(call: UpstreamCall<M>, status: StreamStatus): void;
-}
-
-/** A listener that hears only the owner's current call: reports of a call it replaced or cancelled are dropped. */
-export function currentCallListener<M>(
-  current: () => UpstreamCall<M> | undefined,
-  owner: { message(message: M): void; ended(call: UpstreamCall<M>, status: StreamStatus): void },
-): CallListener<M> {
-  return {
-    message: (call, message) => (call === current() ? owner.message(message) : undefined),
-    ended: (call, status) => (call === current() ? owner.ended(call, status) : undefined),
-  };
-}
-
-/** Open streams of one kind, as the metrics count them. */
-export interface StreamGauge {
-  streamOpened(): void;
-  streamClosed(): void;
 }
 
 export interface CallTiming {

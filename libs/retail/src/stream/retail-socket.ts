@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 import { fullJitterDelay, steadyNow } from '@lib/core';
+import { FirstSnapshot } from '@lib/fanout';
 import WebSocket from 'ws';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
@@ -41,7 +42,8 @@ interface Subscription {
   request: SubscriptionRequest;
   listener: SubscriptionListener;
   sent: boolean;
-  settle?: (error?: Error) => void;
+  /** The first answer (data, or the subscribe sent for a type that has no snapshot); pending until then. */
+  readonly first: FirstSnapshot;
 }
 
 /** Trades have no snapshot, so nothing answers their subscribe; everything else answers with its state. */
@@ -72,29 +74,20 @@ export class RetailSocket {
   /** `ready` settles on the first answer: resolves on data, rejects on an error frame or when never sent in time. */
   subscribe(request: SubscriptionRequest, listener: SubscriptionListener): { requestId: string; ready: Promise<void> } {
     const requestId = `gw-${++this.nextId}`;
-    const subscription: Subscription = { requestId, request, listener, sent: false };
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => subscription.settle?.(subscription.sent ? undefined : new Error(`no connection to ${this.options.url}`)), this.options.ackTimeoutMs);
-      subscription.settle = (error) => {
-        clearTimeout(timer);
-        subscription.settle = undefined;
-        if (error) reject(error);
-        else resolve();
-      };
-    });
-    // A rejection nobody awaits (an unsubscribe before the answer) must not become an unhandled one.
-    ready.catch(() => undefined);
+    // Past the wait, a subscription that was sent settles anyway; one never sent had no connection.
+    const first = new FirstSnapshot(this.options.ackTimeoutMs, () => (subscription.sent ? undefined : new Error(`no connection to ${this.options.url}`)));
+    const subscription: Subscription = { requestId, request, listener, sent: false, first };
     this.subscriptions.set(requestId, subscription);
     if (this.connected) this.send(subscription);
     else this.ensureConnecting();
-    return { requestId, ready };
+    return { requestId, ready: first.ready };
   }
 
   unsubscribe(requestId: string): void {
     const subscription = this.subscriptions.get(requestId);
     if (!subscription) return;
     this.subscriptions.delete(requestId);
-    subscription.settle?.(new Error('unsubscribed'));
+    subscription.first.reject(new Error('unsubscribed'));
     if (this.connected && subscription.sent) this.ws?.send(JSON.stringify({ unsubscribe: { requestId } }));
     if (this.subscriptions.size === 0) this.disconnect();
   }
@@ -140,7 +133,7 @@ export class RetailSocket {
     const subscribe = { requestId: subscription.requestId, subscriptionType, ...(marketSlugs === undefined ? {} : { marketSlugs }) };
     this.ws?.send(JSON.stringify({ subscribe }));
     subscription.sent = true;
-    if (NO_SNAPSHOT.has(subscriptionType)) subscription.settle?.();
+    if (NO_SNAPSHOT.has(subscriptionType)) subscription.first.resolve();
   }
 
   private received(ws: WebSocket, text: string): void {
@@ -159,7 +152,7 @@ export class RetailSocket {
       case 'data': {
         const subscription = this.subscriptions.get(frame.event.requestId);
         if (!subscription) return;
-        subscription.settle?.();
+        subscription.first.resolve();
         subscription.listener.event(frame.event);
         return;
       }
@@ -172,9 +165,9 @@ export class RetailSocket {
   private upstreamError(message: string, requestId: string | undefined): void {
     const subscription = requestId === undefined ? undefined : this.subscriptions.get(requestId);
     if (!subscription) return this.warn(`retail channel ${this.options.url} error: ${message}`);
-    if (subscription.settle) {
+    if (subscription.first.pending) {
       this.subscriptions.delete(subscription.requestId);
-      subscription.settle(new Error(message));
+      subscription.first.reject(new Error(message));
       if (this.subscriptions.size === 0) this.disconnect();
       return;
     }
@@ -190,7 +183,7 @@ export class RetailSocket {
     if (this.closed || this.subscriptions.size === 0) return;
     this.stats.drops += wasUp ? 1 : 0;
     for (const subscription of this.subscriptions.values()) {
-      if (wasUp && subscription.sent && !subscription.settle) subscription.listener.gap();
+      if (wasUp && subscription.sent && !subscription.first.pending) subscription.listener.gap();
       subscription.sent = false;
     }
     this.scheduleReconnect();
