@@ -14,6 +14,16 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
   constructor(private readonly clock: Clock = systemClock) {}
 
   async reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+    const refusal = await this.judge(counts, exposure);
+    if (refusal) return refusal;
+    for (const count of counts) {
+      if (!this.counts.has(count.key)) this.counts.set(count.key, new Map());
+      this.counts.get(count.key)!.set(token, { ...exposure, at: this.clock.now() });
+    }
+    return undefined;
+  }
+
+  async judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined> {
     const sign = exposure.side === 'buy' ? 1 : -1;
     for (const count of counts) {
       const shares = [...(this.counts.get(count.key)?.values() ?? [])];
@@ -28,10 +38,6 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
         const after = before + sign * exposure.qty;
         if (Math.abs(after) > count.max && Math.abs(after) > Math.abs(before)) return { count, observed: after };
       }
-    }
-    for (const count of counts) {
-      if (!this.counts.has(count.key)) this.counts.set(count.key, new Map());
-      this.counts.get(count.key)!.set(token, { ...exposure, at: this.clock.now() });
     }
     return undefined;
   }
