@@ -56,6 +56,8 @@ export class InstrumentDirectory {
    * A miss refreshes the list as `lists` does (at most once a minute).
    */
   async eventOf(symbol: string): Promise<string | null | undefined> {
+    // A read in flight (the first, at start) is waited for: no list yet is not the same as no list to be had.
+    if (this.reading) await this.reading;
     const listed = await this.lists(symbol);
     if (listed === undefined) return undefined;
     return this.events.get(symbol) ?? null;
