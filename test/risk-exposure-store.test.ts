@@ -40,4 +40,15 @@ describe('exposure counts in Redis', () => {
     expect(await hash('n')).toEqual({ '#notional': '0', '#buy': '0' });
     expect(await hash('p')).toEqual({ '#notional': '0', '#buy': '0', '#sell': '0' });
   });
+
+  it('judges (the what-if) as a reservation would, taking nothing', async () => {
+    const orders = { key: 'judge-o', max: 1, scope: 'team:trading' };
+    const position = { key: 'judge-p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };
+    expect(await store.judge([orders, position], { side: 'buy', qty: 2, micros: 0 })).toBeUndefined();
+    expect(await store.judge([orders, position], { side: 'buy', qty: 3, micros: 0 })).toEqual({ count: position, observed: 11 });
+    expect(await redis.exists(`${prefix}{risk}:open:judge-o`, `${prefix}{risk}:open:judge-p`)).toBe(0);
+    expect(await store.reserve([orders, position], 'a', { side: 'buy', qty: 2, micros: 0 })).toBeUndefined();
+    expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: orders, observed: 2 });
+    await store.release('a', ['judge-o', 'judge-p']);
+  });
 });

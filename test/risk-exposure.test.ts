@@ -3,7 +3,7 @@ import type { GatewayConfigInput } from '@lib/core';
 import { COUNTERPARTY, SYMBOL, limit } from './support/exchange-stack.js';
 import { type Fleet, startFleet } from './support/fleet.js';
 import { caller } from './support/load.js';
-import { PARTICIPANT, json } from './support/stack.js';
+import { PARTICIPANT, eventually, json } from './support/stack.js';
 
 const MAX_OPEN_NOTIONAL = 50;
 /** Each storm order: a buy of 10 at 50 cents, $5 at its worst case: ten fill the budget exactly. */
@@ -73,10 +73,18 @@ describe('max open notional and max net position, reserved atomically across gat
     const other = caller(fleet.processes[1].url, fleet.stack.keys['bot-1']);
     const order = (side: 'SIDE_BUY' | 'SIDE_SELL', qty: number, price: number, clordId: string) => ({ ...limit(side, qty, price, { clordId }), symbol: OTHER });
     const send = (to: typeof bot, body: object) => to('/exchange/v1/trading/orders', { method: 'POST', body: JSON.stringify(body), headers: { prefer: 'wait=20' } });
+    // The position comes from the position stream each process holds: wait until both show it (a what-if sell the position decides passes).
+    const positionShown = async (sell: number, clordId: string) => {
+      for (const to of [bot, other]) {
+        await eventually(() => to('/exchange/v1/trading/orders/check', { method: 'POST', body: JSON.stringify(order('SIDE_SELL', sell, 60, clordId)) }).then((res) => res.status), (status) => status === 200, 15_000, 50);
+      }
+    };
     // A long position of 8: a resting buy through the gateway, filled by another firm at the exchange.
     expect((await send(bot, order('SIDE_BUY', 8, 40, 'pos-open'))).status).toBe(200);
     engine().insert({ symbol: OTHER, side: 'SIDE_SELL', orderQty: 8, price: 40, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: COUNTERPARTY, clordId: 'pos-hit' });
     expect(engine().position(PARTICIPANT, OTHER)).toMatchObject({ netPosition: 8 });
+    // Short 11 from 0 is over the limit; from 8 long it is 3 short.
+    await positionShown(11, 'pos-shown-8');
 
     const over = await send(other, order('SIDE_BUY', 3, 40, 'pos-over'));
     expect({ status: over.status, body: await json(over) }).toMatchObject({ status: 422, body: { code: 'RISK_POSITION_LIMIT', limit: MAX_POSITION, observed: 11, scope: 'client:bot-1', market: OTHER } });
@@ -90,6 +98,8 @@ describe('max open notional and max net position, reserved atomically across gat
     // A partial fill moves quantity from open to position: 9 long, 1 of the buy still open; 9 + 1 + 1 = 11, not 9 + 2 + 1.
     engine().insert({ symbol: OTHER, side: 'SIDE_SELL', orderQty: 1, price: 40, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: COUNTERPARTY, clordId: 'pos-partial' });
     expect(engine().position(PARTICIPANT, OTHER)).toMatchObject({ netPosition: 9 });
+    // With the open sell of 5: from 8 long, a sell of 14 ends 11 short (refused); from 9, 10 short (passes).
+    await positionShown(14, 'pos-shown-9');
     const afterFill = await send(other, order('SIDE_BUY', 1, 40, 'pos-after-fill'));
     expect({ status: afterFill.status, body: await json(afterFill) }).toMatchObject({ status: 422, body: { code: 'RISK_POSITION_LIMIT', observed: 11 } });
     // And a sell that reduces still passes: 9 - 5 open - 4 = 0.

@@ -24,7 +24,7 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
+  exports: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
   imports: [AuthModule, RateLimitModule, UpstreamModule],
   providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ExchangeTopics, ...OPERATIONS],
 })

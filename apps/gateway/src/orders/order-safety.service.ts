@@ -212,8 +212,14 @@ export class OrderSafety {
   }
 }
 
-/** Refusals of the client's pace or state, not of its order: not journaled one by one (see OrderSafety.refused). */
-const PACE_REFUSALS: ReadonlySet<string> = new Set([ErrorCode.RISK_THROTTLED, ErrorCode.RISK_BREAKER_OPEN, ErrorCode.TRADING_STATE_UNKNOWN]);
+/** Refusals of the client's pace or of a state the gateway cannot read, not of its order (a runaway loop or an outage repeats them): counted in metrics, not journaled one by one (see OrderSafety.refused). */
+const PACE_REFUSALS: ReadonlySet<string> = new Set([
+  ErrorCode.RISK_THROTTLED,
+  ErrorCode.RISK_BREAKER_OPEN,
+  ErrorCode.TRADING_STATE_UNKNOWN,
+  ErrorCode.RISK_POSITION_UNKNOWN,
+  ErrorCode.RISK_EVENT_UNKNOWN,
+]);
 
 /** The call's checks; a call without any has `A` = undefined (OrderCall's default), so undefined is what its send takes. */
 function admitOf<A>(call: OrderCall<A>): Promise<A> {

@@ -1,27 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type AccountCallerContext, ExchangeAccounts, type OrderRequest } from '@lib/exchange';
-import { z } from 'zod';
+import type { OrderRequest } from '@lib/exchange';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { MarketEvents } from './market-events.service.js';
 import { MICROS } from './open-orders.service.js';
 import type { OpenOrderCount, OrderExposure } from './open-orders.store.js';
 import { exchangeOrderTerms } from './order-terms.js';
+import { PositionBook } from './position-book.service.js';
 import { RiskGate } from './risk-gate.service.js';
-import type { ExposureCount } from './risk-limits.js';
-
-const PositionsSchema = z.looseObject({ positions: z.array(z.looseObject({ symbol: z.string(), netPosition: z.string() })).default([]) });
-
-const matches = (pattern: string, symbol: string) => (pattern.endsWith('*') ? symbol.startsWith(pattern.slice(0, -1)) : symbol === pattern);
-
-/** Reads each participant's positions once per request (a batch's children share the read). */
-export type PositionReader = (participant: string) => Promise<ReadonlyMap<string, number>>;
+import { type ExposureCount, matchesPattern } from './risk-limits.js';
 
 /**
  * Open notional and net position (issue 26 item 1): what an exchange insert adds to the exposure counts,
  * and the counts it falls under, each position count carrying the scope's current net position: the sum
  * over the participants the scope's clients use (firm: every configured participant) of their net
- * positions in the count's markets, read from the exchange's /v1/positions (no budget) at the time.
+ * positions in the count's markets (a symbol, a prefix, or every market of an event), from the
+ * position stream the gateway holds (PositionBook; unknown positions refuse, never a REST read).
  */
 @Injectable()
 export class Exposure {
@@ -31,7 +26,8 @@ export class Exposure {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly gate: RiskGate,
-    private readonly accounts: ExchangeAccounts,
+    private readonly book: PositionBook,
+    private readonly events: MarketEvents,
   ) {
     this.scale = config.risk.exchangePriceScale;
     const add = (scope: string, participant: string) => this.participants.set(scope, [...new Set([...(this.participants.get(scope) ?? []), participant])]);
@@ -48,29 +44,14 @@ export class Exposure {
     return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
   }
 
-  /** The exposure counts the order falls under, positions read (once per participant through `read`). */
-  async counts(client: AuthenticatedClient, order: OrderRequest, read: PositionReader): Promise<OpenOrderCount[]> {
-    const counts = this.gate.limits.exposureCounts(client, order.symbol);
-    return Promise.all(counts.map(async (count) => (count.kind === 'position' ? { ...count, position: await this.position(count, read) } : count)));
+  /** Every count an order on `market` (of `event`) falls under: open orders, open notional, net position with the position it starts from. */
+  counts(client: AuthenticatedClient, market: string, event: string | undefined, path: string): OpenOrderCount[] {
+    const exposure = this.gate.limits.exposureCounts(client, market, event).map((count) => (count.kind === 'position' ? { ...count, position: this.position(count, path) } : count));
+    return [...this.gate.limits.openOrderScopes(client, market, event), ...exposure];
   }
 
-  /** A reader for one request: each participant's positions read at most once. */
-  reader(caller: AccountCallerContext): PositionReader {
-    const reads = new Map<string, Promise<ReadonlyMap<string, number>>>();
-    return (participant) => {
-      if (!reads.has(participant)) {
-        const read = this.accounts.positions({ ...caller, participant }).then((reply) => new Map(PositionsSchema.parse(JSON.parse(reply.text)).positions.map((p) => [p.symbol, Number(p.netPosition)])));
-        reads.set(participant, read);
-      }
-      return reads.get(participant)!;
-    };
-  }
-
-  private async position(count: ExposureCount, read: PositionReader): Promise<number> {
-    let sum = 0;
-    for (const participant of this.participants.get(count.scope) ?? []) {
-      for (const [symbol, net] of await read(participant)) if (matches(count.market!, symbol) && Number.isFinite(net)) sum += net;
-    }
-    return sum;
+  private position(count: ExposureCount, path: string): number {
+    const inMarket = count.event !== undefined ? (symbol: string) => this.events.held(symbol) === count.event : (symbol: string) => matchesPattern(count.market!, symbol);
+    return this.book.sum(this.participants.get(count.scope) ?? [], inMarket, path);
   }
 }

@@ -38,4 +38,13 @@ describe('exposure counts', () => {
     await store.releaseOrder('order-a');
     expect(await store.reserve([filled], 'i', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
   });
+
+  it('judges as a reservation would, taking nothing', async () => {
+    const store = new MemoryOpenOrderStore();
+    const orders = { key: 'o', max: 1, scope: 'team:trading' };
+    expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
+    expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
+    expect(await store.reserve([orders], 'a', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
+    expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: orders, observed: 2 });
+  });
 });

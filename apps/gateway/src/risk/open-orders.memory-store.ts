@@ -54,6 +54,19 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
   constructor(private readonly clock: Clock = systemClock) {}
 
   async reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+    const refusal = await this.judge(counts, exposure);
+    if (refusal) return refusal;
+    const at = this.clock.now();
+    for (const count of counts) {
+      let held = this.counts.get(count.key);
+      if (!held) this.counts.set(count.key, (held = new Count()));
+      held.add(token, { ...exposure, at });
+    }
+    return undefined;
+  }
+
+  /** What reserve would answer, taking nothing (the what-if route). */
+  async judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined> {
     const sign = exposure.side === 'buy' ? 1 : -1;
     for (const count of counts) {
       const held = this.counts.get(count.key);
@@ -65,12 +78,6 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
         const after = before + sign * exposure.qty;
         if (Math.abs(after) > count.max && Math.abs(after) > Math.abs(before)) return { count, observed: after };
       }
-    }
-    const at = this.clock.now();
-    for (const count of counts) {
-      let held = this.counts.get(count.key);
-      if (!held) this.counts.set(count.key, (held = new Count()));
-      held.add(token, { ...exposure, at });
     }
     return undefined;
   }

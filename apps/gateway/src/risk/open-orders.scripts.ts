@@ -29,7 +29,7 @@ end
  * position), max, position (signed contracts; 0 unless a position count). All or none: returns {0} when
  * taken, else {index of the count that refused, the value it would have reached}.
  */
-export const RESERVE = `
+const CHECK = `
 local token, side, qty, micros = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local sign = side == 'buy' and 1 or -1
 for i = 1, #KEYS do
@@ -47,6 +47,15 @@ for i = 1, #KEYS do
     if math.abs(after) > max and math.abs(after) > math.abs(before) then return {i, tostring(after)} end
   end
 end
+`;
+
+/** RESERVE's judgement only (the what-if route): the same answer, nothing taken. */
+export const JUDGE = CHECK + `return {0, '0'}`;
+
+/** Takes the order's share of every count when CHECK found room (all or none). */
+export const RESERVE =
+  CHECK +
+  `
 local now = redis.call('TIME')
 local ms = now[1] * 1000 + math.floor(now[2] / 1000)
 for i = 1, #KEYS do

@@ -18,7 +18,7 @@ const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 /** The problem a full count answers with, in the count's own terms. */
 function refusalOf(refusal: Refusal, path: string) {
   const { count, observed } = refusal;
-  const market = count.market === undefined ? {} : { market: count.market };
+  const market = { ...(count.market === undefined ? {} : { market: count.market }), ...(count.event === undefined ? {} : { event: count.event }) };
   switch (count.kind ?? 'orders') {
     case 'notional':
       return limitRefusal(ErrorCode.RISK_OPEN_NOTIONAL, 'Open notional (USD, worst case) with this order', { value: count.max / MICROS, scope: count.scope, ...market }, Math.round(observed / 10_000) / 100, path);
@@ -80,6 +80,18 @@ export class OpenOrders {
     }
     if (refusal) throw refusalOf(refusal, path);
     return { token, keys: counts.map((count) => count.key), participant };
+  }
+
+  /** What-if: the refusal a reservation would meet now (read, nothing taken); the same fail-closed answer when the counts cannot be read. */
+  async judge(counts: readonly OpenOrderCount[], path: string, exposure: OrderExposure = NO_EXPOSURE): Promise<void> {
+    if (counts.length === 0) return;
+    let refusal: Refusal | undefined;
+    try {
+      refusal = await this.store.judge(counts, exposure);
+    } catch (error) {
+      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable).', { cause: error, headers: { 'Retry-After': '1' } });
+    }
+    if (refusal) throw refusalOf(refusal, path);
   }
 
   /** The exchange reported a bound order's leaves quantity (a partial fill): the filled part leaves the open counts. Never throws. */

@@ -1,6 +1,6 @@
 import type { RedisClient } from '@lib/core';
 
-import { LEAVES, RELEASE, RELEASE_ORDER, RESERVE, SWEEP } from './open-orders.scripts.js';
+import { JUDGE, LEAVES, RELEASE, RELEASE_ORDER, RESERVE, SWEEP } from './open-orders.scripts.js';
 
 /** What a count adds up: orders (one each), open notional (micro-dollars), or a net position (contracts). */
 export type CountKind = 'orders' | 'notional' | 'position';
@@ -16,6 +16,7 @@ export interface OpenOrderCount {
   scope: string;
   kind?: CountKind;
   market?: string;
+  event?: string;
   position?: number;
 }
 
@@ -45,6 +46,8 @@ export interface Refusal {
  */
 export interface OpenOrderStore {
   reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined>;
+  /** The refusal a reservation would meet now; nothing is taken (the what-if route). */
+  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined>;
   /** The share of a reservation the exchange answered with an order id, remembered until the order closes. */
   bind(orderId: string, order: BoundOrder): Promise<void>;
   /** Gives back a reservation that opened nothing. */
@@ -77,10 +80,18 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     this.tokensKey = `${prefix}{risk}:open-tokens`;
   }
 
-  async reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+    return this.run(RESERVE, counts, token, exposure);
+  }
+
+  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined> {
+    return this.run(JUDGE, counts, 'judge', exposure);
+  }
+
+  private async run(script: string, counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
     const keys = counts.map((count) => this.countPrefix + count.key);
     const specs = counts.flatMap((count) => [count.kind ?? 'orders', count.max, EXPOSURE_KINDS.has(count.kind) ? Math.trunc(count.position ?? 0) : 0]);
-    const [index, observed] = (await this.redis.eval(RESERVE, keys.length, ...keys, token, exposure.side, exposure.qty, exposure.micros, ...specs)) as [number, string];
+    const [index, observed] = (await this.redis.eval(script, keys.length, ...keys, token, exposure.side, exposure.qty, exposure.micros, ...specs)) as [number, string];
     return index === 0 ? undefined : { count: counts[index - 1], observed: Number(observed) };
   }
 

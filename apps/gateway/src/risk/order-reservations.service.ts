@@ -4,9 +4,9 @@ import type { BudgetedReply } from '@lib/ratelimit';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
-import { Exposure, type PositionReader } from './exposure.service.js';
+import { Exposure } from './exposure.service.js';
+import { MarketEvents } from './market-events.service.js';
 import { OpenOrders, type Reservation } from './open-orders.service.js';
-import { RiskGate } from './risk-gate.service.js';
 
 const InsertAnswerSchema = z.looseObject({ orderId: z.string() });
 const BatchAnswerSchema = z.looseObject({ responses: z.array(z.looseObject({ orderId: z.string().optional() })) });
@@ -34,20 +34,30 @@ export function insertedIds(text: string, batch: boolean): (string | undefined)[
 @Injectable()
 export class OrderReservations {
   constructor(
-    private readonly gate: RiskGate,
     private readonly open: OpenOrders,
     private readonly exposure: Exposure,
+    private readonly events: MarketEvents,
   ) {}
+
+  /**
+   * What-if: whether every count the orders fall under has room for them (read, never reserved), or the
+   * refusal a send would meet now. Concurrent orders may take the room before a real send.
+   */
+  async judge(client: AuthenticatedClient, orders: readonly OrderRequest[], paths: readonly string[]): Promise<void> {
+    for (const [i, order] of orders.entries()) {
+      const counts = this.exposure.counts(client, order.symbol, await this.events.of(order.symbol, paths[i]), paths[i]);
+      await this.open.judge(counts, paths[i], this.exposure.of(order));
+    }
+  }
 
   async send(client: AuthenticatedClient, caller: AccountCallerContext, orders: readonly OrderRequest[], paths: readonly string[], batch: boolean, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
     const reservations: (Reservation | undefined)[] = [];
     try {
-      let read = this.exposure.reader(caller);
       for (const [i, order] of orders.entries()) {
-        const counts = async (positions: PositionReader) => [...this.gate.limits.openOrderScopes(client, order.symbol), ...(await this.exposure.counts(client, order, positions))];
-        // After a refusal the counts are reconciled with the exchange: the positions are read again with them.
-        const again = () => counts((read = this.exposure.reader(caller)));
-        reservations.push(await this.open.reserve(await counts(read), caller.participant, paths[i], this.exposure.of(order), again));
+        const event = await this.events.of(order.symbol, paths[i]);
+        const counts = async () => this.exposure.counts(client, order.symbol, event, paths[i]);
+        // After a refusal the counts are reconciled with the exchange: the streamed positions are taken again with them.
+        reservations.push(await this.open.reserve(await counts(), caller.participant, paths[i], this.exposure.of(order), counts));
       }
     } catch (error) {
       // All or none: a child over the count gives back what its siblings took.

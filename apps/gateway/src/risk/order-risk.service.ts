@@ -49,8 +49,18 @@ export class OrderRisk {
     this.scale = config.risk.exchangePriceScale;
   }
 
-  /** What-if: the insert as it would be sent, or the refusal; nothing reserved, nothing sent. */
+  /**
+   * What-if: the insert as it would be sent, or the refusal; nothing reserved, nothing sent. The counted
+   * limits (open orders, open notional, net position) are read as a send would meet them now.
+   */
   async exchangeCheck(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
+    const policed = await this.exchangeStateless(client, caller, order);
+    await this.reservations.judge(client, [policed], ['body']);
+    return policed;
+  }
+
+  /** The checks of an insert that count nothing: field policing, states and limits, price band, self-trade. */
+  private async exchangeStateless(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
     const policed = this.policeExchange(client, order, 'body');
     await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
     await this.band.check(this.gate.limits, client, policed, 'body');
@@ -66,7 +76,7 @@ export class OrderRisk {
   async exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<Admitted<OrderRequest>> {
     const policed = await this.counted(client, () => {
       this.throttle.take(client);
-      return this.exchangeCheck(client, caller, order);
+      return this.exchangeStateless(client, caller, order);
     });
     return { request: policed, send: (send) => this.counted(client, () => this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed))) };
   }

@@ -3,6 +3,7 @@ import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
+import { MarketEvents } from './market-events.service.js';
 import { limitRefusal, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
@@ -31,6 +32,7 @@ export class RiskGate {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly states: TradingStates,
     private readonly breaker: RejectBreaker,
+    private readonly events: MarketEvents,
   ) {
     this.limits = new RiskLimits(config.risk.limits);
   }
@@ -46,14 +48,15 @@ export class RiskGate {
   private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<void> {
     const record = this.states.verdict(client, order.market);
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
-    this.checkLimits(client, order);
+    this.checkLimits(client, order, await this.events.of(order.market, order.path));
     if (record?.state === 'reduce-only' && !(await this.reduces(order, positionOf))) throw tradingStateRefusal(record, order.path);
   }
 
-  checkLimits(client: AuthenticatedClient, order: OrderTerms): void {
-    const qtyLimit = this.limits.binding('maxOrderQty', client, order.market);
+  /** `event`: the order's market's event, for limits narrowed to one (MarketEvents). */
+  checkLimits(client: AuthenticatedClient, order: OrderTerms, event?: string): void {
+    const qtyLimit = this.limits.binding('maxOrderQty', client, order.market, event);
     if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value) throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
-    const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market);
+    const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market, event);
     if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {
       throw limitRefusal(ErrorCode.RISK_MAX_NOTIONAL, 'Order notional (USD, worst case)', notionalLimit, round(order.notional), order.path);
     }

@@ -14,9 +14,10 @@ export function tradingStateRefusal(record: TradingStateRecord, path: string): D
 export type LimitCode = ErrorCode.RISK_MAX_QUANTITY | ErrorCode.RISK_MAX_NOTIONAL | ErrorCode.RISK_MAX_OPEN_ORDERS | ErrorCode.RISK_OPEN_NOTIONAL | ErrorCode.RISK_POSITION_LIMIT;
 
 /** A refusal by a risk limit: the limit, the observed value, the scope that set it and the order it refused. */
-export function limitRefusal(code: LimitCode, name: string, limit: { value: number; scope: string; market?: string }, observed: number, path: string): DomainError {
-  return new DomainError(code, `${name} ${observed} exceeds the limit ${limit.value} set at scope ${limit.scope}${limit.market ? ` for ${limit.market}` : ''}; nothing was sent.`, {
-    extensions: { limit: limit.value, observed, scope: limit.scope, ...(limit.market ? { market: limit.market } : {}), order: path },
+export function limitRefusal(code: LimitCode, name: string, limit: { value: number; scope: string; market?: string; event?: string }, observed: number, path: string): DomainError {
+  const where = limit.market ? ` for ${limit.market}` : limit.event ? ` for event ${limit.event}` : '';
+  return new DomainError(code, `${name} ${observed} exceeds the limit ${limit.value} set at scope ${limit.scope}${where}; nothing was sent.`, {
+    extensions: { limit: limit.value, observed, scope: limit.scope, ...(limit.market ? { market: limit.market } : {}), ...(limit.event ? { event: limit.event } : {}), order: path },
   });
 }
 

@@ -14,6 +14,8 @@ const RISK_CODES: ReadonlySet<string> = new Set([
   ErrorCode.RISK_MAX_OPEN_ORDERS,
   ErrorCode.RISK_OPEN_NOTIONAL,
   ErrorCode.RISK_POSITION_LIMIT,
+  ErrorCode.RISK_POSITION_UNKNOWN,
+  ErrorCode.RISK_EVENT_UNKNOWN,
   ErrorCode.RISK_FIELD_NOT_ENTITLED,
   ErrorCode.RISK_PRICE_BAND,
   ErrorCode.RISK_REFERENCE_STALE,

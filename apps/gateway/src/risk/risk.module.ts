@@ -9,11 +9,13 @@ import { DeadManSwitchController } from './dead-man-switch.controller.js';
 import { DeadManSwitch } from './dead-man-switch.service.js';
 import { Exposure } from './exposure.service.js';
 import { KillSwitch } from './kill-switch.service.js';
+import { MarketEvents } from './market-events.service.js';
 import { OpenOrderFills } from './open-order-fills.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
+import { PositionBook } from './position-book.service.js';
 import { PriceBand } from './price-band.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
@@ -27,6 +29,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RateLimitModule, RetailModule],
-  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, MarketEvents, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PositionBook, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

@@ -44,7 +44,18 @@ export const SandboxConfigSchema = z
         depositProcessors: z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1).default(['checkout', 'processor-a']),
         /** More binary contracts (open) after the fixture's, for tests that need many symbols. */
         extraGames: z
-          .array(z.object({ league: z.string().regex(/^[a-z0-9]+$/), away: z.string().regex(/^[a-z0-9]+$/), home: z.string().regex(/^[a-z0-9]+$/), date: z.iso.date() }).strict())
+          .array(
+            z
+              .object({
+                league: z.string().regex(/^[a-z0-9]+$/),
+                away: z.string().regex(/^[a-z0-9]+$/),
+                home: z.string().regex(/^[a-z0-9]+$/),
+                date: z.iso.date(),
+                /** The event the contract belongs to (`eventAttributes.eventId`, `metadata.eventSlug`); default its own game. Several markets of one event share it. */
+                eventId: z.string().regex(/^[a-z0-9-]+$/).optional(),
+              })
+              .strict(),
+          )
           .default([]),
         clients: z
           .array(

@@ -9,6 +9,8 @@ export interface BinaryContractSpec {
   /** Game day, YYYY-MM-DD. */
   date: string;
   state?: InstrumentState;
+  /** The event the contract belongs to; default its own game (`league-away-home-date`). */
+  eventId?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -17,11 +19,12 @@ const DAY_MS = 86_400_000;
 export function binaryContract(spec: BinaryContractSpec): Instrument {
   const { league, away, home, date } = spec;
   const gameDay = Date.parse(`${date}T00:00:00Z`);
-  const eventId = `${league}-${away}-${home}-${date}`;
+  const game = `${league}-${away}-${home}-${date}`;
+  const eventId = spec.eventId ?? game;
   const [awayName, homeName] = [away.toUpperCase(), home.toUpperCase()];
   const listed = gameDay - 14 * DAY_MS;
   return {
-    symbol: `aec-${eventId}`,
+    symbol: `aec-${game}`,
     description: `${league.toUpperCase()} ${awayName} @ ${homeName} on ${date}: ${homeName} to win`,
     clearingHouse: 'SANDBOX-CLEARING',
     productId: `aec-${league}`,

@@ -20,6 +20,12 @@ const RiskLimitSchema = z
     /** The team or client id; absent for the firm. */
     id: z.string().min(1).optional(),
     market: MarketPattern.optional(),
+    /**
+     * An event id: the limit applies to every market of that event, found from the instrument data (the
+     * exchange instrument's `eventAttributes.eventId`; a retail market slug is the same name as its symbol).
+     * Not with `market`.
+     */
+    event: z.string().min(1).max(200).optional(),
     /** Contracts per order. */
     maxOrderQty: z.number().int().positive().optional(),
     /** Dollars per order, at the order's worst case (buy: qty × price, sell: qty × (1 − price); cash order: its amount). */
@@ -48,6 +54,7 @@ const RiskLimitSchema = z
   .superRefine((limit, ctx) => {
     if (limit.scope === 'firm' && limit.id !== undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: 'a firm limit names no id' });
     if (limit.scope !== 'firm' && limit.id === undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: `a ${limit.scope} limit names its ${limit.scope} id` });
+    if (limit.market !== undefined && limit.event !== undefined) ctx.addIssue({ code: 'custom', path: ['event'], message: 'a limit is narrowed to a market or to an event, not both' });
   });
 export type RiskLimit = z.infer<typeof RiskLimitSchema>;
 

@@ -42,6 +42,10 @@ export enum ErrorCode {
   RISK_OPEN_NOTIONAL = 'RISK_OPEN_NOTIONAL',
   /** The position plus same-side open quantity plus this order would pass the scope's maximum net position. */
   RISK_POSITION_LIMIT = 'RISK_POSITION_LIMIT',
+  /** The streamed net positions are not known on this instance (the position feed not yet delivered, or lost): an order under a net-position limit is refused (fail closed). */
+  RISK_POSITION_UNKNOWN = 'RISK_POSITION_UNKNOWN',
+  /** A limit is narrowed to an event and the instrument list (which names each market's event) could not be read: the order is refused (fail closed). */
+  RISK_EVENT_UNKNOWN = 'RISK_EVENT_UNKNOWN',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
   /** An order that would execute at once is priced outside the band around the streamed reference price. */

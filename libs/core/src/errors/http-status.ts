@@ -75,6 +75,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.SERVICE_UNAVAILABLE:
     case ErrorCode.JOURNAL_UNAVAILABLE:
     case ErrorCode.TRADING_STATE_UNKNOWN:
+    case ErrorCode.RISK_POSITION_UNKNOWN:
+    case ErrorCode.RISK_EVENT_UNKNOWN:
       return 503;
     case ErrorCode.UPSTREAM_TIMEOUT:
       return 504;
@@ -125,6 +127,8 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_MAX_OPEN_ORDERS]: 'Open orders at the risk limit',
   [ErrorCode.RISK_OPEN_NOTIONAL]: 'Open notional over the risk limit',
   [ErrorCode.RISK_POSITION_LIMIT]: 'Net position over the risk limit',
+  [ErrorCode.RISK_POSITION_UNKNOWN]: 'Net positions not known',
+  [ErrorCode.RISK_EVENT_UNKNOWN]: "A market's event not known",
   [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
   [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',

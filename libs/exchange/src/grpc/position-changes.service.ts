@@ -26,6 +26,21 @@ export const POSITIONS_SPEC: ResumableFeedSpec = {
 /** The snapshot is the latest position per symbol, folded from every change. */
 export const EXCHANGE_POSITIONS_POLICY: TopicPolicy = foldingPolicy(applyPositionChanges);
 
+/**
+ * A listener the gateway itself holds the feed for (the risk checks' net positions), whether or not a
+ * `/ws` topic is open: `positions` with a participant's whole folded state after each change, `known`
+ * once the call has delivered its first batch (the replay from the retained log), `lost` when the call
+ * could not be opened or its state may miss changes (a resync): the holder treats positions as unknown.
+ */
+export interface PositionHolder {
+  known(state: ReadonlyMap<string, PositionsSnapshot>): void;
+  positions(participant: string, snapshot: PositionsSnapshot): void;
+  lost(reason: string): void;
+}
+
+/** A held feed that could not be opened is tried again after this long. */
+const HOLD_RETRY_MS = 1_000;
+
 /** The one CreatePositionChangeSubscription call of this instance (firm-scoped, `symbols=[]`). */
 @Injectable()
 export class PositionChangeFeed extends ResumableFeed {
@@ -49,11 +64,16 @@ export class PositionChanges implements TopicSource {
   private readonly live = new Map<string, TopicSink>();
   private state = new Map<string, PositionsSnapshot>();
   private opening?: Promise<void>;
+  private readonly holders = new Set<PositionHolder>();
+  private retry?: NodeJS.Timeout;
   private readonly router: TopicSink = {
     // The call's opening snapshot is empty: positions are folded from the changes that follow.
     snapshot: () => undefined,
     update: (payload) => this.changed((payload as PositionsUpdate).positionChanges),
-    gap: () => this.live.forEach((sink) => sink.gap()),
+    gap: () => {
+      this.live.forEach((sink) => sink.gap());
+      this.holders.forEach((holder) => holder.lost('the position feed resynced'));
+    },
   };
 
   constructor(
@@ -79,11 +99,40 @@ export class PositionChanges implements TopicSource {
     this.live.set(participant, sink);
   }
 
+  /** Holds the call open for `holder` (opened now if no topic has it); returns the function that lets it go. */
+  hold(holder: PositionHolder): () => void {
+    this.holders.add(holder);
+    void this.held(holder);
+    return () => {
+      this.holders.delete(holder);
+      if (this.holders.size > 0 || this.sinks.size > 0) return;
+      clearTimeout(this.retry);
+      this.stopFeed();
+    };
+  }
+
+  private async held(holder: PositionHolder): Promise<void> {
+    try {
+      await (this.opening ??= this.start());
+      if (this.holders.has(holder)) holder.known(this.state);
+    } catch (error) {
+      if (!this.holders.has(holder)) return;
+      holder.lost(`the position feed did not open (${(error as Error).message})`);
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => void this.held(holder), HOLD_RETRY_MS);
+      this.retry.unref();
+    }
+  }
+
   close(topic: string): void {
     const participant = participantOf(topic);
     this.sinks.delete(participant);
     this.live.delete(participant);
-    if (this.sinks.size > 0) return;
+    if (this.sinks.size > 0 || this.holders.size > 0) return;
+    this.stopFeed();
+  }
+
+  private stopFeed(): void {
     this.opening = undefined;
     this.state = new Map();
     this.feed.close(POSITIONS_SPEC.topic);
@@ -107,8 +156,10 @@ export class PositionChanges implements TopicSource {
     }
     for (const [account, positionChanges] of byAccount) {
       const update: PositionsUpdate = { positionChanges };
-      this.state.set(account, applyPositionChanges(this.state.get(account) ?? { positions: [] }, update));
+      const folded = applyPositionChanges(this.state.get(account) ?? { positions: [] }, update);
+      this.state.set(account, folded);
       this.live.get(account)?.update(update);
+      this.holders.forEach((holder) => holder.positions(account, folded));
     }
   }
 }

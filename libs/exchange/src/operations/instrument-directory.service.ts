@@ -14,7 +14,7 @@ const MAX_PAGES = 20;
 const DIRECTORY_CALLER: CallerContext = { team: 'gateway', requestId: 'instrument-directory' };
 
 const PageSchema = z.looseObject({
-  instruments: z.array(z.looseObject({ symbol: z.string().optional() })).optional(),
+  instruments: z.array(z.looseObject({ symbol: z.string().optional(), eventAttributes: z.looseObject({ eventId: z.string().optional() }).optional() })).optional(),
   nextPageToken: z.string().optional(),
   eof: z.boolean().optional(),
 });
@@ -30,6 +30,8 @@ export class InstrumentDirectory {
   private readonly logger = new Logger(InstrumentDirectory.name);
   private readonly clock: Clock;
   private symbols?: ReadonlySet<string>;
+  /** Each listed symbol's event (the instrument's `eventAttributes.eventId`), when it names one. */
+  private events: ReadonlyMap<string, string> = new Map();
   private readAt = Number.NEGATIVE_INFINITY;
   private reading?: Promise<void>;
 
@@ -48,6 +50,24 @@ export class InstrumentDirectory {
     return this.symbols?.has(symbol);
   }
 
+  /**
+   * The event a symbol belongs to (its instrument's `eventAttributes.eventId`): a string; null when the
+   * exchange lists no such symbol or its instrument names no event; undefined while no list could be had.
+   * A miss refreshes the list as `lists` does (at most once a minute).
+   */
+  async eventOf(symbol: string): Promise<string | null | undefined> {
+    // A read in flight (the first, at start) is waited for: no list yet is not the same as no list to be had.
+    if (this.reading) await this.reading;
+    const listed = await this.lists(symbol);
+    if (listed === undefined) return undefined;
+    return this.events.get(symbol) ?? null;
+  }
+
+  /** The event of a symbol from the list held now (no read): null when it is not known. */
+  heldEventOf(symbol: string): string | null {
+    return this.events.get(symbol) ?? null;
+  }
+
   private refresh(): Promise<void> {
     this.reading ??= this.read().finally(() => (this.reading = undefined));
     return this.reading;
@@ -58,13 +78,19 @@ export class InstrumentDirectory {
     this.readAt = this.clock.now();
     try {
       const found = new Set<string>();
+      const events = new Map<string, string>();
       let pageToken: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
         const request = { pageSize: INSTRUMENT_PAGE_SIZE.max, tradableFilter: 'TRADABLE_FILTER_ALL', ...(pageToken ? { pageToken } : {}) } as const;
         const { instruments, nextPageToken, eof } = PageSchema.parse(JSON.parse((await this.refdata.instruments(DIRECTORY_CALLER, request)).text));
-        for (const instrument of instruments ?? []) if (instrument.symbol) found.add(instrument.symbol);
+        for (const instrument of instruments ?? []) {
+          if (!instrument.symbol) continue;
+          found.add(instrument.symbol);
+          if (instrument.eventAttributes?.eventId) events.set(instrument.symbol, instrument.eventAttributes.eventId);
+        }
         if (eof || !nextPageToken) {
           this.symbols = found;
+          this.events = events;
           return;
         }
         pageToken = nextPageToken;
