@@ -1,7 +1,5 @@
 // What the exchange benches (exchange.bench.ts: book reads, exchange-orders.ts: order inserts) share:
-// a gateway in this process in front of the sandbox, the load worker, the latency report, and what
-// the process itself did meanwhile (event-loop delay, GC pauses).
-import { type IntervalHistogram, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+// a gateway in this process in front of the sandbox, the load worker and the latency report.
 import { Worker } from 'node:worker_threads';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -13,7 +11,6 @@ import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
 
 export const ms = (value: number) => Number(value.toFixed(3));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** One load run in a worker thread (exchange-load.worker.ts). */
 export function load(spec: LoadSpec): Promise<LoadRun> {
@@ -107,61 +104,4 @@ export async function startBenchGateway(sandbox: SandboxPeer, options: BenchGate
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, url: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${key}` } };
-}
-
-export interface ProcessFigures {
-  /** This process's event-loop delay (the servers' thread: how late a ready callback ran): median of the phases' p50, worst p99 and max. */
-  eventLoopDelayMs: { p50: number; p99: number; max: number };
-  /** GC pauses over the phase, by kind (minor: scavenge; major: mark-compact). */
-  gc: { count: number; totalMs: number; maxMs: number; minor: number; major: number; incremental: number };
-  /**
-   * CPU time of this whole process (every thread: servers and load worker) per request, µs: less
-   * noisy than a latency on a shared machine, since time spent waiting for a core is not in it.
-   */
-  cpuUsPerRequest: number;
-}
-
-const GC_KIND: Record<number, 'minor' | 'major' | 'incremental' | undefined> = { 1: 'minor', 2: 'major', 4: 'incremental' };
-
-/**
- * Watches this process while resumed: phases are pooled until figures() is read, each phase with an
- * event-loop monitor of its own (a resumed one would count the paused time as one long delay).
- */
-export function watchProcess(): { resume(): void; pause(requests: number): void; figures(): ProcessFigures } {
-  const phases: { p50: number; p99: number; max: number }[] = [];
-  let delay: IntervalHistogram | undefined;
-  let cpuFrom: NodeJS.CpuUsage | undefined;
-  let cpuUs = 0;
-  let requests = 0;
-  const gc = { count: 0, totalMs: 0, maxMs: 0, minor: 0, major: 0, incremental: 0 };
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      gc.count++;
-      gc.totalMs += entry.duration;
-      gc.maxMs = Math.max(gc.maxMs, entry.duration);
-      const kind = GC_KIND[(entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0];
-      if (kind) gc[kind]++;
-    }
-  });
-  return {
-    resume: () => {
-      delay = monitorEventLoopDelay({ resolution: 1 });
-      delay.enable();
-      observer.observe({ entryTypes: ['gc'] });
-      cpuFrom = process.cpuUsage();
-    },
-    pause: (answered: number) => {
-      const cpu = process.cpuUsage(cpuFrom);
-      cpuUs += cpu.user + cpu.system;
-      requests += answered;
-      delay?.disable();
-      if (delay) phases.push({ p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 });
-      observer.disconnect();
-    },
-    figures: () => ({
-      eventLoopDelayMs: { p50: ms(median(phases.map((p) => p.p50))), p99: ms(Math.max(0, ...phases.map((p) => p.p99))), max: ms(Math.max(0, ...phases.map((p) => p.max))) },
-      gc: { ...gc, totalMs: ms(gc.totalMs), maxMs: ms(gc.maxMs) },
-      cpuUsPerRequest: Math.round(cpuUs / Math.max(1, requests)),
-    }),
-  };
 }
