@@ -11,6 +11,9 @@ import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
 const URLS_KEPT = 4_096;
 const LONGEST_URL = 512;
 
+/** Bodies from this size on are kept encoded (a Buffer handed to the socket as is); smaller ones are joined to the head in one string. */
+const BUFFERED_BODY_BYTES = 8_192;
+
 /** A request target the Fastify route already served: everything a hit of it needs, worked out once. */
 interface KnownTarget {
   route: CatalogRouteName;
@@ -29,7 +32,8 @@ interface Encoded {
   cacheControl: string;
   contentType: string;
   contentLength: string;
-  body: string;
+  /** The body as the socket gets it: the string (joined to the head by Node, one write) or, for a large one, its UTF-8 bytes. */
+  body: string | Buffer;
 }
 
 /** What a served hit reports, as the onResponse hook would for a Fastify request. */
@@ -124,15 +128,23 @@ export class CatalogFastPath {
     headers[REQUEST_ID_HEADER] = requestId;
     const sent = this.encodedOf(entry);
     // Fastify's header order: the request id (set on arrival), the four cache headers, then the body's type and length.
-    res.writeHead(200, {
-      [REQUEST_ID_HEADER]: requestId,
-      etag: sent.etag,
-      'cache-control': sent.cacheControl,
-      age: String(ageSeconds(entry, this.clock.now())),
-      'x-cache': 'HIT',
-      'content-type': sent.contentType,
-      'content-length': sent.contentLength,
-    });
+    // A flat list: Node walks it by index (an object costs a for-in and an own-property check per header).
+    res.writeHead(200, [
+      REQUEST_ID_HEADER,
+      requestId,
+      'etag',
+      sent.etag,
+      'cache-control',
+      sent.cacheControl,
+      'age',
+      String(ageSeconds(entry, this.clock.now())),
+      'x-cache',
+      'HIT',
+      'content-type',
+      sent.contentType,
+      'content-length',
+      sent.contentLength,
+    ]);
     res.end(sent.body);
     this.early.inc();
     const elapsedMs = performance.now() - started;
@@ -144,7 +156,9 @@ export class CatalogFastPath {
   private encodedOf(entry: CatalogEntry): Encoded {
     let sent = this.encoded.get(entry);
     if (sent === undefined) {
-      sent = { etag: entry.etag, cacheControl: cacheControl(entry), contentType: entry.contentType, contentLength: String(Buffer.byteLength(entry.body)), body: entry.body };
+      const bytes = Buffer.byteLength(entry.body);
+      const body = bytes >= BUFFERED_BODY_BYTES ? Buffer.from(entry.body, 'utf8') : entry.body;
+      sent = { etag: entry.etag, cacheControl: cacheControl(entry), contentType: entry.contentType, contentLength: String(bytes), body };
       this.encoded.set(entry, sent);
     }
     return sent;
