@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 
 import { Injectable } from '@nestjs/common';
 import { type CatalogEntry, CatalogClient, type CatalogRouteName, ageSeconds, cacheControl } from '@lib/catalog';
@@ -24,6 +23,8 @@ interface KnownTarget {
   /** The URL as the access line writes it (scrubbed, JSON). */
   urlJson: string;
   duration: HistogramSeries;
+  /** catalog_cache_requests_total{route, result="hit"}, resolved once. */
+  hits: CounterSeries;
 }
 
 /** An entry's headers and bytes as a 200 sends them, encoded once per entry. */
@@ -107,25 +108,25 @@ export class CatalogFastPath {
     const completed = this.completed;
     if (completed === undefined || url.length > LONGEST_URL || this.targets.has(url)) return;
     if (this.targets.size >= URLS_KEPT) this.targets.clear();
-    this.targets.set(url, { route, pattern, scope, key: keyOf(), urlJson: completed.urlJson(url), duration: completed.seriesOf('GET', pattern, 200) });
+    this.targets.set(url, { route, pattern, scope, key: keyOf(), urlJson: completed.urlJson(url), duration: completed.seriesOf('GET', pattern, 200), hits: this.catalog.hitCounter(route) });
   }
 
   /** True when it answered the request; false when Fastify must (nothing was counted, sent or spent). */
   private serve(req: IncomingMessage, res: ServerResponse): boolean {
-    const started = performance.now();
     if (req.method !== 'GET' || req.url === undefined || this.completed === undefined) return false;
     const target = this.targets.get(req.url);
     if (target === undefined) return false;
+    // One clock read for the whole hit: the entry's freshness and age, the inbound token, the start of its duration.
+    const now = this.clock.now();
     const headers = req.headers;
     if (headers['if-none-match'] !== undefined || headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0') return false;
     if (this.closing()) return false;
     const client = this.auth.knownClient(headers.authorization);
     if (client === undefined || !client.scopes.has(target.scope)) return false;
-    const entry = this.catalog.freshHit(target.route, target.key);
+    const entry = this.catalog.freshHit(target.key, now, target.hits);
     if (entry === undefined) return false;
-    if (entry.status !== 200 || !this.auth.takeInbound(client)) return false;
+    if (entry.status !== 200 || !this.auth.takeInbound(client, now)) return false;
     const requestId = requestIdOf(req);
-    headers[REQUEST_ID_HEADER] = requestId;
     const sent = this.encodedOf(entry);
     // Fastify's header order: the request id (set on arrival), the four cache headers, then the body's type and length.
     // A flat list: Node walks it by index (an object costs a for-in and an own-property check per header).
@@ -137,7 +138,7 @@ export class CatalogFastPath {
       'cache-control',
       sent.cacheControl,
       'age',
-      String(ageSeconds(entry, this.clock.now())),
+      String(ageSeconds(entry, now)),
       'x-cache',
       'HIT',
       'content-type',
@@ -147,7 +148,7 @@ export class CatalogFastPath {
     ]);
     res.end(sent.body);
     this.early.inc();
-    const elapsedMs = performance.now() - started;
+    const elapsedMs = this.clock.now() - now;
     target.duration.observe(elapsedMs / 1000);
     this.completed.write(req, requestId, client.id, 200, elapsedMs, target.pattern, target.urlJson);
     return true;

@@ -116,9 +116,9 @@ export class ClientAuthGuard implements CanActivate {
     return identity && this.clients.get(identity.id);
   }
 
-  /** One token of the client's inbound rate (what identify() takes); false, spending nothing, when it has none. */
-  takeInbound(client: AuthenticatedClient): boolean {
-    return this.perClient.take(client.id, this.clock.now()).allowed;
+  /** One token of the client's inbound rate (what identify() takes) at `now` (default: the clock now); false, spending nothing, when it has none. */
+  takeInbound(client: AuthenticatedClient, now = this.clock.now()): boolean {
+    return this.perClient.take(client.id, now).allowed;
   }
 
   /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */
