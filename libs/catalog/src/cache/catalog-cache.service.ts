@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, type CounterSeries, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 
 import { type CacheResult, CatalogMetrics } from '../metrics/catalog.metrics.js';
 import type { CatalogEntry } from './catalog-entry.js';
@@ -73,8 +73,23 @@ export class CatalogCache implements OnApplicationShutdown {
 
   /** The hit path of get(), answered without waiting: a fresh entry of this process's LRU, or undefined. */
   peek(lookup: Pick<CacheLookup, 'route' | 'key'>): Served | undefined {
-    const entry = this.local.get(lookup.key, this.clock.now());
-    return entry && phaseOf(entry, this.clock.now(), this.windows) === 'fresh' ? this.served(lookup, entry, 'hit') : undefined;
+    const entry = this.freshEntry(lookup.key, this.clock.now());
+    return entry && this.served(lookup, entry, 'hit');
+  }
+
+  /**
+   * The fresh entry of this process's LRU at `now` (its LRU mark set), or undefined; counts nothing:
+   * a caller that answers with it counts the hit (CatalogClient.freshHit, with the series of
+   * hitCounter). One clock read serves the caller's whole hit.
+   */
+  freshEntry(key: string, now: number): CatalogEntry | undefined {
+    const entry = this.local.get(key, now);
+    return entry && phaseOf(entry, now, this.windows) === 'fresh' ? entry : undefined;
+  }
+
+  /** The series a hit of this route is counted in (catalog_cache_requests_total{result="hit"}), for a caller that keeps it. */
+  hitCounter(route: string): CounterSeries {
+    return this.metrics.hitCounter(route);
   }
 
   async get(lookup: CacheLookup): Promise<Served> {

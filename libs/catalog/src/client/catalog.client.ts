@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { CounterSeries } from '@lib/core';
 
 import { CatalogCache, type Served } from '../cache/catalog-cache.service.js';
 import type { CatalogEntry } from '../cache/catalog-entry.js';
@@ -39,11 +40,19 @@ export class CatalogClient {
   }
 
   /**
-   * The fresh entry get() would answer from this process's memory without waiting, counted as a hit
-   * exactly as get() counts it; undefined (nothing counted) when get() would have to do more.
+   * The fresh entry get() would answer from this process's memory without waiting, at `now` (the
+   * caller's one clock read), counted in `hits` (the series of hitCounter(route), which get() counts
+   * a hit of that route in); undefined (nothing counted) when get() would have to do more.
    */
-  freshHit(route: CatalogRouteName, key: string): CatalogEntry | undefined {
-    return this.cache.peek({ route, key })?.entry;
+  freshHit(key: string, now: number, hits: CounterSeries): CatalogEntry | undefined {
+    const entry = this.cache.freshEntry(key, now);
+    if (entry !== undefined) hits.inc();
+    return entry;
+  }
+
+  /** The series a hit of this route is counted in, resolved once: freshHit's `hits`. */
+  hitCounter(route: CatalogRouteName): CounterSeries {
+    return this.cache.hitCounter(route);
   }
 
   purge(match: PurgeMatch): Promise<{ shared: number; local: number }> {

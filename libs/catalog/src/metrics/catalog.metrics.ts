@@ -1,4 +1,4 @@
-import { type MetricsRegistry, SeriesCounter } from '@lib/core';
+import { type CounterSeries, type MetricsRegistry, SeriesCounter } from '@lib/core';
 import { Counter } from 'prom-client';
 
 /** How a request was answered: from a fresh entry, by the upstream, stale, or from another request's call. */
@@ -33,6 +33,11 @@ export class CatalogMetrics {
 
   result(route: string, result: CacheResult): void {
     this.requests.seriesOf(route, result).inc();
+  }
+
+  /** The series result(route, 'hit') counts in, resolved once by a caller that counts hits itself (the catalog's hit path). */
+  hitCounter(route: string): CounterSeries {
+    return this.requests.seriesOf(route, 'hit');
   }
 
   upstreamCall(route: string, status: number): void {

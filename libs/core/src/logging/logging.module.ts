@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 import { type DynamicModule, Global, Module } from '@nestjs/common';
@@ -6,15 +5,18 @@ import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 
 import { REDACT_PATHS, REDACTED, holdsSecret, scrubText } from './redaction.js';
+import { RequestIds } from './request-ids.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The process's request ids (one counter for the Fastify routes and the catalog's hit path). */
+const requestIds = new RequestIds();
 
 /** Takes the caller's request id when it is well formed, else makes one; the same id is echoed and sent upstream. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
   // The id is logged and echoed: one shaped like a key or token is replaced, not written down.
-  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !holdsSecret(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !holdsSecret(given) ? given : requestIds.create();
 }
 
 export function pinoOptions(level: string): LoggerOptions {

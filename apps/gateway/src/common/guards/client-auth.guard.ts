@@ -23,6 +23,8 @@ import { feedScopeOf } from '../auth/feed-scope.js';
 
 /** `Authorization: Bearer <key>`: the key is the first capture. */
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** Distinct Authorization headers knownClient remembers (a client sends one spelling of its key). */
+const HEADERS_KEPT = 1_024;
 /** How much of a refused key names its "prefix" for the failure count (`pmgw_` and 7 characters). */
 const KEY_PREFIX_LENGTH = 12;
 
@@ -37,6 +39,12 @@ const KEY_PREFIX_LENGTH = 12;
 export class ClientAuthGuard implements CanActivate {
   private readonly verifier: ApiKeyVerifier<ClientConfig>;
   private readonly clients = new Map<string, AuthenticatedClient>();
+  /**
+   * knownClient's answers by whole Authorization header: only headers whose key already verified (so
+   * no more than HEADERS_KEPT spellings of the configured keys), held in memory as the verifier holds
+   * the keys; never logged or exported. The clients never change after boot.
+   */
+  private readonly byHeader = new Map<string, AuthenticatedClient>();
   private readonly perClient: KeyedBuckets;
   private readonly failures: KeyedBuckets;
   private readonly addresses: ClientAddresses;
@@ -110,15 +118,21 @@ export class ClientAuthGuard implements CanActivate {
    * path (CatalogFastPath), which must not answer a refusal itself.
    */
   knownClient(header: string | undefined): AuthenticatedClient | undefined {
-    const match = BEARER.exec(header ?? '');
+    if (header === undefined) return undefined;
+    // A client sends the same header on every request: one map lookup instead of the regex's match and captures.
+    const remembered = this.byHeader.get(header);
+    if (remembered !== undefined) return remembered;
+    const match = BEARER.exec(header);
     // Only keys already verified: a new or bad key is hashed once, by identify(), not twice.
     const identity = match ? this.verifier.known(match[1]) : undefined;
-    return identity && this.clients.get(identity.id);
+    const client = identity && this.clients.get(identity.id);
+    if (client !== undefined && this.byHeader.size < HEADERS_KEPT) this.byHeader.set(header, client);
+    return client;
   }
 
-  /** One token of the client's inbound rate (what identify() takes); false, spending nothing, when it has none. */
-  takeInbound(client: AuthenticatedClient): boolean {
-    return this.perClient.take(client.id, this.clock.now()).allowed;
+  /** One token of the client's inbound rate (what identify() takes) at `now` (default: the clock now); false, spending nothing, when it has none. */
+  takeInbound(client: AuthenticatedClient, now = this.clock.now()): boolean {
+    return this.perClient.take(client.id, now).allowed;
   }
 
   /** The configured client of that id (a WebSocket ticket's holder), or undefined once it is gone from the config. */

@@ -11,6 +11,8 @@ const WARN = levels.values.warn;
 const ERROR = levels.values.error;
 /** Distinct user agents whose scrubbed form is remembered: a client sends the same one on every request. */
 const USER_AGENTS_KEPT = 256;
+/** Distinct client ids whose JSON form is remembered (clients are configured, so this bound is never reached in practice). */
+const CLIENT_IDS_KEPT = 1_024;
 
 /**
  * One line per request: who, what (secret query values and secret-shaped text redacted, no headers), status and time.
@@ -27,6 +29,9 @@ export class AccessLog {
   private readonly threshold: number;
   private readonly prefix = `,"pid":${process.pid},"log":"access","method":"`;
   private readonly userAgents = new Map<string, string>();
+  private readonly clientIds = new Map<string, string>();
+  private lastPeer = '';
+  private lastPeerJson = '""';
 
   constructor(
     @Inject(LOG_DESTINATION) private readonly destination: DestinationStream,
@@ -54,10 +59,10 @@ export class AccessLog {
     const userAgent = req.headers['user-agent'];
     this.destination.write(
       `{"level":${level},"time":${this.clock.wallNow()}${this.prefix}${req.method}","url":${urlJson ?? this.urlJson(req.url ?? '')}` +
-        (peer === undefined ? '' : `,"remoteAddress":${JSON.stringify(peer)}`) +
+        (peer === undefined ? '' : `,"remoteAddress":${this.peerJson(peer)}`) +
         (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
         `,"requestId":${JSON.stringify(requestId)}` +
-        (client === undefined ? '' : `,"client":${JSON.stringify(client)}`) +
+        (client === undefined ? '' : `,"client":${this.clientJson(client)}`) +
         `,"status":${status},"ms":${Math.round(elapsedMs * 100) / 100},"msg":"request completed"}\n`,
     );
   }
@@ -65,6 +70,25 @@ export class AccessLog {
   /** The URL as the access line writes it: secrets redacted and scrubbed, as a JSON string. */
   urlJson(url: string): string {
     return JSON.stringify(scrubText(redactUrl(url)));
+  }
+
+  /** The peer address as a JSON string; the last one is remembered (a busy gateway sees few peers: its clients or its load balancer). */
+  private peerJson(peer: string): string {
+    if (peer !== this.lastPeer) {
+      this.lastPeer = peer;
+      this.lastPeerJson = JSON.stringify(peer);
+    }
+    return this.lastPeerJson;
+  }
+
+  /** A configured client's id as a JSON string, remembered (the ids are the config's, a bounded set). */
+  private clientJson(client: string): string {
+    let json = this.clientIds.get(client);
+    if (json === undefined) {
+      json = JSON.stringify(client);
+      if (this.clientIds.size < CLIENT_IDS_KEPT) this.clientIds.set(client, json);
+    }
+    return json;
   }
 
   /** The user agent scrubbed and as a JSON string, remembered for the first few hundred distinct ones. */
