@@ -15,6 +15,9 @@ describe('exposure counts in Redis', () => {
     // The client queues nothing offline: wait until it is connected.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     store = new RedisOpenOrderStore(redis, prefix);
+    // A fresh prefix has no generation: the first adoption creates it, and there is nothing open to count again.
+    expect(await store.adopt()).toBe(false);
+    await store.rebuilt();
   });
   afterAll(() => redis?.quit());
 
@@ -27,7 +30,7 @@ describe('exposure counts in Redis', () => {
     expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
     expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
     expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
-    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x' });
+    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x', kinds: ['notional', 'position'], exposure: { side: 'buy', qty: 2, micros: 1_000_000 } });
     await store.leaves('order-a', 1);
     expect(await hash('n')).toMatchObject({ '#notional': '4500000', '#buy': '2', a: expect.stringMatching(/^buy 1 500000 \d+$/) });
     const filled = { ...position, position: 9 };

@@ -4,8 +4,7 @@ import type { OrderRequest } from '@lib/exchange';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { MarketEvents } from './market-events.service.js';
-import { MICROS } from './open-orders.service.js';
-import type { OpenOrderCount, OrderExposure } from './open-orders.store.js';
+import { MICROS, type OpenOrderCount, type OrderExposure } from './open-orders.store.js';
 import { exchangeOrderTerms } from './order-terms.js';
 import { PositionBook } from './position-book.service.js';
 import { RiskGate } from './risk-gate.service.js';
