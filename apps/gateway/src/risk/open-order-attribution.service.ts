@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { z } from 'zod';
 
-import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
 import type { CountKind, CountedOrder } from './open-orders.store.js';
-import { RiskGate } from './risk-gate.service.js';
+import { exchangeOrderExposure } from './order-terms.js';
+import { RiskLimits } from './risk-limits.js';
 
 /** An order of the exchange's open-orders snapshot, as far as the counts need it (int64 fields as strings or numbers). */
 const int64 = z.union([z.string(), z.number()]).transform(String).optional();
@@ -22,14 +22,16 @@ export type OpenOrder = z.infer<typeof OpenOrderSchema>;
 @Injectable()
 export class OpenOrderAttribution {
   private readonly clients: GatewayConfig['clients'];
+  private readonly limits: RiskLimits;
+  private readonly scale: number;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly gate: RiskGate,
-    private readonly exposure: Exposure,
     private readonly events: MarketEvents,
   ) {
     this.clients = config.clients;
+    this.limits = new RiskLimits(config.risk.limits);
+    this.scale = config.risk.exchangePriceScale;
   }
 
   /** Every participant a configured client trades as: whose open orders a rebuild reads. */
@@ -44,12 +46,12 @@ export class OpenOrderAttribution {
     const kinds = new Map<string, CountKind>();
     for (const client of this.clients) {
       if (!client.participants.includes(participant)) continue;
-      for (const count of this.gate.limits.openOrderScopes(client, symbol, event)) kinds.set(count.key, 'orders');
-      for (const count of this.gate.limits.exposureCounts(client, symbol, event)) kinds.set(count.key, count.kind);
+      for (const count of this.limits.openOrderScopes(client, symbol, event)) kinds.set(count.key, 'orders');
+      for (const count of this.limits.exposureCounts(client, symbol, event)) kinds.set(count.key, count.kind);
     }
     if (kinds.size === 0) return undefined;
     const qty = order.leavesQty ?? order.orderQty;
-    const exposure = this.exposure.of({ symbol, side: order.side ?? 'SIDE_BUY', ...(qty === undefined ? {} : { orderQty: qty }), ...(order.price === undefined ? {} : { price: order.price }), ...(qty === undefined && order.cashOrderQty !== undefined ? { cashOrderQty: order.cashOrderQty } : {}) });
+    const exposure = exchangeOrderExposure({ symbol, side: order.side ?? 'SIDE_BUY', ...(qty === undefined ? {} : { orderQty: qty }), ...(order.price === undefined ? {} : { price: order.price }), ...(qty === undefined && order.cashOrderQty !== undefined ? { cashOrderQty: order.cashOrderQty } : {}) }, this.scale);
     return { keys: [...kinds.keys()], kinds: [...kinds.values()], participant, exposure };
   }
 }
