@@ -63,7 +63,7 @@ export class OpenOrders implements OnModuleInit {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    @Inject(REDIS) redis: RedisClient | null,
+    @Inject(REDIS) private readonly redis: RedisClient | null,
     private readonly trading: ExchangeTrading,
     private readonly attribution: OpenOrderAttribution,
     clock: Clock,
@@ -73,9 +73,13 @@ export class OpenOrders implements OnModuleInit {
     this.staleMs = config.risk.unansweredReservationMs;
   }
 
-  /** Loads the scripts (Redis down at start: each call falls back to EVAL until it is back). */
+  /** Loads the scripts once Redis is ready (a call before, or after Redis forgot them, falls back to EVAL, which caches them). */
   async onModuleInit(): Promise<void> {
-    await this.redisStore?.load().catch((error: unknown) => this.logger.warn(`open-order scripts not loaded (${String(error)}); the first calls load them`));
+    const { redis, redisStore } = this;
+    if (!redis || !redisStore) return;
+    const load = () => redisStore.load().catch(() => undefined);
+    if (redis.status === 'ready') await load();
+    else redis.once('ready', () => void load());
   }
 
   /**
