@@ -15,6 +15,9 @@ describe('exposure counts in Redis', () => {
     // The client queues nothing offline: wait until it is connected.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     store = new RedisOpenOrderStore(redis, prefix);
+    // A fresh prefix has no generation: the first adoption creates it, and there is nothing open to count again.
+    expect(await store.adopt()).toBe(false);
+    await store.rebuilt();
   });
   afterAll(() => redis?.quit());
 
@@ -27,7 +30,7 @@ describe('exposure counts in Redis', () => {
     expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
     expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
     expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
-    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x' });
+    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x', kinds: ['notional', 'position'], exposure: { side: 'buy', qty: 2, micros: 1_000_000 } });
     await store.leaves('order-a', 1);
     expect(await hash('n')).toMatchObject({ '#notional': '4500000', '#buy': '2', a: expect.stringMatching(/^buy 1 500000 \d+$/) });
     const filled = { ...position, position: 9 };
@@ -50,5 +53,35 @@ describe('exposure counts in Redis', () => {
     expect(await store.reserve([orders, position], 'a', { side: 'buy', qty: 2, micros: 0 })).toBeUndefined();
     expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: orders, observed: 2 });
     await store.release('a', ['judge-o', 'judge-p']);
+  });
+
+  it('after the counts are lost: nothing is judged until rebuilt; an order is counted once, whether its bind or the rebuild comes first', async () => {
+    const lossPrefix = `${prefix}loss:`;
+    const lossy = new RedisOpenOrderStore(redis, lossPrefix);
+    const count = { key: 'o', max: 10, scope: 'team:trading' };
+    const exposure = { side: 'buy' as const, qty: 1, micros: 0 };
+    const held = () => redis.zcard(`${lossPrefix}{risk}:open:o`);
+    const counted = (token: string) => ({ token, keys: ['o'], participant: 'x', kinds: ['orders' as const], exposure });
+    expect(await lossy.reserve([count], 'before', exposure)).toBe('lost'); // no generation adopted yet
+    expect(await lossy.adopt()).toBe(false);
+    await lossy.rebuilt();
+    expect(await lossy.reserve([count], 'before', exposure)).toBeUndefined();
+    // Redis loses the data (as FLUSHALL would): the counts and the generation.
+    await redis.del(`${lossPrefix}{risk}:open:o`, `${lossPrefix}{risk}:open-generation`, `${lossPrefix}{risk}:open-rebuilt`);
+    expect(await lossy.reserve([count], 'after', exposure)).toBe('lost');
+    expect(await held()).toBe(0);
+    expect(await lossy.adopt()).toBe(false);
+    await lossy.restore('order-open', counted('restored:order-open'));
+    await lossy.rebuilt();
+    // The insert reserved before the loss is answered now: its bind counts it again.
+    await lossy.bind('order-before', counted('before'));
+    expect(await held()).toBe(2);
+    // Each counted once: the rebuild finds the bound one, a late bind finds the restored one.
+    await lossy.restore('order-before', counted('restored:order-before'));
+    await lossy.bind('order-open', counted('late'));
+    expect(await held()).toBe(2);
+    expect(await lossy.reserve([{ ...count, max: 2 }], 'next', exposure)).toEqual({ count: { ...count, max: 2 }, observed: 3 });
+    await lossy.releaseOrder('order-open');
+    expect(await held()).toBe(1);
   });
 });

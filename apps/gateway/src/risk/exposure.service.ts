@@ -4,9 +4,8 @@ import type { OrderRequest } from '@lib/exchange';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { MarketEvents } from './market-events.service.js';
-import { MICROS } from './open-orders.service.js';
 import type { OpenOrderCount, OrderExposure } from './open-orders.store.js';
-import { exchangeOrderTerms } from './order-terms.js';
+import { exchangeOrderExposure } from './order-terms.js';
 import { PositionBook } from './position-book.service.js';
 import { RiskGate } from './risk-gate.service.js';
 import { type ExposureCount, matchesPattern } from './risk-limits.js';
@@ -38,10 +37,7 @@ export class Exposure {
 
   /** What the order adds: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional. */
   of(order: OrderRequest): OrderExposure {
-    const terms = exchangeOrderTerms(order, this.scale);
-    const notional = terms.notional ?? 0;
-    const qty = terms.qty ?? Math.ceil(notional * 10 ** this.scale);
-    return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
+    return exchangeOrderExposure(order, this.scale);
   }
 
   /** Every count an order on `market` (of `event`) falls under: open orders, open notional, net position with the position it starts from. */

@@ -29,7 +29,7 @@ describe('exposure counts', () => {
     expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
     expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
     expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
-    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x' });
+    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x', kinds: ['notional', 'position'], exposure: { side: 'buy', qty: 2, micros: 1_000_000 } });
     await store.leaves('order-a', 1);
     // One of a's two filled: the position read says 9 now, a's open quantity 1.
     const filled = { ...position, position: 9 };

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '@lib/core';
-import type { BoundOrder, OpenOrderCount, OpenOrderStore, OrderExposure, Refusal } from './open-orders.store.js';
+import type { BoundOrder, CountedOrder, OpenOrderCount, OpenOrderStore, OrderExposure, Refusal } from './open-orders.store.js';
 
 /** One reservation's share of one count: when it was taken, and what it adds (an order count adds one). */
 interface Share extends OrderExposure {
@@ -82,8 +82,27 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     return undefined;
   }
 
-  async bind(orderId: string, order: BoundOrder): Promise<void> {
-    this.orders.set(orderId, order);
+  /** One process's memory is never lost while it serves: its counts are always complete. */
+  async adopt(): Promise<boolean> {
+    return true;
+  }
+
+  async rebuilt(): Promise<void> {}
+
+  async bind(orderId: string, order: CountedOrder): Promise<void> {
+    const { token, keys, participant } = order;
+    this.orders.set(orderId, { token, keys, participant });
+  }
+
+  async restore(orderId: string, order: CountedOrder): Promise<void> {
+    if (this.orders.has(orderId)) return;
+    const at = this.clock.now();
+    for (const key of order.keys) {
+      let held = this.counts.get(key);
+      if (!held) this.counts.set(key, (held = new Count()));
+      held.add(order.token, { ...order.exposure, at });
+    }
+    await this.bind(orderId, order);
   }
 
   async release(token: string, keys: readonly string[]): Promise<void> {

@@ -1,3 +1,5 @@
+import { LuaScript } from '@lib/core';
+
 /**
  * The Lua scripts of the shared open-order counts (RedisOpenOrderStore). A count of orders is a sorted
  * set of reservation tokens (scored by the time taken); an exposure count (open notional, or same-side
@@ -25,14 +27,18 @@ end
 `;
 
 /**
- * KEYS: the counts. ARGV[1] token, [2] side, [3] qty, [4] micros, then per key: kind (orders, notional,
- * position), max, position (signed contracts; 0 unless a position count). All or none: returns {0} when
- * taken, else {index of the count that refused, the value it would have reached}.
+ * KEYS: the counts, then last the counts' generation. ARGV[1] token, [2] side, [3] qty, [4] micros, then
+ * per count: kind (orders, notional, position), max, position (signed contracts; 0 unless a position
+ * count), then last the generation the caller holds. All or none: returns {0} when taken, {-1} when the
+ * generation is gone or another (Redis lost the counts: nothing judged, nothing taken), else {index of
+ * the count that refused, the value it would have reached}.
  */
 const CHECK = `
+local n = #KEYS - 1
+if redis.call('GET', KEYS[#KEYS]) ~= ARGV[#ARGV] then return {-1, '0'} end
 local token, side, qty, micros = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local sign = side == 'buy' and 1 or -1
-for i = 1, #KEYS do
+for i = 1, n do
   local kind, max, position = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
   if kind == 'orders' then
     local held = redis.call('ZCARD', KEYS[i])
@@ -50,15 +56,15 @@ end
 `;
 
 /** RESERVE's judgement only (the what-if route): the same answer, nothing taken. */
-export const JUDGE = CHECK + `return {0, '0'}`;
+export const JUDGE = new LuaScript(CHECK + `return {0, '0'}`);
 
 /** Takes the order's share of every count when CHECK found room (all or none). */
-export const RESERVE =
+export const RESERVE = new LuaScript(
   CHECK +
-  `
+    `
 local now = redis.call('TIME')
 local ms = now[1] * 1000 + math.floor(now[2] / 1000)
-for i = 1, #KEYS do
+for i = 1, n do
   if ARGV[3 * i + 2] == 'orders' then
     redis.call('ZADD', KEYS[i], ms, token)
   else
@@ -68,20 +74,22 @@ for i = 1, #KEYS do
   end
 end
 return {0, '0'}
-`;
+`,
+);
 
 /** KEYS: the counts. ARGV[1]: the token. */
-export const RELEASE =
+export const RELEASE = new LuaScript(
   DROP +
-  `
+    `
 for i = 1, #KEYS do drop(KEYS[i], ARGV[1]) end
 return 0
-`;
+`,
+);
 
 /** KEYS[1]: the bound orders (hash), KEYS[2]: the bound tokens (set). ARGV[1]: the order id, ARGV[2]: the key prefix of the counts. */
-export const RELEASE_ORDER =
+export const RELEASE_ORDER = new LuaScript(
   DROP +
-  `
+    `
 local text = redis.call('HGET', KEYS[1], ARGV[1])
 if not text then return 0 end
 local order = cjson.decode(text)
@@ -89,14 +97,15 @@ for _, key in ipairs(order.keys) do drop(ARGV[2] .. key, order.token) end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('SREM', KEYS[2], order.token)
 return 1
-`;
+`,
+);
 
 /**
  * A bound order partly filled: its open quantity in every exposure count becomes at most ARGV[3] (the
  * exchange's leaves quantity), its notional shrinking in proportion; what filled is the position's now.
  * KEYS[1]: the bound orders. ARGV[1]: the order id, ARGV[2]: the key prefix of the counts, ARGV[3]: leaves.
  */
-export const LEAVES = `
+export const LEAVES = new LuaScript(`
 local text = redis.call('HGET', KEYS[1], ARGV[1])
 if not text then return 0 end
 local order = cjson.decode(text)
@@ -118,12 +127,12 @@ for _, key in ipairs(order.keys) do
   end
 end
 return 1
-`;
+`);
 
 /** KEYS: the counts. ARGV[1]: the bound-tokens set, ARGV[2]: the age in ms past which an unbound reservation is dropped. */
-export const SWEEP =
+export const SWEEP = new LuaScript(
   DROP +
-  `
+    `
 local now = redis.call('TIME')
 local limit = now[1] * 1000 + math.floor(now[2] / 1000) - tonumber(ARGV[2])
 for i = 1, #KEYS do
@@ -144,4 +153,61 @@ for i = 1, #KEYS do
   end
 end
 return 0
-`;
+`,
+);
+
+/**
+ * An order the exchange named, counted and bound: its share of each count is taken where missing (the
+ * counts were lost since its reservation, or it is an open order counted again after such a loss), and
+ * it is bound to its order id; an order already bound under another token (counted again by a rebuild)
+ * keeps that one, and this token's shares are given back. No limit is judged: the order is open.
+ * KEYS: the counts, then the bound orders (hash) and the bound tokens (set). ARGV[1] order id, [2] token,
+ * [3] side, [4] qty, [5] micros, [6] the bound order (JSON), then the kind of each count.
+ */
+export const BIND = new LuaScript(
+  DROP +
+    `
+local n = #KEYS - 2
+local id, token, side, qty, micros = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local held = redis.call('HGET', KEYS[n + 1], id)
+if held and cjson.decode(held).token ~= token then
+  for i = 1, n do drop(KEYS[i], token) end
+  return 0
+end
+local now = redis.call('TIME')
+local ms = now[1] * 1000 + math.floor(now[2] / 1000)
+for i = 1, n do
+  if ARGV[6 + i] == 'orders' then
+    redis.call('ZADD', KEYS[i], 'NX', ms, token)
+  elseif redis.call('HEXISTS', KEYS[i], token) == 0 then
+    redis.call('HSET', KEYS[i], token, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
+    redis.call('HINCRBY', KEYS[i], '#notional', micros)
+    redis.call('HINCRBY', KEYS[i], '#' .. side, qty)
+  end
+end
+redis.call('HSET', KEYS[n + 1], id, ARGV[6])
+redis.call('SADD', KEYS[n + 2], token)
+return 1
+`,
+);
+
+/**
+ * KEYS[1]: the counts' generation, KEYS[2]: the generation whose counts are complete. ARGV[1]: a new
+ * generation. A missing generation (Redis lost its data: restarted empty, FLUSHALL, an empty replica
+ * promoted) is created; answers {generation, 1 when its counts were rebuilt, else 0}.
+ */
+export const ADOPT = new LuaScript(`
+local generation = redis.call('GET', KEYS[1])
+if not generation then
+  generation = ARGV[1]
+  redis.call('SET', KEYS[1], generation)
+end
+return {generation, redis.call('GET', KEYS[2]) == generation and 1 or 0}
+`);
+
+/** KEYS as ADOPT's. ARGV[1]: the generation whose counts were rebuilt; marked complete if still in force (1), else 0. */
+export const REBUILT = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+`);

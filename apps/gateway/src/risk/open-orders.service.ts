@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
-import { z } from 'zod';
 
 import { limitRefusal } from './risk.error.js';
+import { OpenOrderAttribution, type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
-import { type OpenOrderCount, type OpenOrderStore, type OrderExposure, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
+import { type CountKind, LOST, MICROS, type OpenOrderCount, type OpenOrderStore, type OrderExposure, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
 
-const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string(), leavesQty: z.union([z.string(), z.number()]).optional() })).default([]) });
-
-/** Counts hold notional in micro-dollars (integers: no rounding drift); refusals name dollars. */
-export const MICROS = 1_000_000;
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
 /** The problem a full count answers with, in the count's own terms. */
@@ -29,12 +25,17 @@ function refusalOf(refusal: Refusal, path: string) {
   }
 }
 
-/** A slot held for one order between its reservation and the exchange's answer. */
+/** A slot held for one order between its reservation and the exchange's answer (with what it took: counted again when Redis lost it meanwhile). */
 export interface Reservation {
   token: string;
   keys: string[];
   participant: string;
+  kinds: CountKind[];
+  exposure: OrderExposure;
 }
+
+/** The fail-closed refusal when the counts cannot be judged: nothing is sent. */
+const uncounted = (why: string, cause?: unknown) => new DomainError(ErrorCode.SERVICE_UNAVAILABLE, `Open orders cannot be counted right now (${why}); the order was not sent.`, { cause, headers: { 'Retry-After': '1' } });
 
 /** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
 const MAYBE_PROCESSED = new Set<ErrorCode>([ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.INTERNAL]);
@@ -45,22 +46,40 @@ const MAYBE_PROCESSED = new Set<ErrorCode>([ErrorCode.UPSTREAM_TIMEOUT, ErrorCod
  * the order is refused, cancelled through the gateway, or found closed: when a count is full, the
  * exchange's open orders of the counted participants are read once and the slots of orders no longer
  * open (filled, expired, cancelled elsewhere) are given back before the count is judged again.
+ *
+ * The counts carry a generation in Redis: when it is gone (Redis restarted empty, FLUSHALL, an empty
+ * replica promoted), or not yet known to this instance, no order is judged until the counts of the
+ * generation in force hold every order open at the exchange: an instance rebuilds them (every configured
+ * participant's open orders counted again) while its orders wait, and refuses 503 if that fails.
  */
 @Injectable()
-export class OpenOrders {
+export class OpenOrders implements OnModuleInit {
   private readonly logger = new Logger(OpenOrders.name);
   private readonly store: OpenOrderStore;
+  private readonly redisStore?: RedisOpenOrderStore;
   private readonly staleMs: number;
   private reconciling?: Promise<void>;
+  private rebuilding?: Promise<void>;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    @Inject(REDIS) redis: RedisClient | null,
+    @Inject(REDIS) private readonly redis: RedisClient | null,
     private readonly trading: ExchangeTrading,
+    private readonly attribution: OpenOrderAttribution,
     clock: Clock,
   ) {
-    this.store = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : new MemoryOpenOrderStore(clock);
+    this.redisStore = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : undefined;
+    this.store = this.redisStore ?? new MemoryOpenOrderStore(clock);
     this.staleMs = config.risk.unansweredReservationMs;
+  }
+
+  /** Loads the scripts once Redis is ready (a call before, or after Redis forgot them, falls back to EVAL, which caches them). */
+  async onModuleInit(): Promise<void> {
+    const { redis, redisStore } = this;
+    if (!redis || !redisStore) return;
+    const load = () => redisStore.load().catch(() => undefined);
+    if (redis.status === 'ready') await load();
+    else redis.once('ready', () => void load());
   }
 
   /**
@@ -72,25 +91,27 @@ export class OpenOrders {
   async reserve(counts: readonly OpenOrderCount[], participant: string, path: string, exposure: OrderExposure = NO_EXPOSURE, repeat?: () => Promise<readonly OpenOrderCount[]>): Promise<Reservation | undefined> {
     if (counts.length === 0) return undefined;
     const token = randomUUID();
-    let refusal = await this.attempt(counts, token, exposure);
+    let refusal = await this.complete(() => this.attempt(counts, token, exposure));
     if (refusal) {
       await this.reconcile(counts.map((count) => count.key));
       counts = repeat ? await repeat() : counts;
-      refusal = await this.attempt(counts, token, exposure);
+      const again = counts;
+      refusal = await this.complete(() => this.attempt(again, token, exposure));
     }
     if (refusal) throw refusalOf(refusal, path);
-    return { token, keys: counts.map((count) => count.key), participant };
+    return { token, keys: counts.map((count) => count.key), participant, kinds: counts.map((count) => count.kind ?? 'orders'), exposure };
   }
 
   /** What-if: the refusal a reservation would meet now (read, nothing taken); the same fail-closed answer when the counts cannot be read. */
   async judge(counts: readonly OpenOrderCount[], path: string, exposure: OrderExposure = NO_EXPOSURE): Promise<void> {
     if (counts.length === 0) return;
-    let refusal: Refusal | undefined;
-    try {
-      refusal = await this.store.judge(counts, exposure);
-    } catch (error) {
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable).', { cause: error, headers: { 'Retry-After': '1' } });
-    }
+    const refusal = await this.complete(async () => {
+      try {
+        return await this.store.judge(counts, exposure);
+      } catch (error) {
+        throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable).', { cause: error, headers: { 'Retry-After': '1' } });
+      }
+    });
     if (refusal) throw refusalOf(refusal, path);
   }
 
@@ -125,13 +146,54 @@ export class OpenOrders {
     }
   }
 
-  private async attempt(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+  private async attempt(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
     try {
       return await this.store.reserve(counts, token, exposure);
     } catch (error) {
       // A count that cannot be read cannot be judged: refuse (fail closed), nothing is sent.
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable); the order was not sent.', { cause: error, headers: { 'Retry-After': '1' } });
+      throw uncounted('the shared store is unreachable', error);
     }
+  }
+
+  /** Runs `step`; when the counts' generation is not the one held, once more after the counts of the generation in force are complete. */
+  private async complete<T>(step: () => Promise<T | typeof LOST>): Promise<T> {
+    const first = await step();
+    if (first !== LOST) return first;
+    await this.rebuild();
+    const again = await step();
+    if (again === LOST) throw uncounted('Redis lost them again while they were rebuilt');
+    return again;
+  }
+
+  /** One at a time per instance: the orders that found the counts lost wait for the same rebuild. */
+  private rebuild(): Promise<void> {
+    this.rebuilding ??= this.rebuildOnce().finally(() => (this.rebuilding = undefined));
+    return this.rebuilding;
+  }
+
+  private async rebuildOnce(): Promise<void> {
+    try {
+      if (await this.store.adopt()) return;
+      let restored = 0;
+      for (const participant of this.attribution.participants()) {
+        for (const order of await this.openAt(participant)) {
+          const counted = await this.attribution.counted(order, participant);
+          if (!counted) continue;
+          await this.store.restore(order.id, { token: `restored:${order.id}`, ...counted });
+          restored++;
+        }
+      }
+      await this.store.rebuilt();
+      this.logger.warn(`open-order counts rebuilt from the exchange's open orders (Redis had none for this generation: lost, or never held): ${restored} open orders counted again`);
+    } catch (error) {
+      throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
+    }
+  }
+
+  /** The exchange's open orders of one participant (one REST read). */
+  private async openAt(participant: string): Promise<OpenOrder[]> {
+    const reply = await this.trading.openOrders({ team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, participant });
+    return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
   }
 
   /** One at a time per instance: concurrent refusals share the read. */
@@ -147,8 +209,7 @@ export class OpenOrders {
       const participants = new Set([...bound.values()].map((order) => order.participant));
       const open = new Map<string, number | undefined>();
       for (const participant of participants) {
-        const reply = await this.trading.openOrders({ team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, participant });
-        for (const order of OpenOrdersSchema.parse(JSON.parse(reply.text)).orders) open.set(order.id, order.leavesQty === undefined ? undefined : Number(order.leavesQty));
+        for (const order of await this.openAt(participant)) open.set(order.id, order.leavesQty === undefined ? undefined : Number(order.leavesQty));
       }
       for (const orderId of bound.keys()) {
         const leaves = open.get(orderId);

@@ -1,6 +1,11 @@
-import type { RedisClient } from '@lib/core';
+import { randomUUID } from 'node:crypto';
 
-import { JUDGE, LEAVES, RELEASE, RELEASE_ORDER, RESERVE, SWEEP } from './open-orders.scripts.js';
+import type { LuaScript, RedisClient } from '@lib/core';
+
+import { ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP } from './open-orders.scripts.js';
+
+/** Counts hold notional in micro-dollars (integers: no rounding drift); refusals name dollars. */
+export const MICROS = 1_000_000;
 
 /** What a count adds up: orders (one each), open notional (micro-dollars), or a net position (contracts). */
 export type CountKind = 'orders' | 'notional' | 'position';
@@ -34,22 +39,42 @@ export interface BoundOrder {
   participant: string;
 }
 
+/** A bound order with what it adds to each of its counts: enough to count it again where its shares are missing. */
+export interface CountedOrder extends BoundOrder {
+  /** The kind of each count, in the order of `keys`. */
+  kinds: CountKind[];
+  exposure: OrderExposure;
+}
+
 /** A reservation refused: the count that was full and the value the order would have brought it to. */
 export interface Refusal {
   count: OpenOrderCount;
   observed: number;
 }
 
+/** The counts' generation is not the one this instance holds (Redis lost them, or it has not adopted one yet): nothing judged, nothing taken. */
+export const LOST = 'lost';
+
 /**
  * The open-order counts shared by every instance: a reservation takes its share of each count the order
  * falls under, all or none, atomically (one Lua script in Redis; one synchronous step in memory).
  */
 export interface OpenOrderStore {
-  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined>;
+  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined>;
   /** The refusal a reservation would meet now; nothing is taken (the what-if route). */
-  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined>;
-  /** The share of a reservation the exchange answered with an order id, remembered until the order closes. */
-  bind(orderId: string, order: BoundOrder): Promise<void>;
+  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined>;
+  /**
+   * Takes the counts' generation in force (creating one where Redis has none): true when its counts are
+   * complete (reservations judged from now on), false when they must be rebuilt first (`restore` each
+   * open order, then `rebuilt`).
+   */
+  adopt(): Promise<boolean>;
+  /** The adopted generation's counts hold every open order: reservations are judged from now on, on every instance that adopts it. */
+  rebuilt(): Promise<void>;
+  /** The share of a reservation the exchange answered with an order id, remembered until the order closes (counted again where its shares were lost). */
+  bind(orderId: string, order: CountedOrder): Promise<void>;
+  /** An order open at the exchange counted again (a rebuild), unless already bound. */
+  restore(orderId: string, order: CountedOrder): Promise<void>;
   /** Gives back a reservation that opened nothing. */
   release(token: string, keys: readonly string[]): Promise<void>;
   /** Gives back the share of a bound order that is closed (cancelled, filled, expired, rejected). */
@@ -69,6 +94,10 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   private readonly countPrefix: string;
   private readonly ordersKey: string;
   private readonly tokensKey: string;
+  private readonly generationKeys: [string, string];
+  /** The generation adopted ('' before: every reservation is answered LOST until one is). */
+  private generation = '';
+  private candidate = '';
 
   constructor(
     private readonly redis: RedisClient,
@@ -78,38 +107,62 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     this.countPrefix = `${prefix}{risk}:open:`;
     this.ordersKey = `${prefix}{risk}:open-orders`;
     this.tokensKey = `${prefix}{risk}:open-tokens`;
+    this.generationKeys = [`${prefix}{risk}:open-generation`, `${prefix}{risk}:open-rebuilt`];
   }
 
-  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+  /** Loads every script (the first calls need no NOSCRIPT fallback). */
+  async load(): Promise<void> {
+    await Promise.all([ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) => script.load(this.redis)));
+  }
+
+  async adopt(): Promise<boolean> {
+    const [generation, complete] = (await ADOPT.run(this.redis, this.generationKeys, [randomUUID()])) as [string, number];
+    this.candidate = generation;
+    if (Number(complete) === 1) this.generation = generation;
+    return Number(complete) === 1;
+  }
+
+  async rebuilt(): Promise<void> {
+    if (Number(await REBUILT.run(this.redis, this.generationKeys, [this.candidate])) === 1) this.generation = this.candidate;
+  }
+
+  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
     return this.run(RESERVE, counts, token, exposure);
   }
 
-  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined> {
+  judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
     return this.run(JUDGE, counts, 'judge', exposure);
   }
 
-  private async run(script: string, counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
-    const keys = counts.map((count) => this.countPrefix + count.key);
+  private async run(script: LuaScript, counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
+    const keys = [...counts.map((count) => this.countPrefix + count.key), this.generationKeys[0]];
     const specs = counts.flatMap((count) => [count.kind ?? 'orders', count.max, EXPOSURE_KINDS.has(count.kind) ? Math.trunc(count.position ?? 0) : 0]);
-    const [index, observed] = (await this.redis.eval(script, keys.length, ...keys, token, exposure.side, exposure.qty, exposure.micros, ...specs)) as [number, string];
-    return index === 0 ? undefined : { count: counts[index - 1], observed: Number(observed) };
+    const [index, observed] = (await script.run(this.redis, keys, [token, exposure.side, exposure.qty, exposure.micros, ...specs, this.generation])) as [number, string];
+    if (Number(index) === -1) return LOST;
+    return Number(index) === 0 ? undefined : { count: counts[Number(index) - 1], observed: Number(observed) };
   }
 
-  async bind(orderId: string, order: BoundOrder): Promise<void> {
-    await this.redis.multi().hset(this.ordersKey, orderId, JSON.stringify(order)).sadd(this.tokensKey, order.token).exec();
+  async bind(orderId: string, order: CountedOrder): Promise<void> {
+    const { token, keys, participant, kinds, exposure } = order;
+    const bound: BoundOrder = { token, keys, participant };
+    await BIND.run(this.redis, [...keys.map((key) => this.countPrefix + key), this.ordersKey, this.tokensKey], [orderId, token, exposure.side, exposure.qty, exposure.micros, JSON.stringify(bound), ...kinds]);
+  }
+
+  restore(orderId: string, order: CountedOrder): Promise<void> {
+    return this.bind(orderId, order);
   }
 
   async release(token: string, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.redis.eval(RELEASE, keys.length, ...keys.map((key) => this.countPrefix + key), token);
+    await RELEASE.run(this.redis, keys.map((key) => this.countPrefix + key), [token]);
   }
 
   async releaseOrder(orderId: string): Promise<void> {
-    await this.redis.eval(RELEASE_ORDER, 2, this.ordersKey, this.tokensKey, orderId, this.countPrefix);
+    await RELEASE_ORDER.run(this.redis, [this.ordersKey, this.tokensKey], [orderId, this.countPrefix]);
   }
 
   async leaves(orderId: string, leaves: number): Promise<void> {
-    await this.redis.eval(LEAVES, 1, this.ordersKey, orderId, this.countPrefix, Math.max(0, Math.trunc(leaves)));
+    await LEAVES.run(this.redis, [this.ordersKey], [orderId, this.countPrefix, Math.max(0, Math.trunc(leaves))]);
   }
 
   async bound(): Promise<Map<string, BoundOrder>> {
@@ -127,6 +180,6 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   async sweep(keys: readonly string[], olderThanMs: number): Promise<void> {
     if (keys.length === 0) return;
     const full = keys.map((key) => this.countPrefix + key);
-    await this.redis.eval(SWEEP, full.length, ...full, this.tokensKey, olderThanMs);
+    await SWEEP.run(this.redis, full, [this.tokensKey, olderThanMs]);
   }
 }

@@ -1,6 +1,8 @@
 import type { OrderRequest, ReplaceRequest } from '@lib/exchange';
 import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 
+import { MICROS, type OrderExposure } from './open-orders.store.js';
+
 /**
  * What the risk checks need of one order-entering request, whichever surface it came from: its market,
  * quantity, worst-case notional in dollars and whether it can only reduce exposure. Unknown parts are
@@ -40,6 +42,14 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
   const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
   const qty = order.orderQty === undefined ? undefined : Number(order.orderQty);
   return { path, market: order.symbol, side, qty, notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)), reduces: 'by-position', opens: true };
+}
+
+/** What an exchange insert adds to the exposure counts: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional in micro-dollars. */
+export function exchangeOrderExposure(order: OrderRequest, scale: number): OrderExposure {
+  const terms = exchangeOrderTerms(order, scale);
+  const notional = terms.notional ?? 0;
+  const qty = terms.qty ?? Math.ceil(notional * 10 ** scale);
+  return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
 }
 
 /** An exchange replace: only its new values are known; the side is not, so the notional takes the worse one. */

@@ -10,6 +10,7 @@ import { DeadManSwitch } from './dead-man-switch.service.js';
 import { Exposure } from './exposure.service.js';
 import { KillSwitch } from './kill-switch.service.js';
 import { MarketEvents } from './market-events.service.js';
+import { OpenOrderAttribution } from './open-order-attribution.service.js';
 import { OpenOrderFills } from './open-order-fills.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';
@@ -29,6 +30,6 @@ import { TradingStates } from './trading-states.service.js';
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
   imports: [ExchangeModule, RateLimitModule, RetailModule],
-  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, MarketEvents, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PositionBook, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
+  providers: [AdminRecord, CancelOnDisconnect, DeadManSwitch, Exposure, KillSwitch, MarketEvents, OpenOrderAttribution, OpenOrderFills, OpenOrders, OrderReservations, OrderRisk, OrderThrottle, PositionBook, PriceBand, RejectBreaker, RiskGate, RiskMetrics, SelfTradeGuard, TradingStates],
 })
 export class RiskModule {}

@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { z } from 'zod';
+
+import { MarketEvents } from './market-events.service.js';
+import type { CountKind, CountedOrder } from './open-orders.store.js';
+import { exchangeOrderExposure } from './order-terms.js';
+import { RiskLimits } from './risk-limits.js';
+
+/** An order of the exchange's open-orders snapshot, as far as the counts need it (int64 fields as strings or numbers). */
+const int64 = z.union([z.string(), z.number()]).transform(String).optional();
+export const OpenOrderSchema = z.looseObject({ id: z.string(), symbol: z.string().optional(), side: z.enum(['SIDE_BUY', 'SIDE_SELL']).optional(), orderQty: int64, leavesQty: int64, price: int64, cashOrderQty: int64 });
+export const OpenOrdersSchema = z.looseObject({ orders: z.array(OpenOrderSchema).default([]) });
+export type OpenOrder = z.infer<typeof OpenOrderSchema>;
+
+/**
+ * The counts an order found open at the exchange falls under, for a rebuild after Redis lost them. The
+ * exchange names the order's participant, not the client that sent it: the order counts for every
+ * configured client that uses that participant (each count once), so a rebuilt count is never under
+ * what is open, and over it only where clients of different scopes share a participant.
+ */
+@Injectable()
+export class OpenOrderAttribution {
+  private readonly clients: GatewayConfig['clients'];
+  private readonly limits: RiskLimits;
+  private readonly scale: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly events: MarketEvents,
+  ) {
+    this.clients = config.clients;
+    this.limits = new RiskLimits(config.risk.limits);
+    this.scale = config.risk.exchangePriceScale;
+  }
+
+  /** Every participant a configured client trades as: whose open orders a rebuild reads. */
+  participants(): string[] {
+    return [...new Set(this.clients.flatMap((client) => client.participants))];
+  }
+
+  /** The order's counts and what it adds to them (its leaves quantity); undefined when no count applies. */
+  async counted(order: OpenOrder, participant: string): Promise<Omit<CountedOrder, 'token'> | undefined> {
+    const symbol = order.symbol ?? '';
+    const event = symbol === '' ? undefined : await this.events.of(symbol, 'body');
+    const kinds = new Map<string, CountKind>();
+    for (const client of this.clients) {
+      if (!client.participants.includes(participant)) continue;
+      for (const count of this.limits.openOrderScopes(client, symbol, event)) kinds.set(count.key, 'orders');
+      for (const count of this.limits.exposureCounts(client, symbol, event)) kinds.set(count.key, count.kind);
+    }
+    if (kinds.size === 0) return undefined;
+    const qty = order.leavesQty ?? order.orderQty;
+    const exposure = exchangeOrderExposure({ symbol, side: order.side ?? 'SIDE_BUY', ...(qty === undefined ? {} : { orderQty: qty }), ...(order.price === undefined ? {} : { price: order.price }), ...(qty === undefined && order.cashOrderQty !== undefined ? { cashOrderQty: order.cashOrderQty } : {}) }, this.scale);
+    return { keys: [...kinds.keys()], kinds: [...kinds.values()], participant, exposure };
+  }
+}
