@@ -30,6 +30,16 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
 
   const holderOf = async (topic: string) => (await admin.get(`${keyPrefix}fanout:{${topic}}:lease`)) ?? '';
 
+  /**
+   * How often the fleet moved a topic to a new epoch for a starved process, by design: a holder that could not
+   * renew in time (fenced), a relay that heard no heartbeat for silenceMs (silence), a renewal refused (lost).
+   */
+  async function epochMoves(): Promise<number> {
+    const texts = await Promise.all(fleet.map(async (gateway) => (await caller(gateway.url, stack.keys.all)('/metrics')).text()));
+    const moves = texts.flatMap((text) => [...text.matchAll(/^gateway_fanout_lease_changes_total\{change="(?:fenced|silence|lost)"\} (\d+)$/gm)]);
+    return moves.reduce((sum, match) => sum + Number(match[1]), 0);
+  }
+
   beforeAll(async () => {
     stack = await startStack();
     fleet = await spawnFleet({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix } }, 2);
@@ -44,6 +54,7 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
 
   it('resumes within an epoch on the instance that holds the frames, and answers any other resume point with a resync', async () => {
     const [g1, g2] = fleet;
+    const movesBefore = await epochMoves();
     const keeper = await subscribed(g1, ORDERS); // g1 takes the lease and keeps the topic open
     const place = (i: number) => caller(g1.url, stack.keys.all)('/retail/v1/orders', restingBuy(i));
     const leaving = await subscribed(g1, ORDERS);
@@ -66,7 +77,13 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
       [g1, last.seq],
     ] as const) {
       const other = await subscribed(gateway, ORDERS, point);
-      expect(other.topic(ORDERS)).toEqual([expect.objectContaining({ type: 'resync', epoch: last.epoch, seq: keeper.topic(ORDERS).at(-1).seq })]);
+      expect(other.topic(ORDERS)).toEqual([expect.objectContaining({ type: 'resync' })]);
+      const [resync] = other.topic(ORDERS) as Json[];
+      // The state now: in the epoch the frames were numbered in, at the keeper's last seq. A busy machine may starve
+      // a gateway past its lease or its relay's silence, and the design then moves the topic to a new epoch (with a
+      // resync): another epoch is right only after such a move, which the gateways count.
+      if (resync.epoch === last.epoch) expect(resync.seq).toBe(keeper.topic(ORDERS).at(-1).seq);
+      else expect(await epochMoves()).toBeGreaterThan(movesBefore);
     }
   });
 

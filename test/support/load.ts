@@ -8,8 +8,12 @@ export interface Answer {
   code?: string;
   limitedBy?: string;
   bucket?: string;
+  /** The team whose share of `bucket` refused it, when a share did. */
+  team?: string;
   /** Local time the answer arrived. */
   at: number;
+  /** Why there was no answer (status 0): the fetch error and its cause, so a failed assertion says what broke. */
+  failure?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -39,16 +43,18 @@ export async function answerOf(response: Promise<Response>): Promise<Answer> {
       Object.assign(answer, parseProblem(text));
     }
     return answer;
-  } catch {
-    return { status: 0, at: Date.now() };
+  } catch (error) {
+    // Read by shape: fetch's errors come from Node's realm, not jest's, so `instanceof Error` is false for them.
+    const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    return { status: 0, at: Date.now(), failure: `${String(error)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? String(cause)})` : ''}` };
   }
 }
 
-/** The problem fields a load test reads (code, limitedBy, bucket), those that are strings. */
-function parseProblem(text: string): Pick<Answer, 'code' | 'limitedBy' | 'bucket'> {
+/** The problem fields a load test reads (code, limitedBy, bucket, team), those that are strings. */
+function parseProblem(text: string): Pick<Answer, 'code' | 'limitedBy' | 'bucket' | 'team'> {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
-    return Object.fromEntries(['code', 'limitedBy', 'bucket'].filter((k) => typeof body[k] === 'string').map((k) => [k, body[k]]));
+    return Object.fromEntries(['code', 'limitedBy', 'bucket', 'team'].filter((k) => typeof body[k] === 'string').map((k) => [k, body[k]]));
   } catch {
     return {};
   }

@@ -8,8 +8,11 @@ import { RateLimiter, RateLimitModule, budgetFor } from './index.js';
 
 describe(RateLimitModule.name, () => {
   async function boot(redis: boolean) {
-    const { limits, teams, http, bulkheads, clients, buckets } = resolveLimits({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
-    const redisConfig = redis ? { mode: 'single' as const, url: testRedisUrl(process.env.TEST_REDIS_URL), keyPrefix: uniquePrefix(), commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 } : undefined;
+    // This spec checks the wiring, not lateness (rate-limiter.redis.spec.ts does): a decision's age limit (50 ms by
+    // default, plus the measured round trip) and the command timeout are set far above what a busy machine's event
+    // loop can stall, so a late Redis answer, refused by design, cannot stand in for the one this checks.
+    const { limits, teams, http, bulkheads, clients, buckets } = resolveLimits({ maxDecisionAgeMs: 30_000 }, [{ id: 'desk', shares: { retail: 0.5 } }]);
+    const redisConfig = redis ? { mode: 'single' as const, url: testRedisUrl(process.env.TEST_REDIS_URL), keyPrefix: uniquePrefix(), commandTimeoutMs: 10_000, connectTimeoutMs: 10_000 } : undefined;
     // Only the fields the limiter and the upstream pools (HttpModule: pools, bulkheads) read; the rest of the gateway config is not its business.
     const config = { limits, teams, redis: redisConfig, http, bulkheads, clients } as Parameters<typeof ConfigModule.forRoot>[0];
     const moduleRef = await Test.createTestingModule({
