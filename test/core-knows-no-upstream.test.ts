@@ -29,7 +29,8 @@ describe('libs/core', () => {
 
   it('names no catalog route (as a quoted name, the way a key or a default table would)', () => {
     const mentions = coreSources().flatMap((file) => {
-      const text = readFileSync(file, 'utf8');
+      // A zod issue's `path: [...]` names a config field (risk.limits[].event), not a route.
+      const text = readFileSync(file, 'utf8').replace(/path: \[[^\]]*\]/g, '');
       return CATALOG_ROUTE_NAMES.filter((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`)).map((name) => `${file}: ${name}`);
     });
     expect(mentions).toEqual([]);
