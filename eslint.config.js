@@ -24,8 +24,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@lib/*'], message: 'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.' },
-            { group: ['**/libs/**'], message: 'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.' },
+            {
+              group: ['@lib/*'],
+              message:
+                'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.',
+            },
+            {
+              group: ['**/libs/**'],
+              message:
+                'The sandbox imports nothing from libs/*: write its own wire schema under apps/sandbox/src/**/wire/.',
+            },
           ],
         },
       ],
@@ -41,13 +49,22 @@ export default tseslint.config(
         'error',
         {
           selector: "MemberExpression[object.name='Date'][property.name='now']",
-          message: 'Read time through the injected Clock (libs/core/src/clock): clock.now() for intervals, clock.wallNow() for a timestamp; systemClock where nothing is injected.',
+          message:
+            'Read time through the injected Clock (libs/core/src/clock): clock.now() for intervals, clock.wallNow() for a timestamp; systemClock where nothing is injected.',
         },
       ],
     },
   },
   {
-    files: ['libs/core/src/config/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'tools/**/*.ts', '**/*.spec.ts', '*.js', 'tools/*.mjs'],
+    files: [
+      'libs/core/src/config/**/*.ts',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'tools/**/*.ts',
+      '**/*.spec.ts',
+      '*.js',
+      'tools/*.mjs',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

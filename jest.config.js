@@ -30,7 +30,12 @@ export default {
     '^@pm-gateway/client$': '<rootDir>/packages/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/packages/*/src/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
+  testMatch: [
+    '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/packages/*/src/**/*.spec.ts',
+    '<rootDir>/apps/**/*.spec.ts',
+    '<rootDir>/test/**/*.test.ts',
+  ],
   // Each test file starts at the run's nice value; one that spawns gateway processes raises itself above them: test/support/harness-priority.ts.
   setupFiles: ['<rootDir>/test/support/harness-priority.setup.ts'],
   globalSetup: '<rootDir>/test/support/redis-server.ts',

@@ -39,9 +39,13 @@ export async function run(): Promise<Record<string, unknown>> {
   const { binding, config, server, store } = harness;
   try {
     const key = store.retail('main')!.key;
-    const messages = Array.from({ length: 256 }, (_, i) => Buffer.from(`${1_800_000_000_000 + i}POST/v1/order/${i}/cancel`, 'utf8'));
+    const messages = Array.from({ length: 256 }, (_, i) =>
+      Buffer.from(`${1_800_000_000_000 + i}POST/v1/order/${i}/cancel`, 'utf8'),
+    );
     const signRate = (sign: Ed25519Sign): number => rate((i) => sign(key, messages[i & 255]), SIGN_SECONDS);
-    const identical = messages.every((m) => Buffer.from(signWithNoble(key, m)).equals(Buffer.from(signWithNodeCrypto(key, m))));
+    const identical = messages.every((m) =>
+      Buffer.from(signWithNoble(key, m)).equals(Buffer.from(signWithNodeCrypto(key, m))),
+    );
     const noble = signRate(signWithNoble);
     const nodeCrypto = signRate(signWithNodeCrypto);
     const signer = new RetailSigner(config, binding, store, new MetricsRegistry(), clock);

@@ -20,12 +20,27 @@ const WARM_UP = 10_000;
 const TARGET = join(dirname(fileURLToPath(import.meta.url)), 'catalog-instructions.target.js');
 
 /** Instructions per request on the main thread of one side, from its callgrind dump. */
-async function instructionsPerRequest(side: 'gateway' | 'bare', outDir: string): Promise<{ perRequest: number; failures: number }> {
-  const args = ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${join(outDir, `${side}.%p`)}`, '-q'];
-  const { stdout } = await execFileAsync('valgrind', [...args, process.execPath, TARGET, side, String(REQUESTS), String(WARM_UP)], { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 });
+async function instructionsPerRequest(
+  side: 'gateway' | 'bare',
+  outDir: string,
+): Promise<{ perRequest: number; failures: number }> {
+  const args = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--separate-threads=yes',
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${join(outDir, `${side}.%p`)}`,
+    '-q',
+  ];
+  const { stdout } = await execFileAsync(
+    'valgrind',
+    [...args, process.execPath, TARGET, side, String(REQUESTS), String(WARM_UP)],
+    { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 },
+  );
   const { pid, failures } = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { pid: number; failures: number };
   // Under valgrind (~50× slower) on a loaded machine a request may time out now and then; more than 1 % would skew the count.
-  if (failures > REQUESTS / 100) throw new Error(`${failures} of the ${side} side's ${REQUESTS} counted requests were not answered 2xx`);
+  if (failures > REQUESTS / 100)
+    throw new Error(`${failures} of the ${side} side's ${REQUESTS} counted requests were not answered 2xx`);
   // One file per thread and dump: `<side>.<pid>.1-01` is the first dump of thread 1, the JavaScript thread.
   const dump = readdirSync(outDir).find((f) => f === `${side}.${pid}.1-01`);
   if (!dump) throw new Error(`no callgrind dump of the ${side} side's main thread in ${outDir}`);
@@ -44,7 +59,10 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     // The two sides run at once, one per core. Timing hardly moves an instruction count (it can change
     // how many requests one event-loop turn handles), which the ~0.5 % run-to-run spread includes.
-    const [gateway, bare] = await Promise.all([instructionsPerRequest('gateway', outDir), instructionsPerRequest('bare', outDir)]);
+    const [gateway, bare] = await Promise.all([
+      instructionsPerRequest('gateway', outDir),
+      instructionsPerRequest('bare', outDir),
+    ]);
     return {
       measured: true,
       route: '/catalog/v1/sports (1,247 B), local cache hit; bare: a Fastify route sending the same bytes',

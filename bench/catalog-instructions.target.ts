@@ -18,20 +18,37 @@ const [side, requests, warmUp] = [process.argv[2], Number(process.argv[3]), Numb
 const execFileAsync = promisify(execFile);
 
 Logger.overrideLogger(false);
-const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir: mkdtempSync(join(tmpdir(), 'catalog-ir-')), logLevel: 'silent', catalog: { requestsPerSecondPerAddress: 'off' } });
+const sandbox = await startSandbox({
+  ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
+  keyDir: mkdtempSync(join(tmpdir(), 'catalog-ir-')),
+  logLevel: 'silent',
+  catalog: { requestsPerSecondPerAddress: 'off' },
+});
 const gateway = await startGateway(sandbox, 'info');
 const body = await (await fetch(`${gateway.url}/catalog/v1/sports`, { headers: gateway.headers })).text();
 const bare = await bareFastify(body);
 const [url, headers] = side === 'gateway' ? [`${gateway.url}/catalog/v1/sports`, gateway.headers] : [bare.url, {}];
 /** Sends exactly `amount` requests over 10 connections; answers how many were not 2xx. */
 async function load(amount: number): Promise<number> {
-  const args = [AUTOCANNON_CLI, '--json', '-c', '10', '-t', '120', '-a', String(amount), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const args = [
+    AUTOCANNON_CLI,
+    '--json',
+    '-c',
+    '10',
+    '-t',
+    '120',
+    '-a',
+    String(amount),
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
+    url,
+  ];
   const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 });
   const result = JSON.parse(stdout) as { non2xx: number; errors: number };
   return result.non2xx + result.errors;
 }
 // callgrind_control reaches the process through vgdb; where ptrace is restricted it could wait forever.
-const control = (command: string) => execFileSync('callgrind_control', [command, String(process.pid)], { timeout: 60_000 });
+const control = (command: string) =>
+  execFileSync('callgrind_control', [command, String(process.pid)], { timeout: 60_000 });
 
 await load(warmUp);
 control('--instr=on');

@@ -39,7 +39,12 @@ export interface RunningNginx {
  * or 401: authentication stays on for every contestant. Answers are cached for an hour whatever the
  * upstream's headers say; the access log is written (buffered) as the gateway writes its access line.
  */
-export async function startNginx(binary: string, upstream: string, authorization: string, pin: string | undefined): Promise<RunningNginx> {
+export async function startNginx(
+  binary: string,
+  upstream: string,
+  authorization: string,
+  pin: string | undefined,
+): Promise<RunningNginx> {
   const prefix = mkdtempSync(join(tmpdir(), 'catalog-nginx-'));
   const port = await freePort();
   const { hostname, port: upstreamPort } = new URL(upstream);
@@ -80,7 +85,11 @@ http {
 `,
   );
   const command = pin === undefined ? [binary] : ['taskset', '-c', pin, binary];
-  const child: ChildProcess = spawn(command[0], [...command.slice(1), '-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    command[0],
+    [...command.slice(1), '-p', prefix, '-c', conf, '-e', join(prefix, 'error.log')],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const close = async () => {

@@ -117,7 +117,15 @@ function wrkMs(text: string, label: string): number {
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<LoadFigures> {
   const pin = PINNED ? ['taskset', '-c', LOAD_CPU] : [];
   if (WRK) {
-    const args = ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+    const args = [
+      'wrk',
+      '-t1',
+      `-c${CONNECTIONS}`,
+      `-d${seconds}s`,
+      '--latency',
+      ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+      url,
+    ];
     const command = [...pin, ...args];
     const { stdout } = await execFileAsync(command[0], command.slice(1), { maxBuffer: 16 * 1024 * 1024 });
     const rate = /Requests\/sec:\s+([\d.]+)/.exec(stdout);
@@ -125,13 +133,32 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
     const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
     const errors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-    return { reqPerSec: Math.round(Number(rate[1])), p50Ms: wrkMs(stdout, '50%'), p99Ms: wrkMs(stdout, '99%'), failures: non2xx + errors };
+    return {
+      reqPerSec: Math.round(Number(rate[1])),
+      p50Ms: wrkMs(stdout, '50%'),
+      p99Ms: wrkMs(stdout, '99%'),
+      failures: non2xx + errors,
+    };
   }
-  const args = [AUTOCANNON_CLI, '--json', '-c', String(CONNECTIONS), '-d', String(seconds), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const args = [
+    AUTOCANNON_CLI,
+    '--json',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
+    url,
+  ];
   const command = [...pin, process.execPath, ...args];
   const { stdout } = await execFileAsync(command[0], command.slice(1), { maxBuffer: 16 * 1024 * 1024 });
   const result = JSON.parse(stdout) as AutocannonResult;
-  return { reqPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors };
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors,
+  };
 }
 
 interface Side {
@@ -165,7 +192,12 @@ export async function bareFastify(body: string): Promise<{ url: string; close: (
 }
 
 /** Sequential GETs on one keep-alive connection; latency percentiles in microseconds. */
-async function sequentialLatency(origin: string, path: (i: number) => string, headers: Record<string, string>, samples: number): Promise<{ p50Us: number; p99Us: number; failures: number }> {
+async function sequentialLatency(
+  origin: string,
+  path: (i: number) => string,
+  headers: Record<string, string>,
+  samples: number,
+): Promise<{ p50Us: number; p99Us: number; failures: number }> {
   const pool = new Pool(origin, { connections: 1 });
   const times: number[] = [];
   let failures = 0;
@@ -181,7 +213,11 @@ async function sequentialLatency(origin: string, path: (i: number) => string, he
     await pool.close();
   }
   times.sort((a, b) => a - b);
-  return { p50Us: Math.round(times[Math.floor(times.length / 2)]), p99Us: Math.round(times[Math.floor(times.length * 0.99)]), failures };
+  return {
+    p50Us: Math.round(times[Math.floor(times.length / 2)]),
+    p99Us: Math.round(times[Math.floor(times.length * 0.99)]),
+    failures,
+  };
 }
 
 interface Round {
@@ -201,20 +237,26 @@ async function hitComparison(gateway: Gateway, nginx: string | undefined, path: 
   if (warm.status !== 200) throw new Error(`warm-up of ${path} answered ${warm.status}`);
   const bare = await bareFastify(body);
   try {
-    const sides: Record<string, Side> = { bareFastify: { url: bare.url }, gatewayHit: { url: `${gateway.url}/catalog${path}`, headers: gateway.headers } };
+    const sides: Record<string, Side> = {
+      bareFastify: { url: bare.url },
+      gatewayHit: { url: `${gateway.url}/catalog${path}`, headers: gateway.headers },
+    };
     if (nginx !== undefined) {
       const cached = await fetch(`${nginx}${path}`, { headers: gateway.headers });
       if ((await cached.text()) !== body) throw new Error(`nginx's ${path} is not the gateway's bytes`);
       sides.nginxProxyCache = { url: `${nginx}${path}`, headers: gateway.headers };
     }
-    const rounds = (await alternate(sides)).map(
-      (round): Round => ({
-        bareFastify: round.bareFastify,
-        gatewayHit: round.gatewayHit,
-        ...(round.nginxProxyCache ? { nginxProxyCache: round.nginxProxyCache, gatewayOverNginx: ratio(round.gatewayHit.reqPerSec, round.nginxProxyCache.reqPerSec) } : {}),
-        gatewayOverBare: ratio(round.gatewayHit.reqPerSec, round.bareFastify.reqPerSec),
-      }),
-    );
+    const rounds = (await alternate(sides)).map((round): Round => ({
+      bareFastify: round.bareFastify,
+      gatewayHit: round.gatewayHit,
+      ...(round.nginxProxyCache
+        ? {
+            nginxProxyCache: round.nginxProxyCache,
+            gatewayOverNginx: ratio(round.gatewayHit.reqPerSec, round.nginxProxyCache.reqPerSec),
+          }
+        : {}),
+      gatewayOverBare: ratio(round.gatewayHit.reqPerSec, round.bareFastify.reqPerSec),
+    }));
     return { bodyBytes: Buffer.byteLength(body), sameBytes: true, rounds };
   } finally {
     await bare.close();
@@ -224,14 +266,21 @@ async function hitComparison(gateway: Gateway, nginx: string | undefined, path: 
 /** This process (sandbox, gateway, bare Fastify; every thread) on the servers' core; the previous mask to restore. */
 function pinSelf(): string | undefined {
   if (!PINNED) return undefined;
-  const previous = /affinity list: (\S+)/.exec(execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(process.pid)], { encoding: 'utf8' }))?.[1];
+  const previous = /affinity list: (\S+)/.exec(
+    execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(process.pid)], { encoding: 'utf8' }),
+  )?.[1];
   return previous;
 }
 
 export async function run(): Promise<Record<string, unknown>> {
   Logger.overrideLogger(false);
   const keyDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
-  const sandbox = await startSandbox({ ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 }, keyDir, logLevel: 'silent', catalog: { requestsPerSecondPerAddress: 'off' } });
+  const sandbox = await startSandbox({
+    ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
+    keyDir,
+    logLevel: 'silent',
+    catalog: { requestsPerSecondPerAddress: 'off' },
+  });
   const gateway = await startGateway(sandbox, 'info');
   const nginxBinary = findNginx();
   let nginx: RunningNginx | undefined;
@@ -239,21 +288,42 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     // Every thread the servers run on exists by now (taskset -a); nginx is started on the same core.
     previousCpus = pinSelf();
-    if (nginxBinary !== undefined) nginx = await startNginx(nginxBinary, sandbox.urls.catalog, gateway.headers.authorization, PINNED ? SERVER_CPU : undefined);
+    if (nginxBinary !== undefined)
+      nginx = await startNginx(
+        nginxBinary,
+        sandbox.urls.catalog,
+        gateway.headers.authorization,
+        PINNED ? SERVER_CPU : undefined,
+      );
     const sports = await hitComparison(gateway, nginx?.url, HIT_ROUTES.sports);
     const events5 = await hitComparison(gateway, nginx?.url, HIT_ROUTES.events5);
     const before = sandbox.state.counter('catalog.teams');
     const direct = await sequentialLatency(sandbox.urls.catalog, missPath, {}, MISS_SAMPLES);
-    const miss = await sequentialLatency(gateway.url, (i) => `/catalog${missPath(i + WARM_UP + MISS_SAMPLES)}`, gateway.headers, MISS_SAMPLES);
-    const hit = await sequentialLatency(gateway.url, () => `/catalog${HIT_ROUTES.sports}`, gateway.headers, MISS_SAMPLES);
+    const miss = await sequentialLatency(
+      gateway.url,
+      (i) => `/catalog${missPath(i + WARM_UP + MISS_SAMPLES)}`,
+      gateway.headers,
+      MISS_SAMPLES,
+    );
+    const hit = await sequentialLatency(
+      gateway.url,
+      () => `/catalog${HIT_ROUTES.sports}`,
+      gateway.headers,
+      MISS_SAMPLES,
+    );
     // The sandbox counts the direct calls and the gateway's upstream calls alike.
     const upstreamCalls = sandbox.state.counter('catalog.teams') - before;
     const addedUs = miss.p50Us - direct.p50Us;
     const every = (check: (round: Round) => boolean) => [...sports.rounds, ...events5.rounds].every(check);
     return {
       load: `${WRK ? 'wrk, one thread' : 'autocannon (wrk is not installed: apt-get install wrk)'}, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_SECONDS} s per contestant after an unrecorded ${WARM_UP_SECONDS} s round`,
-      pinning: PINNED ? `servers (this process: sandbox, gateway, bare Fastify; and nginx) on CPU ${SERVER_CPU}, the load generator on CPU ${LOAD_CPU} (taskset)` : 'none (fewer than two CPUs or no taskset)',
-      nginx: nginxBinary === undefined ? 'not installed (Debian: apt-get install nginx-light): measured without it' : `${nginxBinary}, proxy_cache in front of the sandbox catalog, one process, Authorization checked, access log buffered`,
+      pinning: PINNED
+        ? `servers (this process: sandbox, gateway, bare Fastify; and nginx) on CPU ${SERVER_CPU}, the load generator on CPU ${LOAD_CPU} (taskset)`
+        : 'none (fewer than two CPUs or no taskset)',
+      nginx:
+        nginxBinary === undefined
+          ? 'not installed (Debian: apt-get install nginx-light): measured without it'
+          : `${nginxBinary}, proxy_cache in front of the sandbox catalog, one process, Authorization checked, access log buffered`,
       logging: 'gateway: info (access line formatted, then discarded)',
       hits: { sports, events5 },
       miss: {
@@ -269,8 +339,12 @@ export async function run(): Promise<Record<string, unknown>> {
       },
       targets: {
         hitsAtLeast90PercentOfBareEveryRound: every((round) => round.gatewayOverBare >= 0.9),
-        hitsAtLeast80PercentOfNginxEveryRound: nginx === undefined ? 'no nginx' : every((round) => (round.gatewayOverNginx ?? 0) >= 0.8),
-        hitP99NoWorseThanNginxEveryRound: nginx === undefined ? 'no nginx' : every((round) => round.gatewayHit.p99Ms <= (round.nginxProxyCache?.p99Ms ?? 0)),
+        hitsAtLeast80PercentOfNginxEveryRound:
+          nginx === undefined ? 'no nginx' : every((round) => (round.gatewayOverNginx ?? 0) >= 0.8),
+        hitP99NoWorseThanNginxEveryRound:
+          nginx === undefined
+            ? 'no nginx'
+            : every((round) => round.gatewayHit.p99Ms <= (round.nginxProxyCache?.p99Ms ?? 0)),
         missAddsAtMost1MsP50: addedUs <= 1_000,
       },
     };
@@ -279,6 +353,7 @@ export async function run(): Promise<Record<string, unknown>> {
     await gateway.close();
     await sandbox.close();
     rmSync(keyDir, { recursive: true, force: true });
-    if (previousCpus !== undefined) execFileSync('taskset', ['-a', '-p', '-c', previousCpus, String(process.pid)], { stdio: 'ignore' });
+    if (previousCpus !== undefined)
+      execFileSync('taskset', ['-a', '-p', '-c', previousCpus, String(process.pid)], { stdio: 'ignore' });
   }
 }

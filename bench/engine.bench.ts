@@ -36,10 +36,16 @@ function orderFlow(random: () => number, symbols: readonly string[], mids: numbe
   const account = ACCOUNTS[Math.floor(random() * ACCOUNTS.length)];
   const base = { symbol: symbols[pick], side, account, orderQty: 1 + Math.floor(random() * 10) };
   const roll = random();
-  if (roll < 0.6) return { ...base, price: mid - sign * (1 + Math.floor(random() * 5)), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' };
+  if (roll < 0.6)
+    return {
+      ...base,
+      price: mid - sign * (1 + Math.floor(random() * 5)),
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    };
   if (roll < 0.75) return { ...base, price: mid + sign * 2, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' };
   if (roll < 0.85) return { ...base, price: mid + sign, timeInForce: 'TIME_IN_FORCE_DAY' };
-  if (roll < 0.9) return { ...base, type: 'ORDER_TYPE_MARKET_TO_LIMIT', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' };
+  if (roll < 0.9)
+    return { ...base, type: 'ORDER_TYPE_MARKET_TO_LIMIT', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' };
   return 'cancel';
 }
 
@@ -67,7 +73,10 @@ function round(seed: number, operations: number, listen: boolean): RoundResult {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const priceLevelsAtEnd = symbols.reduce((sum, symbol) => sum + sut.bbo(symbol).bidDepth + sut.bbo(symbol).askDepth, 0);
+  const priceLevelsAtEnd = symbols.reduce(
+    (sum, symbol) => sum + sut.bbo(symbol).bidDepth + sut.bbo(symbol).askDepth,
+    0,
+  );
   return {
     insertsPerSecond: Math.round(counts.inserts / seconds),
     insertsPerCpuSecond: Math.round(counts.inserts / cpuSeconds),
@@ -83,7 +92,12 @@ interface Counts {
   rejected: number;
 }
 
-function insertOne(sut: MatchingEngine, request: OrderRequest, resting: { orderId: string; account: string }[], counts: Counts): void {
+function insertOne(
+  sut: MatchingEngine,
+  request: OrderRequest,
+  resting: { orderId: string; account: string }[],
+  counts: Counts,
+): void {
   const result = sut.insert(request);
   counts.inserts++;
   if (result.order.state === 'ORDER_STATE_REJECTED') counts.rejected++;
@@ -91,7 +105,11 @@ function insertOne(sut: MatchingEngine, request: OrderRequest, resting: { orderI
 }
 
 /** Cancels an order that rested on entry, if it is still working (it may have traded since). */
-function cancelOne(sut: MatchingEngine, target: { orderId: string; account: string } | undefined, counts: Counts): void {
+function cancelOne(
+  sut: MatchingEngine,
+  target: { orderId: string; account: string } | undefined,
+  counts: Counts,
+): void {
   if (target && sut.order(target.orderId)?.leavesQty) sut.cancel(target);
   counts.cancels++;
 }

@@ -38,10 +38,16 @@ interface Result {
   timeouts: number;
 }
 interface Instance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+  ): void;
 }
 // autocannon ships no types; this is the part of its API used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: object, done: (error: Error | null, result: Result) => void) => Instance;
+const autocannon = createRequire(import.meta.url)('autocannon') as (
+  options: object,
+  done: (error: Error | null, result: Result) => void,
+) => Instance;
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
@@ -55,23 +61,49 @@ function finish(times: number[], startedMs: number, failures: number): void {
 }
 
 /** The i-th request's method and body: an order gets its own clordId, so each is a new order (none replayed). */
-function requestShape(spec: LoadSpec): { method: 'GET' | 'POST'; headers: Record<string, string>; body: () => string | undefined } {
+function requestShape(spec: LoadSpec): {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body: () => string | undefined;
+} {
   if (!spec.order) return { method: 'GET', headers: spec.headers, body: () => undefined };
   const head = JSON.stringify(spec.order.body).slice(0, -1);
   const prefix = `${spec.order.clordIdPrefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}-`;
   let n = 0;
-  return { method: 'POST', headers: { ...spec.headers, 'content-type': 'application/json' }, body: () => `${head},"clordId":"${prefix}${n++}"}` };
+  return {
+    method: 'POST',
+    headers: { ...spec.headers, 'content-type': 'application/json' },
+    body: () => `${head},"clordId":"${prefix}${n++}"}`,
+  };
 }
 
 function saturate(spec: LoadSpec): void {
   const times: number[] = [];
   const started = nowMs();
   const shape = requestShape(spec);
-  const requests = spec.order ? [{ method: shape.method, headers: shape.headers, setupRequest: (req: object) => ({ ...req, body: shape.body() }) }] : undefined;
-  const instance = autocannon({ url: spec.url, headers: shape.headers, method: shape.method, requests, connections: spec.connections, duration: spec.durationSeconds }, (error, result) => {
-    if (error) throw error;
-    finish(times, started, result.non2xx + result.errors + result.timeouts);
-  });
+  const requests = spec.order
+    ? [
+        {
+          method: shape.method,
+          headers: shape.headers,
+          setupRequest: (req: object) => ({ ...req, body: shape.body() }),
+        },
+      ]
+    : undefined;
+  const instance = autocannon(
+    {
+      url: spec.url,
+      headers: shape.headers,
+      method: shape.method,
+      requests,
+      connections: spec.connections,
+      duration: spec.durationSeconds,
+    },
+    (error, result) => {
+      if (error) throw error;
+      finish(times, started, result.non2xx + result.errors + result.timeouts);
+    },
+  );
   instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
     if (statusCode >= 200 && statusCode < 300) times.push(responseTimeMs);
   });
@@ -97,7 +129,11 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
         failures++;
       });
   // This thread and its connections start cold: a fifth of a second at the same pace first, not recorded.
-  await paced(rate, Math.round(rate / 5), () => request().then((res) => res.body.dump()).catch(() => undefined));
+  await paced(rate, Math.round(rate / 5), () =>
+    request()
+      .then((res) => res.body.dump())
+      .catch(() => undefined),
+  );
   const started = nowMs();
   await paced(rate, total, send);
   await pool.close();

@@ -21,7 +21,14 @@ import { stringify } from 'yaml';
 
 import { freePort } from '../test/support/redis-server.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
-import { benchGatewayConfig, type LoadReport, ms, report, type SandboxPeer, startBenchGateway } from './exchange-stack.js';
+import {
+  benchGatewayConfig,
+  type LoadReport,
+  ms,
+  report,
+  type SandboxPeer,
+  startBenchGateway,
+} from './exchange-stack.js';
 import { ORDER_FIRMS } from './order-firms.js';
 import type { ProbeFigures } from './process-probe.js';
 
@@ -46,20 +53,35 @@ const LOAD_CPU = '1';
  * phase measured the two queueing on one core, not the gateway's added latency.
  */
 const SANDBOX_CPU = LOAD_CPU;
-const pinned = (cpu: string, command: string, args: string[]): [string, string[]] => (PINNED ? ['taskset', ['-c', cpu, command, ...args]] : [command, args]);
+const pinned = (cpu: string, command: string, args: string[]): [string, string[]] =>
+  PINNED ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
 
 const GATEWAY_MAIN = resolve('dist/apps/gateway/src/main.js');
 const here = resolve('dist/bench');
 const PROBE = join(here, 'process-probe.js');
 
 /** A resting buy of one contract at 10¢: the book's asks start at 52¢ (another firm), so nothing ever crosses. */
-const ORDER = { symbol: ORDER_SYMBOL, side: 'SIDE_BUY', type: 'ORDER_TYPE_LIMIT', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', orderQty: '1', price: '10' };
+const ORDER = {
+  symbol: ORDER_SYMBOL,
+  side: 'SIDE_BUY',
+  type: 'ORDER_TYPE_LIMIT',
+  timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+  orderQty: '1',
+  price: '10',
+};
 
 /** Limits at every scope, each checked on every order and none reached: the risk step's whole cost, refusing nothing. */
 const RISK_LIMITS = [
   { scope: 'firm', maxOrderQty: 10_000, maxOrderNotional: 1_000_000, maxOpenOrders: 100_000_000 },
   { scope: 'team', id: 'bench', maxOrderQty: 5_000, maxOpenOrders: 50_000_000 },
-  { scope: 'client', id: 'bench', market: 'aec-nfl-*', maxOrderQty: 1_000, maxOrderNotional: 100_000, maxOpenOrders: 10_000_000 },
+  {
+    scope: 'client',
+    id: 'bench',
+    market: 'aec-nfl-*',
+    maxOrderQty: 1_000,
+    maxOrderNotional: 100_000,
+    maxOpenOrders: 10_000_000,
+  },
 ] as const;
 
 export interface Journal {
@@ -108,7 +130,13 @@ class Probed {
 /** BENCH_CPU_PROF_DIR=<dir>: every gateway process writes a V8 CPU profile there when it stops (`--cpu-prof`). */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;
 
-function spawnProbed(cpu: string, script: string, env: Record<string, string>, logFile: string, profiled = false): Probed {
+function spawnProbed(
+  cpu: string,
+  script: string,
+  env: Record<string, string>,
+  logFile: string,
+  profiled = false,
+): Probed {
   const log = openSync(logFile, 'a');
   const profile = profiled && PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(PROFILE_DIR)] : [];
   const [command, args] = pinned(cpu, process.execPath, [...profile, '--import', PROBE, script]);
@@ -118,10 +146,25 @@ function spawnProbed(cpu: string, script: string, env: Record<string, string>, l
 }
 
 async function startSandboxProcess(dir: string): Promise<{ probed: Probed; peer: SandboxPeer }> {
-  const probed = spawnProbed(SANDBOX_CPU, join(here, 'orders-sandbox.process.js'), { ORDERS_SANDBOX_KEY_DIR: dir }, join(dir, 'sandbox.log'));
+  const probed = spawnProbed(
+    SANDBOX_CPU,
+    join(here, 'orders-sandbox.process.js'),
+    { ORDERS_SANDBOX_KEY_DIR: dir },
+    join(dir, 'sandbox.log'),
+  );
   const ready = await new Promise<SandboxPeer>((resolvePromise, reject) => {
-    probed.child.once('exit', (code) => reject(new Error(`sandbox process exited with ${code}: ${readFileSync(join(dir, 'sandbox.log'), 'utf8').slice(-2_000)}`)));
-    probed.child.on('message', (message: { ready?: boolean } & SandboxPeer) => message.ready && resolvePromise({ urls: message.urls, keys: message.keys }));
+    probed.child.once('exit', (code) =>
+      reject(
+        new Error(
+          `sandbox process exited with ${code}: ${readFileSync(join(dir, 'sandbox.log'), 'utf8').slice(-2_000)}`,
+        ),
+      ),
+    );
+    probed.child.on(
+      'message',
+      (message: { ready?: boolean } & SandboxPeer) =>
+        message.ready && resolvePromise({ urls: message.urls, keys: message.keys }),
+    );
   });
   probed.child.removeAllListeners('exit');
   return { probed, peer: ready };
@@ -135,7 +178,13 @@ interface GatewayTarget {
   probed: Probed;
 }
 
-async function startGatewayProcess(peer: SandboxPeer, configuration: Configuration, journal: Journal, exchangeClient: number, dir: string): Promise<GatewayTarget & { stop: () => Promise<void> }> {
+async function startGatewayProcess(
+  peer: SandboxPeer,
+  configuration: Configuration,
+  journal: Journal,
+  exchangeClient: number,
+  dir: string,
+): Promise<GatewayTarget & { stop: () => Promise<void> }> {
   const key = generateApiKey();
   const port = await freePort();
   const config = benchGatewayConfig(
@@ -148,7 +197,12 @@ async function startGatewayProcess(peer: SandboxPeer, configuration: Configurati
       config: {
         risk: { limits: configuration.risk ? RISK_LIMITS : [] },
         // Each configuration its own schema of the same server, so no two share a hash chain.
-        journal: { enabled: configuration.journal, url: journal.appUrl, migrationUrl: journal.url, schema: `bench_${configuration.name.toLowerCase()}` },
+        journal: {
+          enabled: configuration.journal,
+          url: journal.appUrl,
+          migrationUrl: journal.url,
+          schema: `bench_${configuration.name.toLowerCase()}`,
+        },
       },
     },
     key,
@@ -158,28 +212,49 @@ async function startGatewayProcess(peer: SandboxPeer, configuration: Configurati
   writeFileSync(configFile, stringify(config));
   const logFile = join(dir, `gateway-${configuration.name}.log`);
   // Access lines at info, as in production, into a file: their cost is the gateway's.
-  const probed = spawnProbed(SERVER_CPU, configuration.main, { GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' }, logFile, true);
+  const probed = spawnProbed(
+    SERVER_CPU,
+    configuration.main,
+    { GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info' },
+    logFile,
+    true,
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (probed.child.exitCode !== null) throw new Error(`gateway ${configuration.name} exited with ${probed.child.exitCode}: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);
+    if (probed.child.exitCode !== null)
+      throw new Error(
+        `gateway ${configuration.name} exited with ${probed.child.exitCode}: ${readFileSync(logFile, 'utf8').slice(-2_000)}`,
+      );
     try {
       if ((await fetch(`${url}/health/live`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`gateway ${configuration.name} did not come up: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`gateway ${configuration.name} did not come up: ${readFileSync(logFile, 'utf8').slice(-2_000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { name: configuration.name, url: `${url}/exchange/v1/trading/orders`, headers: { authorization: `Bearer ${key}` }, probed, stop: () => probed.stop() };
+  return {
+    name: configuration.name,
+    url: `${url}/exchange/v1/trading/orders`,
+    headers: { authorization: `Bearer ${key}` },
+    probed,
+    stop: () => probed.stop(),
+  };
 }
 
 /** One load run in a process of its own, on the load CPU. */
 function load(spec: LoadSpec): Promise<LoadRun> {
   return new Promise((resolvePromise, reject) => {
     const [command, args] = pinned(LOAD_CPU, process.execPath, [join(here, 'exchange-load.worker.js')]);
-    const child = spawn(command, args, { env: { PATH: process.env.PATH, LOAD_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('message', (run: LoadRun & { timesMs: number[] }) => resolvePromise({ ...run, timesMs: Float64Array.from(run.timesMs) }));
+    const child = spawn(command, args, {
+      env: { PATH: process.env.PATH, LOAD_SPEC: JSON.stringify(spec) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (run: LoadRun & { timesMs: number[] }) =>
+      resolvePromise({ ...run, timesMs: Float64Array.from(run.timesMs) }),
+    );
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`load process exited with ${code}`)));
   });
@@ -198,16 +273,28 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** Warm-up of each target, then ROUNDS rounds in which every target runs once in turn (reversed every other round). */
 async function paced(targets: GatewayTarget[], sandbox: Probed): Promise<Record<string, TargetFigures>> {
-  const spec = (target: GatewayTarget, durationSeconds: number, prefix: string): LoadSpec => ({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `${prefix}${target.name}` }, connections: CONNECTIONS, durationSeconds, overallRate: RATE });
+  const spec = (target: GatewayTarget, durationSeconds: number, prefix: string): LoadSpec => ({
+    url: target.url,
+    headers: target.headers,
+    order: { body: ORDER, clordIdPrefix: `${prefix}${target.name}` },
+    connections: CONNECTIONS,
+    durationSeconds,
+    overallRate: RATE,
+  });
   for (const target of targets) await load(spec(target, WARM_UP_SECONDS, 'w-'));
-  const runs = new Map<string, { load: LoadRun; cpuUs: number; sandboxCpuUs: number; delay: ProbeFigures['eventLoopDelayMs'] }[]>(targets.map((target) => [target.name, []]));
+  const runs = new Map<
+    string,
+    { load: LoadRun; cpuUs: number; sandboxCpuUs: number; delay: ProbeFigures['eventLoopDelayMs'] }[]
+  >(targets.map((target) => [target.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
       await Promise.all([target.probed.reset(), target.probed === sandbox ? undefined : sandbox.reset()]);
       const run = await load(spec(target, ROUND_SECONDS, `r${round}-`));
       const figures = await target.probed.read();
       const sandboxFigures = target.probed === sandbox ? figures : await sandbox.read();
-      runs.get(target.name)!.push({ load: run, cpuUs: figures.cpuUs, sandboxCpuUs: sandboxFigures.cpuUs, delay: figures.eventLoopDelayMs });
+      runs
+        .get(target.name)!
+        .push({ load: run, cpuUs: figures.cpuUs, sandboxCpuUs: sandboxFigures.cpuUs, delay: figures.eventLoopDelayMs });
     }
   }
   return Object.fromEntries(
@@ -220,7 +307,11 @@ async function paced(targets: GatewayTarget[], sandbox: Probed): Promise<Record<
         ...report(rs.map((r) => r.load)),
         cpuUsPerOrder: Math.round(cpu / Math.max(1, answered)),
         sandboxCpuUsPerOrder: Math.round(sandboxCpu / Math.max(1, answered)),
-        eventLoopDelayMs: { p50: ms(median(rs.map((r) => r.delay.p50))), p99: ms(Math.max(...rs.map((r) => r.delay.p99))), max: ms(Math.max(...rs.map((r) => r.delay.max))) },
+        eventLoopDelayMs: {
+          p50: ms(median(rs.map((r) => r.delay.p50))),
+          p99: ms(Math.max(...rs.map((r) => r.delay.p99))),
+          max: ms(Math.max(...rs.map((r) => r.delay.max))),
+        },
       };
       return [target.name, figures];
     }),
@@ -260,10 +351,21 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
     stops.push(() => sandbox.stop());
     const directUrl = `${peer.urls.exchange}/v1/trading/orders`;
     // The direct side's token, of its own firm's client, from a gateway in this process started for that and closed (it would receive that firm's events).
-    const tokenGateway = await startBenchGateway(peer, { exchangeClient: 0, participant: participantOf(ORDER_FIRMS[0]), liftedBuckets: [] });
+    const tokenGateway = await startBenchGateway(peer, {
+      exchangeClient: 0,
+      participant: participantOf(ORDER_FIRMS[0]),
+      liftedBuckets: [],
+    });
     const authorization = await tokenGateway.app.get(ExchangeTokenProvider).authorization(directUrl);
     await tokenGateway.app.close();
-    const targets: GatewayTarget[] = [{ name: 'direct', url: directUrl, headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) }, probed: sandbox }];
+    const targets: GatewayTarget[] = [
+      {
+        name: 'direct',
+        url: directUrl,
+        headers: { authorization, 'x-participant-id': participantOf(ORDER_FIRMS[0]) },
+        probed: sandbox,
+      },
+    ];
     // One after another: each runs its schema's migrations at boot.
     for (const [i, configuration] of configurations.entries()) {
       const gateway = await startGatewayProcess(peer, configuration, journal, 1 + i, dir);
@@ -272,11 +374,22 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
     }
     // Each target answers an order id for one order before anything is measured.
     for (const target of targets) {
-      const res = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...ORDER, clordId: `check-${target.name}` }) });
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers: { ...target.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...ORDER, clordId: `check-${target.name}` }),
+      });
       const text = await res.text();
-      if (res.status !== 200 || !text.includes('orderId')) throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 300)}`);
+      if (res.status !== 200 || !text.includes('orderId'))
+        throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 300)}`);
     }
-    const inserts = () => sandbox.ask<{ value: number }>({ counter: 'exchange.calls.insertOrder' }, (reply) => reply.counter === 'exchange.calls.insertOrder').then((reply) => reply.value);
+    const inserts = () =>
+      sandbox
+        .ask<{ value: number }>(
+          { counter: 'exchange.calls.insertOrder' },
+          (reply) => reply.counter === 'exchange.calls.insertOrder',
+        )
+        .then((reply) => reply.value);
 
     const loadAverage: Record<string, number> = { before: load1m() };
     const insertsBefore = await inserts();
@@ -285,9 +398,18 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
     const saturation: Record<string, LoadReport & { cpuUsPerOrder: number }> = {};
     for (const target of targets) {
       await target.probed.reset();
-      const run = await load({ url: target.url, headers: target.headers, order: { body: ORDER, clordIdPrefix: `sat-${target.name}` }, connections: SATURATION_CONNECTIONS, durationSeconds: SATURATION_SECONDS });
+      const run = await load({
+        url: target.url,
+        headers: target.headers,
+        order: { body: ORDER, clordIdPrefix: `sat-${target.name}` },
+        connections: SATURATION_CONNECTIONS,
+        durationSeconds: SATURATION_SECONDS,
+      });
       const figures = await target.probed.read();
-      saturation[target.name] = { ...report([run]), cpuUsPerOrder: Math.round(figures.cpuUs / Math.max(1, run.timesMs.length + run.failures)) };
+      saturation[target.name] = {
+        ...report([run]),
+        cpuUsPerOrder: Math.round(figures.cpuUs / Math.max(1, run.timesMs.length + run.failures)),
+      };
     }
     loadAverage.afterSaturation = load1m();
     const after = summary(await paced(targets, sandbox));
@@ -300,7 +422,12 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
         riskOff: 'risk.limits empty; idempotency record and journal on',
         journalOff: 'risk checks on; journal.enabled false (no idempotency record, no journal)',
         bare: 'risk.limits empty and journal.enabled false',
-        ...Object.fromEntries(baselines.flatMap(({ name, main }) => [[`${name}Full`, `full, run by ${main}`], [`${name}Bare`, `bare, run by ${main}`]])),
+        ...Object.fromEntries(
+          baselines.flatMap(({ name, main }) => [
+            [`${name}Full`, `full, run by ${main}`],
+            [`${name}Bare`, `bare, run by ${main}`],
+          ]),
+        ),
       },
       journalStore: journal.kind,
       processes: PINNED
@@ -335,7 +462,9 @@ function baselinesOf(value: string | undefined): { name: string; main: string }[
   if (!value) return [];
   return value.split(',').map((part) => {
     const at = part.indexOf('=');
-    return at < 0 ? { name: 'baseline', main: resolve(part) } : { name: part.slice(0, at), main: resolve(part.slice(at + 1)) };
+    return at < 0
+      ? { name: 'baseline', main: resolve(part) }
+      : { name: part.slice(0, at), main: resolve(part.slice(at + 1)) };
   });
 }
 

@@ -35,7 +35,8 @@ export interface LoadReport {
 /** Every 2xx time of the runs pooled: rate, percentiles, failures. */
 export function report(runs: LoadRun[]): LoadReport {
   const sorted = Float64Array.from(runs.flatMap((run) => [...run.timesMs])).sort();
-  const at = (p: number) => (sorted.length === 0 ? Number.NaN : ms(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]));
+  const at = (p: number) =>
+    sorted.length === 0 ? Number.NaN : ms(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
   const seconds = runs.reduce((sum, run) => sum + run.elapsedSeconds, 0);
   return {
     reqPerSec: Math.round(sorted.length / seconds),
@@ -68,7 +69,12 @@ export interface BenchGatewayOptions {
 export type SandboxPeer = Pick<RunningSandbox, 'urls' | 'keys'>;
 
 /** The config (as written, before defaults) of a gateway in front of the sandbox, with one client (every scope) of team `bench` holding `key`. */
-export function benchGatewayConfig(sandbox: SandboxPeer, options: BenchGatewayOptions, key: string, port: number): Record<string, unknown> {
+export function benchGatewayConfig(
+  sandbox: SandboxPeer,
+  options: BenchGatewayOptions,
+  key: string,
+  port: number,
+): Record<string, unknown> {
   const exchangeKey = sandbox.keys.exchange[options.exchangeClient];
   return {
     server: { host: '127.0.0.1', port },
@@ -87,10 +93,22 @@ export function benchGatewayConfig(sandbox: SandboxPeer, options: BenchGatewayOp
     },
     // Published limits would throttle the measurement: lifted, so every request takes a (local,
     // in-memory) budget decision that always allows. Redis is not used.
-    limits: { buckets: Object.fromEntries(options.liftedBuckets.map((bucket) => [bucket, { limit: 1_000_000_000, windowSeconds: 1 }])) },
+    limits: {
+      buckets: Object.fromEntries(
+        options.liftedBuckets.map((bucket) => [bucket, { limit: 1_000_000_000, windowSeconds: 1 }]),
+      ),
+    },
     inbound: { perClientPerSecond: 10_000_000, perClientBurst: 10_000_000 },
     teams: [{ id: 'bench' }],
-    clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES], participants: [options.participant] }],
+    clients: [
+      {
+        id: 'bench',
+        team: 'bench',
+        keyHash: hashApiKey(key),
+        scopes: [...SCOPES],
+        participants: [options.participant],
+      },
+    ],
     ...options.config,
   };
 }

@@ -34,7 +34,14 @@ const topicOf = (i: number) => `bench.marketData.m${i % TOPICS}`;
 function payload(topic: string, n: number): Record<string, unknown> {
   const level = (i: number) => ({ px: String(5_000 + i * 10 + (n % 7)), qty: String(100 + i) });
   const [bids, offers] = [[0, 1, 2, 3, 4].map(level), [5, 6, 7, 8, 9].map(level)];
-  return { marketSlug: topic, bids, offers, state: 'MARKET_STATE_OPEN', transactTime: new Date().toISOString(), t: now() };
+  return {
+    marketSlug: topic,
+    bids,
+    offers,
+    state: 'MARKET_STATE_OPEN',
+    transactTime: new Date().toISOString(),
+    t: now(),
+  };
 }
 
 /** Calls `emit(topic)` so that every topic gets PER_TOPIC_PER_SECOND, spread evenly and catching up after a stall. */
@@ -65,7 +72,10 @@ async function bareServer(): Promise<WebSocketServer> {
       const topic = (JSON.parse(data.toString()) as { subscribe: string }).subscribe;
       const set = subscribers.get(topic) ?? new Set();
       subscribers.set(topic, set.add(ws));
-      ws.send(latest.get(topic) ?? JSON.stringify({ type: 'snapshot', topic, seq: 0, ts: Date.now(), data: payload(topic, 0) }));
+      ws.send(
+        latest.get(topic) ??
+          JSON.stringify({ type: 'snapshot', topic, seq: 0, ts: Date.now(), data: payload(topic, 0) }),
+      );
       ws.once('close', () => set.delete(ws));
     });
   });
@@ -90,7 +100,9 @@ async function hubServer(): Promise<WebSocketServer> {
     },
     close: (topic: string) => sinks.delete(topic),
   };
-  const hub = new FanoutHub({ sources: new TopicSourceRegistry().register('bench.marketData.', source, MARKET_DATA_POLICY) });
+  const hub = new FanoutHub({
+    sources: new TopicSourceRegistry().register('bench.marketData.', source, MARKET_DATA_POLICY),
+  });
   wss.on('connection', (ws) => {
     const client = hub.connect(ws);
     ws.on('message', (data) => {
@@ -131,7 +143,13 @@ async function serverProcess(impl: Impl): Promise<void> {
       collectGarbage();
       const memory = process.memoryUsage();
       const mb = (bytes: number) => bytes / 2 ** 20;
-      return { ...usage, rssMb: mb(memory.rss), rssBaselineMb: mb(baseline.rss), heapMb: mb(memory.heapUsed), heapBaselineMb: mb(baseline.heapUsed) };
+      return {
+        ...usage,
+        rssMb: mb(memory.rss),
+        rssBaselineMb: mb(baseline.rss),
+        heapMb: mb(memory.heapUsed),
+        heapBaselineMb: mb(baseline.heapUsed),
+      };
     },
   );
   process.send?.({ port: (wss.address() as AddressInfo).port });
@@ -259,13 +277,22 @@ export async function run(): Promise<Record<string, unknown>> {
   for (const clients of CLIENT_COUNTS) {
     const rounds = clients >= 5_000 ? 1 : ROUNDS;
     for (let round = 0; round < rounds; round += 1) {
-      for (const impl of round % 2 ? (['hub', 'bare'] as const) : (['bare', 'hub'] as const)) cases.push(await runCase(impl, clients));
+      for (const impl of round % 2 ? (['hub', 'bare'] as const) : (['bare', 'hub'] as const))
+        cases.push(await runCase(impl, clients));
     }
   }
   const summary = CLIENT_COUNTS.map((clients) => {
     const of = (impl: Impl) => medians(cases.filter((c) => c.impl === impl && c.clients === clients));
     const [bare, hub] = [of('bare'), of('hub')];
-    return { clients, bare, hub, hubVsBare: { delivered: round(hub.deliveredPerSecond / bare.deliveredPerSecond, 2), p99: round(hub.lagP99Ms / bare.lagP99Ms, 2) } };
+    return {
+      clients,
+      bare,
+      hub,
+      hubVsBare: {
+        delivered: round(hub.deliveredPerSecond / bare.deliveredPerSecond, 2),
+        p99: round(hub.lagP99Ms / bare.lagP99Ms, 2),
+      },
+    };
   });
   return {
     name: 'fanout',

@@ -21,7 +21,8 @@ const sandbox = await startSandbox({
   },
 });
 process.on('message', (message: { counter?: string }) => {
-  if (message.counter !== undefined) process.send?.({ counter: message.counter, value: sandbox.state.counter(message.counter) });
+  if (message.counter !== undefined)
+    process.send?.({ counter: message.counter, value: sandbox.state.counter(message.counter) });
 });
 process.once('SIGTERM', () => void sandbox.close().then(() => process.exit(0)));
 process.send?.({ ready: true, urls: sandbox.urls, keys: sandbox.keys });

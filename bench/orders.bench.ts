@@ -12,7 +12,11 @@ export async function run(): Promise<Record<string, unknown>> {
   const postgres = await startPostgres();
   try {
     if (postgres.process.pid !== undefined) pinPostgres(postgres.process.pid);
-    return await orderInsertBench({ url: postgres.url, appUrl: postgres.appUrl, kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)' });
+    return await orderInsertBench({
+      url: postgres.url,
+      appUrl: postgres.appUrl,
+      kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)',
+    });
   } finally {
     postgres.process.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -24,7 +24,11 @@ process.on('message', (message: { probe?: string }) => {
     const cpu = process.cpuUsage(cpuFrom);
     delay?.disable();
     const at = (p: number) => (delay ? Number((delay.percentile(p) / 1e6).toFixed(3)) : Number.NaN);
-    const figures: ProbeFigures = { probe: 'figures', cpuUs: cpu.user + cpu.system, eventLoopDelayMs: { p50: at(50), p99: at(99), max: delay ? Number((delay.max / 1e6).toFixed(3)) : Number.NaN } };
+    const figures: ProbeFigures = {
+      probe: 'figures',
+      cpuUs: cpu.user + cpu.system,
+      eventLoopDelayMs: { p50: at(50), p99: at(99), max: delay ? Number((delay.max / 1e6).toFixed(3)) : Number.NaN },
+    };
     process.send?.(figures);
   }
 });

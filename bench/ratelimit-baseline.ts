@@ -27,14 +27,21 @@ const TSCONFIG = {
 
 /** Builds (once per commit: the directory is reused) and imports the baseline's limiter. */
 export async function loadBaselineLimiter(repoDir = process.cwd()): Promise<BaselineLimiterModules> {
-  const commit = execFileSync('git', ['rev-parse', '--short', BASELINE_COMMIT], { cwd: repoDir, encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['rev-parse', '--short', BASELINE_COMMIT], {
+    cwd: repoDir,
+    encoding: 'utf8',
+  }).trim();
   const dir = join(tmpdir(), `pmgw-limiter-${commit}`);
   const entry = (lib: string) => join(dir, 'dist', 'libs', lib, 'src', 'index.js');
   // The build is reused only where its node_modules link still resolves (it names the checkout that built it).
   if (!existsSync(entry('ratelimit')) || !existsSync(join(dir, 'node_modules', '@nestjs', 'common'))) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const archive = execFileSync('git', ['archive', commit, 'libs/core', 'libs/ratelimit', 'tsconfig.json', 'package.json'], { cwd: repoDir, maxBuffer: 64 * 2 ** 20 });
+    const archive = execFileSync(
+      'git',
+      ['archive', commit, 'libs/core', 'libs/ratelimit', 'tsconfig.json', 'package.json'],
+      { cwd: repoDir, maxBuffer: 64 * 2 ** 20 },
+    );
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     symlinkSync(join(repoDir, 'node_modules'), join(dir, 'node_modules'));
     writeFileSync(join(dir, 'tsconfig.baseline.json'), JSON.stringify(TSCONFIG));

@@ -90,13 +90,25 @@ async function fixedRate(decide: Decide, perSecond: number, durationMs: number):
   return summarize(latencies, durationMs);
 }
 
-const median = (runs: Run[], key: keyof Run) => [...runs].map((r) => r[key] ?? 0).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+const median = (runs: Run[], key: keyof Run) =>
+  [...runs].map((r) => r[key] ?? 0).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
 const ratio = (a: number, b: number, digits: number) => Math.round((a / b) * 10 ** digits) / 10 ** digits;
 
 /** Median of each figure over the rounds, with the rounds themselves for the record. */
 function medians(runs: Run[]) {
-  const keys = ['decisionsPerSecond', 'p50Ms', 'p99Ms', 'p999Ms', 'maxMs', 'nodeCpuUsPerDecision', 'redisCpuUsPerDecision'] as const;
-  return { ...(Object.fromEntries(keys.map((k) => [k, median(runs, k)])) as Record<(typeof keys)[number], number>), rounds: runs };
+  const keys = [
+    'decisionsPerSecond',
+    'p50Ms',
+    'p99Ms',
+    'p999Ms',
+    'maxMs',
+    'nodeCpuUsPerDecision',
+    'redisCpuUsPerDecision',
+  ] as const;
+  return {
+    ...(Object.fromEntries(keys.map((k) => [k, median(runs, k)])) as Record<(typeof keys)[number], number>),
+    rounds: runs,
+  };
 }
 
 type Modules = Pick<BaselineLimiterModules, 'core' | 'ratelimit'>;
@@ -107,12 +119,33 @@ function limiterOn(redis: RedisClient, { core: lib, ratelimit: rl }: Modules, ke
   const huge = { limit: 1e9, windowSeconds: 1, safetyMargin: 1 };
   const config = lib.GatewayConfigSchema.parse({
     environment: 'development',
-    environments: { development: { authUrl: 'http://a', exchangeUrl: 'http://b', grpcTarget: 'c:1', retailUrl: 'http://d', catalogUrl: 'http://e' } },
+    environments: {
+      development: {
+        authUrl: 'http://a',
+        exchangeUrl: 'http://b',
+        grpcTarget: 'c:1',
+        retailUrl: 'http://d',
+        catalogUrl: 'http://e',
+      },
+    },
     limits: { buckets: { 'exchange.orders.insert': huge, 'retail.orders.create': huge, 'retail.all': huge } },
   });
   // Today's limiter knows only the buckets it is handed (the surfaces declare theirs); the baseline ignores this and knew them itself.
-  const buckets = ([['exchange.orders.insert', 'firm'], ['retail.orders.create', 'key'], ['retail.all', 'key']] as const).map(([name, scope]) => ({ name, scope, ...huge, source: 'bench' }));
-  return new rl.RateLimiter({ limits: config.limits, buckets, redis, keyPrefix, metrics: new lib.MetricsRegistry(), logger: { log: () => undefined, warn: () => undefined } });
+  const buckets = (
+    [
+      ['exchange.orders.insert', 'firm'],
+      ['retail.orders.create', 'key'],
+      ['retail.all', 'key'],
+    ] as const
+  ).map(([name, scope]) => ({ name, scope, ...huge, source: 'bench' }));
+  return new rl.RateLimiter({
+    limits: config.limits,
+    buckets,
+    redis,
+    keyPrefix,
+    metrics: new lib.MetricsRegistry(),
+    logger: { log: () => undefined, warn: () => undefined },
+  });
 }
 
 /** redis-server's CPU time so far, µs (user + system). */
@@ -146,15 +179,35 @@ export async function run(): Promise<Record<string, unknown>> {
   // The gateway's client (no offline queue) with the production command timeout (config default). A
   // stall past it is refused (never decided twice) and only timeouts in a row go local: both are
   // counted below (decisionsByMode), so neither can flatter the numbers unseen.
-  const commandTimeoutMs = GatewayConfigSchema.shape.redis.unwrap().parse({ mode: 'single', url: server.url }).commandTimeoutMs;
-  const redis = createRedisClient({ mode: 'single', url: server.url, keyPrefix: '', commandTimeoutMs, connectTimeoutMs: 1_000 });
+  const commandTimeoutMs = GatewayConfigSchema.shape.redis
+    .unwrap()
+    .parse({ mode: 'single', url: server.url }).commandTimeoutMs;
+  const redis = createRedisClient({
+    mode: 'single',
+    url: server.url,
+    keyPrefix: '',
+    commandTimeoutMs,
+    connectTimeoutMs: 1_000,
+  });
   // rate-limiter-flexible throws on a timeout and the bench reads INFO: both on a lenient client of their
   // own, so a stall on a busy machine costs only the limiter (refused, counted), never the run.
-  const lenient = createRedisClient({ mode: 'single', url: server.url, keyPrefix: '', commandTimeoutMs: 1_000, connectTimeoutMs: 1_000 });
+  const lenient = createRedisClient({
+    mode: 'single',
+    url: server.url,
+    keyPrefix: '',
+    commandTimeoutMs: 1_000,
+    connectTimeoutMs: 1_000,
+  });
   for (const client of [redis, lenient]) client.on('error', () => undefined);
   const baseline = await loadBaselineLimiter();
   // The baseline on a client of its own (same options) so neither limiter's batching sees the other's.
-  const baselineRedis = createRedisClient({ mode: 'single', url: server.url, keyPrefix: '', commandTimeoutMs, connectTimeoutMs: 1_000 });
+  const baselineRedis = createRedisClient({
+    mode: 'single',
+    url: server.url,
+    keyPrefix: '',
+    commandTimeoutMs,
+    connectTimeoutMs: 1_000,
+  });
   baselineRedis.on('error', () => undefined);
   const limiter = limiterOn(redis, { core, ratelimit }, 'bench:');
   const old = limiterOn(baselineRedis, baseline, 'bench-base:');
@@ -179,7 +232,10 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // Fixed rate first, before saturation has grown the heap (a late major GC would land on
     // whichever subject runs next); the order alternates per round so drift hits both alike.
-    const fixedSubjects = { limiterTwoBuckets: subjects.limiterTwoBuckets, rateLimiterFlexible: subjects.rateLimiterFlexible };
+    const fixedSubjects = {
+      limiterTwoBuckets: subjects.limiterTwoBuckets,
+      rateLimiterFlexible: subjects.rateLimiterFlexible,
+    };
     for (const decide of Object.values(fixedSubjects)) await fixedRate(decide, FIXED_RATE, WARMUP_MS);
     const fixedRuns: Record<string, Run[]> = { limiterTwoBuckets: [], rateLimiterFlexible: [] };
     let fixedCalls = 0;
@@ -198,21 +254,38 @@ export async function run(): Promise<Record<string, unknown>> {
     // Interleaved: each round runs every subject once, in the reverse order every other round.
     for (let round = 0; round < ROUNDS; round++) {
       const order = Object.entries(subjects);
-      for (const [name, decide] of round % 2 ? order.reverse() : order) runs[name].push(await saturateCounted(decide, ROUND_MS, lenient));
+      for (const [name, decide] of round % 2 ? order.reverse() : order)
+        runs[name].push(await saturateCounted(decide, ROUND_MS, lenient));
     }
     const saturated = Object.fromEntries(Object.entries(runs).map(([name, r]) => [name, medians(r)]));
-    const perRound = (a: string, b: string) => runs[a].map((r, i) => ratio(r.decisionsPerSecond, runs[b][i].decisionsPerSecond, 3));
-    const cpu = (name: string) => median(runs[name], 'nodeCpuUsPerDecision') + median(runs[name], 'redisCpuUsPerDecision');
+    const perRound = (a: string, b: string) =>
+      runs[a].map((r, i) => ratio(r.decisionsPerSecond, runs[b][i].decisionsPerSecond, 3));
+    const cpu = (name: string) =>
+      median(runs[name], 'nodeCpuUsPerDecision') + median(runs[name], 'redisCpuUsPerDecision');
     const versusBaseline = {
       baselineCommit: baseline.commit,
-      oneBucket: { today: saturated.limiterOneBucket.decisionsPerSecond, baseline: saturated.baselineOneBucket.decisionsPerSecond, ratioPerRound: perRound('limiterOneBucket', 'baselineOneBucket') },
-      twoBuckets: { today: saturated.limiterTwoBuckets.decisionsPerSecond, baseline: saturated.baselineTwoBuckets.decisionsPerSecond, ratioPerRound: perRound('limiterTwoBuckets', 'baselineTwoBuckets') },
-      cpuUsPerDecision: Object.fromEntries(['limiterOneBucket', 'baselineOneBucket', 'limiterTwoBuckets', 'baselineTwoBuckets'].map((n) => [n, Math.round(cpu(n) * 100) / 100])),
+      oneBucket: {
+        today: saturated.limiterOneBucket.decisionsPerSecond,
+        baseline: saturated.baselineOneBucket.decisionsPerSecond,
+        ratioPerRound: perRound('limiterOneBucket', 'baselineOneBucket'),
+      },
+      twoBuckets: {
+        today: saturated.limiterTwoBuckets.decisionsPerSecond,
+        baseline: saturated.baselineTwoBuckets.decisionsPerSecond,
+        ratioPerRound: perRound('limiterTwoBuckets', 'baselineTwoBuckets'),
+      },
+      cpuUsPerDecision: Object.fromEntries(
+        ['limiterOneBucket', 'baselineOneBucket', 'limiterTwoBuckets', 'baselineTwoBuckets'].map((n) => [
+          n,
+          Math.round(cpu(n) * 100) / 100,
+        ]),
+      ),
     };
     const rlfRate = saturated.rateLimiterFlexible.decisionsPerSecond;
     const ratios = {
       oneBucketVsRateLimiterFlexible: Math.round((saturated.limiterOneBucket.decisionsPerSecond / rlfRate) * 100) / 100,
-      twoBucketsVsRateLimiterFlexible: Math.round((saturated.limiterTwoBuckets.decisionsPerSecond / rlfRate) * 100) / 100,
+      twoBucketsVsRateLimiterFlexible:
+        Math.round((saturated.limiterTwoBuckets.decisionsPerSecond / rlfRate) * 100) / 100,
     };
 
     const before = await commandCalls(lenient);
@@ -222,7 +295,11 @@ export async function run(): Promise<Record<string, unknown>> {
     const fixedDecisions = fixedRuns.limiterTwoBuckets.reduce((n, r) => n + r.decisions, 0);
     // Each decision is answered by exactly one EVALSHA; under load one EVALSHA answers many (a batch).
     const roundTrips = {
-      atFixedRate: { decisions: fixedDecisions, evalshaCalls: fixedCalls, evalshaPerDecision: ratio(fixedCalls, fixedDecisions, 3) },
+      atFixedRate: {
+        decisions: fixedDecisions,
+        evalshaCalls: fixedCalls,
+        evalshaPerDecision: ratio(fixedCalls, fixedDecisions, 3),
+      },
       saturated: {
         decisions: counted.decisions,
         evalshaCalls: delta('evalsha'),
@@ -236,7 +313,13 @@ export async function run(): Promise<Record<string, unknown>> {
     return {
       // The machine is shared: its load says how much of each rate is other work queueing ahead of ours.
       loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
-      setup: { concurrency: CONCURRENCY, roundMs: ROUND_MS, rounds: ROUNDS, redisCommandTimeoutMs: commandTimeoutMs, decisionsByMode: modes },
+      setup: {
+        concurrency: CONCURRENCY,
+        roundMs: ROUND_MS,
+        rounds: ROUNDS,
+        redisCommandTimeoutMs: commandTimeoutMs,
+        decisionsByMode: modes,
+      },
       saturated,
       versusBaseline,
       ratios,
@@ -249,7 +332,8 @@ export async function run(): Promise<Record<string, unknown>> {
         everyDecisionAllowedOnRedis: modes.local === 0 && modes.refused === 0,
         atLeastBaselineOneBucket: versusBaseline.oneBucket.today >= versusBaseline.oneBucket.baseline,
         atLeastBaselineTwoBuckets: versusBaseline.twoBuckets.today >= versusBaseline.twoBuckets.baseline,
-        atMostOneRoundTripPerDecision: roundTrips.atFixedRate.evalshaPerDecision <= 1 && roundTrips.saturated.evalshaPerDecision <= 1,
+        atMostOneRoundTripPerDecision:
+          roundTrips.atFixedRate.evalshaPerDecision <= 1 && roundTrips.saturated.evalshaPerDecision <= 1,
       },
     };
   } finally {

@@ -15,13 +15,20 @@ const names = readdirSync(here)
   .sort();
 
 mkdirSync(resultsDir, { recursive: true });
-const machine = { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) };
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+};
 let failed = 0;
 for (const name of names) {
   process.stdout.write(`bench ${name}...\n`);
   const started = new Date().toISOString();
   try {
-    const mod = (await import(pathToFileURL(join(here, `${name}.bench.js`)).href)) as { run: () => Promise<Record<string, unknown>> };
+    const mod = (await import(pathToFileURL(join(here, `${name}.bench.js`)).href)) as {
+      run: () => Promise<Record<string, unknown>>;
+    };
     const results = await mod.run();
     const record = { name, started, finished: new Date().toISOString(), machine, results };
     writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);

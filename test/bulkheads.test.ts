@@ -48,7 +48,13 @@ async function timed(request: () => Promise<Response>): Promise<Timed> {
     } catch {
       body = text;
     }
-    return { status: res.status, ms: performance.now() - started, body, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type') };
+    return {
+      status: res.status,
+      ms: performance.now() - started,
+      body,
+      retryAfter: res.headers.get('retry-after'),
+      contentType: res.headers.get('content-type'),
+    };
   } catch (error) {
     return { status: 0, ms: performance.now() - started, body: String(error) };
   }
@@ -58,12 +64,22 @@ const percentile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 };
-const figures = (answers: readonly Timed[]): string => `p50 ${percentile(answers.map((a) => a.ms), 50).toFixed(1)} ms, p99 ${percentile(answers.map((a) => a.ms), 99).toFixed(1)} ms (n=${answers.length})`;
+const figures = (answers: readonly Timed[]): string =>
+  `p50 ${percentile(
+    answers.map((a) => a.ms),
+    50,
+  ).toFixed(1)} ms, p99 ${percentile(
+    answers.map((a) => a.ms),
+    99,
+  ).toFixed(1)} ms (n=${answers.length})`;
 
 /** The allowed budget decisions of `bucket` for `team`, summed over scope keys, from /metrics. */
 async function allowed(stack: Stack, bucket: string, team: string): Promise<number> {
   const text = await (await api(stack)('/metrics')).text();
-  const pattern = new RegExp(`^ratelimit_decisions_total\\{bucket="${bucket.replace(/\./g, '\\.')}",[^}]*team="${team}",outcome="allowed"\\} (\\d+)$`, 'gm');
+  const pattern = new RegExp(
+    `^ratelimit_decisions_total\\{bucket="${bucket.replace(/\./g, '\\.')}",[^}]*team="${team}",outcome="allowed"\\} (\\d+)$`,
+    'gm',
+  );
   return [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
 }
 
@@ -116,14 +132,21 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
     // 12.5 a second: inside the hedge key's budget (14/s refill, spec's 440 per 10 s), so the budget alone would let all 100 through.
     const blocking = Array.from({ length: BLOCKING }, async (_, i) => {
       await new Promise((resolve) => setTimeout(resolve, i * BLOCKING_SPACING_MS));
-      const answer = await timed(() => api(stack, i % 2 === 0 ? 'blocker-1' : 'blocker-2')('/retail/v1/orders', { method: 'POST', body: JSON.stringify(blockingOrder()), headers: { 'x-retail-account': 'hedge' } }));
+      const answer = await timed(() =>
+        api(stack, i % 2 === 0 ? 'blocker-1' : 'blocker-2')('/retail/v1/orders', {
+          method: 'POST',
+          body: JSON.stringify(blockingOrder()),
+          headers: { 'x-retail-account': 'hedge' },
+        }),
+      );
       settled++;
       return answer;
     });
     try {
       // The bound's worth is held upstream and every other call has its answer, or 12 s passed (the base commit holds them all).
       const deadline = Date.now() + 12_000;
-      while (Date.now() < deadline && !(heldUpstream() >= teamCap && settled >= BLOCKING - teamCap)) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (Date.now() < deadline && !(heldUpstream() >= teamCap && settled >= BLOCKING - teamCap))
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const heldBefore = heldUpstream();
       const loaded = await deskRounds();
       const stillHeld = heldUpstream();
@@ -132,7 +155,11 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
       const metrics = await (await api(stack)('/metrics')).text();
 
       // Release the held calls: cancels are never bounded, and each blocking create then answers.
-      const cancel = await api(stack, 'blocker-1')('/retail/v1/orders/open/cancel', { method: 'POST', body: JSON.stringify({}), headers: { 'x-retail-account': 'hedge' } });
+      const cancel = await api(stack, 'blocker-1')('/retail/v1/orders/open/cancel', {
+        method: 'POST',
+        body: JSON.stringify({}),
+        headers: { 'x-retail-account': 'hedge' },
+      });
       expect(cancel.status).toBe(200);
       const answers = await Promise.all(blocking);
       const refused = answers.filter((a) => a.status === 429);
@@ -150,24 +177,41 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
       expect(loaded.retail.map((a) => a.status)).toEqual(Array(ROUNDS).fill(200));
       expect(loaded.exchange.map((a) => a.status)).toEqual(Array(ROUNDS).fill(200));
       // ... answered while trading's blocking calls were still held upstream.
-      expect({ heldBefore, stillHeld, settledDuringLoad }).toEqual({ heldBefore: teamCap, stillHeld: teamCap, settledDuringLoad: BLOCKING - teamCap });
+      expect({ heldBefore, stillHeld, settledDuringLoad }).toEqual({
+        heldBefore: teamCap,
+        stillHeld: teamCap,
+        settledDuringLoad: BLOCKING - teamCap,
+      });
       expect(mostHeld).toBe(teamCap);
       expect(held.map((a) => a.status)).toEqual(Array(teamCap).fill(200));
       expect(refused).toHaveLength(BLOCKING - teamCap);
       for (const answer of refused) {
         expect(answer.contentType).toContain('application/problem+json');
         expect(answer.retryAfter).toMatch(/^\d+$/);
-        expect(answer.body).toMatchObject({ status: 429, code: 'IN_FLIGHT_LIMITED', cap: expect.stringMatching(new RegExp(`^(${CAPS.join('|').replace(/\./g, '\\.')})$`)), limit: teamCap });
+        expect(answer.body).toMatchObject({
+          status: 429,
+          code: 'IN_FLIGHT_LIMITED',
+          cap: expect.stringMatching(new RegExp(`^(${CAPS.join('|').replace(/\./g, '\\.')})$`)),
+          limit: teamCap,
+        });
       }
       // Only the held calls spent budget: the refusals came before it.
       expect(budgetAfter - budgetBefore).toBe(teamCap);
       // The operator sees both: trading's blocking calls in flight, and its refusals by bound.
-      expect(metrics).toMatch(new RegExp(`^gateway_upstream_in_flight\\{lane="blocking",pool="[^"]+",team="trading"\\} ${teamCap}$`, 'm'));
-      const refusals = [...metrics.matchAll(/^gateway_upstream_in_flight_refused_total\{cap="[^"]+",team="trading"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      expect(metrics).toMatch(
+        new RegExp(`^gateway_upstream_in_flight\\{lane="blocking",pool="[^"]+",team="trading"\\} ${teamCap}$`, 'm'),
+      );
+      const refusals = [
+        ...metrics.matchAll(/^gateway_upstream_in_flight_refused_total\{cap="[^"]+",team="trading"\} (\d+)$/gm),
+      ].reduce((sum, m) => sum + Number(m[1]), 0);
       expect(refusals).toBe(BLOCKING - teamCap);
     } finally {
       clearInterval(watch);
-      await api(stack, 'all')('/retail/v1/orders/open/cancel', { method: 'POST', body: JSON.stringify({}), headers: { 'x-retail-account': 'hedge' } });
+      await api(stack, 'all')('/retail/v1/orders/open/cancel', {
+        method: 'POST',
+        body: JSON.stringify({}),
+        headers: { 'x-retail-account': 'hedge' },
+      });
       await Promise.all(blocking);
     }
   }, 90_000);
@@ -176,10 +220,30 @@ describe('bulkheads: one team holding blocking calls beside another team', () =>
     const creates = stack.sandbox.state.counter('retail.route.createOrder');
     const budgetBefore = await allowed(stack, 'retail.orders.create', 'trading');
     const res = await timed(() =>
-      api(stack, 'blocker-1')('/retail/v1/orders', { method: 'POST', body: JSON.stringify(blockingOrder('300')), headers: { 'x-retail-account': 'hedge' }, signal: AbortSignal.timeout(5_000) }),
+      api(stack, 'blocker-1')('/retail/v1/orders', {
+        method: 'POST',
+        body: JSON.stringify(blockingOrder('300')),
+        headers: { 'x-retail-account': 'hedge' },
+        signal: AbortSignal.timeout(5_000),
+      }),
     );
-    await api(stack, 'all')('/retail/v1/orders/open/cancel', { method: 'POST', body: JSON.stringify({}), headers: { 'x-retail-account': 'hedge' } });
-    expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ path: 'body.maxBlockTime', message: expect.stringContaining('bulkheads.blocking.maxBlockSeconds') })] } });
+    await api(stack, 'all')('/retail/v1/orders/open/cancel', {
+      method: 'POST',
+      body: JSON.stringify({}),
+      headers: { 'x-retail-account': 'hedge' },
+    });
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        code: 'VALIDATION_FAILED',
+        errors: [
+          expect.objectContaining({
+            path: 'body.maxBlockTime',
+            message: expect.stringContaining('bulkheads.blocking.maxBlockSeconds'),
+          }),
+        ],
+      },
+    });
     expect(stack.sandbox.state.counter('retail.route.createOrder')).toBe(creates);
     expect(await allowed(stack, 'retail.orders.create', 'trading')).toBe(budgetBefore);
   }, 30_000);

@@ -23,7 +23,8 @@ async function burst(stack: Stack, path: string, count: number): Promise<string[
   );
 }
 
-const tally = (values: string[]) => values.reduce<Record<string, number>>((acc, v) => ({ ...acc, [v]: (acc[v] ?? 0) + 1 }), {});
+const tally = (values: string[]) =>
+  values.reduce<Record<string, number>>((acc, v) => ({ ...acc, [v]: (acc[v] ?? 0) + 1 }), {});
 
 /** One request made the call; every other one shared it, or came late enough to find the entry stored. */
 function expectOneMiss(results: string[]): void {
@@ -55,7 +56,10 @@ describe('request coalescing', () => {
     const second = await startStack({ redis: true, redisKeyPrefix: prefix, reuseSandbox: first.sandbox });
     try {
       first.sandbox.state.setFaults({ catalogLatencyMs: 300 });
-      const [a, b] = await Promise.all([burst(first, '/catalog/v1/markets?closed=false', 50), burst(second, '/catalog/v1/markets?closed=false', 50)]);
+      const [a, b] = await Promise.all([
+        burst(first, '/catalog/v1/markets?closed=false', 50),
+        burst(second, '/catalog/v1/markets?closed=false', 50),
+      ]);
       expect(first.sandbox.state.counter('catalog.markets')).toBe(1);
       expectOneMiss([...a, ...b]);
       // The instance that did not lead waited for the leader's result rather than calling itself.
@@ -77,7 +81,10 @@ describe('request coalescing', () => {
     try {
       await api(first)('/catalog/v1/sports');
       expect((await api(second)('/catalog/v1/sports')).headers.get('x-cache')).toBe('HIT');
-      expect((await api(first)('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ route: 'sports' }) })).status).toBe(200);
+      expect(
+        (await api(first)('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ route: 'sports' }) }))
+          .status,
+      ).toBe(200);
       await eventually(
         async () => (await api(second)('/catalog/v1/sports')).headers.get('x-cache'),
         (cache) => cache === 'MISS',
@@ -92,7 +99,10 @@ describe('request coalescing', () => {
 
 describe('stale entries', () => {
   it('serves a stale entry while refreshing it once in the background', async () => {
-    const stack = await startStack({ redis: true, gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 30 }) });
+    const stack = await startStack({
+      redis: true,
+      gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 30 }),
+    });
     try {
       const first = await api(stack)('/catalog/v1/sports');
       const etag = first.headers.get('etag');
@@ -111,7 +121,10 @@ describe('stale entries', () => {
   });
 
   it('serves a cached entry while the catalog fails, within the stale-if-error window, then the upstream 503', async () => {
-    const stack = await startStack({ redis: true, gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 0, staleIfErrorSeconds: 2 }) });
+    const stack = await startStack({
+      redis: true,
+      gateway: withCatalog({ ttlSeconds: { sports: 1 }, staleWhileRevalidateSeconds: 0, staleIfErrorSeconds: 2 }),
+    });
     try {
       const fresh = await api(stack)('/catalog/v1/sports');
       const body = await fresh.text();
@@ -123,7 +136,12 @@ describe('stale entries', () => {
       expect(stale.headers.get('etag')).toBe(fresh.headers.get('etag'));
       expect(Number(stale.headers.get('age'))).toBeGreaterThanOrEqual(1);
       expect(await stale.text()).toBe(body);
-      const failed = await eventually(() => api(stack)('/catalog/v1/sports'), (res) => res.status !== 200, 5_000, 100);
+      const failed = await eventually(
+        () => api(stack)('/catalog/v1/sports'),
+        (res) => res.status !== 200,
+        5_000,
+        100,
+      );
       expect(failed.status).toBe(503);
       expect(failed.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await json(failed)).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } });

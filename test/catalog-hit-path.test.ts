@@ -52,7 +52,9 @@ describe('the catalog hit path', () => {
     const body = await miss.text();
     const [earlyBefore, hitsBefore] = [await earlyHits(), await countedHits('events')];
     // A non-matching If-None-Match sends the hit through Fastify; the plain request takes the hit path.
-    const viaFastify = await api(stack, 'reader')(path, { headers: { 'x-request-id': 'hit-path-same', 'if-none-match': '"other"' } });
+    const viaFastify = await api(stack, 'reader')(path, {
+      headers: { 'x-request-id': 'hit-path-same', 'if-none-match': '"other"' },
+    });
     const early = await api(stack, 'reader')(path, { headers: { 'x-request-id': 'hit-path-same' } });
     expect(early.status).toBe(200);
     expect(headersOf(early)).toEqual(headersOf(viaFastify));
@@ -62,11 +64,25 @@ describe('the catalog hit path', () => {
     expect((await earlyHits()) - earlyBefore).toBe(1);
     expect((await countedHits('events')) - hitsBefore).toBe(2);
     // Its access line is Fastify's: both requests carry one request id, and both are written the same way.
-    const accessLines = () => stack.logs.filter((l) => l.includes('"requestId":"hit-path-same"') && l.includes('"log":"access"'));
-    await eventually(async () => accessLines().length, (n) => n === 2);
-    for (const line of accessLines()) expect(JSON.parse(line)).toMatchObject({ level: 30, method: 'GET', url: path, client: 'reader', status: 200, msg: 'request completed' });
+    const accessLines = () =>
+      stack.logs.filter((l) => l.includes('"requestId":"hit-path-same"') && l.includes('"log":"access"'));
+    await eventually(
+      async () => accessLines().length,
+      (n) => n === 2,
+    );
+    for (const line of accessLines())
+      expect(JSON.parse(line)).toMatchObject({
+        level: 30,
+        method: 'GET',
+        url: path,
+        client: 'reader',
+        status: 200,
+        msg: 'request completed',
+      });
     const metrics = await (await fetch(`${stack.url}/metrics`)).text();
-    expect(metrics).toMatch(/gateway_http_request_duration_seconds_count\{method="GET",route="\/catalog\/v1\/events",status="200"\} \d+/);
+    expect(metrics).toMatch(
+      /gateway_http_request_duration_seconds_count\{method="GET",route="\/catalog\/v1\/events",status="200"\} \d+/,
+    );
   });
 
   it('still refuses a request without a valid key (401) or without the scope (403) for a target it serves', async () => {
@@ -77,7 +93,10 @@ describe('the catalog hit path', () => {
     const anonymous = await fetch(`${stack.url}${path}`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect((await fetch(`${stack.url}${path}`, { headers: { authorization: 'Bearer pmgw_not_a_key_not_a_key_not_a_key' } })).status).toBe(401);
+    expect(
+      (await fetch(`${stack.url}${path}`, { headers: { authorization: 'Bearer pmgw_not_a_key_not_a_key_not_a_key' } }))
+        .status,
+    ).toBe(401);
     const unscoped = await api(stack, 'quotes')(path);
     expect(unscoped.status).toBe(403);
     expect(await json(unscoped)).toMatchObject({ missingScope: 'read:instruments' });

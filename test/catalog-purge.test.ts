@@ -21,7 +21,8 @@ describe('catalog purge across instances', () => {
     const port = Number(new URL(redisUrl()).port);
     const proxy = await StallProxy.start(port);
     const prefix = `t${process.pid}:purge:`;
-    const client = (url: string) => createRedisClient({ mode: 'single', url, keyPrefix: '', commandTimeoutMs: 500, connectTimeoutMs: 500 });
+    const client = (url: string) =>
+      createRedisClient({ mode: 'single', url, keyPrefix: '', commandTimeoutMs: 500, connectTimeoutMs: 500 });
     const [purging, listening] = [client(redisUrl()), client(proxy.url)];
     listening.on('error', () => undefined);
     const [a, b] = [new RedisCatalogStore(purging, prefix), new RedisCatalogStore(listening, prefix)];

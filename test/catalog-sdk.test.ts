@@ -16,10 +16,29 @@ let sdk: PolymarketUS;
 beforeAll(async () => {
   // The suite checks shapes and reads faster than the catalog's 20 requests/s per address (tested in sandbox-catalog-rate).
   sandbox = await startTestSandbox({ catalog: { requestsPerSecondPerAddress: 'off' } });
-  sdk = new PolymarketUS({ keyId: 'unused', secretKey: 'unused', apiBaseUrl: sandbox.urls.retail, gatewayBaseUrl: sandbox.urls.catalog });
+  sdk = new PolymarketUS({
+    keyId: 'unused',
+    secretKey: 'unused',
+    apiBaseUrl: sandbox.urls.retail,
+    gatewayBaseUrl: sandbox.urls.catalog,
+  });
   const engine = sandbox.state.engine;
-  engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', account: 'firms/alpha/users/alice', orderQty: 10, price: 55, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' });
-  engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', account: 'firms/beta/users/bob', orderQty: 7, price: 58, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' });
+  engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_BUY',
+    account: 'firms/alpha/users/alice',
+    orderQty: 10,
+    price: 55,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+  });
+  engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_SELL',
+    account: 'firms/beta/users/bob',
+    orderQty: 7,
+    price: 58,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+  });
 });
 afterAll(() => sandbox.close());
 
@@ -27,7 +46,11 @@ describe('official SDK against the sandbox catalog', () => {
   it('lists events with the listing-only fields and filters by repeated keys', async () => {
     const all = (await sdk.events.list({ limit: 1000 })) as Json;
     expect(all.events.length).toBeGreaterThan(30);
-    const some = (await sdk.events.list({ slug: [EVENT_SLUG, 'nfl-dal-phi-2026-11-22'], orderBy: ['id'], orderDirection: 'desc' })) as Json;
+    const some = (await sdk.events.list({
+      slug: [EVENT_SLUG, 'nfl-dal-phi-2026-11-22'],
+      orderBy: ['id'],
+      orderDirection: 'desc',
+    })) as Json;
     expect(some.events.map((e: Json) => e.slug)).toEqual(['nfl-dal-phi-2026-11-22', EVENT_SLUG]);
     const [event] = some.events;
     expect(event).toMatchObject({ eventWeek: expect.any(Number), gameStatus: expect.any(String) });
@@ -46,7 +69,13 @@ describe('official SDK against the sandbox catalog', () => {
     const { event } = bySlug;
     expect(event).not.toHaveProperty('eventWeek');
     expect(event.markets).toHaveLength(1);
-    expect(event.markets[0]).toMatchObject({ slug: SYMBOL, spreadTotalSuffix: '', bestBid: 0.55, bestAsk: 0.58, sportsMarketTypeV2: 'SPORTS_MARKET_TYPE_MONEYLINE' });
+    expect(event.markets[0]).toMatchObject({
+      slug: SYMBOL,
+      spreadTotalSuffix: '',
+      bestBid: 0.55,
+      bestAsk: 0.58,
+      sportsMarketTypeV2: 'SPORTS_MARKET_TYPE_MONEYLINE',
+    });
     expect(event.markets[0].marketSides).toHaveLength(2);
     expect(event.teams.map((t: Json) => t.abbreviation)).toEqual(['KC', 'BUF']);
     expect(event.eventState).toHaveProperty('baseballState');
@@ -71,12 +100,22 @@ describe('official SDK against the sandbox catalog', () => {
       state: 'MARKET_STATE_OPEN',
     });
     const bbo = await sdk.markets.bbo(SYMBOL);
-    expect(bbo).toMatchObject({ marketSlug: SYMBOL, bestBid: { value: '0.55' }, bestAsk: { value: '0.58' }, bidDepth: 1, askDepth: 1 });
+    expect(bbo).toMatchObject({
+      marketSlug: SYMBOL,
+      bestBid: { value: '0.55' },
+      bestAsk: { value: '0.58' },
+      bidDepth: 1,
+      askDepth: 1,
+    });
   });
 
   it('gives the settlement of a settled market and 404 for an unsettled one', async () => {
     const settlement = await sdk.markets.settlement(SETTLED);
-    expect(settlement).toMatchObject({ marketSlug: SETTLED, settlementPrice: { currency: 'USD' }, settledAt: expect.any(String) });
+    expect(settlement).toMatchObject({
+      marketSlug: SETTLED,
+      settlementPrice: { currency: 'USD' },
+      settledAt: expect.any(String),
+    });
     await expect(sdk.markets.settlement(SYMBOL)).rejects.toBeInstanceOf(NotFoundError);
   });
 
@@ -118,9 +157,19 @@ describe('sandbox catalog routes the SDK has no method for', () => {
   it('serves a sport with its leagues and a league or series listing in sections', async () => {
     expect((await get('/v2/sports/football')).body.sport.leagues.map((l: Json) => l.slug)).toEqual(['nfl', 'ncaaf']);
     const league = await get('/v2/leagues/NFL/events?limit=3&section=trending');
-    expect(league.body).toMatchObject({ type: 'sport', typeTitle: 'Games', section: 'trending', sectionTitle: 'Trending', league: { slug: 'nfl' } });
+    expect(league.body).toMatchObject({
+      type: 'sport',
+      typeTitle: 'Games',
+      section: 'trending',
+      sectionTitle: 'Trending',
+      league: { slug: 'nfl' },
+    });
     expect(league.body.events).toHaveLength(3);
-    expect(league.body.events[0].tags[0]).toMatchObject({ league: { slug: 'nfl' }, sport: { slug: 'football' }, parentId: expect.any(Number) });
+    expect(league.body.events[0].tags[0]).toMatchObject({
+      league: { slug: 'nfl' },
+      sport: { slug: 'football' },
+      parentId: expect.any(Number),
+    });
     const futures = await get('/v2/leagues/nfl/events?type=futures');
     expect(futures.body.events.map((e: Json) => e.slug)).toEqual(['nfl-champion-2027']);
     const series = await get(`/v1/sports/11/events?excludeEventId=1001`);
@@ -141,7 +190,13 @@ describe('sandbox catalog routes the SDK has no method for', () => {
   });
 
   it('refuses malformed and unknown parameters with 400 {message}', async () => {
-    expect(await get('/v1/events?limit=0')).toMatchObject({ status: 400, body: { message: expect.stringContaining('query.limit') } });
-    expect(await get('/v1/events?colour=red')).toMatchObject({ status: 400, body: { message: expect.stringContaining('colour') } });
+    expect(await get('/v1/events?limit=0')).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('query.limit') },
+    });
+    expect(await get('/v1/events?colour=red')).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining('colour') },
+    });
   });
 });

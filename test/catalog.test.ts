@@ -8,7 +8,10 @@ import { type Stack, api, eventually, json, startStack } from './support/stack.j
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const SETTLED = 'aec-nba-bos-nyk-2026-11-20';
 /** Plenty of public budget: these tests make many distinct upstream calls in a burst. */
-const roomyBudget = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, limits: { buckets: { 'catalog.public': { limit: 10_000 } } } });
+const roomyBudget = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  limits: { buckets: { 'catalog.public': { limit: 10_000 } } },
+});
 
 let stack: Stack;
 const upstreamCalls = () => stack.sandbox.state.counter('catalog.requests');
@@ -31,21 +34,39 @@ describe('catalog routes through the gateway', () => {
   const ROUTES: [path: string, check: (body: Record<string, unknown>) => unknown][] = [
     ['/catalog/v1/events?limit=2&active=true', (b) => expect(b.events).toHaveLength(2)],
     ['/catalog/v1/events/1001', (b) => expect(b.event).toMatchObject({ id: '1001' })],
-    ['/catalog/v1/events/slug/nfl-buf-kc-2026-11-22', (b) => expect(b.event).toMatchObject({ slug: 'nfl-buf-kc-2026-11-22' })],
-    [`/catalog/v1/markets?eventSlug=nfl-buf-kc-2026-11-22&eventSlug=nfl-dal-phi-2026-11-22`, (b) => expect(b.markets).toHaveLength(2)],
+    [
+      '/catalog/v1/events/slug/nfl-buf-kc-2026-11-22',
+      (b) => expect(b.event).toMatchObject({ slug: 'nfl-buf-kc-2026-11-22' }),
+    ],
+    [
+      `/catalog/v1/markets?eventSlug=nfl-buf-kc-2026-11-22&eventSlug=nfl-dal-phi-2026-11-22`,
+      (b) => expect(b.markets).toHaveLength(2),
+    ],
     ['/catalog/v1/market/id/5001', (b) => expect(b.market).toMatchObject({ slug: SYMBOL })],
     [`/catalog/v1/market/slug/${SYMBOL}`, (b) => expect(b.market).toMatchObject({ id: '5001' })],
-    [`/catalog/v1/markets/${SYMBOL}/book`, (b) => expect(b).toMatchObject({ marketSlug: SYMBOL, state: 'MARKET_STATE_OPEN' })],
+    [
+      `/catalog/v1/markets/${SYMBOL}/book`,
+      (b) => expect(b).toMatchObject({ marketSlug: SYMBOL, state: 'MARKET_STATE_OPEN' }),
+    ],
     [`/catalog/v1/markets/${SYMBOL}/bbo`, (b) => expect(b).toMatchObject({ marketSlug: SYMBOL })],
     [`/catalog/v1/markets/${SETTLED}/settlement`, (b) => expect(b).toMatchObject({ marketSlug: SETTLED })],
     ['/catalog/v1/series?active=true', (b) => expect(b.series).toHaveLength(10)],
     ['/catalog/v1/series/id/11', (b) => expect(b.series).toMatchObject({ id: 11 })],
     ['/catalog/v1/sports', (b) => expect(b.sports).toHaveLength(4)],
-    ['/catalog/v1/sports/teams/provider?league=nfl', (b) => expect(Object.keys(b.teams as object).length).toBeGreaterThan(10)],
+    [
+      '/catalog/v1/sports/teams/provider?league=nfl',
+      (b) => expect(Object.keys(b.teams as object).length).toBeGreaterThan(10),
+    ],
     ['/catalog/v1/search?query=buf&status=active', (b) => expect((b.events as unknown[]).length).toBeGreaterThan(0)],
     ['/catalog/v2/sports/football', (b) => expect(b.sport).toMatchObject({ slug: 'football' })],
-    ['/catalog/v2/leagues/nfl/events?limit=2&type=sport&section=general', (b) => expect(b).toMatchObject({ league: { slug: 'nfl' } })],
-    ['/catalog/v1/sports/11/events?limit=2&excludeEventId=1001', (b) => expect(b).toMatchObject({ category: { series: '11' } })],
+    [
+      '/catalog/v2/leagues/nfl/events?limit=2&type=sport&section=general',
+      (b) => expect(b).toMatchObject({ league: { slug: 'nfl' } }),
+    ],
+    [
+      '/catalog/v1/sports/11/events?limit=2&excludeEventId=1001',
+      (b) => expect(b).toMatchObject({ category: { series: '11' } }),
+    ],
   ];
 
   it.each(ROUTES)('serves GET %s with caching headers', async (path, check) => {
@@ -91,7 +112,10 @@ describe('catalog routes through the gateway', () => {
     const res = await api(stack)('/catalog/v1/events/999999');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_NOT_FOUND', upstream: { status: 404, body: { message: 'event 999999 not found' } } });
+    expect(await json(res)).toMatchObject({
+      code: 'UPSTREAM_NOT_FOUND',
+      upstream: { status: 404, body: { message: 'event 999999 not found' } },
+    });
     const before = upstreamCalls();
     expect((await api(stack)('/catalog/v1/events/999999')).status).toBe(404);
     expect(upstreamCalls()).toBe(before);
@@ -134,9 +158,13 @@ describe('catalog validation, before any cache or upstream work', () => {
   it('documents query and path parameters in the OpenAPI document, from the same schemas', async () => {
     const doc = await json(await fetch(`${stack.url}/docs/json`));
     const events = doc.paths['/catalog/v1/events'].get.parameters.map((p: { name: string }) => p.name);
-    expect(events).toEqual(expect.arrayContaining(['limit', 'offset', 'orderBy', 'slug', 'categories', 'startTimeMax']));
+    expect(events).toEqual(
+      expect.arrayContaining(['limit', 'offset', 'orderBy', 'slug', 'categories', 'startTimeMax']),
+    );
     const book = doc.paths['/catalog/v1/markets/{slug}/book'].get.parameters;
-    expect(book).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'slug', in: 'path', required: true })]));
+    expect(book).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'slug', in: 'path', required: true })]),
+    );
   });
 });
 
@@ -173,7 +201,10 @@ describe('catalog purge', () => {
   it('drops a route so the next request goes upstream again', async () => {
     await api(stack)('/catalog/v1/series/id/12');
     expect((await api(stack)('/catalog/v1/series/id/12')).headers.get('x-cache')).toBe('HIT');
-    const purge = await api(stack)('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ route: 'seriesById' }) });
+    const purge = await api(stack)('/admin/catalog/purge', {
+      method: 'POST',
+      body: JSON.stringify({ route: 'seriesById' }),
+    });
     expect(purge.status).toBe(200);
     expect(await json(purge)).toMatchObject({ purged: { shared: expect.any(Number), local: expect.any(Number) } });
     expect((await api(stack)('/catalog/v1/series/id/12')).headers.get('x-cache')).toBe('MISS');
@@ -182,14 +213,24 @@ describe('catalog purge', () => {
   it('drops only the keys under a prefix', async () => {
     await api(stack)(`/catalog/v1/markets/${SYMBOL}/book`);
     await api(stack)('/catalog/v1/sports');
-    const purge = await api(stack)('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ prefix: `/v1/markets/${SYMBOL}` }) });
+    const purge = await api(stack)('/admin/catalog/purge', {
+      method: 'POST',
+      body: JSON.stringify({ prefix: `/v1/markets/${SYMBOL}` }),
+    });
     expect((await json(purge)).purged.shared).toBeGreaterThanOrEqual(1);
     expect((await api(stack)(`/catalog/v1/markets/${SYMBOL}/book`)).headers.get('x-cache')).not.toBe('HIT');
     expect((await api(stack)('/catalog/v1/sports')).headers.get('x-cache')).toBe('HIT');
   });
 
   it('needs the admin scope and names a route or a prefix', async () => {
-    expect((await api(stack, 'reader')('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ route: 'events' }) })).status).toBe(403);
+    expect(
+      (
+        await api(stack, 'reader')('/admin/catalog/purge', {
+          method: 'POST',
+          body: JSON.stringify({ route: 'events' }),
+        })
+      ).status,
+    ).toBe(403);
     expect((await fetch(`${stack.url}/admin/catalog/purge`, { method: 'POST' })).status).toBe(401);
     expect((await api(stack)('/admin/catalog/purge', { method: 'POST', body: '{}' })).status).toBe(400);
     const bad = await api(stack)('/admin/catalog/purge', { method: 'POST', body: JSON.stringify({ route: 'nope' }) });

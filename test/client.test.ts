@@ -36,7 +36,10 @@ describe('@pm-gateway/client', () => {
 
   it('throws problem+json answers as GatewayProblem with code and request id', async () => {
     const reader = createGatewayClient({ baseUrl: stack.url, key: stack.keys.reader });
-    const refused = await reader.GET('/admin/limits').then(() => undefined, (error: unknown) => error);
+    const refused = await reader.GET('/admin/limits').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(GatewayProblem);
     expect(refused).toMatchObject({ status: 403, code: 'FORBIDDEN', problem: { missingScope: 'admin' } });
     expect((refused as GatewayProblem).requestId).toMatch(/.+/);
@@ -58,23 +61,53 @@ describe('@pm-gateway/client', () => {
 
   it('streams over /ws with a ticket, and resumes from the last seq after the socket drops', async () => {
     const rest = createGatewayClient({ baseUrl: stack.url, key: stack.keys.all });
-    const stream = new GatewayStream({ url: stack.url, open: openWs, ticket: () => wsTicket(rest), backoff: { initialMs: 10, maxMs: 50 } });
+    const stream = new GatewayStream({
+      url: stack.url,
+      open: openWs,
+      ticket: () => wsTicket(rest),
+      backoff: { initialMs: 10, maxMs: 50 },
+    });
     const frames: { type: string; seq: number }[] = [];
     let reconnects = 0;
-    stream.on('frame', (frame) => frames.push({ type: frame.type, seq: frame.seq })).on('reconnecting', () => reconnects++);
+    stream
+      .on('frame', (frame) => frames.push({ type: frame.type, seq: frame.seq }))
+      .on('reconnecting', () => reconnects++);
     const errors: string[] = [];
     stream.on('error', (error) => errors.push(error.code));
     await stream.connect();
     stream.subscribe([`retail.marketData.${SLUG}`, 'nope.topic']);
-    await eventually(async () => frames.length, (n) => n >= 1, 10_000);
-    await eventually(async () => errors, (seen) => seen.includes('unknown_topic'), 5_000);
+    await eventually(
+      async () => frames.length,
+      (n) => n >= 1,
+      10_000,
+    );
+    await eventually(
+      async () => errors,
+      (seen) => seen.includes('unknown_topic'),
+      5_000,
+    );
     expect(frames[0]).toMatchObject({ type: 'snapshot', seq: 1 });
     // Drop the socket from the client side as a network would; the stream reconnects with a new ticket.
     (stream as unknown as { socket: { terminate(): void } }).socket.terminate();
-    await eventually(async () => reconnects, (n) => n >= 1, 5_000);
+    await eventually(
+      async () => reconnects,
+      (n) => n >= 1,
+      5_000,
+    );
     // A new book state after the reconnect arrives with the next seq: nothing replayed twice, nothing skipped.
-    await rest.POST('/retail/v1/orders', { body: { marketSlug: SLUG, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.03', currency: 'USD' }, quantity: 1 } as never });
-    await eventually(async () => frames.length, (n) => n >= 2, 10_000);
+    await rest.POST('/retail/v1/orders', {
+      body: {
+        marketSlug: SLUG,
+        intent: 'ORDER_INTENT_BUY_LONG',
+        price: { value: '0.03', currency: 'USD' },
+        quantity: 1,
+      } as never,
+    });
+    await eventually(
+      async () => frames.length,
+      (n) => n >= 2,
+      10_000,
+    );
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     expect(stream.lastSeq(`retail.marketData.${SLUG}`)).toBe(frames.length);
     stream.close();

@@ -8,8 +8,16 @@ import { SandboxConfigSchema } from '../apps/sandbox/src/config/sandbox-config.s
 describe('deployment files', () => {
   it('docker-compose.yml is valid YAML naming redis, gateway and sandbox, and a cluster profile of two gateways on a Redis Cluster', () => {
     const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true });
-    const services = Object.entries(compose.services) as [string, { profiles?: string[]; command?: string[]; environment?: Record<string, string> }][];
-    expect(services.filter(([, s]) => !s.profiles).map(([name]) => name).sort()).toEqual(['gateway', 'postgres', 'redis', 'sandbox']);
+    const services = Object.entries(compose.services) as [
+      string,
+      { profiles?: string[]; command?: string[]; environment?: Record<string, string> },
+    ][];
+    expect(
+      services
+        .filter(([, s]) => !s.profiles)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['gateway', 'postgres', 'redis', 'sandbox']);
     expect(compose.services.gateway.environment.REDIS_URL).toMatch(/^redis:\/\/redis:/);
     // The journal writes as the application role (insert and select only); migrations run as the owner.
     expect(compose.services.gateway.environment.JOURNAL_URL).toMatch(/^postgres:\/\/pmgw_app@postgres:/);

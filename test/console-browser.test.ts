@@ -37,7 +37,12 @@ async function ticketOf(clientId: string): Promise<string> {
 /** Percent in use per bucket row, as the page shows it. */
 function usage(page: import('playwright-core').Page): Promise<Record<string, number>> {
   return page.$$eval('#budget tbody tr', (rows) =>
-    Object.fromEntries(rows.map((row) => [(row as unknown as { dataset: { bucket: string } }).dataset.bucket, Number.parseFloat(row.querySelector('td.use')?.textContent ?? 'NaN')])),
+    Object.fromEntries(
+      rows.map((row) => [
+        (row as unknown as { dataset: { bucket: string } }).dataset.bucket,
+        Number.parseFloat(row.querySelector('td.use')?.textContent ?? 'NaN'),
+      ]),
+    ),
   );
 }
 
@@ -57,8 +62,22 @@ describe('/console', () => {
     for (let i = 0; i < 20; i++) await call('/retail/v1/orders/open', { headers: { prefer: 'wait=5' } });
     await page.waitForFunction(
       (previous) => {
-        const rows = [...(globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<{ dataset: { bucket: string }; querySelector(s: string): { textContent: string } | null }> } }).document.querySelectorAll('#budget tbody tr')];
-        return rows.some((row) => Number.parseFloat(row.querySelector('td.use')?.textContent ?? '0') >= (previous[row.dataset.bucket] ?? 0) + 10);
+        const rows = [
+          ...(
+            globalThis as unknown as {
+              document: {
+                querySelectorAll(
+                  s: string,
+                ): Iterable<{ dataset: { bucket: string }; querySelector(s: string): { textContent: string } | null }>;
+              };
+            }
+          ).document.querySelectorAll('#budget tbody tr'),
+        ];
+        return rows.some(
+          (row) =>
+            Number.parseFloat(row.querySelector('td.use')?.textContent ?? '0') >=
+            (previous[row.dataset.bucket] ?? 0) + 10,
+        );
       },
       before,
       { timeout: 10_000 },
@@ -73,7 +92,17 @@ describe('/console', () => {
   });
 
   it("shows a team's open orders against its limit, halts the team from the kill switch after a confirmation, and shows an order's timeline", async () => {
-    for (let i = 0; i < 3; i++) expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 10 + i, { clordId: `console-${i}` }), 'bot')).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await post(
+            stack,
+            '/exchange/v1/trading/orders',
+            limit('SIDE_BUY', 1, 10 + i, { clordId: `console-${i}` }),
+            'bot',
+          )
+        ).status,
+      ).toBe(200);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const consoleErrors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
@@ -82,7 +111,14 @@ describe('/console', () => {
     await page.fill('#key', stack.keys.all!);
     await page.click('#login button[type=submit]');
     const teamCount = '#openOrders tbody tr[data-scope="team:trading"] td.open';
-    await page.waitForFunction((selector) => (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector(selector)?.textContent === '3 / 10', teamCount, { timeout: 10_000 });
+    await page.waitForFunction(
+      (selector) =>
+        (
+          globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }
+        ).document.querySelector(selector)?.textContent === '3 / 10',
+      teamCount,
+      { timeout: 10_000 },
+    );
     expect(await page.isVisible('#noStates')).toBe(true);
     expect(await page.isHidden('#actionKeyRow')).toBe(true);
 
@@ -100,14 +136,20 @@ describe('/console', () => {
     await page.waitForSelector('#states tbody tr[data-scope="team:trading"][data-state="halted"]', { timeout: 10_000 });
     expect(await page.textContent('#killResult')).toBe('team:trading: active → halted by all (journaled)');
     expect(await page.textContent('#states tbody tr[data-scope="team:trading"]')).toContain('runaway bot, OPS-7');
-    expect((await json(await api(stack)('/admin/risk'))).states).toEqual([expect.objectContaining({ scope: 'team:trading', state: 'halted', by: 'all', reason: 'runaway bot, OPS-7' })]);
-    expect((await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 10), 'bot'))).code).toBe('TRADING_HALTED');
+    expect((await json(await api(stack)('/admin/risk'))).states).toEqual([
+      expect.objectContaining({ scope: 'team:trading', state: 'halted', by: 'all', reason: 'runaway bot, OPS-7' }),
+    ]);
+    expect((await json(await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 10), 'bot'))).code).toBe(
+      'TRADING_HALTED',
+    );
 
     // One order's timeline, by clordId: what the gateway received and the exchange answered.
     await page.fill('#timelineId', 'console-1');
     await page.click('#timelineForm button[type=submit]');
     await page.waitForSelector('#timeline tbody tr[data-kind="answer"]', { timeout: 10_000 });
-    const kinds = await page.$$eval('#timeline tbody tr', (rows) => rows.map((row) => (row as unknown as { dataset: { kind: string } }).dataset.kind));
+    const kinds = await page.$$eval('#timeline tbody tr', (rows) =>
+      rows.map((row) => (row as unknown as { dataset: { kind: string } }).dataset.kind),
+    );
     expect(kinds).toEqual(expect.arrayContaining(['received', 'answer']));
     expect(await page.textContent('#timeline tbody')).toContain('console-1');
     await page.screenshot({ path: CONSOLE_SCREENSHOT, fullPage: true });
@@ -118,7 +160,16 @@ describe('/console', () => {
   it('refuses a client without admin: the page says forbidden and shows nothing', async () => {
     const page = await browser.newPage();
     await page.goto(`${stack.url}/console#ticket=${encodeURIComponent(await ticketOf('viewer'))}`);
-    await page.waitForFunction(() => /forbidden/.test((globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('status').textContent), undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () =>
+        /forbidden/.test(
+          (
+            globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }
+          ).document.getElementById('status').textContent,
+        ),
+      undefined,
+      { timeout: 10_000 },
+    );
     expect(await page.isHidden('#main')).toBe(true);
     await page.close();
   });

@@ -30,28 +30,68 @@ interface Pair {
 
 const PAIRS: Pair[] = [
   { op: 'exchange insertOrder', gateway: exchange.OrderRequestSchema, sandbox: sandboxExchange.OrderRequest },
-  { op: 'exchange previewOrder', gateway: exchange.PreviewOrderRequestSchema, sandbox: sandboxExchange.PreviewOrderRequest },
-  { op: 'exchange batchInsert', gateway: exchange.BatchInsertRequestSchema, sandbox: sandboxExchange.BatchInsertRequest },
-  { op: 'exchange batchReplace', gateway: exchange.BatchReplaceRequestSchema, sandbox: sandboxExchange.BatchReplaceRequest },
-  { op: 'exchange searchOrders', gateway: exchange.OrderSearchRequestSchema, sandbox: sandboxExchange.OrderSearchRequest },
+  {
+    op: 'exchange previewOrder',
+    gateway: exchange.PreviewOrderRequestSchema,
+    sandbox: sandboxExchange.PreviewOrderRequest,
+  },
+  {
+    op: 'exchange batchInsert',
+    gateway: exchange.BatchInsertRequestSchema,
+    sandbox: sandboxExchange.BatchInsertRequest,
+  },
+  {
+    op: 'exchange batchReplace',
+    gateway: exchange.BatchReplaceRequestSchema,
+    sandbox: sandboxExchange.BatchReplaceRequest,
+  },
+  {
+    op: 'exchange searchOrders',
+    gateway: exchange.OrderSearchRequestSchema,
+    sandbox: sandboxExchange.OrderSearchRequest,
+  },
   { op: 'exchange tradeStats', gateway: exchange.TradeStatsRequestSchema, sandbox: sandboxExchange.TradeStatsRequest },
-  { op: 'exchange listInstruments', gateway: exchange.InstrumentListRequestSchema, sandbox: sandboxExchange.InstrumentListRequest },
-  { op: 'exchange orderBook', gateway: exchange.OrderBookQuerySchema, sandbox: sandboxExchange.OrderBookQuery, query: true },
+  {
+    op: 'exchange listInstruments',
+    gateway: exchange.InstrumentListRequestSchema,
+    sandbox: sandboxExchange.InstrumentListRequest,
+  },
+  {
+    op: 'exchange orderBook',
+    gateway: exchange.OrderBookQuerySchema,
+    sandbox: sandboxExchange.OrderBookQuery,
+    query: true,
+  },
   { op: 'retail createOrder', gateway: retail.CreateOrderSchema, sandbox: sandboxRetail.CreateOrder },
   { op: 'retail previewOrder', gateway: retail.PreviewOrderSchema, sandbox: sandboxRetail.PreviewOrder },
   { op: 'retail cancelOrder', gateway: retail.CancelOrderSchema, sandbox: sandboxRetail.CancelOrder },
   { op: 'retail modifyOrder', gateway: retail.ModifyOrderSchema, sandbox: sandboxRetail.ModifyOrder },
   { op: 'retail cancelAll', gateway: retail.CancelAllOrdersSchema, sandbox: sandboxRetail.CancelAllOrders },
   { op: 'retail closePosition', gateway: retail.ClosePositionSchema, sandbox: sandboxRetail.ClosePosition },
-  { op: 'retail openOrders', gateway: retail.OpenOrdersQuerySchema, sandbox: sandboxRetail.OpenOrdersQuery, query: true },
+  {
+    op: 'retail openOrders',
+    gateway: retail.OpenOrdersQuerySchema,
+    sandbox: sandboxRetail.OpenOrdersQuery,
+    query: true,
+  },
   { op: 'retail positions', gateway: retail.PositionsQuerySchema, sandbox: sandboxRetail.PositionsQuery, query: true },
-  { op: 'retail activities', gateway: retail.ActivitiesQuerySchema, sandbox: sandboxRetail.ActivitiesQuery, query: true },
+  {
+    op: 'retail activities',
+    gateway: retail.ActivitiesQuerySchema,
+    sandbox: sandboxRetail.ActivitiesQuery,
+    query: true,
+  },
   { op: 'catalog events', gateway: catalog.EventsQuerySchema, sandbox: sandboxCatalog.EventsQuery, query: true },
   { op: 'catalog markets', gateway: catalog.MarketsQuerySchema, sandbox: sandboxCatalog.MarketsQuery, query: true },
   { op: 'catalog series', gateway: catalog.SeriesQuerySchema, sandbox: sandboxCatalog.SeriesQuery, query: true },
   { op: 'catalog search', gateway: catalog.SearchQuerySchema, sandbox: sandboxCatalog.SearchQuery, query: true },
   { op: 'catalog teams', gateway: catalog.TeamsQuerySchema, sandbox: sandboxCatalog.TeamsQuery, query: true },
-  { op: 'catalog leagueEvents', gateway: catalog.SectionQuerySchema, sandbox: sandboxCatalog.SectionQuery, query: true },
+  {
+    op: 'catalog leagueEvents',
+    gateway: catalog.SectionQuerySchema,
+    sandbox: sandboxCatalog.SectionQuery,
+    query: true,
+  },
   { op: 'catalog byId', gateway: catalog.IdParamsSchema, sandbox: sandboxCatalog.IdParams, query: true },
   { op: 'catalog bySlug', gateway: catalog.SlugParamsSchema, sandbox: sandboxCatalog.SlugParams, query: true },
 ];
@@ -73,9 +113,15 @@ function judge(pair: Pair): Verdicts {
     const sandbox = pair.sandbox.safeParse(input);
     if (gateway.success) verdicts.accepted++;
     else verdicts.refused++;
-    if (gateway.success && !sandbox.success) verdicts.gatewayLooser.push(`${pair.op} ${JSON.stringify(input).slice(0, 200)}: ${sandbox.error.issues[0].path.join('.')} ${sandbox.error.issues[0].message}`);
+    if (gateway.success && !sandbox.success)
+      verdicts.gatewayLooser.push(
+        `${pair.op} ${JSON.stringify(input).slice(0, 200)}: ${sandbox.error.issues[0].path.join('.')} ${sandbox.error.issues[0].message}`,
+      );
     if (!gateway.success && sandbox.success) {
-      for (const issue of gateway.error.issues) verdicts.gatewayStricter.add(`${pair.op}: ${issue.path.filter((part) => typeof part === 'string').join('.') || '(unknown key)'}`);
+      for (const issue of gateway.error.issues)
+        verdicts.gatewayStricter.add(
+          `${pair.op}: ${issue.path.filter((part) => typeof part === 'string').join('.') || '(unknown key)'}`,
+        );
     }
   }
   return verdicts;
@@ -103,7 +149,8 @@ describe('contract between the gateway and the sandbox request schemas', () => {
 /** A corpus query as a query string: arrays as repeated keys. */
 function queryString(input: unknown): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(input as Record<string, string | string[]>)) for (const item of [value].flat()) params.append(key, item);
+  for (const [key, value] of Object.entries(input as Record<string, string | string[]>))
+    for (const item of [value].flat()) params.append(key, item);
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -118,30 +165,48 @@ describe('contract through the gateway, over real sockets', () => {
   const E2E_RUNS = 40;
   const routes = [
     { op: 'catalog events', path: '/catalog/v1/events', counter: 'catalog.events', response: undefined },
-    { op: 'retail activities', path: '/retail/v1/portfolio/activities', counter: 'retail.route.activities', response: retail.ActivitiesResponseSchema.strict() },
+    {
+      op: 'retail activities',
+      path: '/retail/v1/portfolio/activities',
+      counter: 'retail.route.activities',
+      response: retail.ActivitiesResponseSchema.strict(),
+    },
   ];
 
-  it.each(routes)('$op: a request the gateway refuses is a local 400 with nothing sent; one it passes earns no upstream 400 and parses', async ({ op, path, counter, response }) => {
-    const pair = PAIRS.find((p) => p.op === op)!;
-    // An opaque cursor is valid only if upstream issued it: the one upstream 400 no gateway can foresee (README, decided cases).
-    const corpus = fc.sample(candidates(pair.gateway, true), { seed: SEED, numRuns: E2E_RUNS }).filter((input) => !Object.hasOwn(input as object, 'cursor'));
-    const outcomes = { local400: 0, passed: 0 };
-    for (const input of corpus) {
-      const before = stack.sandbox.state.counter(counter);
-      const res = await api(stack)(path + queryString(input), { headers: { prefer: 'wait=5' } });
-      const body = await json(res);
-      if (!pair.gateway.safeParse(input).success) {
-        expect({ input, status: res.status, sent: stack.sandbox.state.counter(counter) - before }).toEqual({ input, status: 400, sent: 0 });
-        outcomes.local400++;
-        continue;
+  it.each(routes)(
+    '$op: a request the gateway refuses is a local 400 with nothing sent; one it passes earns no upstream 400 and parses',
+    async ({ op, path, counter, response }) => {
+      const pair = PAIRS.find((p) => p.op === op)!;
+      // An opaque cursor is valid only if upstream issued it: the one upstream 400 no gateway can foresee (README, decided cases).
+      const corpus = fc
+        .sample(candidates(pair.gateway, true), { seed: SEED, numRuns: E2E_RUNS })
+        .filter((input) => !Object.hasOwn(input as object, 'cursor'));
+      const outcomes = { local400: 0, passed: 0 };
+      for (const input of corpus) {
+        const before = stack.sandbox.state.counter(counter);
+        const res = await api(stack)(path + queryString(input), { headers: { prefer: 'wait=5' } });
+        const body = await json(res);
+        if (!pair.gateway.safeParse(input).success) {
+          expect({ input, status: res.status, sent: stack.sandbox.state.counter(counter) - before }).toEqual({
+            input,
+            status: 400,
+            sent: 0,
+          });
+          outcomes.local400++;
+          continue;
+        }
+        expect({ input, status: res.status, upstream: body.upstream }).toEqual({
+          input,
+          status: 200,
+          upstream: undefined,
+        });
+        if (response) expect(response.safeParse(body).error?.issues ?? []).toEqual([]);
+        outcomes.passed++;
       }
-      expect({ input, status: res.status, upstream: body.upstream }).toEqual({ input, status: 200, upstream: undefined });
-      if (response) expect(response.safeParse(body).error?.issues ?? []).toEqual([]);
-      outcomes.passed++;
-    }
-    expect(outcomes.local400).toBeGreaterThan(0);
-    expect(outcomes.passed).toBeGreaterThan(0);
-  });
+      expect(outcomes.local400).toBeGreaterThan(0);
+      expect(outcomes.passed).toBeGreaterThan(0);
+    },
+  );
 });
 
 // Decided cases of order safety (upstream-facts.md, "Order safety"; apps/sandbox/README.md, "Decided
@@ -154,7 +219,13 @@ describe('decided cases of order safety, played by the sandbox engine', () => {
   const CANCEL_RESTING = 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING' as const;
   const REMOVE_BOTH = 'SELF_MATCH_PREVENTION_INSTRUCTION_REMOVE_BOTH' as const;
   const order = (account: string, side: OrderRequest['side'], extra: Partial<OrderRequest> = {}): OrderRequest => ({
-    symbol: SMP_SYMBOL, side, account, orderQty: 1, price: 45, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', ...extra,
+    symbol: SMP_SYMBOL,
+    side,
+    account,
+    orderQty: 1,
+    price: 45,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    ...extra,
   });
   let engine: MatchingEngine;
   beforeEach(() => {
@@ -162,38 +233,93 @@ describe('decided cases of order safety, played by the sandbox engine', () => {
   });
 
   it.each([
-    ['two participants of one firm, same id, CANCEL_RESTING', BOB, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
-    ['two participants of one firm, same id, REMOVE_BOTH', BOB, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
+    [
+      'two participants of one firm, same id, CANCEL_RESTING',
+      BOB,
+      { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING },
+      { selfMatchPreventionId: 'd' },
+      'ORDER_STATE_FILLED',
+      'ORDER_STATE_FILLED',
+    ],
+    [
+      'two participants of one firm, same id, REMOVE_BOTH',
+      BOB,
+      { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH },
+      { selfMatchPreventionId: 'd' },
+      'ORDER_STATE_FILLED',
+      'ORDER_STATE_FILLED',
+    ],
     ['one participant, no id', ALICE, {}, {}, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
-    ['one participant, different ids', ALICE, { selfMatchPreventionId: 'd' }, { selfMatchPreventionId: 'e' }, 'ORDER_STATE_FILLED', 'ORDER_STATE_FILLED'],
-    ['one participant, same id, no instruction (REJECT_AGGRESSOR)', ALICE, { selfMatchPreventionId: 'd' }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_REJECTED', 'ORDER_STATE_NEW'],
-    ['one participant, same id, CANCEL_RESTING', ALICE, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_NEW', 'ORDER_STATE_CANCELED'],
-    ['one participant, same id, REMOVE_BOTH', ALICE, { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH }, { selfMatchPreventionId: 'd' }, 'ORDER_STATE_CANCELED', 'ORDER_STATE_CANCELED'],
-  ] as const)('self-match prevention, %s', (_case, restingAccount, incomingExtra, restingExtra, incomingState, restingState) => {
-    const resting = engine.insert(order(restingAccount, 'SIDE_SELL', restingExtra)).orderId;
+    [
+      'one participant, different ids',
+      ALICE,
+      { selfMatchPreventionId: 'd' },
+      { selfMatchPreventionId: 'e' },
+      'ORDER_STATE_FILLED',
+      'ORDER_STATE_FILLED',
+    ],
+    [
+      'one participant, same id, no instruction (REJECT_AGGRESSOR)',
+      ALICE,
+      { selfMatchPreventionId: 'd' },
+      { selfMatchPreventionId: 'd' },
+      'ORDER_STATE_REJECTED',
+      'ORDER_STATE_NEW',
+    ],
+    [
+      'one participant, same id, CANCEL_RESTING',
+      ALICE,
+      { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: CANCEL_RESTING },
+      { selfMatchPreventionId: 'd' },
+      'ORDER_STATE_NEW',
+      'ORDER_STATE_CANCELED',
+    ],
+    [
+      'one participant, same id, REMOVE_BOTH',
+      ALICE,
+      { selfMatchPreventionId: 'd', selfMatchPreventionInstruction: REMOVE_BOTH },
+      { selfMatchPreventionId: 'd' },
+      'ORDER_STATE_CANCELED',
+      'ORDER_STATE_CANCELED',
+    ],
+  ] as const)(
+    'self-match prevention, %s',
+    (_case, restingAccount, incomingExtra, restingExtra, incomingState, restingState) => {
+      const resting = engine.insert(order(restingAccount, 'SIDE_SELL', restingExtra)).orderId;
 
-    const incoming = engine.insert(order(ALICE, 'SIDE_BUY', incomingExtra));
+      const incoming = engine.insert(order(ALICE, 'SIDE_BUY', incomingExtra));
 
-    expect([incoming.order.state, engine.order(resting)?.state]).toEqual([incomingState, restingState]);
-    if (restingState === 'ORDER_STATE_CANCELED') {
-      expect(engine.lastExecution(resting)?.unsolicitedCancelReason).toBe('UNSOLICITED_CXL_REASON_SELF_MATCH_PREVENTION');
-    }
-  });
+      expect([incoming.order.state, engine.order(resting)?.state]).toEqual([incomingState, restingState]);
+      if (restingState === 'ORDER_STATE_CANCELED') {
+        expect(engine.lastExecution(resting)?.unsolicitedCancelReason).toBe(
+          'UNSOLICITED_CXL_REASON_SELF_MATCH_PREVENTION',
+        );
+      }
+    },
+  );
 
   it.each([
     { verdict: 'accepted', state: 'ORDER_STATE_FILLED', finish: () => engine.insert(order(BOB, 'SIDE_SELL')) },
-    { verdict: 'accepted', state: 'ORDER_STATE_CANCELED', finish: (id: string) => engine.cancel({ account: ALICE, orderId: id }) },
+    {
+      verdict: 'accepted',
+      state: 'ORDER_STATE_CANCELED',
+      finish: (id: string) => engine.cancel({ account: ALICE, orderId: id }),
+    },
     { verdict: 'refused', state: 'ORDER_STATE_NEW', finish: () => undefined },
-  ])('a clordId whose order is $state is $verdict for a new order of the same account', ({ verdict, state, finish }) => {
-    const first = engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1' })).orderId;
-    finish(first);
-    expect(engine.order(first)?.state).toBe(state);
+  ])(
+    'a clordId whose order is $state is $verdict for a new order of the same account',
+    ({ verdict, state, finish }) => {
+      const first = engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1' })).orderId;
+      finish(first);
+      expect(engine.order(first)?.state).toBe(state);
 
-    const again = () => engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1', price: 40 }));
+      const again = () => engine.insert(order(ALICE, 'SIDE_BUY', { clordId: 'c-1', price: 40 }));
 
-    if (verdict === 'accepted') expect(again()).toMatchObject({ order: { state: 'ORDER_STATE_NEW', clordId: 'c-1' } });
-    else expect(again).toThrow(expect.objectContaining({ code: 'DUPLICATE_CLORD_ID' }));
-  });
+      if (verdict === 'accepted')
+        expect(again()).toMatchObject({ order: { state: 'ORDER_STATE_NEW', clordId: 'c-1' } });
+      else expect(again).toThrow(expect.objectContaining({ code: 'DUPLICATE_CLORD_ID' }));
+    },
+  );
 });
 
 /**

@@ -22,7 +22,9 @@ describe('libs/core', () => {
     const mentions = coreSources().flatMap((file) => {
       const text = readFileSync(file, 'utf8');
       // A whole name, not a prefix of a longer one (`retail.orders` inside `retail.orders.create` is not a mention of it).
-      return declared.filter((name) => new RegExp(`(?<![\\w.-])${name.replace(/[.-]/g, '\\$&')}(?![\\w-]|\\.\\w)`).test(text)).map((name) => `${file}: ${name}`);
+      return declared
+        .filter((name) => new RegExp(`(?<![\\w.-])${name.replace(/[.-]/g, '\\$&')}(?![\\w-]|\\.\\w)`).test(text))
+        .map((name) => `${file}: ${name}`);
     });
     expect(mentions).toEqual([]);
   });
@@ -31,7 +33,9 @@ describe('libs/core', () => {
     const mentions = coreSources().flatMap((file) => {
       // A zod issue's `path: [...]` names a config field (risk.limits[].event), not a route.
       const text = readFileSync(file, 'utf8').replace(/path: \[[^\]]*\]/g, '');
-      return CATALOG_ROUTE_NAMES.filter((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`)).map((name) => `${file}: ${name}`);
+      return CATALOG_ROUTE_NAMES.filter((name) => text.includes(`'${name}'`) || text.includes(`"${name}"`)).map(
+        (name) => `${file}: ${name}`,
+      );
     });
     expect(mentions).toEqual([]);
   });

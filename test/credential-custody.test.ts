@@ -20,7 +20,9 @@ describe('exchange token custody', () => {
   it('200 concurrent requests on a cold gateway cause exactly one token request', async () => {
     const stack = await startStack();
     try {
-      const statuses = await Promise.all(Array.from({ length: 200 }, async () => (await api(stack)('/exchange/v1/whoami')).status));
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, async () => (await api(stack)('/exchange/v1/whoami')).status),
+      );
       expect(statuses.every((s) => s === 200)).toBe(true);
       expect(stack.sandbox.state.counter('token.requests')).toBe(1);
       expect(stack.sandbox.state.counter('exchange.accepted')).toBe(200);
@@ -70,7 +72,11 @@ describe('exchange token custody', () => {
       // Still served from the cached token for a while...
       expect((await api(stack)('/exchange/v1/whoami')).status).toBe(200);
       // ...then, once it has expired, a fast 503 problem and readiness not ready.
-      const failed = await eventually(() => api(stack)('/exchange/v1/whoami'), (r) => r.status !== 200, 8_000);
+      const failed = await eventually(
+        () => api(stack)('/exchange/v1/whoami'),
+        (r) => r.status !== 200,
+        8_000,
+      );
       expect(failed.status).toBe(503);
       expect(failed.headers.get('content-type')).toContain('application/problem+json');
       expect(await json(failed)).toMatchObject({ code: 'UPSTREAM_AUTH_UNAVAILABLE' });
@@ -82,8 +88,16 @@ describe('exchange token custody', () => {
       expect(text).not.toMatch(/eyJ|Bearer/);
 
       stack.sandbox.state.setFaults({ authDown: false });
-      await eventually(() => api(stack)('/exchange/v1/whoami'), (r) => r.status === 200, 5_000);
-      await eventually(() => fetch(`${stack.url}/health/ready`), (r) => r.status === 200, 5_000);
+      await eventually(
+        () => api(stack)('/exchange/v1/whoami'),
+        (r) => r.status === 200,
+        5_000,
+      );
+      await eventually(
+        () => fetch(`${stack.url}/health/ready`),
+        (r) => r.status === 200,
+        5_000,
+      );
     } finally {
       await stack.close();
     }
@@ -101,9 +115,15 @@ describe('exchange token custody', () => {
       const next = generateKeyPairSync('rsa', { modulusLength: 2048 });
       const newKey = state.addExchangeKey(clientId, next.publicKey.export({ type: 'spki', format: 'pem' }) as string);
       // Operators replace the file atomically; the gateway notices the change and reloads.
-      writeFileSync(`${privateKeyFile}.next`, next.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 });
+      writeFileSync(`${privateKeyFile}.next`, next.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, {
+        mode: 0o600,
+      });
       renameSync(`${privateKeyFile}.next`, privateKeyFile);
-      await eventually(async () => state.counter(`token.accepted.fingerprint.${newKey}`), (n) => n > 0, 6_000);
+      await eventually(
+        async () => state.counter(`token.accepted.fingerprint.${newKey}`),
+        (n) => n > 0,
+        6_000,
+      );
       state.removeExchangeKey(clientId, oldKey); // old key retired: only the new one can work now
 
       const statuses = await stream;
@@ -119,7 +139,12 @@ describe('exchange token custody', () => {
 describe('exchange participants', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ clients: [{ id: 'alice-only', scopes: ['read:positions'], participants: [PARTICIPANT] }, { id: 'nobody', scopes: ['read:positions'], participants: [] }] });
+    stack = await startStack({
+      clients: [
+        { id: 'alice-only', scopes: ['read:positions'], participants: [PARTICIPANT] },
+        { id: 'nobody', scopes: ['read:positions'], participants: [] },
+      ],
+    });
   });
   afterAll(() => stack.close());
 
@@ -131,12 +156,17 @@ describe('exchange participants', () => {
   });
 
   it('refuses a participant the client may not use before anything is sent', async () => {
-    const before = stack.sandbox.state.counter('exchange.accepted') + stack.sandbox.state.counter('exchange.rejected.participant');
-    const denied = await api(stack, 'alice-only')('/exchange/v1/positions', { headers: { 'x-participant-id': OTHER_PARTICIPANT } });
+    const before =
+      stack.sandbox.state.counter('exchange.accepted') + stack.sandbox.state.counter('exchange.rejected.participant');
+    const denied = await api(stack, 'alice-only')('/exchange/v1/positions', {
+      headers: { 'x-participant-id': OTHER_PARTICIPANT },
+    });
     expect(denied.status).toBe(403);
     expect(await json(denied)).toMatchObject({ code: 'FORBIDDEN', participant: OTHER_PARTICIPANT });
     expect((await api(stack, 'nobody')('/exchange/v1/positions')).status).toBe(403);
-    expect(stack.sandbox.state.counter('exchange.accepted') + stack.sandbox.state.counter('exchange.rejected.participant')).toBe(before);
+    expect(
+      stack.sandbox.state.counter('exchange.accepted') + stack.sandbox.state.counter('exchange.rejected.participant'),
+    ).toBe(before);
   });
 
   it('answers 401 without a key and 403 without the scope', async () => {
@@ -161,12 +191,16 @@ describe('retail signing', () => {
     expect(res.status).toBe(200);
     expect((await json(res)).balances[0]).toMatchObject({ currency: 'USD', currentBalance: expect.any(Number) });
     expect(state.counter(`retail.accepted.key.${main.keyId}`)).toBe(1);
-    expect((await api(stack)('/retail/v1/account/balances', { headers: { 'x-retail-account': 'hedge' } })).status).toBe(200);
+    expect((await api(stack)('/retail/v1/account/balances', { headers: { 'x-retail-account': 'hedge' } })).status).toBe(
+      200,
+    );
     expect(state.counter(`retail.accepted.key.${hedge.keyId}`)).toBe(1);
   });
 
   it('refuses an account the client may not use before anything is sent', async () => {
-    const res = await api(stack, 'main-only')('/retail/v1/account/balances', { headers: { 'x-retail-account': 'hedge' } });
+    const res = await api(stack, 'main-only')('/retail/v1/account/balances', {
+      headers: { 'x-retail-account': 'hedge' },
+    });
     expect(res.status).toBe(403);
     expect(stack.sandbox.state.counter(`retail.accepted.key.${stack.sandbox.keys.retail[1].keyId}`)).toBe(1);
   });
@@ -178,10 +212,14 @@ describe('retail signing', () => {
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await api(stack)('/retail/v1/account/balances')).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200]);
-      const skewRejections = Object.entries(state.counterSnapshot()).filter(([name]) => name.startsWith('retail.rejected.'));
+      const skewRejections = Object.entries(state.counterSnapshot()).filter(([name]) =>
+        name.startsWith('retail.rejected.'),
+      );
       expect(skewRejections.length).toBeGreaterThan(0); // the first signature really was refused, then re-signed
       const metrics = await (await fetch(`${stack.url}/metrics`)).text();
-      expect(metrics).toMatch(/gateway_retail_server_clock_offset_seconds 4[45]\.\d+|gateway_retail_server_clock_offset_seconds 4[45]\b/);
+      expect(metrics).toMatch(
+        /gateway_retail_server_clock_offset_seconds 4[45]\.\d+|gateway_retail_server_clock_offset_seconds 4[45]\b/,
+      );
     } finally {
       state.setClockSkew(0);
     }

@@ -53,7 +53,8 @@ describe('exchange route access', () => {
     const before = upstreamCalls(stack);
     // One route per family: the gateway slows an address down after 20 failed authentications a minute.
     const families = new Map(ROUTES.map(([method, path]) => [path.split('/')[3], [method, path] as const]));
-    for (const [method, path] of families.values()) expect([path, (await fetch(stack.url + path, { method })).status]).toEqual([path, 401]);
+    for (const [method, path] of families.values())
+      expect([path, (await fetch(stack.url + path, { method })).status]).toEqual([path, 401]);
     expect(families.size).toBeGreaterThanOrEqual(7);
     expect(upstreamCalls(stack)).toBe(before);
   });
@@ -87,18 +88,63 @@ describe('exchange route access', () => {
   });
 
   it.each([
-    ['an unknown enum value', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { side: 'SIDE_SIDEWAYS' }), 'body.side'],
-    ['a malformed int64', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { orderQty: '1.5' }), 'body.orderQty'],
-    ['an int64 past 2^63-1', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { price: '9223372036854775808' }), 'body.price'],
-    ['an impossible date-time', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { goodTillTime: '2026-02-30T10:00:00Z' }), 'body.goodTillTime'],
+    [
+      'an unknown enum value',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 50, { side: 'SIDE_SIDEWAYS' }),
+      'body.side',
+    ],
+    [
+      'a malformed int64',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 50, { orderQty: '1.5' }),
+      'body.orderQty',
+    ],
+    [
+      'an int64 past 2^63-1',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 50, { price: '9223372036854775808' }),
+      'body.price',
+    ],
+    [
+      'an impossible date-time',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 50, { goodTillTime: '2026-02-30T10:00:00Z' }),
+      'body.goodTillTime',
+    ],
     ['an unknown field', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { colour: 'red' }), 'body.colour'],
-    ['a bad order inside a batch', '/exchange/v1/trading/orders/list', { requests: [1, 2, 3, 4].map((q) => limit('SIDE_BUY', q, 50, q === 4 ? { orderQty: 'four' } : {})) }, 'body.requests.3.orderQty'],
-    ['a replace without an order id', '/exchange/v1/trading/orders/replace/list', { requests: [{ price: '50' }] }, 'body.requests.0.orderId'],
-    ['an impossible trade date', '/exchange/v1/report/orders/search', { startTransactTradeDate: { year: 2026, month: 2, day: 30 } }, 'body.startTransactTradeDate.day'],
-    ['an unknown state filter', '/exchange/v1/report/orders/search', { orderStateFilter: 'ORDER_STATE_FILTER_WORKING' }, 'body.orderStateFilter'],
+    [
+      'a bad order inside a batch',
+      '/exchange/v1/trading/orders/list',
+      { requests: [1, 2, 3, 4].map((q) => limit('SIDE_BUY', q, 50, q === 4 ? { orderQty: 'four' } : {})) },
+      'body.requests.3.orderQty',
+    ],
+    [
+      'a replace without an order id',
+      '/exchange/v1/trading/orders/replace/list',
+      { requests: [{ price: '50' }] },
+      'body.requests.0.orderId',
+    ],
+    [
+      'an impossible trade date',
+      '/exchange/v1/report/orders/search',
+      { startTransactTradeDate: { year: 2026, month: 2, day: 30 } },
+      'body.startTransactTradeDate.day',
+    ],
+    [
+      'an unknown state filter',
+      '/exchange/v1/report/orders/search',
+      { orderStateFilter: 'ORDER_STATE_FILTER_WORKING' },
+      'body.orderStateFilter',
+    ],
     ['a negative bar count', '/exchange/v1/report/trades/stats', { bars: -1 }, 'body.bars'],
     ['a page size of 1001', '/exchange/v1/refdata/instruments', { pageSize: 1001 }, 'body.pageSize'],
-    ['an unknown instrument state', '/exchange/v1/refdata/instruments', { states: ['INSTRUMENT_STATE_SLEEPING'] }, 'body.states.0'],
+    [
+      'an unknown instrument state',
+      '/exchange/v1/refdata/instruments',
+      { states: ['INSTRUMENT_STATE_SLEEPING'] },
+      'body.states.0',
+    ],
     ['an impossible listing date', '/exchange/v1/refdata/instruments', { endTimeLte: '2026-11-31' }, 'body.endTimeLte'],
   ])('answers 400 for %s on %s, before anything is sent', async (_, path, body, field) => {
     const before = upstreamCalls(stack);
@@ -117,13 +163,22 @@ describe('exchange route access', () => {
       const res = await api(stack)(`/exchange/v1/orderbook/${SYMBOL}?${query}`);
       expect([query, res.status]).toEqual([query, 400]);
     }
-    expect((await json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}?depth=11`))).errors[0].path).toBe('query.depth');
+    expect((await json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}?depth=11`))).errors[0].path).toBe(
+      'query.depth',
+    );
     expect(upstreamCalls(stack)).toBe(before);
   });
 
   it('passes the upstream 400 through for an int64 the exchange cannot hold', async () => {
-    const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { orderQty: '9007199254740993' }));
+    const res = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 50, { orderQty: '9007199254740993' }),
+    );
     expect(res.status).toBe(400);
-    expect(await json(res)).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST', upstream: { status: 400, body: { code: 3, message: expect.stringContaining('orderQty') } } });
+    expect(await json(res)).toMatchObject({
+      code: 'UPSTREAM_BAD_REQUEST',
+      upstream: { status: 400, body: { code: 3, message: expect.stringContaining('orderQty') } },
+    });
   });
 });

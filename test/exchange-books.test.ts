@@ -9,16 +9,40 @@ const BIDI = 'BiDirectionalStreamMarketData';
 async function upstreamBook(stack: Stack, path: string): Promise<Json> {
   const { state } = stack.sandbox;
   const token = issueAccessToken(state, state.exchangeClients.get('gateway-test')!).accessToken;
-  return (await fetch(`${stack.sandbox.urls.exchange}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+  return (
+    await fetch(`${stack.sandbox.urls.exchange}${path}`, { headers: { authorization: `Bearer ${token}` } })
+  ).json();
 }
 
 /** Both sides, a trade (stats), and a book deeper on one side than the default depth. */
 function seedBook(stack: Stack): void {
   const { engine } = stack.sandbox.state;
   const gtc = 'TIME_IN_FORCE_GOOD_TILL_CANCEL' as const;
-  for (let px = 40; px < 46; px++) engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: px - 38, price: px, timeInForce: gtc, account: PARTICIPANT });
-  engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 9, price: 52, timeInForce: gtc, account: 'firms/OTHERFIRM/users/carol' });
-  engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 3, price: 45, timeInForce: gtc, account: 'firms/OTHERFIRM/users/carol' }); // trades at 45
+  for (let px = 40; px < 46; px++)
+    engine.insert({
+      symbol: SYMBOL,
+      side: 'SIDE_BUY',
+      orderQty: px - 38,
+      price: px,
+      timeInForce: gtc,
+      account: PARTICIPANT,
+    });
+  engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_SELL',
+    orderQty: 9,
+    price: 52,
+    timeInForce: gtc,
+    account: 'firms/OTHERFIRM/users/carol',
+  });
+  engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_SELL',
+    orderQty: 3,
+    price: 45,
+    timeInForce: gtc,
+    account: 'firms/OTHERFIRM/users/carol',
+  }); // trades at 45
 }
 
 const withoutTime = ({ transactTime, ...rest }: Json) => (expect(transactTime).toEqual(expect.any(String)), rest);
@@ -67,14 +91,29 @@ describe('exchange books from the market-data stream', () => {
       client.send({ type: 'subscribe', id: 's', topics: [`exchange.marketData.${other}`] });
       await client.next((f) => f.type === 'ack', 10_000);
       expect((await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)).headers.get('x-book-source')).toBe('stream');
-      state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 7, price: 47, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
-      const book = await eventually(async () => json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)), (b) => b.bids[0].px === '47');
+      state.engine.insert({
+        symbol: SYMBOL,
+        side: 'SIDE_BUY',
+        orderQty: 7,
+        price: 47,
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+        account: PARTICIPANT,
+      });
+      const book = await eventually(
+        async () => json(await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)),
+        (b) => b.bids[0].px === '47',
+      );
       expect(book.bids[0]).toEqual({ px: '47', qty: '7' });
       expect(state.streams.view().byCall).toEqual({ [BIDI]: 1 }); // the read and the /ws topic on one stream
       expect(state.marketDataStreams.openStreams({ symbol: SYMBOL })).toBe(1);
 
       // No read for the linger: the symbol leaves the stream; the /ws topic keeps it open.
-      await eventually(async () => state.marketDataStreams.openStreams({ symbol: SYMBOL }), (n) => n === 0, 15_000, 200);
+      await eventually(
+        async () => state.marketDataStreams.openStreams({ symbol: SYMBOL }),
+        (n) => n === 0,
+        15_000,
+        200,
+      );
       expect(state.marketDataStreams.openStreams({ symbol: other })).toBe(1);
       expect(state.counter(`grpc.streams.opened.${BIDI}`)).toBe(1);
     } finally {
@@ -86,7 +125,18 @@ describe('exchange books from the market-data stream', () => {
 describe('exchange books without a market-data stream', () => {
   it('falls back to the REST route when the exchange refuses the stream', async () => {
     const stack = await startStack({
-      sandbox: { exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'], scopes: ['read:l2marketdata', 'read:instruments'] }] } },
+      sandbox: {
+        exchange: {
+          clients: [
+            {
+              clientId: 'gateway-test',
+              firm: FIRM,
+              users: ['alice', 'bob'],
+              scopes: ['read:l2marketdata', 'read:instruments'],
+            },
+          ],
+        },
+      },
     });
     try {
       seedBook(stack);
@@ -103,7 +153,10 @@ describe('exchange books without a market-data stream', () => {
       // After that while the stream is tried again, behind a read answered over REST.
       await new Promise((resolve) => setTimeout(resolve, 5_100));
       expect((await api(stack)(`/exchange/v1/orderbook/${SYMBOL}`)).headers.get('x-book-source')).toBe('upstream');
-      await eventually(async () => state.counter('grpc.marketData.refused.missing_scope'), (refused) => refused === 2);
+      await eventually(
+        async () => state.counter('grpc.marketData.refused.missing_scope'),
+        (refused) => refused === 2,
+      );
       expect(state.counter('exchange.calls.orderBook')).toBe(3);
     } finally {
       await stack.close();

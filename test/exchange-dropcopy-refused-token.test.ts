@@ -15,7 +15,9 @@ type SandboxState = Stack['sandbox']['state'];
 
 async function metricValue(stack: Stack, name: string, labels: Record<string, string>): Promise<number> {
   const values = (await stack.gateway.get(MetricsRegistry).getSingleMetric(name)?.get())?.values ?? [];
-  return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+  return values
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((sum, v) => sum + v.value, 0);
 }
 
 /** The firm's executions as the engine makes them, in order, until `stop`. */
@@ -28,10 +30,19 @@ function recordFirmExecutions(state: SandboxState): { produced: string[]; stop: 
 }
 
 const restingBuys = (state: SandboxState, from: number, to: number) => {
-  for (let i = from; i < to; i++) state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+  for (let i = from; i < to; i++)
+    state.engine.insert({
+      symbol: SYMBOL,
+      side: 'SIDE_BUY',
+      orderQty: 1,
+      price: 20 + (i % 30),
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+      account: PARTICIPANT,
+    });
 };
 
-const idsOf = (client: WsTestClient): string[] => client.topic(TOPIC).flatMap((f) => f.data.executions.map((e: { id: string }) => e.id));
+const idsOf = (client: WsTestClient): string[] =>
+  client.topic(TOPIC).flatMap((f) => f.data.executions.map((e: { id: string }) => e.id));
 
 /** Subscribes from the start of the topic's window; resolves with the ack or the error frame that answers it. */
 async function subscribe(stack: Stack): Promise<{ client: WsTestClient; answer: Json }> {
@@ -44,7 +55,10 @@ async function subscribe(stack: Stack): Promise<{ client: WsTestClient; answer: 
 describe('exchange drop copy when the exchange refuses its stored resume token', () => {
   let dir: string;
   let resumeFile: string;
-  const withResumeFile = (config: GatewayConfigInput) => ({ ...config, exchange: { ...config.exchange, dropCopyResumeFile: resumeFile } });
+  const withResumeFile = (config: GatewayConfigInput) => ({
+    ...config,
+    exchange: { ...config.exchange, dropCopyResumeFile: resumeFile },
+  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'dropcopy-refused-'));
     resumeFile = join(dir, 'resume');
@@ -61,9 +75,16 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       clients.push(first.client);
       expect(first.answer.type).toBe('ack');
       restingBuys(before.sandbox.state, 0, 30);
-      await eventually(async () => idsOf(first.client).length, (n) => n >= old.produced.length, 15_000);
+      await eventually(
+        async () => idsOf(first.client).length,
+        (n) => n >= old.produced.length,
+        15_000,
+      );
       old.stop();
-      await eventually(async () => readFileSync(resumeFile, 'utf8'), (text) => text.length > 0);
+      await eventually(
+        async () => readFileSync(resumeFile, 'utf8'),
+        (text) => text.length > 0,
+      );
       await before.close(); // the gateway and the exchange go; the exchange comes back empty (a new sandbox)
 
       after = await startStack({ sandbox: { grpc: { heartbeatMs: 200 } }, gateway: withResumeFile });
@@ -75,7 +96,11 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       expect(second.answer).toMatchObject({ type: 'ack', topics: [TOPIC] });
       restingBuys(state, 20, 40);
       fresh.stop();
-      await eventually(async () => idsOf(second.client).length, (n) => n >= fresh.produced.length, 15_000);
+      await eventually(
+        async () => idsOf(second.client).length,
+        (n) => n >= fresh.produced.length,
+        15_000,
+      );
       expect(idsOf(second.client)).toEqual(fresh.produced); // every execution since the restart, once, in order
       expect(await metricValue(after, REFUSED, { kind: 'dropCopy', fallback: 'time' })).toBe(1);
       // The refused token is replaced by one of the new exchange: the next start resumes from it.
@@ -99,7 +124,11 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       const { produced, stop } = recordFirmExecutions(state);
       restingBuys(state, 0, 20);
       stop();
-      await eventually(async () => idsOf(client!).length, (n) => n >= produced.length, 15_000);
+      await eventually(
+        async () => idsOf(client!).length,
+        (n) => n >= produced.length,
+        15_000,
+      );
       expect(idsOf(client)).toEqual(produced);
       expect(await metricValue(stack, REFUSED, { kind: 'dropCopy', fallback: 'live' })).toBe(1);
     } finally {
@@ -111,7 +140,12 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
   it('an error frame names the stream kind that failed', async () => {
     // The firm's exchange client lacks read:dropcopy: the exchange refuses the drop-copy call itself.
     const scopes = ['read:marketdata', 'read:l2marketdata', 'read:instruments', 'read:orders', 'write:orders'] as const;
-    const stack = await startStack({ sandbox: { exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'], scopes: [...scopes] }] } }, gateway: withResumeFile });
+    const stack = await startStack({
+      sandbox: {
+        exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'], scopes: [...scopes] }] },
+      },
+      gateway: withResumeFile,
+    });
     let client: WsTestClient | undefined;
     try {
       const subscribed = await subscribe(stack);
@@ -133,12 +167,20 @@ describe('exchange drop copy when the exchange refuses its stored resume token',
       const subscribed = await subscribe(stack);
       client = subscribed.client;
       restingBuys(state, 0, 20);
-      await eventually(async () => idsOf(client!).length, (n) => n >= produced.length, 15_000);
+      await eventually(
+        async () => idsOf(client!).length,
+        (n) => n >= produced.length,
+        15_000,
+      );
       const restart = await fetch(`${stack.sandbox.urls.exchange}/_sandbox/grpc/dropcopy/restart`, { method: 'POST' });
       expect(restart.status).toBe(200);
       restingBuys(state, 20, 40); // in the new log, while the gateway reconnects
       stop();
-      await eventually(async () => idsOf(client!).length, (n) => n >= produced.length, 15_000);
+      await eventually(
+        async () => idsOf(client!).length,
+        (n) => n >= produced.length,
+        15_000,
+      );
       expect(idsOf(client)).toEqual(produced); // nothing lost across the restart, nothing repeated
       expect(await metricValue(stack, REFUSED, { kind: 'dropCopy', fallback: 'time' })).toBe(1);
       expect(await metricValue(stack, REFUSED, { kind: 'dropCopy', fallback: 'live' })).toBe(0);

@@ -42,7 +42,10 @@ describe('exchange drop copy when its holder is killed (two gateway processes, R
     // are in flight, some published (each with its resume token as the topic's checkpoint), some not.
     proxy = await StallProxy.start(Number(new URL(redisUrl()).port), { replyDelayMs: 20 });
     const name = `dcr${Date.now() % 100_000}x`;
-    const slowRedis = (config: GatewayConfigInput) => ({ ...config, redis: { ...config.redis!, url: proxy!.url, commandTimeoutMs: 1_000 } });
+    const slowRedis = (config: GatewayConfigInput) => ({
+      ...config,
+      redis: { ...config.redis!, url: proxy!.url, commandTimeoutMs: 1_000 },
+    });
     const holder = await spawnGateway(fleetConfig(stack, name, slowRedis));
     processes.push(holder);
     const survivor = await spawnGateway(fleetConfig(stack, name));
@@ -52,7 +55,11 @@ describe('exchange drop copy when its holder is killed (two gateway processes, R
 
     // The first subscriber's instance takes the lease and opens the firm's one drop-copy stream.
     clients.push(await subscribed(holder.url, key));
-    await eventually(async () => state.streams.view().byCall[CALL] ?? 0, (n) => n === 1, 10_000);
+    await eventually(
+      async () => state.streams.view().byCall[CALL] ?? 0,
+      (n) => n === 1,
+      10_000,
+    );
     const client = await subscribed(survivor.url, key);
     clients.push(client);
     expect(state.counter(`grpc.streams.opened.${CALL}`)).toBe(1); // the survivor relays; the first instance holds
@@ -71,8 +78,23 @@ describe('exchange drop copy when its holder is killed (two gateway processes, R
     // ~1,000 executions in small batches (resting buys, some filled by another firm's sells); the holder dies midway.
     let killed = false;
     for (let i = 0; produced.length < EXECUTIONS; i++) {
-      state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 20 + (i % 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
-      if (i % 4 === 0) state.engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 1, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL', account: 'firms/OTHERFIRM/users/carol' });
+      state.engine.insert({
+        symbol: SYMBOL,
+        side: 'SIDE_BUY',
+        orderQty: 1,
+        price: 20 + (i % 30),
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+        account: PARTICIPANT,
+      });
+      if (i % 4 === 0)
+        state.engine.insert({
+          symbol: SYMBOL,
+          side: 'SIDE_SELL',
+          orderQty: 1,
+          price: 1,
+          timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+          account: 'firms/OTHERFIRM/users/carol',
+        });
       await pause(i % 2); // one batch per insert, over a few seconds
       if (!killed && produced.length >= EXECUTIONS / 2) {
         killed = holder.process.kill('SIGKILL'); // no graceful close: no lease release, no last token save
@@ -81,7 +103,11 @@ describe('exchange drop copy when its holder is killed (two gateway processes, R
     stop();
     expect(killed).toBe(true);
 
-    const frames = await eventually(async () => client.topic(TOPIC), (f) => new Set(idsOf(f)).size >= produced.length, 45_000).catch(() => client.topic(TOPIC));
+    const frames = await eventually(
+      async () => client.topic(TOPIC),
+      (f) => new Set(idsOf(f)).size >= produced.length,
+      45_000,
+    ).catch(() => client.topic(TOPIC));
     const received = idsOf(frames);
     expect(produced.length).toBeGreaterThanOrEqual(EXECUTIONS);
     // Nothing repeated, nothing lost, in production order.

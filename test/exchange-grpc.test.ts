@@ -37,12 +37,21 @@ class RecordingSink implements TopicSink {
 
 /** One change of SYMBOL's top 10 levels per call: bids only, so nothing trades. */
 function changeBook(stack: Stack, i: number): void {
-  stack.sandbox.state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1 + (i % 5), price: 30 + (i % 10), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+  stack.sandbox.state.engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_BUY',
+    orderQty: 1 + (i % 5),
+    price: 30 + (i % 10),
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: PARTICIPANT,
+  });
 }
 
 async function metricValue(stack: Stack, name: string, labels: Record<string, string>): Promise<number> {
   const values = (await stack.gateway.get(MetricsRegistry).getSingleMetric(name)?.get())?.values ?? [];
-  return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+  return values
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((sum, v) => sum + v.value, 0);
 }
 
 interface RawMessage {
@@ -82,7 +91,12 @@ describe('exchange gRPC market data', () => {
       stack.sandbox.state.marketDataStreams.heartbeatMs = 100;
     });
     afterAll(() => stack.close());
-    afterEach(() => eventually(async () => stack.sandbox.state.marketDataStreams.openStreams(), (open) => open === 0));
+    afterEach(() =>
+      eventually(
+        async () => stack.sandbox.state.marketDataStreams.openStreams(),
+        (open) => open === 0,
+      ),
+    );
 
     it('reconnects after the exchange drops its streams: a gap, then a fresh snapshot', async () => {
       const { state } = stack.sandbox;
@@ -90,18 +104,29 @@ describe('exchange gRPC market data', () => {
       const sink = new RecordingSink();
       await streams.open(TOPIC, sink);
       changeBook(stack, 1);
-      await eventually(async () => sink.kinds(), (kinds) => kinds.length === 2);
+      await eventually(
+        async () => sink.kinds(),
+        (kinds) => kinds.length === 2,
+      );
 
       expect(state.endMarketDataStreams()).toBe(1);
-      await eventually(async () => sink.kinds(), (kinds) => kinds.length === 4);
+      await eventually(
+        async () => sink.kinds(),
+        (kinds) => kinds.length === 4,
+      );
       changeBook(stack, 2);
-      await eventually(async () => sink.kinds(), (kinds) => kinds.length === 5);
+      await eventually(
+        async () => sink.kinds(),
+        (kinds) => kinds.length === 5,
+      );
       streams.close(TOPIC);
 
       expect(sink.kinds()).toEqual(['snapshot', 'update', 'gap', 'snapshot', 'update']);
       expect(sink.events[3].update!.bids).toEqual(sink.events[1].update!.bids); // the fresh snapshot is the current book
       expect(state.counter('grpc.marketData.ended.reset')).toBe(1);
-      expect(await metricValue(stack, 'gateway_exchange_grpc_stream_reconnects_total', { code: 'UNAVAILABLE' })).toBe(1);
+      expect(await metricValue(stack, 'gateway_exchange_grpc_stream_reconnects_total', { code: 'UNAVAILABLE' })).toBe(
+        1,
+      );
     });
 
     it('answers UNAUTHENTICATED on reconnect with one token refresh, then resumes', async () => {
@@ -112,7 +137,10 @@ describe('exchange gRPC market data', () => {
       const tokensBefore = state.counter('token.accepted');
       state.revokeAccessTokens();
       state.endMarketDataStreams();
-      await eventually(async () => sink.kinds(), (kinds) => kinds.at(-1) === 'snapshot' && kinds.includes('gap'));
+      await eventually(
+        async () => sink.kinds(),
+        (kinds) => kinds.at(-1) === 'snapshot' && kinds.includes('gap'),
+      );
       streams.close(TOPIC);
 
       expect(state.counter('exchange.rejected.revoked')).toBe(1);
@@ -122,10 +150,15 @@ describe('exchange gRPC market data', () => {
     it('sends the snapshots and ends the stream when asked for snapshot_only', async () => {
       const raw = rawSubscriber(stack);
       try {
-        const { messages, status } = raw.subscribe({ symbols: [SYMBOL, OTHER_SYMBOL], snapshotOnly: true }, tokenOf(stack, 'gateway-test'));
+        const { messages, status } = raw.subscribe(
+          { symbols: [SYMBOL, OTHER_SYMBOL], snapshotOnly: true },
+          tokenOf(stack, 'gateway-test'),
+        );
         expect(await status).toMatchObject({ code: GrpcStatus.OK });
         expect(messages.map((m) => m.update?.symbol ?? m.event)).toEqual([SYMBOL, OTHER_SYMBOL]);
-        expect(messages[0]).toMatchObject({ update: { state: 'INSTRUMENT_STATE_OPEN', priceScale: 2, transactTime: { seconds: expect.any(String) } } });
+        expect(messages[0]).toMatchObject({
+          update: { state: 'INSTRUMENT_STATE_OPEN', priceScale: 2, transactTime: { seconds: expect.any(String) } },
+        });
         expect(stack.sandbox.state.counter('grpc.marketData.ended.snapshot_only')).toBe(1);
       } finally {
         raw.close();
@@ -144,7 +177,10 @@ describe('exchange gRPC market data', () => {
         // The limit is per firm: another firm still gets its stream.
         const other = raw.subscribe({ symbols: [SYMBOL] }, tokenOf(stack, 'other-firm'));
         open.push(other);
-        await eventually(async () => other.messages.length, (n) => n > 0);
+        await eventually(
+          async () => other.messages.length,
+          (n) => n > 0,
+        );
         expect(stack.sandbox.state.counter('grpc.marketData.refused.resource_exhausted')).toBe(1);
       } finally {
         for (const s of open) s.call.cancel();
@@ -156,12 +192,16 @@ describe('exchange gRPC market data', () => {
       const raw = rawSubscriber(stack);
       try {
         expect(await raw.subscribe({ symbols: [SYMBOL] }).status).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
-        expect(await raw.subscribe({ symbols: [SYMBOL] }, 'not-a-token').status).toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
+        expect(await raw.subscribe({ symbols: [SYMBOL] }, 'not-a-token').status).toMatchObject({
+          code: GrpcStatus.UNAUTHENTICATED,
+        });
         expect(await raw.subscribe({ symbols: [SYMBOL] }, tokenOf(stack, 'no-market-data')).status).toMatchObject({
           code: GrpcStatus.PERMISSION_DENIED,
           details: 'permission denied: missing required scope read:marketdata',
         });
-        expect(await raw.subscribe({ symbols: ['aec-nope'] }, tokenOf(stack, 'gateway-test')).status).toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+        expect(await raw.subscribe({ symbols: ['aec-nope'] }, tokenOf(stack, 'gateway-test')).status).toMatchObject({
+          code: GrpcStatus.INVALID_ARGUMENT,
+        });
       } finally {
         raw.close();
       }
@@ -169,7 +209,13 @@ describe('exchange gRPC market data', () => {
   });
 
   it('fails the open with the upstream refusal when the gateway lacks read:marketdata', async () => {
-    const stack = await startStack({ sandbox: { exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice'], scopes: ['read:instruments'] }] } } });
+    const stack = await startStack({
+      sandbox: {
+        exchange: {
+          clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice'], scopes: ['read:instruments'] }],
+        },
+      },
+    });
     try {
       const streams = stack.gateway.get(MarketDataStreams);
       await expect(streams.open(TOPIC, new RecordingSink())).rejects.toMatchObject({ code: 'UPSTREAM_FORBIDDEN' });

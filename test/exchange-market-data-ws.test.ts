@@ -16,7 +16,12 @@ const SERVER_STREAM = 'CreateMarketDataSubscription';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** 28 games beyond the fixture's 32 instruments: 60 symbols in all. */
-const EXTRA_GAMES = Array.from({ length: 28 }, (_, i) => ({ league: 'tst', away: `a${i}`, home: `h${i}`, date: '2026-12-01' }));
+const EXTRA_GAMES = Array.from({ length: 28 }, (_, i) => ({
+  league: 'tst',
+  away: `a${i}`,
+  home: `h${i}`,
+  date: '2026-12-01',
+}));
 
 /** A book state as the test compares it: the top 10 levels and the transact time (ms). */
 function eventView(event: BookEvent): string {
@@ -33,12 +38,21 @@ function frameView(data: any): string {
 
 /** One change of SYMBOL's top levels per call: bids only, so nothing trades. */
 function changeBook(stack: Stack, i: number): void {
-  stack.sandbox.state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1 + (i % 5), price: 30 + (i % 10), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+  stack.sandbox.state.engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_BUY',
+    orderQty: 1 + (i % 5),
+    price: 30 + (i % 10),
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: PARTICIPANT,
+  });
 }
 
 async function metricValue(stack: Stack, name: string, labels: Record<string, string> = {}): Promise<number> {
   const values = (await stack.gateway.get(MetricsRegistry).getSingleMetric(name)?.get())?.values ?? [];
-  return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+  return values
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((sum, v) => sum + v.value, 0);
 }
 
 async function subscribed(stack: Stack, topics: string[]): Promise<WsTestClient> {
@@ -51,7 +65,10 @@ async function subscribed(stack: Stack, topics: string[]): Promise<WsTestClient>
 describe('exchange market data on one multiplexed stream', () => {
   it('carries 60 symbols of three /ws clients on a single bidirectional stream', async () => {
     // Each dashboard watches 30 of the symbols: the per-client topic cap (default 10) is raised to fit.
-    const stack = await startStack({ sandbox: { exchange: { extraGames: EXTRA_GAMES } }, gateway: (config) => ({ ...config, streams: { exchange: { maxTopicsPerClient: 60 } } }) });
+    const stack = await startStack({
+      sandbox: { exchange: { extraGames: EXTRA_GAMES } },
+      gateway: (config) => ({ ...config, streams: { exchange: { maxTopicsPerClient: 60 } } }),
+    });
     const clients: WsTestClient[] = [];
     try {
       const { state } = stack.sandbox;
@@ -71,7 +88,14 @@ describe('exchange market data on one multiplexed stream', () => {
 
       // A symbol of one client only: its book changes reach that client over the shared stream.
       const last = symbols[59]!;
-      state.engine.insert({ symbol: last, side: 'SIDE_BUY', orderQty: 3, price: 41, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+      state.engine.insert({
+        symbol: last,
+        side: 'SIDE_BUY',
+        orderQty: 3,
+        price: 41,
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+        account: PARTICIPANT,
+      });
       const update = await clients[2]!.next((f) => f.topic === `exchange.marketData.${last}` && f.type === 'update');
       expect(update.data.bids[0]).toEqual({ px: '41', qty: '3' });
       expect(state.counter(`grpc.streams.opened.${BIDI}`)).toBe(1);
@@ -141,13 +165,21 @@ describe('exchange market data on one multiplexed stream', () => {
       await clients[0]!.next((f) => f.topic === `exchange.marketData.${other}` && f.type === 'resync', 10_000);
       changeBook(stack, 7);
       for (const client of clients) {
-        const frames = await eventually(async () => client.topic(TOPIC), (all) => all.at(-1)?.data.bids.some((l: { px: string }) => l.px === '37'));
+        const frames = await eventually(
+          async () => client.topic(TOPIC),
+          (all) => all.at(-1)?.data.bids.some((l: { px: string }) => l.px === '37'),
+        );
         expect(frames.map((f) => f.type)).toEqual(['snapshot', 'update', 'resync', 'update']);
         expect(frames.map((f) => f.seq)).toEqual([1, 2, 3, 4]);
       }
       expect(state.counter(`grpc.streams.opened.${BIDI}`)).toBe(2);
       expect(state.streams.view().byCall).toEqual({ [BIDI]: 1 });
-      expect(await metricValue(stack, 'gateway_exchange_grpc_stream_reconnects_total', { kind: 'marketData', code: 'UNAVAILABLE' })).toBe(1);
+      expect(
+        await metricValue(stack, 'gateway_exchange_grpc_stream_reconnects_total', {
+          kind: 'marketData',
+          code: 'UNAVAILABLE',
+        }),
+      ).toBe(1);
     } finally {
       for (const client of clients) client.close();
       await stack.close();
@@ -174,7 +206,10 @@ describe('exchange market data where the bidirectional call is not served', () =
       changeBook(stack, 3);
       await clients[0]!.next((f) => f.topic === TOPIC && f.type === 'update');
       // Adding a symbol reopened the server stream with both; one stream is left.
-      await eventually(async () => state.streams.view().byCall, (byCall) => byCall[SERVER_STREAM] === 1 && byCall[BIDI] === undefined);
+      await eventually(
+        async () => state.streams.view().byCall,
+        (byCall) => byCall[SERVER_STREAM] === 1 && byCall[BIDI] === undefined,
+      );
       expect(clients[0]!.topic(TOPIC).map((f) => f.type)).toEqual(['snapshot', 'update']); // no resync for the reopen
     } finally {
       for (const client of clients) client.close();

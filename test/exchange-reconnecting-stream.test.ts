@@ -9,7 +9,11 @@ import type { TopicSink } from '@lib/fanout';
 
 import { FEED_TIMING } from '../libs/exchange/src/grpc/feed-timing.js';
 import { grpcTargetOf } from '../libs/exchange/src/grpc/grpc-target.js';
-import { type AfterLoss, ReconnectingStream, type StreamFamily } from '../libs/exchange/src/grpc/reconnecting-stream.js';
+import {
+  type AfterLoss,
+  ReconnectingStream,
+  type StreamFamily,
+} from '../libs/exchange/src/grpc/reconnecting-stream.js';
 import { ServerStreamingMethod } from '../libs/exchange/src/grpc/server-streaming-method.js';
 import { type StreamStatus, statusName } from '../libs/exchange/src/grpc/stream-status.error.js';
 import { type CallListener, UpstreamCall } from '../libs/exchange/src/grpc/upstream-call.js';
@@ -40,7 +44,14 @@ class RecordingFamily implements StreamFamily<StateBatch> {
   open(authorization: string, listener: CallListener<StateBatch>): UpstreamCall<StateBatch> {
     this.bearers.push(authorization);
     const gauge = { streamOpened: () => this.openCalls++, streamClosed: () => this.openCalls-- };
-    return new UpstreamCall(this.method.call({ symbols: [] }, authorization), authorization, false, listener, gauge, FEED_TIMING);
+    return new UpstreamCall(
+      this.method.call({ symbols: [] }, authorization),
+      authorization,
+      false,
+      listener,
+      gauge,
+      FEED_TIMING,
+    );
   }
 
   message(): void {
@@ -69,7 +80,12 @@ describe(ReconnectingStream.name, () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    method = new ServerStreamingMethod(grpcTargetOf(stack.config), 'polymarket/v1/dropcopy.proto', 'polymarket.v1.DropCopyAPI', CALL);
+    method = new ServerStreamingMethod(
+      grpcTargetOf(stack.config),
+      'polymarket/v1/dropcopy.proto',
+      'polymarket.v1.DropCopyAPI',
+      CALL,
+    );
   });
   afterAll(async () => {
     method.close();
@@ -80,7 +96,10 @@ describe(ReconnectingStream.name, () => {
     const tokens = stack.gateway.get(ExchangeTokenProvider);
     const target = grpcTargetOf(stack.config).target;
     family.stream = new ReconnectingStream(family, {
-      tokens: { authorization: () => tokens.authorization(target), rejected: (authorization) => tokens.rejected(authorization) },
+      tokens: {
+        authorization: () => tokens.authorization(target),
+        rejected: (authorization) => tokens.rejected(authorization),
+      },
       timing: FEED_TIMING,
       metrics: { reconnecting: (code) => reconnects.push(code) },
       warn: () => undefined,
@@ -94,28 +113,44 @@ describe(ReconnectingStream.name, () => {
     const family = new RecordingFamily(method);
     const sut = streamOf(family);
     sut.start();
-    await eventually(async () => family.batches.length, (n) => n > 0);
+    await eventually(
+      async () => family.batches.length,
+      (n) => n > 0,
+    );
 
     expect(stack.sandbox.state.streams.cut({ call: CALL }, GrpcStatus.UNAVAILABLE, 'exchange restart')).toBe(1);
-    await eventually(async () => family.batches.filter((call) => call === 2).length, (n) => n > 0);
+    await eventually(
+      async () => family.batches.filter((call) => call === 2).length,
+      (n) => n > 0,
+    );
     sut.stop();
 
     expect(family.losses).toEqual(['UNAVAILABLE']);
     expect(family.bearers).toHaveLength(2);
     expect(reconnects.at(-1)).toBe('UNAVAILABLE');
-    await eventually(async () => openAtSandbox(), (open) => open === 0);
+    await eventually(
+      async () => openAtSandbox(),
+      (open) => open === 0,
+    );
   });
 
   it('answers UNAUTHENTICATED by forgetting the bearer: the next call carries a new token', async () => {
     const family = new RecordingFamily(method);
     const sut = streamOf(family);
     sut.start();
-    await eventually(async () => family.batches.length, (n) => n > 0);
+    await eventually(
+      async () => family.batches.length,
+      (n) => n > 0,
+    );
 
     // The exchange revokes every token and restarts: the reconnect with the old bearer is refused.
     stack.sandbox.state.revokeAccessTokens();
     stack.sandbox.state.streams.cut({ call: CALL }, GrpcStatus.UNAVAILABLE, 'exchange restart');
-    await eventually(async () => family.batches.filter((call) => call === 3).length, (n) => n > 0, 15_000);
+    await eventually(
+      async () => family.batches.filter((call) => call === 3).length,
+      (n) => n > 0,
+      15_000,
+    );
     sut.stop();
 
     expect(family.losses).toEqual(['UNAVAILABLE', 'UNAUTHENTICATED']);
@@ -128,11 +163,17 @@ describe(ReconnectingStream.name, () => {
     const family = new RecordingFamily(method);
     const sut = streamOf(family);
     sut.start();
-    await eventually(async () => family.batches.length, (n) => n > 0);
+    await eventually(
+      async () => family.batches.length,
+      (n) => n > 0,
+    );
 
     // A loss schedules the next attempt: stopped there, nothing is due any more.
     stack.sandbox.state.streams.cut({ call: CALL }, GrpcStatus.UNAVAILABLE, 'exchange restart');
-    await eventually(async () => family.losses.length, (n) => n === 1);
+    await eventually(
+      async () => family.losses.length,
+      (n) => n === 1,
+    );
     expect(sut.active).toBe(true);
     sut.stop();
     expect(sut.active).toBe(false);
@@ -141,19 +182,28 @@ describe(ReconnectingStream.name, () => {
     // Stopped with a call open: the call ends at the exchange too.
     family.wants = true;
     sut.start();
-    await eventually(async () => family.batches.filter((call) => call === 2).length, (n) => n > 0);
+    await eventually(
+      async () => family.batches.filter((call) => call === 2).length,
+      (n) => n > 0,
+    );
     expect(openAtSandbox()).toBe(1);
     sut.stop();
     expect(sut.active).toBe(false);
     expect(family.openCalls).toBe(0);
-    await eventually(async () => openAtSandbox(), (open) => open === 0);
+    await eventually(
+      async () => openAtSandbox(),
+      (open) => open === 0,
+    );
 
     // Stopped while its token is on the way: no call is opened once the family no longer wants one.
     sut.start();
     family.wants = false;
     sut.stop();
     await stack.gateway.get(ExchangeTokenProvider).authorization(grpcTargetOf(stack.config).target);
-    await eventually(async () => sut.active, (active) => !active);
+    await eventually(
+      async () => sut.active,
+      (active) => !active,
+    );
     expect(family.bearers).toHaveLength(2);
     expect(openAtSandbox()).toBe(0);
   });
@@ -168,9 +218,15 @@ describe('a held order stream whose first call cannot be made', () => {
       const orders = stack.gateway.get(OrderUpdates);
       const release = orders.hold();
       // The topic's open fails with the hold's first attempt: no protos to make the call with.
-      await expect(orders.open(`exchange.orders.${PARTICIPANT}`, sinkOf())).rejects.toThrow(/order_entry\.proto|ENOENT|no such file/i);
+      await expect(orders.open(`exchange.orders.${PARTICIPANT}`, sinkOf())).rejects.toThrow(
+        /order_entry\.proto|ENOENT|no such file/i,
+      );
       cpSync('proto', protoDir, { recursive: true });
-      const open = await eventually(async () => stack.sandbox.state.streams.open({ call: 'CreateOrderSubscription' }), (n) => n === 1, 20_000).catch(() => 0);
+      const open = await eventually(
+        async () => stack.sandbox.state.streams.open({ call: 'CreateOrderSubscription' }),
+        (n) => n === 1,
+        20_000,
+      ).catch(() => 0);
       release();
       expect({ orderStreamsOpenAtTheExchange: open }).toEqual({ orderStreamsOpenAtTheExchange: 1 });
     } finally {

@@ -15,7 +15,15 @@ describe('exchange upstream throttling and timeouts', () => {
     // had every exchange request is a 503, and what this file tests starts with a token.
     const tokens = stack.gateway.get(ExchangeTokenProvider);
     const url = stack.sandbox.urls.exchange;
-    await eventually(async () => tokens.authorization(url).then(() => true, () => false), Boolean, 15_000);
+    await eventually(
+      async () =>
+        tokens.authorization(url).then(
+          () => true,
+          () => false,
+        ),
+      Boolean,
+      15_000,
+    );
   });
   afterAll(() => stack.close());
 
@@ -48,7 +56,11 @@ describe('exchange upstream throttling and timeouts', () => {
       expect(await json(res)).toMatchObject({ state: 'PENDING', clordId: 'slow-1' });
       expect(res.headers.get('location')).toBe('/orders/clord/slow-1');
       // The exchange processed it late: the order exists, and it was sent exactly once.
-      await eventually(async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length, (n) => n === 1, 5_000);
+      await eventually(
+        async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length,
+        (n) => n === 1,
+        5_000,
+      );
       await new Promise((r) => setTimeout(r, 300));
       expect(state.counter('exchange.calls.insertOrder')).toBe(1);
     } finally {
@@ -64,7 +76,11 @@ describe('exchange upstream throttling and timeouts', () => {
       expect(res.status).toBe(202);
       const { clordId } = await json(res);
       expect(clordId).toMatch(/^gw-[0-9a-f-]{36}$/);
-      await eventually(async () => state.engine.searchOrders({ clordId }).order.length, (n) => n === 1, 5_000);
+      await eventually(
+        async () => state.engine.searchOrders({ clordId }).order.length,
+        (n) => n === 1,
+        5_000,
+      );
     } finally {
       state.setFaults({ exchangeDelayMs: {} });
     }

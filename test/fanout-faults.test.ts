@@ -48,7 +48,8 @@ class Upstream {
 
   private emit(): void {
     this.n += 1;
-    for (const source of this.sources) for (const topic of [MARKET, ACCOUNT]) if (source.isOpen(topic)) source.sink(topic).update({ n: this.n });
+    for (const source of this.sources)
+      for (const topic of [MARKET, ACCOUNT]) if (source.isOpen(topic)) source.sink(topic).update({ n: this.n });
   }
 }
 
@@ -77,12 +78,15 @@ function violations(clients: TestClient[], topic: string): string[] {
       if (frame.epoch === undefined) problems.push(`client ${c}: frame ${frame.seq} has no epoch`);
       const key = `${frame.epoch}/${frame.seq}`;
       const text = JSON.stringify([frame.type === 'update', frame.data]);
-      if (frame.type !== 'resync' && seen.has(key) && seen.get(key) !== text) problems.push(`client ${c}: two frames at ${key}`);
+      if (frame.type !== 'resync' && seen.has(key) && seen.get(key) !== text)
+        problems.push(`client ${c}: two frames at ${key}`);
       if (frame.type !== 'resync') seen.set(key, text);
       const previous = frames[i - 1] as Frame | undefined;
       if (!previous) continue;
-      if (previous.epoch === frame.epoch && frame.seq <= previous.seq) problems.push(`client ${c}: seq ${previous.seq} → ${frame.seq} in epoch ${frame.epoch}`);
-      if (previous.epoch !== frame.epoch && frame.type !== 'resync') problems.push(`client ${c}: epoch ${previous.epoch} → ${frame.epoch} by a ${frame.type}`);
+      if (previous.epoch === frame.epoch && frame.seq <= previous.seq)
+        problems.push(`client ${c}: seq ${previous.seq} → ${frame.seq} in epoch ${frame.epoch}`);
+      if (previous.epoch !== frame.epoch && frame.type !== 'resync')
+        problems.push(`client ${c}: epoch ${previous.epoch} → ${frame.epoch} by a ${frame.type}`);
     }
   }
   return problems;
@@ -110,11 +114,25 @@ describe('fan-out through Redis faults', () => {
 
   async function instance(name: string): Promise<Instance> {
     const proxy = await StallProxy.start(redis.port);
-    const client = createRedisClient({ mode: 'single', url: proxy.url, keyPrefix: '', commandTimeoutMs: 200, connectTimeoutMs: 500 });
+    const client = createRedisClient({
+      mode: 'single',
+      url: proxy.url,
+      keyPrefix: '',
+      commandTimeoutMs: 200,
+      connectTimeoutMs: 500,
+    });
     client.on('error', () => undefined);
     const source = upstream.source();
-    const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_TEST_POLICY).register('test.account.', source, ACCOUNT_TEST_POLICY);
-    const hub = new FanoutHub({ sources, redis: client, registry: new Registry(), lingerMs: 200, cluster: { keyPrefix, instanceId: name } });
+    const sources = new TopicSourceRegistry()
+      .register('test.market.', source, MARKET_TEST_POLICY)
+      .register('test.account.', source, ACCOUNT_TEST_POLICY);
+    const hub = new FanoutHub({
+      sources,
+      redis: client,
+      registry: new Registry(),
+      lingerMs: 200,
+      cluster: { keyPrefix, instanceId: name },
+    });
     const server = await HubServer.start(hub);
     const created: Instance = { name, proxy, redis: client, source, hub, server, clients: [] };
     instances.push(created);
@@ -167,7 +185,15 @@ describe('fan-out through Redis faults', () => {
 
     b.proxy.cut();
     const before = onB.of(MARKET).length;
-    await onB.until(() => onB.of(MARKET).slice(before).some((f) => f.type === 'resync'), 'a resync on the relay that lost Redis', 2_000);
+    await onB.until(
+      () =>
+        onB
+          .of(MARKET)
+          .slice(before)
+          .some((f) => f.type === 'resync'),
+      'a resync on the relay that lost Redis',
+      2_000,
+    );
     expect(b.source.isOpen(MARKET)).toBe(true);
     await onB.until(() => onB.of(MARKET).length >= before + 10, 'frames from its local upstream');
     expect(violations([onA, onB], MARKET)).toEqual([]);
@@ -179,13 +205,25 @@ describe('fan-out through Redis faults', () => {
 
     a.proxy.stall(); // Redis answers the holder no more: every command times out
     const before = onB.of(MARKET).length;
-    await onB.until(() => onB.of(MARKET).slice(before).some((f) => f.type === 'resync'), 'a resync on the relay of a silent holder', 2_000);
+    await onB.until(
+      () =>
+        onB
+          .of(MARKET)
+          .slice(before)
+          .some((f) => f.type === 'resync'),
+      'a resync on the relay of a silent holder',
+      2_000,
+    );
     // The holder cannot renew: before its lease can lapse it stops serving the epoch it held.
     await onA.until(() => lastEpoch(onA, MARKET) !== heldEpoch, 'the stalled holder to leave its epoch', 3_000);
     await pause(1_000);
     a.proxy.restore();
     // Back to one holder for the cluster: both instances on the same epoch, from then on the same frames.
-    await eventually(() => lastEpoch(onA, MARKET) !== undefined && lastEpoch(onA, MARKET) === lastEpoch(onB, MARKET), 'both instances on one epoch', 10_000);
+    await eventually(
+      () => lastEpoch(onA, MARKET) !== undefined && lastEpoch(onA, MARKET) === lastEpoch(onB, MARKET),
+      'both instances on one epoch',
+      10_000,
+    );
     upstream.stop();
     expect(violations([onA, onB], MARKET)).toEqual([]);
     expect(a.source.isOpen(MARKET) && b.source.isOpen(MARKET)).toBe(false);
@@ -194,7 +232,11 @@ describe('fan-out through Redis faults', () => {
   it('Redis stopped for 5 s under a steady flow: clients keep receiving or resync, seq never goes back in an epoch, account topics lose nothing', async () => {
     const a = await instance('a');
     const b = await instance('b');
-    const clients = [await subscriber(a, MARKET, ACCOUNT), await subscriber(b, MARKET, ACCOUNT), await subscriber(b, MARKET, ACCOUNT)];
+    const clients = [
+      await subscriber(a, MARKET, ACCOUNT),
+      await subscriber(b, MARKET, ACCOUNT),
+      await subscriber(b, MARKET, ACCOUNT),
+    ];
     upstream.start();
     await eventually(() => clients.every((c) => c.of(ACCOUNT).length >= 5), 'the flow to reach every client');
 
@@ -206,7 +248,11 @@ describe('fan-out through Redis faults', () => {
     leaving.close();
     for (const [i, client] of clients.entries()) {
       const count = client.of(ACCOUNT).length;
-      await client.until(() => client.of(ACCOUNT).length > count + 5, `client ${i} to keep receiving during the outage`, 2_000);
+      await client.until(
+        () => client.of(ACCOUNT).length > count + 5,
+        `client ${i} to keep receiving during the outage`,
+        2_000,
+      );
     }
     await pause(2_500);
     redis = await startRedisServer(redis.port); // empty: nothing recorded survives
@@ -216,9 +262,19 @@ describe('fan-out through Redis faults', () => {
     const last = gone.at(-1) as Frame;
     await back.subscribe(ACCOUNT, { epoch: last.epoch as string, seq: last.seq });
     clients.push(back);
-    await eventually(() => lastEpoch(clients[0], ACCOUNT) !== undefined && clients.every((c) => lastEpoch(c, ACCOUNT) === lastEpoch(clients[0], ACCOUNT)), 'one epoch again', 15_000);
+    await eventually(
+      () =>
+        lastEpoch(clients[0], ACCOUNT) !== undefined &&
+        clients.every((c) => lastEpoch(c, ACCOUNT) === lastEpoch(clients[0], ACCOUNT)),
+      'one epoch again',
+      15_000,
+    );
     upstream.stop();
-    await eventually(() => clients.every((c) => heldUpdates([...(c === back ? gone : []), ...c.of(ACCOUNT)]).length === upstream.n), 'every account update held by every client', 5_000).catch(() => undefined);
+    await eventually(
+      () => clients.every((c) => heldUpdates([...(c === back ? gone : []), ...c.of(ACCOUNT)]).length === upstream.n),
+      'every account update held by every client',
+      5_000,
+    ).catch(() => undefined);
 
     for (const topic of [MARKET, ACCOUNT]) expect(violations(clients.slice(0, 2), topic)).toEqual([]);
     expect(violations([back], ACCOUNT)).toEqual([]);

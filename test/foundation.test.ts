@@ -12,8 +12,14 @@ describe('gateway foundation', () => {
   it('is live and ready with Redis up', async () => {
     const live = await fetch(`${stack.url}/health/live`);
     expect(live.status).toBe(200);
-    const ready = await eventually(async () => json(await fetch(`${stack.url}/health/ready`)), (body) => body.status === 'ok');
-    expect(ready).toMatchObject({ status: 'ok', info: { redis: { status: 'up' }, 'exchange-token': { status: 'up' } } });
+    const ready = await eventually(
+      async () => json(await fetch(`${stack.url}/health/ready`)),
+      (body) => body.status === 'ok',
+    );
+    expect(ready).toMatchObject({
+      status: 'ok',
+      info: { redis: { status: 'up' }, 'exchange-token': { status: 'up' } },
+    });
   });
 
   it('answers 401 problem+json without a key', async () => {
@@ -21,7 +27,12 @@ describe('gateway foundation', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     const problem = await json(res);
-    expect(problem).toMatchObject({ status: 401, code: 'UNAUTHENTICATED', title: expect.any(String), type: expect.any(String) });
+    expect(problem).toMatchObject({
+      status: 401,
+      code: 'UNAUTHENTICATED',
+      title: expect.any(String),
+      type: expect.any(String),
+    });
     expect(problem.requestId).toBe(res.headers.get('x-request-id'));
   });
 
@@ -43,7 +54,11 @@ describe('gateway foundation', () => {
     const res = await api(stack, 'reader')('/admin/clients');
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'FORBIDDEN', missingScope: 'admin', detail: expect.stringContaining('admin') });
+    expect(await json(res)).toMatchObject({
+      code: 'FORBIDDEN',
+      missingScope: 'admin',
+      detail: expect.stringContaining('admin'),
+    });
   });
 
   it('shows clients to an admin without their key hashes', async () => {
@@ -90,7 +105,10 @@ describe('inbound abuse limits', () => {
 
   beforeAll(async () => {
     stack = await startStack({
-      gateway: (config) => ({ ...config, inbound: { perClientBurst: 3, perClientPerSecond: 0.01, failedAuthPerIpPerMinute: 2 } }),
+      gateway: (config) => ({
+        ...config,
+        inbound: { perClientBurst: 3, perClientPerSecond: 0.01, failedAuthPerIpPerMinute: 2 },
+      }),
     });
   });
   afterAll(() => stack.close());
@@ -128,10 +146,16 @@ describe('graceful shutdown', () => {
 describe('readiness with Redis unreachable', () => {
   it('stays ready but says degraded, and keeps serving', async () => {
     const stack = await startStack({
-      gateway: (config) => ({ ...config, redis: { mode: 'single', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 } }),
+      gateway: (config) => ({
+        ...config,
+        redis: { mode: 'single', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 },
+      }),
     });
     try {
-      const ready = await eventually(() => fetch(`${stack.url}/health/ready`), (r) => r.status === 200);
+      const ready = await eventually(
+        () => fetch(`${stack.url}/health/ready`),
+        (r) => r.status === 200,
+      );
       expect(await json(ready)).toMatchObject({ status: 'degraded', details: { redis: { status: 'degraded' } } });
       expect((await api(stack)('/me')).status).toBe(200);
     } finally {

@@ -12,7 +12,10 @@ const upstreamCalls = (stack: Stack) =>
 
 /** A problem document with the request id both in the header and in the body. */
 function expectProblem(res: RawResponse, status: number): Record<string, unknown> {
-  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status, type: expect.stringMatching(/^application\/problem\+json/) });
+  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({
+    status,
+    type: expect.stringMatching(/^application\/problem\+json/),
+  });
   const problem = JSON.parse(res.text) as Record<string, unknown>;
   expect(typeof res.headers['x-request-id']).toBe('string');
   expect(problem).toMatchObject({ status, requestId: res.headers['x-request-id'] });
@@ -47,7 +50,10 @@ describe('hostile clients', () => {
 
   beforeAll(async () => {
     stack = await startStack({
-      gateway: (config) => ({ ...config, server: { ...config.server, headersTimeoutMs: 600, requestTimeoutMs: 1_200, idleTimeoutMs: 5_000 } }),
+      gateway: (config) => ({
+        ...config,
+        server: { ...config.server, headersTimeoutMs: 600, requestTimeoutMs: 1_200, idleTimeoutMs: 5_000 },
+      }),
     });
   });
   afterAll(() => stack.close());
@@ -56,9 +62,21 @@ describe('hostile clients', () => {
     it('answers 401 to a body it never parses (broken JSON, 5,000 levels deep) and 400 to the same body with a key', async () => {
       const deep = '['.repeat(5_000) + ']'.repeat(5_000);
       const before = upstreamCalls(stack);
-      const anonymous = await rawRequest(stack.url, 'POST', '/exchange/v1/positions/balance', { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.1' }, '{"broken":');
+      const anonymous = await rawRequest(
+        stack.url,
+        'POST',
+        '/exchange/v1/positions/balance',
+        { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.1' },
+        '{"broken":',
+      );
       expectProblem(anonymous, 401);
-      const keyed = await rawRequest(stack.url, 'POST', '/exchange/v1/refdata/symbols', { 'content-type': 'application/json', authorization: `Bearer ${stack.keys.all}` }, deep);
+      const keyed = await rawRequest(
+        stack.url,
+        'POST',
+        '/exchange/v1/refdata/symbols',
+        { 'content-type': 'application/json', authorization: `Bearer ${stack.keys.all}` },
+        deep,
+      );
       expect(expectProblem(keyed, 400).detail).toBe('The JSON body nests deeper than 32 levels.');
       expect(upstreamCalls(stack)).toBe(before);
     });
@@ -67,12 +85,25 @@ describe('hostile clients', () => {
   describe('failed logins', () => {
     it('admits the right key after 25 wrong ones from the same address, over HTTP, /ws/tickets and the WebSocket upgrade', async () => {
       const failures: number[] = [];
-      for (let i = 0; i < 25; i++) failures.push((await fetch(`${stack.url}/me`, { headers: { authorization: `Bearer pmgw_wrong${i}-wrong-wrong-wrong-wrong-0` } })).status);
+      for (let i = 0; i < 25; i++)
+        failures.push(
+          (
+            await fetch(`${stack.url}/me`, {
+              headers: { authorization: `Bearer pmgw_wrong${i}-wrong-wrong-wrong-wrong-0` },
+            })
+          ).status,
+        );
       // 20 failures a minute per address (one went to the test before): then further failures are slowed.
       expect(failures[0]).toBe(401);
       expect(failures.slice(-5)).toEqual([429, 429, 429, 429, 429]);
       // Still failing: slowed. The right key: admitted, on every door.
-      expect((await fetch(`${stack.url}/me`, { headers: { authorization: 'Bearer pmgw_wrong99-wrong-wrong-wrong-wrong-0' } })).status).toBe(429);
+      expect(
+        (
+          await fetch(`${stack.url}/me`, {
+            headers: { authorization: 'Bearer pmgw_wrong99-wrong-wrong-wrong-wrong-0' },
+          })
+        ).status,
+      ).toBe(429);
       expect((await api(stack)('/me')).status).toBe(200);
       const ticket = await api(stack)('/ws/tickets', { method: 'POST' });
       expect(ticket.status).toBe(201);
@@ -106,7 +137,11 @@ describe('hostile clients', () => {
 
     it.each([
       ['an undecodable URL', 'GET /exchange/v1/orderbook/%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400],
-      ['a path parameter over the length limit', `GET /exchange/v1/orderbook/${'A'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 414],
+      [
+        'a path parameter over the length limit',
+        `GET /exchange/v1/orderbook/${'A'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        414,
+      ],
       ['headers over the size limit', `GET /me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
       ['a Content-Length that is no number', 'POST /me HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
       ['an obs-fold header', 'GET /me HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n', 400],
@@ -139,8 +174,14 @@ describe('hostile clients', () => {
 
   it('answers HEAD on an API route with 405 and spends nothing upstream', async () => {
     const before = upstreamCalls(stack);
-    const res = await rawRequest(stack.url, 'HEAD', '/exchange/v1/orderbook/SYM-1', { authorization: `Bearer ${stack.keys.all}` });
-    expect({ status: res.status, allow: res.headers.allow, id: typeof res.headers['x-request-id'] }).toEqual({ status: 405, allow: 'GET', id: 'string' });
+    const res = await rawRequest(stack.url, 'HEAD', '/exchange/v1/orderbook/SYM-1', {
+      authorization: `Bearer ${stack.keys.all}`,
+    });
+    expect({ status: res.status, allow: res.headers.allow, id: typeof res.headers['x-request-id'] }).toEqual({
+      status: 405,
+      allow: 'GET',
+      id: 'string',
+    });
     expect(upstreamCalls(stack)).toBe(before);
     expect((await rawRequest(stack.url, 'HEAD', '/health/live', {})).status).toBe(200);
   });
@@ -148,7 +189,9 @@ describe('hostile clients', () => {
 
 describe('failed WebSocket tickets', () => {
   it('count as failed logins, and slow further failures but never a valid ticket', async () => {
-    const stack = await startStack({ gateway: (config) => ({ ...config, inbound: { ...config.inbound, failedAuthPerIpPerMinute: 2 } }) });
+    const stack = await startStack({
+      gateway: (config) => ({ ...config, inbound: { ...config.inbound, failedAuthPerIpPerMinute: 2 } }),
+    });
     const upgrade = async (options: { ticket?: string; key?: string }) => {
       try {
         (await WsTestClient.open(stack.url, options)).close();
@@ -163,7 +206,13 @@ describe('failed WebSocket tickets', () => {
       for (let i = 0; i < 3; i++) statuses.push(await upgrade({ ticket: `forged-ticket-${i}-forged-ticket` }));
       expect(statuses).toEqual([401, 401, 429]);
       // One count for tickets and keys alike.
-      expect((await fetch(`${stack.url}/me`, { headers: { authorization: 'Bearer pmgw_guess-guess-guess-guess-guess-000' } })).status).toBe(429);
+      expect(
+        (
+          await fetch(`${stack.url}/me`, {
+            headers: { authorization: 'Bearer pmgw_guess-guess-guess-guess-guess-000' },
+          })
+        ).status,
+      ).toBe(429);
       const ticket = (await (await api(stack)('/ws/tickets', { method: 'POST' })).json()) as { ticket: string };
       expect(await upgrade({ ticket: ticket.ticket })).toBe(101);
     } finally {
@@ -174,14 +223,22 @@ describe('failed WebSocket tickets', () => {
 
 describe('connection cap', () => {
   it('refuses connections past server.maxConnections and serves again once they close', async () => {
-    const stack = await startStack({ gateway: (config) => ({ ...config, server: { ...config.server, maxConnections: 3 } }) });
+    const stack = await startStack({
+      gateway: (config) => ({ ...config, server: { ...config.server, maxConnections: 3 } }),
+    });
     try {
       const held = [0, 1, 2].map(() => rawExchange(stack.url, 'GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n'));
-      await eventually(() => connectionCount(stack), (n) => n === 3);
+      await eventually(
+        () => connectionCount(stack),
+        (n) => n === 3,
+      );
       const extra = rawExchange(stack.url, 'GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
       expect(await extra.closed).toBe('');
       for (const { socket } of held) socket.destroy();
-      await eventually(() => connectionCount(stack), (n) => n === 0);
+      await eventually(
+        () => connectionCount(stack),
+        (n) => n === 0,
+      );
       expect((await fetch(`${stack.url}/health/live`)).status).toBe(200);
     } finally {
       await stack.close();
@@ -190,5 +247,7 @@ describe('connection cap', () => {
 });
 
 function connectionCount(stack: Stack): Promise<number> {
-  return new Promise((resolve, reject) => stack.gateway.getHttpServer().getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  return new Promise((resolve, reject) =>
+    stack.gateway.getHttpServer().getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
 }

@@ -14,11 +14,20 @@ const sent = (stack: Stack): number =>
 function raw(stack: Stack, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(stack.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, method, path, headers: { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = httpRequest(
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -65,7 +74,11 @@ describe('local validation before any budget (issue 14 item 6)', () => {
   });
 
   it('refuses a negative replace price and a deposit of "-5"', async () => {
-    await refused('/exchange/v1/trading/orders/replace/list', { requests: [{ orderId: 'O1', price: '-5' }] }, 'body.requests.0.price');
+    await refused(
+      '/exchange/v1/trading/orders/replace/list',
+      { requests: [{ orderId: 'O1', price: '-5' }] },
+      'body.requests.0.price',
+    );
     await refused('/exchange/v1/checkout/deposits', { amount: '-5' }, 'body.amount');
   });
 
@@ -85,7 +98,16 @@ describe('local validation before any budget (issue 14 item 6)', () => {
   });
 
   it('refuses a retail cash amount past 2^53 - 1 dollars', async () => {
-    await refused('/retail/v1/orders', retailOrder({ type: 'ORDER_TYPE_MARKET', price: undefined, quantity: undefined, cashOrderQty: { value: '9007199254740993', currency: 'USD' } }), 'body.cashOrderQty.value');
+    await refused(
+      '/retail/v1/orders',
+      retailOrder({
+        type: 'ORDER_TYPE_MARKET',
+        price: undefined,
+        quantity: undefined,
+        cashOrderQty: { value: '9007199254740993', currency: 'USD' },
+      }),
+      'body.cashOrderQty.value',
+    );
   });
 
   it.each([
@@ -106,7 +128,9 @@ describe('local validation before any budget (issue 14 item 6)', () => {
   });
 
   it('still sends an ordinary order and a dotted but real path parameter', async () => {
-    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 5, { minQty: '0' }))).status).toBe(200);
+    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 5, { minQty: '0' }))).status).toBe(
+      200,
+    );
     expect((await post(stack, '/retail/v1/orders', retailOrder())).status).toBe(200);
   });
 });

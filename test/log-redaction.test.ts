@@ -29,7 +29,13 @@ describe('log redaction', () => {
       'x-request-id': 'redaction-probe',
     };
     expect((await fetch(`${stack.url}/me${query}`, { headers })).status).toBe(200);
-    expect((await fetch(`${stack.url}/me${query}`, { headers: { ...headers, authorization: 'Bearer pmgw_wrong-key-wrong-key-wrong-key-00' } })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${stack.url}/me${query}`, {
+          headers: { ...headers, authorization: 'Bearer pmgw_wrong-key-wrong-key-wrong-key-00' },
+        })
+      ).status,
+    ).toBe(401);
     await new Promise((r) => setTimeout(r, 50)); // let pino flush the response lines
 
     const log = stack.logs.join('');
@@ -44,18 +50,32 @@ describe('log redaction', () => {
   it('writes one JSON access line per request, every client-chosen string escaped', async () => {
     const userAgent = 'probe "quoted" \\ back\\slash é';
     const lineOf = (requestId: string) => {
-      const found = stack.logs.join('').split('\n').filter((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"log":"access"'));
+      const found = stack.logs
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"log":"access"'));
       expect(found).toHaveLength(1);
       return JSON.parse(found[0]) as Record<string, unknown>;
     };
-    const ok = await fetch(`${stack.url}/me?access_token=secret-in-query&symbol=x`, { headers: { authorization: `Bearer ${stack.keys.all}`, 'user-agent': userAgent, 'x-request-id': 'access-line-ok' } });
+    const ok = await fetch(`${stack.url}/me?access_token=secret-in-query&symbol=x`, {
+      headers: { authorization: `Bearer ${stack.keys.all}`, 'user-agent': userAgent, 'x-request-id': 'access-line-ok' },
+    });
     expect(ok.status).toBe(200);
     const missing = await fetch(`${stack.url}/no/such/route`, { headers: { 'x-request-id': 'access-line-404' } });
     expect(missing.status).toBe(404);
     await new Promise((r) => setTimeout(r, 50));
 
     const line = lineOf('access-line-ok');
-    expect(line).toMatchObject({ level: 30, pid: process.pid, log: 'access', method: 'GET', userAgent, client: 'all', status: 200, msg: 'request completed' });
+    expect(line).toMatchObject({
+      level: 30,
+      pid: process.pid,
+      log: 'access',
+      method: 'GET',
+      userAgent,
+      client: 'all',
+      status: 200,
+      msg: 'request completed',
+    });
     expect(decodeURIComponent(String(line.url))).toBe('/me?access_token=[redacted]&symbol=x');
     expect(typeof line.time).toBe('number');
     expect(typeof line.ms).toBe('number');
@@ -78,7 +98,8 @@ describe('log redaction', () => {
     await new Promise((r) => setTimeout(r, 50));
 
     const log = stack.logs.join('');
-    for (const id of ['scrub-path', 'scrub-key', 'scrub-api-key', 'scrub-agent']) expect(log).toContain(`"requestId":"${id}"`);
+    for (const id of ['scrub-path', 'scrub-key', 'scrub-api-key', 'scrub-agent'])
+      expect(log).toContain(`"requestId":"${id}"`);
     expect(log.includes(key.slice('pmgw_'.length))).toBe(false);
     expect(log.includes(signature) || log.includes(encodeURIComponent(signature))).toBe(false);
   });

@@ -26,7 +26,9 @@ describe('ops/ alerts and dashboard', () => {
     const rules = [...readFileSync(ALERTS, 'utf8').matchAll(/^\s*- alert: (\S+)/gm)].map((m) => m[1]);
     const tested = new Set([...readFileSync(ALERTS_TEST, 'utf8').matchAll(/^\s*alertname: (\S+)/gm)].map((m) => m[1]));
     expect(rules.length).toBeGreaterThan(10);
-    expect(execFileSync('promtool', ['check', 'rules', ALERTS], { encoding: 'utf8' })).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(execFileSync('promtool', ['check', 'rules', ALERTS], { encoding: 'utf8' })).toContain(
+      `SUCCESS: ${rules.length} rules found`,
+    );
     expect(rules.filter((rule) => !tested.has(rule))).toEqual([]);
     expect(execFileSync('promtool', ['test', 'rules', ALERTS_TEST], { encoding: 'utf8' })).toMatch(/SUCCESS/);
   });

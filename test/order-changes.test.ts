@@ -25,14 +25,25 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
   let client: WsTestClient | undefined;
   let crashed: GatewayProcess | undefined;
   let restarted: Stack | undefined;
-  const get = (path: string, url = stack.url) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+  const get = (path: string, url = stack.url) =>
+    fetch(`${url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
   const resolvedOf = async (orderId: string) => {
-    const timeline = await eventually(async () => json(await get(`/orders/timeline?orderId=${orderId}`)), (body) => ((body.records ?? []) as Resolved[]).some((r) => r.kind === 'resolved'), 10_000, 100);
+    const timeline = await eventually(
+      async () => json(await get(`/orders/timeline?orderId=${orderId}`)),
+      (body) => ((body.records ?? []) as Resolved[]).some((r) => r.kind === 'resolved'),
+      10_000,
+      100,
+    );
     return (timeline.records as Resolved[]).find((record) => record.kind === 'resolved')!;
   };
 
   beforeAll(async () => {
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal: { ...(config.journal ?? testJournal()), resolveSearchesPerMinute: 12 } }) });
+    stack = await startExchangeStack([], {
+      gateway: (config) => ({
+        ...config,
+        journal: { ...(config.journal ?? testJournal()), resolveSearchesPerMinute: 12 },
+      }),
+    });
     client = await WsTestClient.open(stack.url, { key: stack.keys.all });
     client.send({ type: 'subscribe', id: 'o', topics: [ORDERS] });
     await client.next((f) => f.type === 'ack', 10_000);
@@ -60,15 +71,32 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     expect(await json(res)).toMatchObject({ state: 'PENDING', idempotencyKey: 'replace-lost-1' });
     expect(state.engine.order(orderId)).toMatchObject({ price: 22, clordId: 'chg-1b' });
 
-    const lookup = await eventually(async () => json(await get('/orders/key/replace-lost-1')), (found) => found.state === 'DONE', 30_000, 200);
-    expect(lookup).toMatchObject({ operation: 'exchange.batchReplace', status: 200, answer: { responses: [{ orderId }] } });
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/replace-lost-1')),
+      (found) => found.state === 'DONE',
+      30_000,
+      200,
+    );
+    expect(lookup).toMatchObject({
+      operation: 'exchange.batchReplace',
+      status: 200,
+      answer: { responses: [{ orderId }] },
+    });
     const again = await post(stack, REPLACE_PATH, body, 'all', headers);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await json(again)).toEqual({ responses: [{ orderId }] });
     expect(state.counter('exchange.calls.replaceBatch')).toBe(1);
-    expect(await resolvedOf(orderId)).toMatchObject({ data: { operation: 'exchange.batchReplace', outcome: 'applied', via: 'order stream' } });
-    const frame = await client!.next((f) => f.topic === ORDERS && f.data.execution?.type === 'EXECUTION_TYPE_REPLACE' && f.data.execution.order?.id === orderId, 10_000);
+    expect(await resolvedOf(orderId)).toMatchObject({
+      data: { operation: 'exchange.batchReplace', outcome: 'applied', via: 'order stream' },
+    });
+    const frame = await client!.next(
+      (f) =>
+        f.topic === ORDERS &&
+        f.data.execution?.type === 'EXECUTION_TYPE_REPLACE' &&
+        f.data.execution.order?.id === orderId,
+      10_000,
+    );
     expect(frame.data.execution.order).toMatchObject({ clordId: 'chg-1b' });
   }, 60_000);
 
@@ -88,8 +116,16 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     state.setFaults({ exchangeAnswerFaults: {} });
     expect(res.status).toBe(202);
 
-    const lookup = await eventually(async () => json(await get('/orders/key/replace-refused-1')), (found) => found.state === 'DONE', 40_000, 250);
-    expect(lookup).toMatchObject({ status: 200, answer: { responses: [{ orderId, error: { message: expect.stringMatching(/^not applied: /) } }] } });
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/replace-refused-1')),
+      (found) => found.state === 'DONE',
+      40_000,
+      250,
+    );
+    expect(lookup).toMatchObject({
+      status: 200,
+      answer: { responses: [{ orderId, error: { message: expect.stringMatching(/^not applied: /) } }] },
+    });
     expect(state.engine.order(orderId)).toMatchObject({ price: 23 });
     expect(state.counter('exchange.calls.searchOrders')).toBeGreaterThan(searchesBefore);
     expect(state.counter('exchange.calls.replaceBatch')).toBe(replacesBefore + 1);
@@ -98,7 +134,12 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
 
   it('resolves a retail modify whose answer was lost as applied, from the order read, without sending it again', async () => {
     const { state } = stack.sandbox;
-    const created = await post(stack, '/retail/v1/orders', { marketSlug: RETAIL_MARKET, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.17', currency: 'USD' }, quantity: 3 });
+    const created = await post(stack, '/retail/v1/orders', {
+      marketSlug: RETAIL_MARKET,
+      intent: 'ORDER_INTENT_BUY_LONG',
+      price: { value: '0.17', currency: 'USD' },
+      quantity: 3,
+    });
     expect(created.status).toBe(200);
     const { id } = (await json(created)) as { id: string };
     const modify = { marketSlug: RETAIL_MARKET, price: { value: '0.18', currency: 'USD' }, quantity: 4 };
@@ -111,18 +152,30 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     expect(state.counter('retail.answersDropped.modifyOrder')).toBe(1);
     expect(state.engine.order(id)).toMatchObject({ orderQty: 4 });
 
-    const lookup = await eventually(async () => json(await get('/orders/key/modify-lost-1')), (found) => found.state === 'DONE', 30_000, 200);
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/modify-lost-1')),
+      (found) => found.state === 'DONE',
+      30_000,
+      200,
+    );
     expect(lookup).toMatchObject({ operation: 'retail.modify', status: 200, answer: {} });
     const again = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(state.counter('retail.route.modifyOrder')).toBe(1);
-    expect(await resolvedOf(id)).toMatchObject({ data: { operation: 'retail.modify', outcome: 'applied', via: 'retail order read' } });
+    expect(await resolvedOf(id)).toMatchObject({
+      data: { operation: 'retail.modify', outcome: 'applied', via: 'retail order read' },
+    });
   }, 60_000);
 
   it('resolves a retail modify the upstream refused, its answer lost, as not applied (409 ORDER_CHANGE_NOT_APPLIED) once the call is final', async () => {
     const { state } = stack.sandbox;
-    const created = await post(stack, '/retail/v1/orders', { marketSlug: RETAIL_MARKET, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.16', currency: 'USD' }, quantity: 2 });
+    const created = await post(stack, '/retail/v1/orders', {
+      marketSlug: RETAIL_MARKET,
+      intent: 'ORDER_INTENT_BUY_LONG',
+      price: { value: '0.16', currency: 'USD' },
+      quantity: 2,
+    });
     expect(created.status).toBe(200);
     const { id } = (await json(created)) as { id: string };
     const modifiesBefore = state.counter('retail.route.modifyOrder');
@@ -134,14 +187,25 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     const res = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
     expect(res.status).toBe(202);
 
-    const lookup = await eventually(async () => json(await get('/orders/key/modify-refused-1')), (found) => found.state === 'DONE', 40_000, 250);
-    expect(lookup).toMatchObject({ operation: 'retail.modify', status: 409, answer: { code: 'ORDER_CHANGE_NOT_APPLIED', orderId: id } });
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/modify-refused-1')),
+      (found) => found.state === 'DONE',
+      40_000,
+      250,
+    );
+    expect(lookup).toMatchObject({
+      operation: 'retail.modify',
+      status: 409,
+      answer: { code: 'ORDER_CHANGE_NOT_APPLIED', orderId: id },
+    });
     expect(state.engine.order(id)).toMatchObject({ orderQty: 2 });
     const again = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
     expect(again.status).toBe(409);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(state.counter('retail.route.modifyOrder')).toBe(modifiesBefore + 1);
-    expect(await resolvedOf(id)).toMatchObject({ data: { operation: 'retail.modify', outcome: 'not applied', via: 'retail order read' } });
+    expect(await resolvedOf(id)).toMatchObject({
+      data: { operation: 'retail.modify', outcome: 'not applied', via: 'retail order read' },
+    });
   }, 60_000);
 
   it('resolves a replace a killed instance left in flight, after the restart, without resending it', async () => {
@@ -158,15 +222,29 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     const { orderId } = (await json(placed)) as { orderId: string };
     const replacesBefore = state.counter('exchange.calls.replaceBatch');
     const body = JSON.stringify({ requests: [{ orderId, price: '25' }] });
-    const headers = { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json', 'idempotency-key': 'replace-restart-1' };
+    const headers = {
+      authorization: `Bearer ${stack.keys.all}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'replace-restart-1',
+    };
     state.setFaults({ exchangeDelayMs: { replaceBatch: 2_000 } });
-    const lost = fetch(`${crashed.url}${REPLACE_PATH}`, { method: 'POST', body, headers }).catch((error: Error) => error);
+    const lost = fetch(`${crashed.url}${REPLACE_PATH}`, { method: 'POST', body, headers }).catch(
+      (error: Error) => error,
+    );
     // The exchange has the replace (and holds it): the instance dies before its answer.
-    await eventually(async () => state.counter('exchange.calls.replaceBatch'), (n) => n === replacesBefore + 1, 10_000);
+    await eventually(
+      async () => state.counter('exchange.calls.replaceBatch'),
+      (n) => n === replacesBefore + 1,
+      10_000,
+    );
     crashed.process.kill('SIGKILL');
     expect(String(await lost)).toMatch(/fetch failed/);
     state.setFaults({ exchangeDelayMs: {} });
-    await eventually(async () => state.engine.order(orderId)?.price, (price) => price === 25, 10_000);
+    await eventually(
+      async () => state.engine.order(orderId)?.price,
+      (price) => price === 25,
+      10_000,
+    );
 
     restarted = await startStack({ reuseSandbox: stack.sandbox, gateway: () => config });
     const retry = () => fetch(`${restarted!.url}${REPLACE_PATH}`, { method: 'POST', body, headers });

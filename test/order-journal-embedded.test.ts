@@ -33,7 +33,11 @@ describe('the embedded journal (no database configured)', () => {
       fetch(`${gateway!.url}/exchange/v1/trading/orders`, {
         method: 'POST',
         body: JSON.stringify(limit('SIDE_BUY', 1, 25)),
-        headers: { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json', 'idempotency-key': 'embedded-1' },
+        headers: {
+          authorization: `Bearer ${stack.keys.all}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'embedded-1',
+        },
       });
     const first = await place();
     expect(first.status).toBe(200);
@@ -45,7 +49,11 @@ describe('the embedded journal (no database configured)', () => {
     await gateway.stop();
     gateway = undefined;
 
-    const { stdout } = await run(process.execPath, ['dist/tools/journal-verify.js', '--embedded', join(dir, 'journal')]);
+    const { stdout } = await run(process.execPath, [
+      'dist/tools/journal-verify.js',
+      '--embedded',
+      join(dir, 'journal'),
+    ]);
     // received, sent, answer; the replay's received and replayed: five records, chained.
     expect(stdout).toContain('journal chain intact: 5 records verified');
   }, 120_000);

@@ -30,7 +30,11 @@ describe('journal.enabled false (bench and diagnostic switch)', () => {
       fetch(`${gateway!.url}/exchange/v1/trading/orders`, {
         method: 'POST',
         body: JSON.stringify({ ...limit('SIDE_BUY', 1, 25), clordId }),
-        headers: { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json', 'idempotency-key': 'switch-1' },
+        headers: {
+          authorization: `Bearer ${stack.keys.all}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'switch-1',
+        },
       });
     const first = await place('switch-a');
     expect(first.status).toBe(200);

@@ -26,10 +26,20 @@ describe('UNKNOWN orders across a restart', () => {
     crashed = await spawnGateway(config);
     state.setFaults({ exchangeDelayMs: { insertOrder: 2_000 } });
     const body = JSON.stringify(limit('SIDE_BUY', 1, 26));
-    const headers = { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json', 'idempotency-key': 'restart-1' };
-    const lost = fetch(`${crashed.url}/exchange/v1/trading/orders`, { method: 'POST', body, headers }).catch((error: Error) => error);
+    const headers = {
+      authorization: `Bearer ${stack.keys.all}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'restart-1',
+    };
+    const lost = fetch(`${crashed.url}/exchange/v1/trading/orders`, { method: 'POST', body, headers }).catch(
+      (error: Error) => error,
+    );
     // The exchange has the insert (and holds it): the instance dies before its answer.
-    await eventually(async () => state.counter('exchange.calls.insertOrder'), (n) => n === 1, 10_000);
+    await eventually(
+      async () => state.counter('exchange.calls.insertOrder'),
+      (n) => n === 1,
+      10_000,
+    );
     crashed.process.kill('SIGKILL');
     // The client lost its connection: no answer came.
     expect(String(await lost)).toMatch(/fetch failed/);
@@ -45,7 +55,11 @@ describe('UNKNOWN orders across a restart', () => {
     const orders = state.engine.searchOrders({ orderId }).order;
     expect(orders).toHaveLength(1);
 
-    const lookup = await json(await fetch(`${restarted.url}/orders/clord/${orders[0]!.clordId}`, { headers: { authorization: `Bearer ${stack.keys.all}` } }));
+    const lookup = await json(
+      await fetch(`${restarted.url}/orders/clord/${orders[0]!.clordId}`, {
+        headers: { authorization: `Bearer ${stack.keys.all}` },
+      }),
+    );
     expect(lookup).toMatchObject({ state: 'DONE', status: 200, answer: { orderId } });
   }, 90_000);
 });

@@ -59,11 +59,25 @@ describe('public routes: the route says so itself', () => {
   });
 
   it('keeps the documents, the console, health and metrics public, and nothing of swagger-ui-dist but what the page loads', async () => {
-    for (const path of ['/docs', '/docs/json', '/docs/yaml', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/ws', '/console', '/console/console.js', '/health/live', '/metrics']) {
+    for (const path of [
+      '/docs',
+      '/docs/json',
+      '/docs/yaml',
+      '/docs/swagger-ui-init.js',
+      '/docs/swagger-ui.css',
+      '/docs/ws',
+      '/console',
+      '/console/console.js',
+      '/health/live',
+      '/metrics',
+    ]) {
       expect({ path, status: (await fetch(`${stack.url}${path}`)).status }).toEqual({ path, status: 200 });
     }
     const notServed = await fetch(`${stack.url}/docs/swagger-ui.js.map`);
-    expect({ status: notServed.status, type: notServed.headers.get('content-type') }).toEqual({ status: 404, type: expect.stringContaining('application/problem+json') });
+    expect({ status: notServed.status, type: notServed.headers.get('content-type') }).toEqual({
+      status: 404,
+      type: expect.stringContaining('application/problem+json'),
+    });
     expect((await fetch(`${stack.url}/me`)).status).toBe(401);
   });
 });

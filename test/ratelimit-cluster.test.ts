@@ -37,10 +37,15 @@ describe('the retail budget shared by three gateway processes', () => {
     resetRetailLimits(stack); // the published limits (spec §8)
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();
-    const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, ms, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
+    const answers = await offer(PER_PROCESS_PER_SECOND * fleet.length, ms, (i) =>
+      calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)),
+    );
     const seconds = (Date.now() - began) / 1_000;
     const accepted = arrivals.filter((a) => a.accepted).length;
-    const perWindowMax = maxInWindow(arrivals.map((a) => a.at), WINDOW_MS);
+    const perWindowMax = maxInWindow(
+      arrivals.map((a) => a.at),
+      WINDOW_MS,
+    );
     const budget = REFILL_PER_WINDOW * (seconds / 10) + BURST;
     const refusedUpstream = arrivals.filter((a) => !a.accepted).map((a) => a.at - began);
     console.log(
@@ -64,7 +69,8 @@ describe('the retail budget shared by three gateway processes', () => {
 
   it('sends the upstream at most 440 creates per sliding 10 s under 3× that load, using at least 90 % of the budget', async () => {
     // Warm processes (connections to the sandbox open, code compiled), by reads that leave the create bucket alone.
-    for (const call of calls) for (let i = 0; i < 20; i++) expect((await call('/retail/v1/account/balances')).status).toBe(200);
+    for (const call of calls)
+      for (let i = 0; i < 20; i++) expect((await call('/retail/v1/account/balances')).status).toBe(200);
     await sleep(1_500); // an earlier test may have left the create bucket empty; 1.1 s fills its burst again
     const { accepted, budget } = await overload(RUN_MS);
     expect(accepted).toBeGreaterThanOrEqual(0.9 * budget);
@@ -88,7 +94,11 @@ describe('the retail budget shared by three gateway processes', () => {
     const probes: { gateway: number; answer: Answer }[] = [];
     const flowing = new Set<number>();
     while (flowing.size < calls.length && Date.now() < sentAt + 2_000 + 5_000) {
-      const round = await Promise.all(calls.map((call, gateway) => answerOf(call('/retail/v1/orders', restingBuy(gateway))).then((answer) => ({ gateway, answer }))));
+      const round = await Promise.all(
+        calls.map((call, gateway) =>
+          answerOf(call('/retail/v1/orders', restingBuy(gateway))).then((answer) => ({ gateway, answer })),
+        ),
+      );
       for (const probe of round) if (probe.answer.status === 200) flowing.add(probe.gateway);
       probes.push(...round);
       await sleep(100);
@@ -100,7 +110,9 @@ describe('the retail budget shared by three gateway processes', () => {
         `the next create reached the sandbox ${firstArrival === undefined ? 'never' : `${firstArrival - sentAt} ms`} after it was sent`,
     );
     for (const gateway of [1, 2]) expect(inside.filter((p) => p.gateway === gateway).length).toBeGreaterThanOrEqual(3);
-    expect(inside.map((p) => p.answer)).toEqual(inside.map(() => expect.objectContaining({ status: 429, code: 'RATE_LIMITED', limitedBy: 'cool-down' })));
+    expect(inside.map((p) => p.answer)).toEqual(
+      inside.map(() => expect.objectContaining({ status: 429, code: 'RATE_LIMITED', limitedBy: 'cool-down' })),
+    );
     expect(arrivals.filter((a) => a.at < sentAt + 2_000)).toEqual([]);
     expect([...flowing].sort()).toEqual([0, 1, 2]);
   }, 30_000);

@@ -30,9 +30,13 @@ describe('upstream cool-downs across three gateway processes', () => {
     const order = restingBuy(serial++);
     const created = await calls[gateway]('/retail/v1/orders', order);
     expect(created.status).toBe(200);
-    return { id: ((await json(created)) as { id: string }).id, slug: (JSON.parse(order.body as string) as { marketSlug: string }).marketSlug };
+    return {
+      id: ((await json(created)) as { id: string }).id,
+      slug: (JSON.parse(order.body as string) as { marketSlug: string }).marketSlug,
+    };
   }
-  const cancel = (gateway: number, order: { id: string; slug: string }) => answerOf(calls[gateway](`/retail/v1/order/${order.id}/cancel`, post({ marketSlug: order.slug })));
+  const cancel = (gateway: number, order: { id: string; slug: string }) =>
+    answerOf(calls[gateway](`/retail/v1/order/${order.id}/cancel`, post({ marketSlug: order.slug })));
   /** On every instance: one create, one cancel of an order it created, and one cancel-all. */
   async function ordersFlowEverywhere(): Promise<Answer[]> {
     const answers: Answer[] = [];
@@ -40,7 +44,11 @@ describe('upstream cool-downs across three gateway processes', () => {
       const created = await answerOf(calls[gateway]('/retail/v1/orders', restingBuy(serial++)));
       answers.push(created);
       answers.push(await cancel(gateway, await createOn(gateway)));
-      answers.push(await answerOf(calls[gateway]('/retail/v1/orders/open/cancel', post({ slugs: ['aec-nfl-det-min-2026-11-22'] }))));
+      answers.push(
+        await answerOf(
+          calls[gateway]('/retail/v1/orders/open/cancel', post({ slugs: ['aec-nfl-det-min-2026-11-22'] })),
+        ),
+      );
     }
     return answers;
   }
@@ -77,9 +85,14 @@ describe('upstream cool-downs across three gateway processes', () => {
     const reads: Answer[] = [];
     for (const call of calls) reads.push(await answerOf(call(`/retail/v1/order/${id}`)));
     const inside = Date.now() < sentAt + COOL_SECONDS * 1_000;
-    console.log(`429 on GET /v1/order/{id}: orders and cancels on 3 instances ${JSON.stringify(tally(orders))}; reads of the order ${JSON.stringify(tally(reads))} (inside the cool-down: ${inside})`);
+    console.log(
+      `429 on GET /v1/order/{id}: orders and cancels on 3 instances ${JSON.stringify(tally(orders))}; reads of the order ${JSON.stringify(tally(reads))} (inside the cool-down: ${inside})`,
+    );
     expect(orders.map((a) => a.status)).toEqual(orders.map(() => 200));
-    if (inside) expect(reads).toEqual(reads.map(() => expect.objectContaining({ status: 429, code: 'RATE_LIMITED', limitedBy: 'cool-down' })));
+    if (inside)
+      expect(reads).toEqual(
+        reads.map(() => expect.objectContaining({ status: 429, code: 'RATE_LIMITED', limitedBy: 'cool-down' })),
+      );
     await waitUntilFlowing(`/retail/v1/order/${id}`);
   }, 60_000);
 
@@ -100,9 +113,12 @@ describe('upstream cool-downs across three gateway processes', () => {
       others.push(await answerOf(calls[gateway]('/retail/v1/account/balances')));
     }
     const inside = Date.now() < sentAt + COOL_SECONDS * 1_000;
-    console.log(`429 on POST /v1/orders: creates ${JSON.stringify(tally(creates))} (inside the cool-down: ${inside}); cancels and reads ${JSON.stringify(tally(others))}`);
+    console.log(
+      `429 on POST /v1/orders: creates ${JSON.stringify(tally(creates))} (inside the cool-down: ${inside}); cancels and reads ${JSON.stringify(tally(others))}`,
+    );
     expect(others.map((a) => a.status)).toEqual(others.map(() => 200));
-    if (inside) expect(creates).toEqual(creates.map(() => expect.objectContaining({ status: 429, limitedBy: 'cool-down' })));
+    if (inside)
+      expect(creates).toEqual(creates.map(() => expect.objectContaining({ status: 429, limitedBy: 'cool-down' })));
     await waitUntilFlowing('/retail/v1/orders', () => restingBuy(serial++));
   }, 60_000);
 
@@ -113,14 +129,25 @@ describe('upstream cool-downs across three gateway processes', () => {
     const rejected = await calls[2]('/exchange/v1/trading/orders', order(`glre-${process.pid}-0`));
     const problem: Json = await json(rejected);
     expect(rejected.status).toBe(503);
-    expect(problem).toMatchObject({ code: 'ORDER_REJECTED_LATENCY', retryable: true, processed: false, clordId: `glre-${process.pid}-0` });
+    expect(problem).toMatchObject({
+      code: 'ORDER_REJECTED_LATENCY',
+      retryable: true,
+      processed: false,
+      clordId: `glre-${process.pid}-0`,
+    });
     expect(state.counter('exchange.latency-rejected.insertOrder')).toBe(1);
     await sleep(100);
 
     // The same order sent again at once, then one more per instance: none is held back.
     const resent = await answerOf(calls[2]('/exchange/v1/trading/orders', order(`glre-${process.pid}-0`)));
-    const next = await Promise.all(calls.map((call, gateway) => answerOf(call('/exchange/v1/trading/orders', order(`glre-${process.pid}-${gateway + 1}`)))));
-    console.log(`Global Rate Limit Exceeded on an insert: resend ${resent.status}; inserts right after on 3 instances ${JSON.stringify(tally(next))}`);
+    const next = await Promise.all(
+      calls.map((call, gateway) =>
+        answerOf(call('/exchange/v1/trading/orders', order(`glre-${process.pid}-${gateway + 1}`))),
+      ),
+    );
+    console.log(
+      `Global Rate Limit Exceeded on an insert: resend ${resent.status}; inserts right after on 3 instances ${JSON.stringify(tally(next))}`,
+    );
     expect([resent, ...next].map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(state.counter('exchange.throttled.order-entry')).toBe(0);
   }, 30_000);
@@ -128,7 +155,9 @@ describe('upstream cool-downs across three gateway processes', () => {
   it('shows no cool-down left on any instance', async () => {
     for (const gateway of fleet) {
       const view: Json = await json(await caller(gateway.url, stack.keys.all)('/admin/limits'));
-      const cooling = (view.buckets as { bucket: string; coolDownMs?: number }[]).filter((b) => (b.coolDownMs ?? 0) > 0);
+      const cooling = (view.buckets as { bucket: string; coolDownMs?: number }[]).filter(
+        (b) => (b.coolDownMs ?? 0) > 0,
+      );
       expect(cooling).toEqual([]);
     }
   });

@@ -24,7 +24,8 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 /** Instances that logged that Redis lost the budget (the generation check), of the fleet. */
-const recognised = (fleet: readonly GatewayProcess[]) => fleet.filter((g) => g.output().includes('lost the shared budget')).length;
+const recognised = (fleet: readonly GatewayProcess[]) =>
+  fleet.filter((g) => g.output().includes('lost the shared budget')).length;
 
 type Account = keyof typeof KEYS;
 
@@ -42,14 +43,25 @@ describe('the shared budget when Redis loses its data (three gateway processes, 
   afterAll(() => stack?.close());
 
   /** Offers `perSecond` creates per account for `ms` round the fleet, runs `during` alongside; per-account arrivals. */
-  async function load(fleet: readonly GatewayProcess[], accounts: readonly Account[], perSecond: number, ms: number, during: () => Promise<string>) {
+  async function load(
+    fleet: readonly GatewayProcess[],
+    accounts: readonly Account[],
+    perSecond: number,
+    ms: number,
+    during: () => Promise<string>,
+  ) {
     const arrivals = stack.sandbox.state.retail.recordArrivals('createOrder');
     const calls = fleet.map((g) => caller(g.url, stack.keys.all));
     const began = Date.now();
     const [answers, story] = await Promise.all([
       Promise.all(
         accounts.map((account) =>
-          offer(perSecond, ms, (i) => calls[i % calls.length]('/retail/v1/orders', { ...restingBuy(i), headers: { 'x-retail-account': account } })),
+          offer(perSecond, ms, (i) =>
+            calls[i % calls.length]('/retail/v1/orders', {
+              ...restingBuy(i),
+              headers: { 'x-retail-account': account },
+            }),
+          ),
         ),
       ),
       during(),
@@ -58,8 +70,19 @@ describe('the shared budget when Redis loses its data (three gateway processes, 
     const figures = accounts.map((account, i) => {
       const mine = arrivals.filter((a) => a.keyId === KEYS[account]);
       const times = mine.map((a) => a.at);
-      const beforeEvent = maxInWindow(times.filter((t) => t < began + EVENT_AT_MS), 1_000);
-      return { account, answers: answers[i], beforeEvent, perSecond: maxInWindow(times, 1_000), per10s: maxInWindow(times, 10_000), refused: mine.filter((a) => !a.accepted).length, received: mine.length };
+      const beforeEvent = maxInWindow(
+        times.filter((t) => t < began + EVENT_AT_MS),
+        1_000,
+      );
+      return {
+        account,
+        answers: answers[i],
+        beforeEvent,
+        perSecond: maxInWindow(times, 1_000),
+        per10s: maxInWindow(times, 10_000),
+        refused: mine.filter((a) => !a.accepted).length,
+        received: mine.length,
+      };
     });
     for (const f of figures) {
       console.log(
@@ -71,12 +94,16 @@ describe('the shared budget when Redis loses its data (three gateway processes, 
     return figures;
   }
 
-  const gatewayFaults = (answers: readonly Answer[]) => answers.filter((a) => a.status !== 200 && !(a.status === 429 && a.code === 'RATE_LIMITED'));
+  const gatewayFaults = (answers: readonly Answer[]) =>
+    answers.filter((a) => a.status !== 200 && !(a.status === 429 && a.code === 'RATE_LIMITED'));
 
   async function fleetOn(name: string, redisUrl: string, edit: (c: GatewayConfigInput) => GatewayConfigInput) {
     const base = fleetConfig(stack, name, (c) => edit(productionDecisionAge(c))); // it judges per-second limits
     const fleet = await spawnFleet({ ...base, redis: { ...base.redis!, url: redisUrl } }, 3);
-    await eventually(async (): Promise<Json> => json(await caller(fleet[0].url, stack.keys.all)('/admin/limits')), (view) => view.instances === 3 && view.mode === 'redis');
+    await eventually(
+      async (): Promise<Json> => json(await caller(fleet[0].url, stack.keys.all)('/admin/limits')),
+      (view) => view.instances === 3 && view.mode === 'redis',
+    );
     return fleet;
   }
 

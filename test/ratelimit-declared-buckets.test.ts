@@ -11,7 +11,14 @@ import { type Stack, api, json, startStack } from './support/stack.js';
  * theirs at start: neither libs/ratelimit nor libs/core names it, yet the shared budget (real Redis)
  * enforces it and the limits view shows it.
  */
-const WIDGETS: BucketDeclaration = { name: 'test.widgets', scope: 'firm', limit: 3, windowSeconds: 1_000, safetyMargin: 1, source: 'test-only: 3 per 1,000 s' };
+const WIDGETS: BucketDeclaration = {
+  name: 'test.widgets',
+  scope: 'firm',
+  limit: 3,
+  windowSeconds: 1_000,
+  safetyMargin: 1,
+  source: 'test-only: 3 per 1,000 s',
+};
 /** What an operation spending it would declare next to its call. */
 const LIST_WIDGETS: RouteBudget = { buckets: ['test.widgets'], class: 'read' };
 
@@ -33,7 +40,8 @@ describe('a bucket declared outside the limiter', () => {
     const allowed = decisions.filter((d) => d.allowed);
     expect(allowed.length).toBeLessThanOrEqual(WIDGETS.limit);
     expect(allowed.length).toBeGreaterThan(0);
-    for (const refused of decisions.filter((d) => !d.allowed)) expect(refused).toMatchObject({ bucket: 'test.widgets', limitedBy: 'bucket', limit: 3 });
+    for (const refused of decisions.filter((d) => !d.allowed))
+      expect(refused).toMatchObject({ bucket: 'test.widgets', limitedBy: 'bucket', limit: 3 });
     expect(decisions.slice(WIDGETS.limit).every((d) => !d.allowed)).toBe(true);
   });
 
@@ -41,7 +49,15 @@ describe('a bucket declared outside the limiter', () => {
     const res = await api(stack, 'ops')('/admin/limits');
     expect(res.status).toBe(200);
     const view = await json(res);
-    expect(view.buckets).toContainEqual(expect.objectContaining({ bucket: 'test.widgets', scope: 'firm', published: 3, windowSeconds: 1_000, capacity: 3 }));
+    expect(view.buckets).toContainEqual(
+      expect.objectContaining({
+        bucket: 'test.widgets',
+        scope: 'firm',
+        published: 3,
+        windowSeconds: 1_000,
+        capacity: 3,
+      }),
+    );
   });
 });
 
@@ -49,10 +65,14 @@ describe('the limiter', () => {
   it('enforces exactly the buckets the surface libs declare (and the one above): none of its own', async () => {
     const view = await json(await api(stack, 'ops')('/admin/limits'));
     const listed = new Set<string>(view.buckets.map((b: { bucket: string }) => b.bucket));
-    expect([...listed].sort()).toEqual([...RETAIL_BUCKET_NAMES, ...EXCHANGE_BUCKET_NAMES, ...CATALOG_BUCKET_NAMES, WIDGETS.name].sort());
+    expect([...listed].sort()).toEqual(
+      [...RETAIL_BUCKET_NAMES, ...EXCHANGE_BUCKET_NAMES, ...CATALOG_BUCKET_NAMES, WIDGETS.name].sort(),
+    );
   });
 
   it('refuses to spend a bucket nobody declared, naming it', async () => {
-    await expect(limiter.take(budgetFor({ buckets: ['test.undeclared'], class: 'read' }, 'platform'))).rejects.toThrow(/test\.undeclared/);
+    await expect(limiter.take(budgetFor({ buckets: ['test.undeclared'], class: 'read' }, 'platform'))).rejects.toThrow(
+      /test\.undeclared/,
+    );
   });
 });

@@ -24,13 +24,20 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 /** How often each process fell back to local buckets (it logs each episode once). */
-const episodes = (fleet: readonly GatewayProcess[]) => fleet.map((g) => g.output().split('Redis unreachable').length - 1).join('/');
+const episodes = (fleet: readonly GatewayProcess[]) =>
+  fleet.map((g) => g.output().split('Redis unreachable').length - 1).join('/');
 
 /**
  * Offers `perSecond` creates for `ms` round the processes `fleet()` names at each send (a test may
  * replace one meanwhile), runs `during` alongside, and reports what reached the sandbox.
  */
-async function createLoad(stack: Stack, fleet: () => readonly GatewayProcess[], perSecond: number, ms: number, during: () => Promise<string>) {
+async function createLoad(
+  stack: Stack,
+  fleet: () => readonly GatewayProcess[],
+  perSecond: number,
+  ms: number,
+  during: () => Promise<string>,
+) {
   resetRetailLimits(stack);
   const arrivals = stack.sandbox.state.retail.recordArrivals('createOrder');
   const began = Date.now();
@@ -43,7 +50,10 @@ async function createLoad(stack: Stack, fleet: () => readonly GatewayProcess[], 
   ]);
   const seconds = (Date.now() - began) / 1_000;
   const accepted = arrivals.filter((a) => a.accepted).length;
-  const windowMax = maxInWindow(arrivals.map((a) => a.at), WINDOW_MS);
+  const windowMax = maxInWindow(
+    arrivals.map((a) => a.at),
+    WINDOW_MS,
+  );
   const refused = arrivals.filter((a) => !a.accepted).map((a) => a.at - began);
   const budget = REFILL_PER_SECOND * seconds;
   console.log(
@@ -54,7 +64,8 @@ async function createLoad(stack: Stack, fleet: () => readonly GatewayProcess[], 
   return { answers, windowMax, refused, accepted, budget };
 }
 
-const noGatewayErrors = (answers: readonly Answer[]) => answers.filter((a) => a.status >= 500 || (a.status === 429 && a.code !== 'RATE_LIMITED'));
+const noGatewayErrors = (answers: readonly Answer[]) =>
+  answers.filter((a) => a.status >= 500 || (a.status === 429 && a.code !== 'RATE_LIMITED'));
 
 describe('the shared budget under faults (three gateway processes, real Redis)', () => {
   let stack: Stack;
@@ -66,20 +77,33 @@ describe('the shared budget under faults (three gateway processes, real Redis)',
 
   it('stays within 440 per sliding 10 s when Redis is down and an instance restarts meanwhile', async () => {
     let redis = await startRedisServer(await freePort());
-    const input: GatewayConfigInput = withoutKeyRate({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redis.url, keyPrefix: 'restart:' } });
+    const input: GatewayConfigInput = withoutKeyRate({
+      ...stack.configInput,
+      logging: { level: 'warn' },
+      redis: { mode: 'single', url: redis.url, keyPrefix: 'restart:' },
+    });
     const fleet = await spawnFleet(input, 3);
     try {
-      await eventually(async (): Promise<Json> => json(await caller(fleet[0].url, stack.keys.all)('/admin/limits')), (view) => view.instances === 3);
-      const { answers, windowMax, refused } = await createLoad(stack, () => fleet, 88, 26_000, async () => {
-        await sleep(12_000);
-        await killed(redis.process);
-        await sleep(1_000);
-        await fleet[0].stop();
-        fleet[0] = await spawnGateway(input); // starts while Redis is down: it cannot count its peers
-        await sleep(5_000);
-        redis = await startRedisServer(redis.port);
-        return 'Redis down at 12 s, instance 0 restarted at 13 s, Redis back at ~19 s';
-      });
+      await eventually(
+        async (): Promise<Json> => json(await caller(fleet[0].url, stack.keys.all)('/admin/limits')),
+        (view) => view.instances === 3,
+      );
+      const { answers, windowMax, refused } = await createLoad(
+        stack,
+        () => fleet,
+        88,
+        26_000,
+        async () => {
+          await sleep(12_000);
+          await killed(redis.process);
+          await sleep(1_000);
+          await fleet[0].stop();
+          fleet[0] = await spawnGateway(input); // starts while Redis is down: it cannot count its peers
+          await sleep(5_000);
+          redis = await startRedisServer(redis.port);
+          return 'Redis down at 12 s, instance 0 restarted at 13 s, Redis back at ~19 s';
+        },
+      );
       expect(windowMax).toBeLessThanOrEqual(LIMIT);
       expect(refused).toEqual([]);
       // Requests sent to instance 0 while it stops get the server's 503 for a closing server (no problem
@@ -101,14 +125,23 @@ describe('the shared budget under faults (three gateway processes, real Redis)',
     try {
       fleet.push(await spawnGateway({ ...shared, redis: { ...shared.redis!, url: proxy.url } }));
       fleet.push(await spawnGateway(shared), await spawnGateway(shared));
-      await eventually(async (): Promise<Json> => json(await caller(fleet[1].url, stack.keys.all)('/admin/limits')), (view) => view.instances === 3);
-      const { answers, windowMax, refused } = await createLoad(stack, () => fleet, 88, 26_000, async () => {
-        await sleep(10_000);
-        proxy.stallMs = 200; // every command of instance 0 answers 4× past the 50 ms timeout
-        await sleep(10_000);
-        proxy.stallMs = 0;
-        return "instance 0's Redis path stalled 200 ms from 10 s to 20 s";
-      });
+      await eventually(
+        async (): Promise<Json> => json(await caller(fleet[1].url, stack.keys.all)('/admin/limits')),
+        (view) => view.instances === 3,
+      );
+      const { answers, windowMax, refused } = await createLoad(
+        stack,
+        () => fleet,
+        88,
+        26_000,
+        async () => {
+          await sleep(10_000);
+          proxy.stallMs = 200; // every command of instance 0 answers 4× past the 50 ms timeout
+          await sleep(10_000);
+          proxy.stallMs = 0;
+          return "instance 0's Redis path stalled 200 ms from 10 s to 20 s";
+        },
+      );
       expect(windowMax).toBeLessThanOrEqual(LIMIT);
       expect(refused).toEqual([]);
       expect(noGatewayErrors(answers)).toEqual([]);
@@ -119,17 +152,29 @@ describe('the shared budget under faults (three gateway processes, real Redis)',
   }, 120_000);
 
   it('stays within 440 per sliding 10 s, with no upstream 429, at 3× load while six busy loops oversubscribe the cores', async () => {
-    const fleet = await spawnFleet(fleetConfig(stack, 'busy', (c) => productionRedisTimeout(withoutKeyRate(c))), 3);
+    const fleet = await spawnFleet(
+      fleetConfig(stack, 'busy', (c) => productionRedisTimeout(withoutKeyRate(c))),
+      3,
+    );
     const loops: ChildProcess[] = [];
     try {
       await sleep(1_500);
-      const { answers, windowMax, refused } = await createLoad(stack, () => fleet, 132, 20_000, async () => {
-        for (let i = 0; i < 6; i++) loops.push(spawn(...subjectCommand(process.execPath, ['-e', 'for(;;){}']), { stdio: 'ignore' }));
-        return 'six busy loops beside 3 gateways, the sandbox and Redis on the cores';
-      });
+      const { answers, windowMax, refused } = await createLoad(
+        stack,
+        () => fleet,
+        132,
+        20_000,
+        async () => {
+          for (let i = 0; i < 6; i++)
+            loops.push(spawn(...subjectCommand(process.execPath, ['-e', 'for(;;){}']), { stdio: 'ignore' }));
+          return 'six busy loops beside 3 gateways, the sandbox and Redis on the cores';
+        },
+      );
       expect(windowMax).toBeLessThanOrEqual(LIMIT);
       expect(refused).toEqual([]);
-      expect(stack.sandbox.state.counter('retail.limited.create') + stack.sandbox.state.counter('retail.limited.all')).toBe(0);
+      expect(
+        stack.sandbox.state.counter('retail.limited.create') + stack.sandbox.state.counter('retail.limited.all'),
+      ).toBe(0);
       // The sandbox shares this starved process: its late answers are 504s (may have been processed), not budget faults.
       expect(noGatewayErrors(answers).filter((a) => a.code !== 'UPSTREAM_TIMEOUT')).toEqual([]);
     } finally {
@@ -150,7 +195,9 @@ async function stallingProxy(target: string): Promise<{ url: string; stallMs: nu
     let queue = Promise.resolve();
     client.on('data', (chunk) => {
       const due = Date.now() + state.stallMs; // each chunk held stallMs from its arrival, order kept
-      queue = queue.then(() => (due > Date.now() ? sleep(due - Date.now()) : undefined)).then(() => void upstream.write(chunk));
+      queue = queue
+        .then(() => (due > Date.now() ? sleep(due - Date.now()) : undefined))
+        .then(() => void upstream.write(chunk));
     });
     upstream.on('data', (chunk) => client.write(chunk));
     const end = () => {

@@ -17,7 +17,11 @@ describe('upstream budget at the gateway', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ redis: true, clients: [{ id: 'reader', scopes: ['read:marketdata'] }], gateway: slowPublicBucket });
+    stack = await startStack({
+      redis: true,
+      clients: [{ id: 'reader', scopes: ['read:marketdata'] }],
+      gateway: slowPublicBucket,
+    });
   });
   afterAll(() => stack.close());
 
@@ -60,7 +64,9 @@ describe('Prefer: wait', () => {
   it('queues instead of refusing when the client prefers to wait', async () => {
     const stack = await startStack({ redis: true });
     try {
-      const responses = await Promise.all(Array.from({ length: 30 }, () => api(stack)('/exchange/v1/health', { headers: { prefer: 'wait=5' } })));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () => api(stack)('/exchange/v1/health', { headers: { prefer: 'wait=5' } })),
+      );
       expect(responses.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
       expect(responses[0].headers.get('preference-applied')).toBe('wait=5');
       // A route that spends no budget applies no wait, so it does not claim to (RFC 7240).
@@ -76,7 +82,9 @@ describe('Prefer: wait', () => {
     const stack = await startStack();
     try {
       // Open-order reads: 55 per 10 s with a burst of 2, so most of ten at once need far more than the 1 ms they may wait.
-      const responses = await Promise.all(Array.from({ length: 10 }, () => api(stack)('/retail/v1/orders/open', { headers: { prefer: 'wait=0.001' } })));
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => api(stack)('/retail/v1/orders/open', { headers: { prefer: 'wait=0.001' } })),
+      );
       const refused = responses.filter((r) => r.status === 429);
       expect(refused.length).toBeGreaterThan(0);
       for (const r of refused) expect(r.headers.get('preference-applied')).toBe('wait=0.001');

@@ -37,7 +37,11 @@ describe('per-key retail buckets across three gateway processes', () => {
     // Warm processes (connections to the sandbox open, code compiled): a cold first call is slower, and
     // later ones then reach the sandbox bunched up with it. One read per second per key keeps within the limit.
     for (let i = 0; i < 6; i++) {
-      for (const account of ['main', 'hedge'] as const) expect((await calls[i % calls.length]('/retail/v1/account/balances', { headers: { 'x-retail-account': account } })).status).toBe(200);
+      for (const account of ['main', 'hedge'] as const)
+        expect(
+          (await calls[i % calls.length]('/retail/v1/account/balances', { headers: { 'x-retail-account': account } }))
+            .status,
+        ).toBe(200);
       await sleep(200);
     }
     await sleep(1_000);
@@ -52,7 +56,10 @@ describe('per-key retail buckets across three gateway processes', () => {
     const report = (account: Account, answers: Answer[]) => {
       const mine = arrivals.filter((a) => a.keyId === KEYS[account]);
       const accepted = mine.filter((a) => a.accepted).length;
-      const windowMax = maxInWindow(mine.map((a) => a.at), 1_000);
+      const windowMax = maxInWindow(
+        mine.map((a) => a.at),
+        1_000,
+      );
       console.log(
         `${account}: offered ${answers.length} in ${seconds.toFixed(1)} s, gateway ${JSON.stringify(tally(answers))}; sandbox got ${mine.length}, ` +
           `at most ${windowMax} in a sliding second (limit ${PER_KEY_LIMIT}), upstream 429s ${mine.length - accepted}; utilisation ${((100 * accepted) / budget).toFixed(1)} % (${accepted} of ${budget.toFixed(0)})`,
@@ -66,7 +73,9 @@ describe('per-key retail buckets across three gateway processes', () => {
       expect(accepted).toBeGreaterThanOrEqual(0.9 * budget); // each key its own budget: together twice one key's
     }
     expect(state.counter('retail.limited.key')).toBe(0);
-    expect([...main, ...hedge].filter((a) => a.status !== 200 && !(a.status === 429 && a.code === 'RATE_LIMITED'))).toEqual([]);
+    expect(
+      [...main, ...hedge].filter((a) => a.status !== 200 && !(a.status === 429 && a.code === 'RATE_LIMITED')),
+    ).toEqual([]);
   }, 60_000);
 
   it("cools only the key that got an upstream 429: the other key's creates flow on every instance", async () => {
@@ -87,22 +96,32 @@ describe('per-key retail buckets across three gateway processes', () => {
       main.push(await answerOf(create(gateway, 'main', gateway)));
     }
     const inside = Date.now() < sentAt + 4_000;
-    console.log(`429 on a create of key main: hedge creates on 3 instances ${JSON.stringify(tally(hedge))}; main creates ${JSON.stringify(tally(main))} (inside the cool-down: ${inside})`);
+    console.log(
+      `429 on a create of key main: hedge creates on 3 instances ${JSON.stringify(tally(hedge))}; main creates ${JSON.stringify(tally(main))} (inside the cool-down: ${inside})`,
+    );
     expect(hedge.map((a) => a.status)).toEqual([200, 200, 200]);
     if (inside) expect(main).toEqual(main.map(() => expect.objectContaining({ status: 429, limitedBy: 'cool-down' })));
   }, 30_000);
 
   it('shows the per-key buckets by account in /admin/limits and the metrics', async () => {
     const view: Json = await json(await calls[0]('/admin/limits'));
-    const perKey = (view.buckets as { bucket: string; scope: string; scopeKey?: string; coolDownMs: number }[]).filter((b) => b.bucket === 'retail.key');
+    const perKey = (view.buckets as { bucket: string; scope: string; scopeKey?: string; coolDownMs: number }[]).filter(
+      (b) => b.bucket === 'retail.key',
+    );
     expect(perKey.map((b) => [b.scope, b.scopeKey]).sort()).toEqual([
       ['key', 'hedge'],
       ['key', 'main'],
     ]);
-    const creates = (view.buckets as { bucket: string; scopeKey?: string; coolDownMs: number }[]).filter((b) => b.bucket === 'retail.orders.create');
+    const creates = (view.buckets as { bucket: string; scopeKey?: string; coolDownMs: number }[]).filter(
+      (b) => b.bucket === 'retail.orders.create',
+    );
     expect(creates.find((b) => b.scopeKey === 'hedge')?.coolDownMs).toBe(0);
     const metrics = await (await calls[0]('/metrics')).text();
-    expect(metrics).toMatch(/ratelimit_decisions_total\{bucket="retail\.key",scope_key="hedge",team="platform",outcome="allowed"\} \d+/);
-    expect(metrics).toMatch(/ratelimit_upstream_429_total\{bucket="retail\.orders\.create",key="retail\.orders\.create@key:main"\} \d+/);
+    expect(metrics).toMatch(
+      /ratelimit_decisions_total\{bucket="retail\.key",scope_key="hedge",team="platform",outcome="allowed"\} \d+/,
+    );
+    expect(metrics).toMatch(
+      /ratelimit_upstream_429_total\{bucket="retail\.orders\.create",key="retail\.orders\.create@key:main"\} \d+/,
+    );
   });
 });

@@ -12,7 +12,8 @@ const OFFERED = 88; // creates per second on one retail key: over twice what it 
 const instanceOf = (i: number) => [0, 0, 1, 2][i % 4];
 
 /** Times a process went local or came back (each is logged once). */
-const modeChanges = (g: GatewayProcess) => g.output().split('Redis unreachable').length - 1 + (g.output().split('back on the shared buckets').length - 1);
+const modeChanges = (g: GatewayProcess) =>
+  g.output().split('Redis unreachable').length - 1 + (g.output().split('back on the shared buckets').length - 1);
 
 /**
  * A steady 30 ms reply delay on one instance's Redis path (Redis in another zone) with the production
@@ -30,7 +31,11 @@ describe('a slow Redis path on one of three gateway processes', () => {
     const shared = fleetConfig(stack, 'slowpath', (c) => productionRedisTimeout(withoutKeyRate(c)));
     fleet.push(await spawnGateway({ ...shared, redis: { ...shared.redis!, url: proxy.url } }));
     fleet.push(await spawnGateway(shared), await spawnGateway(shared));
-    await eventually(async (): Promise<Json> => json(await caller(fleet[1].url, stack.keys.all)('/admin/limits')), (view) => view.instances === 3, 20_000);
+    await eventually(
+      async (): Promise<Json> => json(await caller(fleet[1].url, stack.keys.all)('/admin/limits')),
+      (view) => view.instances === 3,
+      20_000,
+    );
   }, 90_000);
   afterAll(async () => {
     await Promise.all(fleet.map((g) => g.stop()));
@@ -48,7 +53,10 @@ describe('a slow Redis path on one of three gateway processes', () => {
     const seconds = (Date.now() - began) / 1_000;
     const accepted = arrivals.filter((a) => a.accepted).length;
     const refused = arrivals.length - accepted;
-    const windowMax = maxInWindow(arrivals.map((a) => a.at), 10_000);
+    const windowMax = maxInWindow(
+      arrivals.map((a) => a.at),
+      10_000,
+    );
     const budget = REFILL_PER_SECOND * seconds;
     const utilisation = accepted / budget;
     const changes = modeChanges(fleet[0]) - before;

@@ -30,15 +30,33 @@ describe('the retail budget while its Redis is down', () => {
   let fleet: GatewayProcess[] = [];
   let redis: { port: number; url: string; process: ChildProcess };
   const admin = (gateway: GatewayProcess) => caller(gateway.url, stack.keys.all);
-  const modes = () => Promise.all(fleet.map(async (g) => ((await json(await admin(g)('/admin/limits'))) as Json).mode as string));
-  const readiness = () => Promise.all(fleet.map(async (g) => fetch(`${g.url}/health/ready`).then(async (r) => `${r.status} ${((await r.json()) as Json).status}`)));
+  const modes = () =>
+    Promise.all(fleet.map(async (g) => ((await json(await admin(g)('/admin/limits'))) as Json).mode as string));
+  const readiness = () =>
+    Promise.all(
+      fleet.map(async (g) =>
+        fetch(`${g.url}/health/ready`).then(async (r) => `${r.status} ${((await r.json()) as Json).status}`),
+      ),
+    );
 
   beforeAll(async () => {
     redis = await startRedisServer(await freePort());
     stack = await startStack();
-    const input = withoutKeyRate({ ...stack.configInput, logging: { level: 'warn' as const }, redis: { mode: 'single' as const, url: redis.url, keyPrefix: 'outage:', commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS } });
+    const input = withoutKeyRate({
+      ...stack.configInput,
+      logging: { level: 'warn' as const },
+      redis: {
+        mode: 'single' as const,
+        url: redis.url,
+        keyPrefix: 'outage:',
+        commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+      },
+    });
     fleet = await spawnFleet(input, 3);
-    await eventually(async (): Promise<Json> => json(await admin(fleet[0])('/admin/limits')), (view) => view.instances === 3);
+    await eventually(
+      async (): Promise<Json> => json(await admin(fleet[0])('/admin/limits')),
+      (view) => view.instances === 3,
+    );
   }, 90_000);
   afterAll(async () => {
     await Promise.all(fleet.map((gateway) => gateway.stop()));
@@ -52,7 +70,9 @@ describe('the retail budget while its Redis is down', () => {
     expect(await readiness()).toEqual(['200 ok', '200 ok', '200 ok']);
     const arrivals = state.retail.recordArrivals('createOrder');
     const began = Date.now();
-    const load = offer(OFFERED_PER_SECOND, RUN_MS, (i) => caller(fleet[i % fleet.length].url, stack.keys.all)('/retail/v1/orders', restingBuy(i)));
+    const load = offer(OFFERED_PER_SECOND, RUN_MS, (i) =>
+      caller(fleet[i % fleet.length].url, stack.keys.all)('/retail/v1/orders', restingBuy(i)),
+    );
 
     await sleep(WARM_MS);
     expect(await modes()).toEqual(['redis', 'redis', 'redis']);
@@ -69,7 +89,10 @@ describe('the retail budget while its Redis is down', () => {
     const answers = await load;
 
     const accepted = arrivals.filter((a) => a.accepted).length;
-    const perWindowMax = maxInWindow(arrivals.map((a) => a.at), WINDOW_MS);
+    const perWindowMax = maxInWindow(
+      arrivals.map((a) => a.at),
+      WINDOW_MS,
+    );
     const refused = arrivals.filter((a) => !a.accepted).map((a) => a.at - began);
     console.log(
       `outage from ${downAt} to ${upAt} ms of ${RUN_MS} ms at ${OFFERED_PER_SECOND}/s: readiness ${degraded.join(', ')} then ${ready.join(', ')}; shared buckets again ${backAfterMs} ms after restart; ` +

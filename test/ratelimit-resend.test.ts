@@ -11,7 +11,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Budget decisions a gateway process allowed on `bucket`, summed over its series (its /metrics). */
 async function allowedDecisions(url: string, key: string, bucket: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${key}` } })).text();
-  const pattern = new RegExp(`^ratelimit_decisions_total\\{bucket="${bucket.replace(/\./g, '\\.')}",[^}]*outcome="allowed"\\} (\\d+)$`, 'gm');
+  const pattern = new RegExp(
+    `^ratelimit_decisions_total\\{bucket="${bucket.replace(/\./g, '\\.')}",[^}]*outcome="allowed"\\} (\\d+)$`,
+    'gm',
+  );
   return [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
@@ -32,23 +35,33 @@ describe('a 401 storm during order entry across three gateway processes', () => 
   afterAll(() => cluster?.close());
 
   /** Warms every process up (tokens, connections, a full insert bucket), then counts from there. */
-  async function counting(): Promise<() => Promise<{ decisions: number; arrivals: number; counters: Record<string, number> }>> {
+  async function counting(): Promise<
+    () => Promise<{ decisions: number; arrivals: number; counters: Record<string, number> }>
+  > {
     const { stack, calls, processes } = cluster!;
     const { state } = stack.sandbox;
     for (const call of calls) expect((await call('/exchange/v1/whoami')).status).toBe(200);
     await sleep(1_100); // a full insert bucket again
-    const allowed = () => Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
+    const allowed = () =>
+      Promise.all(processes.map((p) => allowedDecisions(p.url, stack.keys.all, 'exchange.orders.insert')));
     const before = await allowed();
     const arrivalsBefore = exchangeArrivals(state.counterSnapshot());
     return async () => {
       const after = await allowed();
       const counters = state.counterSnapshot();
-      return { decisions: after.reduce((sum, n, i) => sum + n - before[i], 0), arrivals: exchangeArrivals(counters) - arrivalsBefore, counters };
+      return {
+        decisions: after.reduce((sum, n, i) => sum + n - before[i], 0),
+        arrivals: exchangeArrivals(counters) - arrivalsBefore,
+        counters,
+      };
     };
   }
 
   const insert = (i: number, clordId: string) =>
-    cluster!.calls[i % cluster!.calls.length]('/exchange/v1/trading/orders', { method: 'POST', body: JSON.stringify(limit('SIDE_BUY', 1, 10, { clordId })) });
+    cluster!.calls[i % cluster!.calls.length]('/exchange/v1/trading/orders', {
+      method: 'POST',
+      body: JSON.stringify(limit('SIDE_BUY', 1, 10, { clordId })),
+    });
 
   it('sends the upstream exactly as many requests as the budget allowed, and never earns a 429', async () => {
     const { state } = cluster!.stack.sandbox;
@@ -76,7 +89,11 @@ describe('a 401 storm during order entry across three gateway processes', () => 
     expect(counters['exchange.throttled.order-entry'] ?? 0).toBe(0);
     // 503: the resend found no budget (not processed). 502 UPSTREAM_UNAUTHORIZED: the storm revoked the
     // fresh token too before the one resend arrived; nothing is resent twice.
-    expect(answers.filter((a) => ![200, 429, 503].includes(a.status) && !(a.status === 502 && a.code === 'UPSTREAM_UNAUTHORIZED'))).toEqual([]);
+    expect(
+      answers.filter(
+        (a) => ![200, 429, 503].includes(a.status) && !(a.status === 502 && a.code === 'UPSTREAM_UNAUTHORIZED'),
+      ),
+    ).toEqual([]);
   }, 60_000);
 
   // Last: the token providers back off for a while after the auth server came back.
@@ -93,7 +110,9 @@ describe('a 401 storm during order entry across three gateway processes', () => 
         answers.push(`${response.status} ${((await response.json()) as { code?: string }).code}`);
       }
       const { decisions, arrivals } = await counted();
-      console.log(`auth down: ${answers.length} inserts; budget decisions allowed ${decisions}, sandbox arrivals ${arrivals}`);
+      console.log(
+        `auth down: ${answers.length} inserts; budget decisions allowed ${decisions}, sandbox arrivals ${arrivals}`,
+      );
       expect(answers).toEqual(Array(15).fill('503 UPSTREAM_AUTH_UNAVAILABLE'));
       // Each process sent its revoked token once (a 401); no try that found no token took budget.
       expect(arrivals).toBe(processes.length);

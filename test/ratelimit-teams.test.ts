@@ -56,7 +56,12 @@ describe('team shares and the priority reserve across gateway processes', () => 
       ids.push((await json(res)).id);
     }
 
-    const reads = ['/retail/v1/portfolio/positions', '/retail/v1/account/balances', '/retail/v1/portfolio/activities?limit=5', `/retail/v1/markets/${QUIET_MARKETS[0]}/book`];
+    const reads = [
+      '/retail/v1/portfolio/positions',
+      '/retail/v1/account/balances',
+      '/retail/v1/portfolio/activities?limit=5',
+      `/retail/v1/markets/${QUIET_MARKETS[0]}/book`,
+    ];
     const cancelledBefore = state.counter('retail.route.cancelOrder');
     // Reads at over twice the refill of retail.all (180/s), from their own client so its inbound guard (500/s) never meets the cancels.
     const flooding = offer(READS_PER_SECOND, FLOOD_MS, (i) => via(i, 'reader')(reads[i % reads.length]));
@@ -64,7 +69,14 @@ describe('team shares and the priority reserve across gateway processes', () => 
     const cancelling = Date.now();
     const cancels: Answer[] = [];
     for (const [i, id] of ids.entries()) {
-      cancels.push(await answerOf(via(i, 'all')(`/retail/v1/order/${id}/cancel`, { method: 'POST', body: JSON.stringify({ marketSlug: QUIET_MARKETS[i % QUIET_MARKETS.length] }) })));
+      cancels.push(
+        await answerOf(
+          via(i, 'all')(`/retail/v1/order/${id}/cancel`, {
+            method: 'POST',
+            body: JSON.stringify({ marketSlug: QUIET_MARKETS[i % QUIET_MARKETS.length] }),
+          }),
+        ),
+      );
       await sleep(100);
     }
     const cancelled = Date.now();
@@ -83,7 +95,7 @@ describe('team shares and the priority reserve across gateway processes', () => 
     expect(state.counter('retail.limited.all') + state.counter('retail.limited.cancel')).toBe(0);
   }, 60_000);
 
-  it("gives team B its half of the create budget while team A floods", async () => {
+  it('gives team B its half of the create budget while team A floods', async () => {
     const { state } = stack.sandbox;
     resetRetailLimits(stack);
     await sleep(1_200); // the create bucket full again after the last test
@@ -114,7 +126,9 @@ describe('team shares and the priority reserve across gateway processes', () => 
     // Every refusal of B is B's own doing: its half spent (its share names team b), or a decision read too late on a
     // starved gateway (refused by design, its tokens given back), never the shared bucket that A's flood would empty.
     const bRefused = b.filter((x) => x.status === 429);
-    expect(bRefused.filter((x) => !(x.limitedBy === 'team-share' && x.team === 'b') && x.limitedBy !== 'unavailable')).toEqual([]);
+    expect(
+      bRefused.filter((x) => !(x.limitedBy === 'team-share' && x.team === 'b') && x.limitedBy !== 'unavailable'),
+    ).toEqual([]);
     const bLate = bRefused.filter((x) => x.limitedBy === 'unavailable').length;
     console.log(`team B refused: ${bRefused.length - bLate} on its share, ${bLate} late`);
     // How much of its half B uses is the machine's figure, not the design's: on a starved jest process B's sends leave
@@ -124,11 +138,16 @@ describe('team shares and the priority reserve across gateway processes', () => 
     expect(acceptedOf(HEDGE_KEY)).toBeLessThanOrEqual(share + 1);
     expect(acceptedOf(MAIN_KEY)).toBeLessThanOrEqual(share + 1); // A's half is its ceiling, though it asks for far more
     expect(a.filter((x) => x.status === 429 && x.limitedBy === 'team-share').length).toBeGreaterThan(0);
-    expect([...a, ...b].filter((x) => x.status !== 200 && !(x.status === 429 && x.code === 'RATE_LIMITED'))).toEqual([]);
+    expect([...a, ...b].filter((x) => x.status !== 200 && !(x.status === 429 && x.code === 'RATE_LIMITED'))).toEqual(
+      [],
+    );
     expect(arrivals.filter((x) => !x.accepted)).toEqual([]);
     const view: Json = await json(await via(0, 'all')('/admin/limits'));
     expect(view.buckets.find((v: Json) => v.bucket === 'retail.orders.create').teams).toEqual(
-      expect.arrayContaining([expect.objectContaining({ team: 'a', share: 0.5 }), expect.objectContaining({ team: 'b', share: 0.5 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ team: 'a', share: 0.5 }),
+        expect.objectContaining({ team: 'b', share: 0.5 }),
+      ]),
     );
   }, 60_000);
 });

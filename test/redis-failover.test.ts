@@ -2,7 +2,14 @@ import type { RedisConfig } from '@lib/core';
 
 import type { GatewayProcess } from './support/gateway-process.js';
 import { caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
-import { type RedisTopology, SENTINEL_MASTER, freePorts, redisCli, startRedisCluster, startRedisSentinel } from './support/redis-server.js';
+import {
+  type RedisTopology,
+  SENTINEL_MASTER,
+  freePorts,
+  redisCli,
+  startRedisCluster,
+  startRedisSentinel,
+} from './support/redis-server.js';
 import { type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, startStack } from './support/stack.js';
 
 // Issue 18, item 3: failover under load. Three gateway processes offer 3× the retail create limit;
@@ -28,10 +35,20 @@ interface Topology {
 
 const CLUSTER: Topology = {
   start: async () => startRedisCluster(await freePorts(6)),
-  config: (t) => ({ mode: 'cluster', nodes: t.nodes.map((n) => local(n.port)), keyPrefix: 'fo:', commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS, connectTimeoutMs: 1_000 }),
+  config: (t) => ({
+    mode: 'cluster',
+    nodes: t.nodes.map((n) => local(n.port)),
+    keyPrefix: 'fo:',
+    commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeoutMs: 1_000,
+  }),
   async budgetMaster(t) {
     for (const { port } of t.nodes) {
-      if (!(await redisCli(port, 'role')).startsWith('master') || !(await redisCli(port, '--scan', '--pattern', '*:rl:*')).trim()) continue;
+      if (
+        !(await redisCli(port, 'role')).startsWith('master') ||
+        !(await redisCli(port, '--scan', '--pattern', '*:rl:*')).trim()
+      )
+        continue;
       const id = (await redisCli(port, 'cluster', 'myid')).trim();
       const replica = (await redisCli(port, 'cluster', 'replicas', id)).match(/127\.0\.0\.1:(\d+)/);
       return { master: port, replica: Number(replica?.[1]) };
@@ -42,13 +59,27 @@ const CLUSTER: Topology = {
 
 const SENTINEL: Topology = {
   start: async () => startRedisSentinel(await freePorts(5)),
-  config: (t) => ({ mode: 'sentinel', sentinels: t.nodes.slice(2).map((n) => local(n.port)), sentinelName: SENTINEL_MASTER, keyPrefix: 'fo:', commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS, connectTimeoutMs: 1_000 }),
+  config: (t) => ({
+    mode: 'sentinel',
+    sentinels: t.nodes.slice(2).map((n) => local(n.port)),
+    sentinelName: SENTINEL_MASTER,
+    keyPrefix: 'fo:',
+    commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeoutMs: 1_000,
+  }),
   budgetMaster: async (t) => ({ master: t.nodes[0].port, replica: t.nodes[1].port }),
 };
 
 /** `ratelimit_degraded` of every process, polled: when shared budgeting stopped and resumed. */
 async function degradedOf(fleet: GatewayProcess[]): Promise<boolean> {
-  const texts = await Promise.all(fleet.map((g) => fetch(`${g.url}/metrics`).then((r) => r.text(), () => 'ratelimit_degraded 1')));
+  const texts = await Promise.all(
+    fleet.map((g) =>
+      fetch(`${g.url}/metrics`).then(
+        (r) => r.text(),
+        () => 'ratelimit_degraded 1',
+      ),
+    ),
+  );
   return texts.some((text) => /^ratelimit_degraded 1$/m.test(text));
 }
 
@@ -77,7 +108,9 @@ describe.each([
     const arrivals = state.retail.recordArrivals('createOrder');
     const calls = fleet.map((g) => caller(g.url, stack.keys.all));
     const began = Date.now();
-    const load = offer(PER_PROCESS_PER_SECOND * fleet.length, RUN_MS, (i) => calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)));
+    const load = offer(PER_PROCESS_PER_SECOND * fleet.length, RUN_MS, (i) =>
+      calls[i % fleet.length]('/retail/v1/orders', restingBuy(i)),
+    );
 
     await sleep(KILL_AFTER_MS);
     const { master, replica } = await topology.budgetMaster(redis);
@@ -87,7 +120,9 @@ describe.each([
     let recoveredAt: number | undefined;
     let wasDegraded = false;
     // Watched past the load while recovery is still due: a starved poll must not end the watch first.
-    const watching = () => Date.now() - began < RUN_MS || (promotedAt !== undefined && recoveredAt === undefined && Date.now() - promotedAt < RECOVERY_WATCH_MS);
+    const watching = () =>
+      Date.now() - began < RUN_MS ||
+      (promotedAt !== undefined && recoveredAt === undefined && Date.now() - promotedAt < RECOVERY_WATCH_MS);
     while (watching()) {
       promotedAt ??= (await redisCli(replica, 'role').catch(() => '')).startsWith('master') ? Date.now() : undefined;
       const degraded = await degradedOf(fleet);
@@ -97,7 +132,10 @@ describe.each([
       await sleep(100);
     }
     const answers = await load;
-    const windowMax = maxInWindow(arrivals.map((a) => a.at), 10_000);
+    const windowMax = maxInWindow(
+      arrivals.map((a) => a.at),
+      10_000,
+    );
     const errors = answers.filter((a) => a.status >= 500 || a.status === 0);
     const recovery = promotedAt && recoveredAt ? Math.max(0, recoveredAt - promotedAt) / 1_000 : undefined;
     console.log(

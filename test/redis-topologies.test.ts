@@ -12,10 +12,26 @@ const addresses = (list: string | undefined) =>
   (list ?? '').split(',').map((address) => ({ host: address.split(':')[0], port: Number(address.split(':')[1]) }));
 
 const TOPOLOGIES: [string, () => RedisConfig][] = [
-  ['Redis Cluster', () => ({ mode: 'cluster', nodes: addresses(process.env.TEST_REDIS_CLUSTER_NODES), keyPrefix: '', commandTimeoutMs: 500, connectTimeoutMs: 2_000 })],
+  [
+    'Redis Cluster',
+    () => ({
+      mode: 'cluster',
+      nodes: addresses(process.env.TEST_REDIS_CLUSTER_NODES),
+      keyPrefix: '',
+      commandTimeoutMs: 500,
+      connectTimeoutMs: 2_000,
+    }),
+  ],
   [
     'Redis Sentinel',
-    () => ({ mode: 'sentinel', sentinels: addresses(process.env.TEST_REDIS_SENTINELS), sentinelName: process.env.TEST_REDIS_SENTINEL_NAME, keyPrefix: '', commandTimeoutMs: 500, connectTimeoutMs: 2_000 }),
+    () => ({
+      mode: 'sentinel',
+      sentinels: addresses(process.env.TEST_REDIS_SENTINELS),
+      sentinelName: process.env.TEST_REDIS_SENTINEL_NAME,
+      keyPrefix: '',
+      commandTimeoutMs: 500,
+      connectTimeoutMs: 2_000,
+    }),
   ],
 ];
 
@@ -51,31 +67,53 @@ describe.each(TOPOLOGIES)('two gateways on a %s', (_, redisConfig) => {
     const [onA, onB] = [await subscribed(a, MARKET), await subscribed(b, MARKET)];
     expect(a.sandbox.state.retail.activeSubscriptions()).toBe(1);
     for (let i = 0; i < 5; i++) {
-      a.sandbox.state.engine.insert({ symbol: slug, side: 'SIDE_BUY', orderQty: 1, price: 10 + i, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+      a.sandbox.state.engine.insert({
+        symbol: slug,
+        side: 'SIDE_BUY',
+        orderQty: 1,
+        price: 10 + i,
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+        account: PARTICIPANT,
+      });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const last = (client: WsTestClient) => client.topic(MARKET).at(-1);
     await onA.next(() => onA.topic(MARKET).length >= 6, 10_000);
     await onB.next(() => last(onB)?.seq === last(onA)?.seq, 10_000);
-    const tail = (client: WsTestClient) => client.topic(MARKET).slice(-5).map((frame: Json) => [frame.epoch, frame.seq, frame.data]);
+    const tail = (client: WsTestClient) =>
+      client
+        .topic(MARKET)
+        .slice(-5)
+        .map((frame: Json) => [frame.epoch, frame.seq, frame.data]);
     expect(tail(onB)).toEqual(tail(onA));
     expect(a.sandbox.state.retail.activeSubscriptions()).toBe(1);
   });
 
   it('accepts on one gateway a ticket issued by the other, once', async () => {
-    const res = await fetch(`${a.url}/ws/tickets`, { method: 'POST', headers: { authorization: `Bearer ${a.keys.all}` } });
+    const res = await fetch(`${a.url}/ws/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.keys.all}` },
+    });
     const { ticket } = (await res.json()) as { ticket: string };
     clients.push(await WsTestClient.open(b.url, { ticket }));
     await expect(WsTestClient.open(a.url, { ticket })).rejects.toMatchObject({ status: 401 });
   });
 
   it('decides the shared budget in Redis, never in local fallback', async () => {
-    const answers = await Promise.all([a, b].flatMap((stack, s) => Array.from({ length: 6 }, (_, i) => caller(stack.url, stack.keys.all)('/retail/v1/orders', restingBuy(s * 6 + i)))));
+    const answers = await Promise.all(
+      [a, b].flatMap((stack, s) =>
+        Array.from({ length: 6 }, (_, i) =>
+          caller(stack.url, stack.keys.all)('/retail/v1/orders', restingBuy(s * 6 + i)),
+        ),
+      ),
+    );
     // The promise is where the budget was decided (Redis, never local fallback), not that a busy machine
     // reads every answer in time: a Redis answer read later than maxDecisionAgeMs is refused (429,
     // limitedBy 'unavailable', retry at once) so the request is not sent bunched with later ones.
     const outcomes = await Promise.all(
-      answers.map(async (res) => (res.status === 200 ? '200' : `${res.status} ${((await res.json()) as { limitedBy?: string }).limitedBy}`)),
+      answers.map(async (res) =>
+        res.status === 200 ? '200' : `${res.status} ${((await res.json()) as { limitedBy?: string }).limitedBy}`,
+      ),
     );
     expect(outcomes.filter((outcome) => outcome !== '200' && outcome !== '429 unavailable')).toEqual([]);
     expect(outcomes.filter((outcome) => outcome === '200').length).toBeGreaterThan(answers.length / 2);

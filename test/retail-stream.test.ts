@@ -25,7 +25,14 @@ function recorder(): { sink: TopicSink; events: Recorded[] } {
   };
 }
 
-const SNAPSHOT_TOPICS = [`retail.marketData.${slug}`, `retail.marketDataLite.${slug}`, 'retail.orders', `retail.orders.${slug}`, 'retail.positions', 'retail.balances'];
+const SNAPSHOT_TOPICS = [
+  `retail.marketData.${slug}`,
+  `retail.marketDataLite.${slug}`,
+  'retail.orders',
+  `retail.orders.${slug}`,
+  'retail.positions',
+  'retail.balances',
+];
 const TOPICS = [...SNAPSHOT_TOPICS, `retail.trade.${slug}`];
 
 let stack: Stack;
@@ -41,32 +48,66 @@ describe(RetailTopicSource.name, () => {
     await Promise.all(TOPICS.map((topic) => sut.open(topic, sinks.get(topic)!.sink)));
     try {
       for (const topic of SNAPSHOT_TOPICS) expect(sinks.get(topic)!.events[0]).toMatchObject({ kind: 'snapshot' });
-      expect(sinks.get('retail.balances')!.events[0].payload).toMatchObject({ stream: 'balances', key: 'accountBalanceSubscriptionSnapshot', data: { balance: 10_000 } });
+      expect(sinks.get('retail.balances')!.events[0].payload).toMatchObject({
+        stream: 'balances',
+        key: 'accountBalanceSubscriptionSnapshot',
+        data: { balance: 10_000 },
+      });
       const { state } = stack.sandbox;
       expect(state.retail.activeSubscriptions()).toBe(TOPICS.length);
 
       expect(state.dropRetailWebSockets()).toBe(2); // one markets and one private connection
       // Bounded wait, not a speed claim: the backoff starts at about 100 ms.
-      await eventually(async () => state.retail.activeSubscriptions(), (n) => n === TOPICS.length, 2_000);
+      await eventually(
+        async () => state.retail.activeSubscriptions(),
+        (n) => n === TOPICS.length,
+        2_000,
+      );
       for (const topic of SNAPSHOT_TOPICS) {
-        const kinds = await eventually(async () => sinks.get(topic)!.events.map((e) => e.kind), (k) => k.lastIndexOf('snapshot') > k.indexOf('gap') && k.includes('gap'), 2_000);
+        const kinds = await eventually(
+          async () => sinks.get(topic)!.events.map((e) => e.kind),
+          (k) => k.lastIndexOf('snapshot') > k.indexOf('gap') && k.includes('gap'),
+          2_000,
+        );
         expect(kinds.slice(0, 3)).toEqual(['snapshot', 'gap', 'snapshot']);
       }
 
       const call = api(stack);
-      await call('/retail/v1/orders', { method: 'POST', body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.60'), quantity: 2 }) });
-      await call('/retail/v1/orders', { method: 'POST', body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_SELL_LONG', price: usd('0.60'), quantity: 2 }), headers: { 'x-retail-account': 'hedge' } });
-      const updated = (topic: string, test: (e: Recorded) => boolean) => eventually(async () => sinks.get(topic)!.events.find(test), (e) => e !== undefined, 2_000);
+      await call('/retail/v1/orders', {
+        method: 'POST',
+        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.60'), quantity: 2 }),
+      });
+      await call('/retail/v1/orders', {
+        method: 'POST',
+        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_SELL_LONG', price: usd('0.60'), quantity: 2 }),
+        headers: { 'x-retail-account': 'hedge' },
+      });
+      const updated = (topic: string, test: (e: Recorded) => boolean) =>
+        eventually(
+          async () => sinks.get(topic)!.events.find(test),
+          (e) => e !== undefined,
+          2_000,
+        );
       await updated(`retail.trade.${slug}`, (e) => e.kind === 'update' && e.payload.data.price.value === '0.60');
-      await updated(`retail.orders.${slug}`, (e) => e.kind === 'update' && e.payload.data.execution.type === 'EXECUTION_TYPE_FILL');
+      await updated(
+        `retail.orders.${slug}`,
+        (e) => e.kind === 'update' && e.payload.data.execution.type === 'EXECUTION_TYPE_FILL',
+      );
       await updated('retail.orders', (e) => e.kind === 'update' && e.payload.key === 'orderSubscriptionUpdate');
       await updated('retail.positions', (e) => e.kind === 'update' && e.payload.data.position.netPosition === '2');
       await updated('retail.balances', (e) => e.kind === 'update' && e.payload.data.balance === 10_000 - 1.2);
-      await updated(`retail.marketDataLite.${slug}`, (e) => e.kind === 'snapshot' && e.payload.data.lastTradePx?.value === '0.60');
+      await updated(
+        `retail.marketDataLite.${slug}`,
+        (e) => e.kind === 'snapshot' && e.payload.data.lastTradePx?.value === '0.60',
+      );
     } finally {
       TOPICS.forEach((topic) => sut.close(topic));
     }
-    await eventually(async () => stack.sandbox.state.retail.activeSubscriptions(), (n) => n === 0, 2_000);
+    await eventually(
+      async () => stack.sandbox.state.retail.activeSubscriptions(),
+      (n) => n === 0,
+      2_000,
+    );
   });
 
   it('refuses a topic the upstream answers with an error frame', async () => {
@@ -79,7 +120,9 @@ describe(RetailTopicSource.name, () => {
 describe(RetailStreams.name, () => {
   it('answers heartbeats, and treats silence past the timeout as a dead connection', async () => {
     const { state } = stack.sandbox;
-    const streams = new RetailStreams(stack.config, stack.gateway.get(RetailSigner, { strict: false }), { heartbeatTimeoutMs: 1_000 });
+    const streams = new RetailStreams(stack.config, stack.gateway.get(RetailSigner, { strict: false }), {
+      heartbeatTimeoutMs: 1_000,
+    });
     try {
       state.retail.heartbeatMs = 100;
       const lively = streams.socket('hedge', 'private');
@@ -91,7 +134,11 @@ describe(RetailStreams.name, () => {
 
       state.retail.heartbeatMs = 60_000; // the next connection hears nothing after its snapshot
       state.dropRetailWebSockets();
-      await eventually(async () => lively.stats.drops, (drops) => drops >= 2, 5_000);
+      await eventually(
+        async () => lively.stats.drops,
+        (drops) => drops >= 2,
+        5_000,
+      );
       expect(events.filter((e) => e === 'gap').length).toBeGreaterThanOrEqual(2);
     } finally {
       state.retail.heartbeatMs = 5_000;

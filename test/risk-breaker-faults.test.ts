@@ -9,7 +9,12 @@ import { PARTICIPANT, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, jso
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 /** One client per test (each trips its own breaker); `frozen` is halted by a latched trading state. */
-const CLIENTS = ['stream', 'flood', 'drift', 'frozen'].map((id) => ({ id, team: 'trading', scopes: TRADER, participants: [PARTICIPANT] }));
+const CLIENTS = ['stream', 'flood', 'drift', 'frozen'].map((id) => ({
+  id,
+  team: 'trading',
+  scopes: TRADER,
+  participants: [PARTICIPANT],
+}));
 const TRIP_AT = 3;
 /** The trading states and open breakers are re-read this often (the loss is noticed at the next read). */
 const RESYNC_MS = 300;
@@ -21,15 +26,33 @@ const withBreaker =
   (config: GatewayConfigInput): GatewayConfigInput => ({
     ...config,
     redis: { mode: 'single', url: redisUrl, keyPrefix, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
-    risk: { stateResyncMs: RESYNC_MS, breaker: { rejects: 50, windowSeconds: 60, coolOffSeconds: 300, clients: Object.fromEntries(CLIENTS.map(({ id }) => [id, { rejects: TRIP_AT }])) } },
+    risk: {
+      stateResyncMs: RESYNC_MS,
+      breaker: {
+        rejects: 50,
+        windowSeconds: 60,
+        coolOffSeconds: 300,
+        clients: Object.fromEntries(CLIENTS.map(({ id }) => [id, { rejects: TRIP_AT }])),
+      },
+    },
   });
 
-const insert = (stack: Stack, order: object, client: string, headers: Record<string, string> = {}) => post(stack, '/exchange/v1/trading/orders', order, client, headers);
+const insert = (stack: Stack, order: object, client: string, headers: Record<string, string> = {}) =>
+  post(stack, '/exchange/v1/trading/orders', order, client, headers);
 /** The what-if route runs every gateway check (the breaker included) and sends nothing: its status says whether the client may trade. */
-const check = (stack: Stack, client: string) => post(stack, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 11), client).then((res) => res.status);
-const refusedOn = (stack: Stack, client: string) => eventually(() => check(stack, client), (status) => status === 403, 10_000).catch(() => 'never');
+const check = (stack: Stack, client: string) =>
+  post(stack, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 11), client).then((res) => res.status);
+const refusedOn = (stack: Stack, client: string) =>
+  eventually(
+    () => check(stack, client),
+    (status) => status === 403,
+    10_000,
+  ).catch(() => 'never');
 /** The same client's order under a new Idempotency-Key, with a clordId still working at the exchange: a 409 reject. */
-const resend = (stack: Stack, client: string, i: number) => insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client, { 'idempotency-key': `${client}-resend-${i}` });
+const resend = (stack: Stack, client: string, i: number) =>
+  insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client, {
+    'idempotency-key': `${client}-resend-${i}`,
+  });
 
 function killed(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
@@ -42,7 +65,8 @@ function killed(child: ChildProcess): Promise<void> {
 /** Trips `client`'s breaker through `stack` with TRIP_AT HTTP rejects (409: a clordId still working). */
 async function tripByAnswers(stack: Stack, client: string): Promise<void> {
   expect((await insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client)).status).toBe(200);
-  for (let i = 1; i <= TRIP_AT; i++) expect({ i, status: (await resend(stack, client, i)).status }).toEqual({ i, status: 409 });
+  for (let i = 1; i <= TRIP_AT; i++)
+    expect({ i, status: (await resend(stack, client, i)).status }).toEqual({ i, status: 409 });
 }
 
 describe('reject breaker under faults: rejects after a 200, Redis losing its data, clocks across processes', () => {
@@ -55,7 +79,11 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
   beforeAll(async () => {
     redis = await startRedisServer(); // its own: this file flushes it
     a = await startExchangeStack(CLIENTS, { redis: true, gateway: withBreaker(redis.url, prefix) });
-    b = await startExchangeStack(CLIENTS, { redis: true, reuseSandbox: a.sandbox, gateway: withBreaker(redis.url, prefix) });
+    b = await startExchangeStack(CLIENTS, {
+      redis: true,
+      reuseSandbox: a.sandbox,
+      gateway: withBreaker(redis.url, prefix),
+    });
   }, 60_000);
   afterAll(async () => {
     await drifted?.stop();
@@ -67,12 +95,17 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
   it('counts the rejects that arrive on the order stream after a 200: N of them trip the breaker', async () => {
     // The first insert holds the order stream for the breaker; its rejects are followed from then on.
     expect((await insert(a, limit('SIDE_BUY', 1, 10, { clordId: 'stream-first' }), 'stream')).status).toBe(200);
-    const ordersStream = async () => /^gateway_exchange_grpc_streams_open\{kind="orders"\} 1$/m.test(await (await fetch(`${a.url}/metrics`)).text());
+    const ordersStream = async () =>
+      /^gateway_exchange_grpc_streams_open\{kind="orders"\} 1$/m.test(await (await fetch(`${a.url}/metrics`)).text());
     await eventually(ordersStream, Boolean, 10_000).catch(() => undefined);
 
     // An unknown symbol: the exchange answers 200 with an order id, and rejects the order on its order stream.
     for (let i = 1; i <= TRIP_AT; i++) {
-      const res = await insert(a, limit('SIDE_BUY', 1, 10, { symbol: 'no-such-symbol', clordId: `stream-bad-${i}` }), 'stream');
+      const res = await insert(
+        a,
+        limit('SIDE_BUY', 1, 10, { symbol: 'no-such-symbol', clordId: `stream-bad-${i}` }),
+        'stream',
+      );
       expect({ i, status: res.status }).toEqual({ i, status: 200 });
       const { orderId } = await json(res);
       expect(a.sandbox.state.engine.order(orderId)).toMatchObject({ state: 'ORDER_STATE_REJECTED' });
@@ -82,26 +115,48 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
     const sent = upstreamCalls(a);
     const refused = await insert(a, limit('SIDE_BUY', 1, 12, { clordId: 'stream-next' }), 'stream');
     expect(refused.status).toBe(403);
-    expect(await json(refused)).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:stream', limit: TRIP_AT, observed: TRIP_AT });
+    expect(await json(refused)).toMatchObject({
+      code: 'RISK_BREAKER_OPEN',
+      scope: 'client:stream',
+      limit: TRIP_AT,
+      observed: TRIP_AT,
+    });
     expect(upstreamCalls(a)).toBe(sent);
     expect(await refusedOn(b, 'stream')).toBe(403);
     // Each counted once, by the instance that sent it, as seen on the stream.
-    const counted = (await (await fetch(`${a.url}/metrics`)).text()).match(/^gateway_risk_breaker_rejects_total\{client="stream",source="stream"\} (\d+)$/m)?.[1];
+    const counted = (await (await fetch(`${a.url}/metrics`)).text()).match(
+      /^gateway_risk_breaker_rejects_total\{client="stream",source="stream"\} (\d+)$/m,
+    )?.[1];
     expect(Number(counted)).toBe(TRIP_AT);
-    console.log(`breaker: ${TRIP_AT} inserts answered 200 and rejected on the order stream tripped it; refused on both instances, nothing sent`);
+    console.log(
+      `breaker: ${TRIP_AT} inserts answered 200 and rejected on the order stream tripped it; refused on both instances, nothing sent`,
+    );
   }, 60_000);
 
   it('stays tripped, and a halt stays latched, when Redis loses its data (FLUSHALL): the instances latch what they held again', async () => {
     await tripByAnswers(a, 'flood');
-    const halted = await post(a, '/admin/risk/states', { scope: 'client:frozen', state: 'halted', reason: 'flush drill' });
+    const halted = await post(a, '/admin/risk/states', {
+      scope: 'client:frozen',
+      state: 'halted',
+      reason: 'flush drill',
+    });
     expect(halted.status).toBe(200);
     expect(await refusedOn(b, 'flood')).toBe(403);
-    expect(await eventually(() => check(b, 'frozen'), (status) => status === 403, 10_000)).toBe(403);
+    expect(
+      await eventually(
+        () => check(b, 'frozen'),
+        (status) => status === 403,
+        10_000,
+      ),
+    ).toBe(403);
 
     expect(await redisCli(redis.port, 'FLUSHALL')).toContain('OK');
     // Signal: both latched sets are back in Redis (an instance noticed the loss and latched what it held again).
     const restored = await eventually(
-      async () => [await redisCli(redis.port, 'HEXISTS', `${prefix}{risk}:breaker:open`, 'flood'), await redisCli(redis.port, 'HEXISTS', `${prefix}{risk}:states`, 'client:frozen')],
+      async () => [
+        await redisCli(redis.port, 'HEXISTS', `${prefix}{risk}:breaker:open`, 'flood'),
+        await redisCli(redis.port, 'HEXISTS', `${prefix}{risk}:states`, 'client:frozen'),
+      ],
       (found) => found.every((answer) => answer.trim() === '1'),
       10_000,
     ).catch((error: Error) => error.message);
@@ -109,14 +164,20 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
     // Every instance has re-read since: each notices the loss of each set (the states, the breakers) and logs it, 4 lines
     // (in either stack's log: the two in-process gateways share Nest's static logger). Still refused on both.
     const noticed = () => [...a.logs, ...b.logs].join('').split('Redis lost the latched set').length - 1;
-    await eventually(async () => noticed(), (lines) => lines >= 4, 10_000);
+    await eventually(
+      async () => noticed(),
+      (lines) => lines >= 4,
+      10_000,
+    );
     for (const stack of [a, b]) {
       const flood = await insert(stack, limit('SIDE_BUY', 1, 13), 'flood');
       expect(await json(flood)).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:flood' });
       const frozen = await insert(stack, limit('SIDE_BUY', 1, 13), 'frozen');
       expect(await json(frozen)).toMatchObject({ code: 'TRADING_HALTED' });
     }
-    console.log('breaker and halt after FLUSHALL: latched again by the instances that held them; refused on both instances');
+    console.log(
+      'breaker and halt after FLUSHALL: latched again by the instances that held them; refused on both instances',
+    );
   }, 60_000);
 
   it('an open breaker tripped by a process whose steady clock is off (wall clock stepped since its start) holds on every instance', async () => {
@@ -126,12 +187,27 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
     // NTP corrects the wall clock; the process's steady clock keeps the offset it started with.
     process.process.kill('SIGUSR2');
     await eventually(async () => process.output().includes('test wall clock stepped'), Boolean, 5_000);
-    await eventually(() => fetch(`${process.url}/health/ready`).then((res) => res.status), (status) => status === 200, 20_000, 200);
+    await eventually(
+      () => fetch(`${process.url}/health/ready`).then((res) => res.status),
+      (status) => status === 200,
+      20_000,
+      200,
+    );
 
     const call = (body: object, headers: Record<string, string> = {}) =>
-      fetch(`${process.url}/exchange/v1/trading/orders`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${a.keys.drift}`, 'content-type': 'application/json', ...headers } });
+      fetch(`${process.url}/exchange/v1/trading/orders`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${a.keys.drift}`, 'content-type': 'application/json', ...headers },
+      });
     expect((await call(limit('SIDE_BUY', 1, 10, { clordId: 'drift-working' }))).status).toBe(200);
-    for (let i = 1; i <= TRIP_AT; i++) expect({ i, status: (await call(limit('SIDE_BUY', 1, 10, { clordId: 'drift-working' }), { 'idempotency-key': `drift-${i}` })).status }).toEqual({ i, status: 409 });
+    for (let i = 1; i <= TRIP_AT; i++)
+      expect({
+        i,
+        status: (
+          await call(limit('SIDE_BUY', 1, 10, { clordId: 'drift-working' }), { 'idempotency-key': `drift-${i}` })
+        ).status,
+      }).toEqual({ i, status: 409 });
 
     expect((await call(limit('SIDE_BUY', 1, 11, { clordId: 'drift-next' }))).status).toBe(403);
     // The in-process instances read the same record: its `until` is a wall-clock instant, five minutes ahead for them too.
@@ -139,6 +215,8 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
     const problem = await json(await insert(a, limit('SIDE_BUY', 1, 12), 'drift'));
     expect(problem).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:drift' });
     expect(Date.parse(problem.until)).toBeGreaterThan(Date.now() + 60_000);
-    console.log(`breaker tripped by a process whose steady clock is ${CLOCK_OFFSET_MS / 60_000} min behind: refused elsewhere until ${problem.until}`);
+    console.log(
+      `breaker tripped by a process whose steady clock is ${CLOCK_OFFSET_MS / 60_000} min behind: refused elsewhere until ${problem.until}`,
+    );
   }, 90_000);
 });

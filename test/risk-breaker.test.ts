@@ -11,16 +11,34 @@ const CLIENTS = [
 ];
 const RETAIL_TRIP_AT = 3;
 const usd = (value: string) => ({ value, currency: 'USD' });
-const retailOrder = (marketSlug: string) => ({ marketSlug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.05'), quantity: 1 });
+const retailOrder = (marketSlug: string) => ({
+  marketSlug,
+  intent: 'ORDER_INTENT_BUY_LONG',
+  price: usd('0.05'),
+  quantity: 1,
+});
 /** The default stays high; `storm` has an override of 4 rejects in 60 s (the per-client figures of `risk.breaker.clients`). */
 const TRIP_AT = 4;
 const withBreaker = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
-  risk: { breaker: { rejects: 50, windowSeconds: 60, coolOffSeconds: 300, clients: { storm: { rejects: TRIP_AT }, shop: { rejects: RETAIL_TRIP_AT } } } },
+  risk: {
+    breaker: {
+      rejects: 50,
+      windowSeconds: 60,
+      coolOffSeconds: 300,
+      clients: { storm: { rejects: TRIP_AT }, shop: { rejects: RETAIL_TRIP_AT } },
+    },
+  },
 });
 
-const insert = (stack: Stack, order: object, client: string, headers: Record<string, string> = {}) => post(stack, '/exchange/v1/trading/orders', order, client, headers);
-const trips = async (stack: Stack) => Number((await (await fetch(`${stack.url}/metrics`)).text()).match(/^gateway_risk_breaker_trips_total\{client="storm"\} (\d+)/m)?.[1] ?? 0);
+const insert = (stack: Stack, order: object, client: string, headers: Record<string, string> = {}) =>
+  post(stack, '/exchange/v1/trading/orders', order, client, headers);
+const trips = async (stack: Stack) =>
+  Number(
+    (await (await fetch(`${stack.url}/metrics`)).text()).match(
+      /^gateway_risk_breaker_trips_total\{client="storm"\} (\d+)/m,
+    )?.[1] ?? 0,
+  );
 
 describe('reject breaker: a client whose orders the exchange keeps rejecting is blocked on every instance', () => {
   let a: Stack;
@@ -29,7 +47,12 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
 
   beforeAll(async () => {
     a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, gateway: withBreaker });
-    b = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox, gateway: withBreaker });
+    b = await startExchangeStack(CLIENTS, {
+      redis: true,
+      redisKeyPrefix: prefix,
+      reuseSandbox: a.sandbox,
+      gateway: withBreaker,
+    });
   });
   afterAll(async () => {
     await b?.close();
@@ -43,7 +66,9 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
 
     // The exchange refuses a clordId that is still working (409): each resend under a new Idempotency-Key reaches it and is rejected.
     for (let i = 1; i <= TRIP_AT; i++) {
-      const rejected = await insert(i % 2 ? a : b, limit('SIDE_BUY', 1, 10, { clordId: 'storm-dup' }), 'storm', { 'idempotency-key': `storm-resend-${i}` });
+      const rejected = await insert(i % 2 ? a : b, limit('SIDE_BUY', 1, 10, { clordId: 'storm-dup' }), 'storm', {
+        'idempotency-key': `storm-resend-${i}`,
+      });
       expect({ i, status: rejected.status }).toEqual({ i, status: 409 });
     }
 
@@ -54,12 +79,24 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const problem = await json(refused);
-    expect(problem).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:storm', limit: TRIP_AT, windowSeconds: 60, observed: TRIP_AT });
+    expect(problem).toMatchObject({
+      code: 'RISK_BREAKER_OPEN',
+      scope: 'client:storm',
+      limit: TRIP_AT,
+      windowSeconds: 60,
+      observed: TRIP_AT,
+    });
     expect(Date.parse(problem.until)).toBeGreaterThan(Date.now());
-    const seenOnA = await eventually(() => insert(a, limit('SIDE_BUY', 1, 11, { clordId: 'storm-a' }), 'storm').then((res) => res.status), (status) => status === 403, 3_000);
+    const seenOnA = await eventually(
+      () => insert(a, limit('SIDE_BUY', 1, 11, { clordId: 'storm-a' }), 'storm').then((res) => res.status),
+      (status) => status === 403,
+      3_000,
+    );
     expect(seenOnA).toBe(403);
     expect(upstreamCalls(a)).toBe(sent);
-    console.log(`breaker: tripped after ${TRIP_AT} upstream rejects (409) split across two instances; refused on both, nothing sent`);
+    console.log(
+      `breaker: tripped after ${TRIP_AT} upstream rejects (409) split across two instances; refused on both, nothing sent`,
+    );
 
     // Another client of the same team and participant trades on; the blocked client's cancel passes.
     expect((await insert(a, limit('SIDE_BUY', 1, 12, { clordId: 'calm-1' }), 'calm')).status).toBe(200);
@@ -72,11 +109,21 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
 
     // Reset: an admin only, with a reason; journaled; every instance lets the client trade again.
     expect((await post(b, '/admin/risk/breakers/reset', { client: 'storm' })).status).toBe(400);
-    expect((await post(b, '/admin/risk/breakers/reset', { client: 'storm', reason: 'resend loop fixed' }, 'storm')).status).toBe(403);
+    expect(
+      (await post(b, '/admin/risk/breakers/reset', { client: 'storm', reason: 'resend loop fixed' }, 'storm')).status,
+    ).toBe(403);
     const reset = await post(b, '/admin/risk/breakers/reset', { client: 'storm', reason: 'resend loop fixed' });
     expect(reset.status).toBe(200);
-    expect(await json(reset)).toMatchObject({ client: 'storm', was: { client: 'storm', limit: TRIP_AT }, journaled: true });
-    const after = await eventually(() => post(a, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 13), 'storm').then((res) => res.status), (status) => status === 200, 3_000);
+    expect(await json(reset)).toMatchObject({
+      client: 'storm',
+      was: { client: 'storm', limit: TRIP_AT },
+      journaled: true,
+    });
+    const after = await eventually(
+      () => post(a, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 13), 'storm').then((res) => res.status),
+      (status) => status === 200,
+      3_000,
+    );
     expect(after).toBe(200);
     expect((await insert(a, limit('SIDE_BUY', 1, 13, { clordId: 'storm-after' }), 'storm')).status).toBe(200);
   });
@@ -89,6 +136,11 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
     }
     const refused = await post(a, '/retail/v1/orders', retailOrder('aec-nfl-gb-chi-2026-11-22'), 'shop');
     expect(refused.status).toBe(403);
-    expect(await json(refused)).toMatchObject({ code: 'RISK_BREAKER_OPEN', scope: 'client:shop', limit: RETAIL_TRIP_AT, observed: RETAIL_TRIP_AT });
+    expect(await json(refused)).toMatchObject({
+      code: 'RISK_BREAKER_OPEN',
+      scope: 'client:shop',
+      limit: RETAIL_TRIP_AT,
+      observed: RETAIL_TRIP_AT,
+    });
   });
 });

@@ -4,13 +4,20 @@ import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, eventually } from './support/stack.js';
 
 const CLIENTS = [
-  { id: 'bot', team: 'trading', scopes: ['write:orders' as const, 'read:orders' as const], participants: [PARTICIPANT] },
+  {
+    id: 'bot',
+    team: 'trading',
+    scopes: ['write:orders' as const, 'read:orders' as const],
+    participants: [PARTICIPANT],
+  },
   { id: 'reader', scopes: ['read:orders' as const] },
 ];
 
 /** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
 function openWs(stack: Stack, client: string, query: string): Promise<WebSocket | number> {
-  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, { headers: { authorization: `Bearer ${stack.keys[client]}` } });
+  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, {
+    headers: { authorization: `Bearer ${stack.keys[client]}` },
+  });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
@@ -40,17 +47,33 @@ describe('cancel-on-disconnect for /ws clients', () => {
   });
 
   async function rest(count: number, tag: string): Promise<void> {
-    for (let i = 0; i < count; i++) expect((await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3 + i, { clordId: `${tag}-${i}` }), 'bot')).status).toBe(200);
+    for (let i = 0; i < count; i++)
+      expect(
+        (await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3 + i, { clordId: `${tag}-${i}` }), 'bot'))
+          .status,
+      ).toBe(200);
   }
 
   it("cancels a bot's open orders once its connection is gone for the grace, and no one else's", async () => {
     const ws = await opened(a, 'bot', 'cancelOnDisconnect=1');
     await rest(3, 'dies');
-    const bobs = await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3, { clordId: 'bob-stays' }), 'all', { 'x-participant-id': OTHER_PARTICIPANT });
+    const bobs = await post(
+      a,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 3, { clordId: 'bob-stays' }),
+      'all',
+      { 'x-participant-id': OTHER_PARTICIPANT },
+    );
     expect(bobs.status).toBe(200);
     expect(aliceOpen()).toBe(3);
     ws.terminate();
-    await expect(eventually(async () => aliceOpen(), (n) => n === 0, 15_000)).resolves.toBe(0);
+    await expect(
+      eventually(
+        async () => aliceOpen(),
+        (n) => n === 0,
+        15_000,
+      ),
+    ).resolves.toBe(0);
     expect(a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).map((order) => order.clordId)).toContain('bob-stays');
   });
 
@@ -59,10 +82,20 @@ describe('cancel-on-disconnect for /ws clients', () => {
     await rest(2, 'resumes');
     ws.terminate();
     const again = await opened(b, 'bot', 'cancelOnDisconnect=2');
-    await eventually(async () => a.logs.some((line) => line.includes('cancel-on-disconnect of bot: resumed')), (seen) => seen, 15_000);
+    await eventually(
+      async () => a.logs.some((line) => line.includes('cancel-on-disconnect of bot: resumed')),
+      (seen) => seen,
+      15_000,
+    );
     expect(aliceOpen()).toBe(2);
     again.close();
-    await expect(eventually(async () => aliceOpen(), (n) => n === 0, 15_000)).resolves.toBe(0);
+    await expect(
+      eventually(
+        async () => aliceOpen(),
+        (n) => n === 0,
+        15_000,
+      ),
+    ).resolves.toBe(0);
   });
 
   it('asks write:orders and a grace of 1 to 300 seconds', async () => {

@@ -11,7 +11,13 @@ describe('exposure counts in Redis', () => {
   const hash = (key: string) => redis.hgetall(`${prefix}{risk}:open:${key}`);
 
   beforeAll(async () => {
-    redis = createRedisClient({ mode: 'single', url: redisUrl(), keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+    redis = createRedisClient({
+      mode: 'single',
+      url: redisUrl(),
+      keyPrefix: '',
+      commandTimeoutMs: 2_000,
+      connectTimeoutMs: 2_000,
+    });
     // The client queues nothing offline: wait until it is connected.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     store = new RedisOpenOrderStore(redis, prefix);
@@ -25,16 +31,38 @@ describe('exposure counts in Redis', () => {
     const position = { key: 'p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };
     const notional = { key: 'n', max: 5_000_000, scope: 'team:trading', kind: 'notional' as const };
     expect(await store.reserve([notional, position], 'a', { side: 'buy', qty: 2, micros: 1_000_000 })).toBeUndefined();
-    expect(await store.reserve([notional, position], 'b', { side: 'buy', qty: 1, micros: 500_000 })).toEqual({ count: position, observed: 11 });
+    expect(await store.reserve([notional, position], 'b', { side: 'buy', qty: 1, micros: 500_000 })).toEqual({
+      count: position,
+      observed: 11,
+    });
     expect(await store.reserve([notional], 'c', { side: 'buy', qty: 1, micros: 4_000_000 })).toBeUndefined();
-    expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
-    expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
+    expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({
+      count: notional,
+      observed: 5_000_001,
+    });
+    expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({
+      count: position,
+      observed: -22,
+    });
     expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
-    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x', kinds: ['notional', 'position'], exposure: { side: 'buy', qty: 2, micros: 1_000_000 } });
+    await store.bind('order-a', {
+      token: 'a',
+      keys: ['n', 'p'],
+      participant: 'x',
+      kinds: ['notional', 'position'],
+      exposure: { side: 'buy', qty: 2, micros: 1_000_000 },
+    });
     await store.leaves('order-a', 1);
-    expect(await hash('n')).toMatchObject({ '#notional': '4500000', '#buy': '2', a: expect.stringMatching(/^buy 1 500000 \d+$/) });
+    expect(await hash('n')).toMatchObject({
+      '#notional': '4500000',
+      '#buy': '2',
+      a: expect.stringMatching(/^buy 1 500000 \d+$/),
+    });
     const filled = { ...position, position: 9 };
-    expect(await store.reserve([filled], 'h', { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: filled, observed: 11 });
+    expect(await store.reserve([filled], 'h', { side: 'buy', qty: 1, micros: 0 })).toEqual({
+      count: filled,
+      observed: 11,
+    });
     await store.releaseOrder('order-a');
     expect(await store.reserve([filled], 'i', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
     await store.release('i', ['p']);
@@ -48,7 +76,10 @@ describe('exposure counts in Redis', () => {
     const orders = { key: 'judge-o', max: 1, scope: 'team:trading' };
     const position = { key: 'judge-p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };
     expect(await store.judge([orders, position], { side: 'buy', qty: 2, micros: 0 })).toBeUndefined();
-    expect(await store.judge([orders, position], { side: 'buy', qty: 3, micros: 0 })).toEqual({ count: position, observed: 11 });
+    expect(await store.judge([orders, position], { side: 'buy', qty: 3, micros: 0 })).toEqual({
+      count: position,
+      observed: 11,
+    });
     expect(await redis.exists(`${prefix}{risk}:open:judge-o`, `${prefix}{risk}:open:judge-p`)).toBe(0);
     expect(await store.reserve([orders, position], 'a', { side: 'buy', qty: 2, micros: 0 })).toBeUndefined();
     expect(await store.judge([orders], { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: orders, observed: 2 });
@@ -67,7 +98,11 @@ describe('exposure counts in Redis', () => {
     await lossy.rebuilt();
     expect(await lossy.reserve([count], 'before', exposure)).toBeUndefined();
     // Redis loses the data (as FLUSHALL would): the counts and the generation.
-    await redis.del(`${lossPrefix}{risk}:open:o`, `${lossPrefix}{risk}:open-generation`, `${lossPrefix}{risk}:open-rebuilt`);
+    await redis.del(
+      `${lossPrefix}{risk}:open:o`,
+      `${lossPrefix}{risk}:open-generation`,
+      `${lossPrefix}{risk}:open-rebuilt`,
+    );
     expect(await lossy.reserve([count], 'after', exposure)).toBe('lost');
     expect(await held()).toBe(0);
     expect(await lossy.adopt()).toBe(false);
@@ -80,7 +115,10 @@ describe('exposure counts in Redis', () => {
     await lossy.restore('order-before', counted('restored:order-before'));
     await lossy.bind('order-open', counted('late'));
     expect(await held()).toBe(2);
-    expect(await lossy.reserve([{ ...count, max: 2 }], 'next', exposure)).toEqual({ count: { ...count, max: 2 }, observed: 3 });
+    expect(await lossy.reserve([{ ...count, max: 2 }], 'next', exposure)).toEqual({
+      count: { ...count, max: 2 },
+      observed: 3,
+    });
     await lossy.releaseOrder('order-open');
     expect(await held()).toBe(1);
   });

@@ -18,7 +18,10 @@ const BOUND_MS = 8_000;
  * alone makes 500 single cancels take over 5 s, and its REST API has no batch or mass cancel route.
  */
 const TIER = 'T2';
-const onTier = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, limits: { ...config.limits, exchangeTier: TIER } });
+const onTier = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  limits: { ...config.limits, exchangeTier: TIER },
+});
 
 describe("halt-and-cancel's cancels take priority over ordinary cancel traffic, within the exchange's limits", () => {
   let stack: Stack;
@@ -27,15 +30,30 @@ describe("halt-and-cancel's cancels take priority over ordinary cancel traffic, 
     stack = await startExchangeStack(CLIENTS, {
       redis: true,
       gateway: onTier,
-      sandbox: { exchange: { tier: TIER, limits: { instruments: 'off', book: 'off', search: 'off', 'trade-stats': 'off' } } },
+      sandbox: {
+        exchange: { tier: TIER, limits: { instruments: 'off', book: 'off', search: 'off', 'trade-stats': 'off' } },
+      },
     });
   });
   afterAll(() => stack?.close());
 
   const rest = (account: string, count: number, tag: string) =>
-    Array.from({ length: count }, (_, i) => stack.sandbox.state.engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 1 + (i % 20), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account, clordId: `${tag}-${i}` }).orderId);
+    Array.from(
+      { length: count },
+      (_, i) =>
+        stack.sandbox.state.engine.insert({
+          symbol: SYMBOL,
+          side: 'SIDE_BUY',
+          orderQty: 1,
+          price: 1 + (i % 20),
+          timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+          account,
+          clordId: `${tag}-${i}`,
+        }).orderId,
+    );
 
-  const killSwitch = (reason: string) => post(stack, '/admin/risk/states', { scope: 'team:trading', state: 'halt-and-cancel', reason });
+  const killSwitch = (reason: string) =>
+    post(stack, '/admin/risk/states', { scope: 'team:trading', state: 'halt-and-cancel', reason });
 
   it('a team with 500 resting orders halted-and-cancelled has none left at the sandbox within the bound, and the report lists each', async () => {
     const ids = rest(PARTICIPANT, RESTING, 'quiet');
@@ -45,9 +63,17 @@ describe("halt-and-cancel's cancels take priority over ordinary cancel traffic, 
     const left = stack.sandbox.state.engine.openOrders(PARTICIPANT).length;
     expect(res.status).toBe(200);
     const { report, journaled } = await json(res);
-    process.stdout.write(`kill switch: ${report.cancelled.length} of ${RESTING} cancelled, ${left} left at the sandbox, in ${tookMs.toFixed(0)} ms (run ${report.durationMs} ms) at tier ${TIER}\n`);
+    process.stdout.write(
+      `kill switch: ${report.cancelled.length} of ${RESTING} cancelled, ${left} left at the sandbox, in ${tookMs.toFixed(0)} ms (run ${report.durationMs} ms) at tier ${TIER}\n`,
+    );
     expect(left).toBe(0);
-    expect(report).toMatchObject({ scope: 'team:trading', unresolved: [], filledFirst: [], remainingOpen: 0, targeted: RESTING });
+    expect(report).toMatchObject({
+      scope: 'team:trading',
+      unresolved: [],
+      filledFirst: [],
+      remainingOpen: 0,
+      targeted: RESTING,
+    });
     expect(report.cancelled.map((order: { orderId: string }) => order.orderId).sort()).toEqual([...ids].sort());
     expect(journaled).toBe(true);
     expect(stack.sandbox.state.counterSnapshot()['exchange.throttled.cancel'] ?? 0).toBe(0);
@@ -92,7 +118,13 @@ describe("halt-and-cancel's cancels take priority over ordinary cancel traffic, 
         `meanwhile ${floodDuring} ordinary cancels of another team passed; upstream 429s: ${counters()['exchange.throttled.cancel'] ?? 0}\n`,
     );
     expect(left).toBe(0);
-    expect(report).toMatchObject({ scope: 'team:trading', unresolved: [], filledFirst: [], remainingOpen: 0, targeted: RESTING });
+    expect(report).toMatchObject({
+      scope: 'team:trading',
+      unresolved: [],
+      filledFirst: [],
+      remainingOpen: 0,
+      targeted: RESTING,
+    });
     expect(report.cancelled).toHaveLength(RESTING);
     expect(journaled).toBe(true);
     expect(counters()['exchange.throttled.cancel'] ?? 0).toBe(0);

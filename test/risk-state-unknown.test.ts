@@ -6,18 +6,29 @@ import { limit, post, startExchangeStack, upstreamCalls } from './support/exchan
 import { startRedisServer } from './support/redis-server.js';
 import { PARTICIPANT, type Stack, eventually, json } from './support/stack.js';
 
-const CLIENTS = [{ id: 'bot', team: 'trading', scopes: ['write:orders' as const, 'read:orders' as const], participants: [PARTICIPANT] }];
+const CLIENTS = [
+  {
+    id: 'bot',
+    team: 'trading',
+    scopes: ['write:orders' as const, 'read:orders' as const],
+    participants: [PARTICIPANT],
+  },
+];
 
 const insert = (stack: Stack, order: object) => post(stack, '/exchange/v1/trading/orders', order, 'bot');
 const check = (stack: Stack) => post(stack, '/exchange/v1/trading/orders/check', limit('SIDE_BUY', 1, 20), 'bot');
-const setState = (stack: Stack, state: string, reason: string) => post(stack, '/admin/risk/states', { scope: 'team:trading', state, reason });
+const setState = (stack: Stack, state: string, reason: string) =>
+  post(stack, '/admin/risk/states', { scope: 'team:trading', state, reason });
 
 describe('an instance that starts while Redis is unreachable enforces a latched halt (fail closed)', () => {
   let redis: { url: string; process: ChildProcess };
   let a: Stack;
   let b: Stack | undefined;
   const prefix = `unknown${process.pid}:`;
-  const onOwnRedis = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, redis: { ...config.redis!, url: redis.url } });
+  const onOwnRedis = (config: GatewayConfigInput): GatewayConfigInput => ({
+    ...config,
+    redis: { ...config.redis!, url: redis.url },
+  });
 
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -37,7 +48,12 @@ describe('an instance that starts while Redis is unreachable enforces a latched 
     // Redis stops (the process is frozen: connections hang, nothing is answered); a new instance starts now.
     redis.process.kill('SIGSTOP');
     try {
-      b = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox, gateway: onOwnRedis });
+      b = await startExchangeStack(CLIENTS, {
+        redis: true,
+        redisKeyPrefix: prefix,
+        reuseSandbox: a.sandbox,
+        gateway: onOwnRedis,
+      });
       const sent = upstreamCalls(a);
       const refused = await insert(b, limit('SIDE_BUY', 1, 11, { clordId: 'while-unknown' }));
       expect(refused.status).toBe(503);
@@ -47,7 +63,10 @@ describe('an instance that starts while Redis is unreachable enforces a latched 
       expect(upstreamCalls(a)).toBe(sent);
       // A cancel is never blocked by a gateway rule.
       const cancel = await post(b, '/exchange/v1/trading/orders/cancel', { orderId }, 'bot');
-      expect({ status: cancel.status, body: cancel.ok ? undefined : await cancel.text() }).toEqual({ status: 200, body: undefined });
+      expect({ status: cancel.status, body: cancel.ok ? undefined : await cancel.text() }).toEqual({
+        status: 200,
+        body: undefined,
+      });
       expect(a.sandbox.state.engine.order(orderId)).toMatchObject({ state: 'ORDER_STATE_CANCELED' });
     } finally {
       redis.process.kill('SIGCONT');
@@ -55,14 +74,31 @@ describe('an instance that starts while Redis is unreachable enforces a latched 
 
     // Redis answers again: the instance reads the states and the latched halt is what refuses now.
     const started = performance.now();
-    const halted = await eventually(() => check(b!), (res) => res.status !== 503, 15_000, 50);
-    console.log(`state-unknown: the instance read the latched states ${(performance.now() - started).toFixed(0)} ms after Redis was resumed`);
+    const halted = await eventually(
+      () => check(b!),
+      (res) => res.status !== 503,
+      15_000,
+      50,
+    );
+    console.log(
+      `state-unknown: the instance read the latched states ${(performance.now() - started).toFixed(0)} ms after Redis was resumed`,
+    );
     expect(halted.status).toBe(403);
     expect(await json(halted)).toMatchObject({ code: 'TRADING_HALTED', scope: 'team:trading', state: 'halted' });
-    expect((await json(await insert(b!, limit('SIDE_BUY', 1, 12, { clordId: 'still-halted' })))).code).toBe('TRADING_HALTED');
+    expect((await json(await insert(b!, limit('SIDE_BUY', 1, 12, { clordId: 'still-halted' })))).code).toBe(
+      'TRADING_HALTED',
+    );
 
     expect((await setState(a, 'active', 'outage over')).status).toBe(200);
-    expect((await eventually(() => check(b!), (res) => res.status === 200, 5_000)).status).toBe(200);
+    expect(
+      (
+        await eventually(
+          () => check(b!),
+          (res) => res.status === 200,
+          5_000,
+        )
+      ).status,
+    ).toBe(200);
     expect((await insert(b!, limit('SIDE_BUY', 1, 12, { clordId: 'after-lift' }))).status).toBe(200);
   });
 });

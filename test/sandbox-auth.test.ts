@@ -34,7 +34,9 @@ const json = (res: Response): Promise<Json> => res.json() as Promise<Json>;
 const b64url = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const privateKeyOf = (clientId: string): KeyObject =>
-  createPrivateKey(readFileSync(sandbox.keys.exchange.find((key) => key.clientId === clientId)?.privateKeyFile ?? '', 'utf8'));
+  createPrivateKey(
+    readFileSync(sandbox.keys.exchange.find((key) => key.clientId === clientId)?.privateKeyFile ?? '', 'utf8'),
+  );
 
 function signJwt(payload: object, key: KeyObject = privateKeyOf('desk'), header: object = RS256): string {
   const input = `${b64url(header)}.${b64url(payload)}`;
@@ -43,12 +45,30 @@ function signJwt(payload: object, key: KeyObject = privateKeyOf('desk'), header:
 
 function claims(clientId = 'desk', overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const iat = nowSeconds();
-  return { iss: clientId, sub: clientId, aud: `${sandbox.urls.auth}/oauth/token`, iat, exp: iat + 60, jti: randomUUID(), ...overrides };
+  return {
+    iss: clientId,
+    sub: clientId,
+    aud: `${sandbox.urls.auth}/oauth/token`,
+    iat,
+    exp: iat + 60,
+    jti: randomUUID(),
+    ...overrides,
+  };
 }
 
 function requestToken(assertion: string, body: Record<string, unknown> = {}): Promise<Response> {
-  const fields = { client_id: 'desk', client_assertion_type: ASSERTION_TYPE, client_assertion: assertion, audience: sandbox.urls.exchange, grant_type: 'client_credentials' };
-  return fetch(`${sandbox.urls.auth}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, ...body }) });
+  const fields = {
+    client_id: 'desk',
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: assertion,
+    audience: sandbox.urls.exchange,
+    grant_type: 'client_credentials',
+  };
+  return fetch(`${sandbox.urls.auth}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...fields, ...body }),
+  });
 }
 
 async function accessToken(clientId = 'desk'): Promise<string> {
@@ -65,7 +85,10 @@ function exchange(path: string, token?: string, participant?: string): Promise<R
 }
 
 async function expectOAuthError(res: Response, status: number, error: string): Promise<void> {
-  expect({ status: res.status, body: await json(res) }).toEqual({ status, body: { error, error_description: expect.any(String) } });
+  expect({ status: res.status, body: await json(res) }).toEqual({
+    status,
+    body: { error, error_description: expect.any(String) },
+  });
 }
 
 describe('sandbox auth server: POST /oauth/token', () => {
@@ -75,8 +98,12 @@ describe('sandbox auth server: POST /oauth/token', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await json(res);
     expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: TTL_SECONDS });
-    const payload = JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString()) as { scope: string };
-    expect(payload.scope.split(' ')).toEqual(expect.arrayContaining(['read:accounts', 'read:positions', 'write:orders']));
+    const payload = JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString()) as {
+      scope: string;
+    };
+    expect(payload.scope.split(' ')).toEqual(
+      expect.arrayContaining(['read:accounts', 'read:positions', 'write:orders']),
+    );
   });
 
   it('answers invalid_client for an assertion signed with an unregistered key', async () => {
@@ -85,7 +112,11 @@ describe('sandbox auth server: POST /oauth/token', () => {
   });
 
   it('answers invalid_client for an unknown client_id', async () => {
-    await expectOAuthError(await requestToken(signJwt(claims('nobody')), { client_id: 'nobody' }), 401, 'invalid_client');
+    await expectOAuthError(
+      await requestToken(signJwt(claims('nobody')), { client_id: 'nobody' }),
+      401,
+      'invalid_client',
+    );
   });
 
   const hs256 = (payload: object): string => {
@@ -93,10 +124,18 @@ describe('sandbox auth server: POST /oauth/token', () => {
     return `${input}.${createHmac('sha256', 'shared-secret').update(input).digest('base64url')}`;
   };
   it.each<[string, string, () => string]>([
-    ['aud is the API address instead of the token URL', 'wrong_aud', () => signJwt(claims('desk', { aud: sandbox.urls.exchange }))],
+    [
+      'aud is the API address instead of the token URL',
+      'wrong_aud',
+      () => signJwt(claims('desk', { aud: sandbox.urls.exchange })),
+    ],
     ['exp has passed', 'expired', () => signJwt(claims('desk', { iat: nowSeconds() - 120, exp: nowSeconds() - 60 }))],
     ['exp is more than 300 s after iat', 'bad_lifetime', () => signJwt(claims('desk', { exp: nowSeconds() + 301 }))],
-    ['iat is in the future', 'iat_in_future', () => signJwt(claims('desk', { iat: nowSeconds() + 60, exp: nowSeconds() + 120 }))],
+    [
+      'iat is in the future',
+      'iat_in_future',
+      () => signJwt(claims('desk', { iat: nowSeconds() + 60, exp: nowSeconds() + 120 })),
+    ],
     ['iss differs from sub', 'iss_sub_mismatch', () => signJwt(claims('desk', { sub: 'reader' }))],
     ['alg is HS256', 'wrong_alg', () => hs256(claims())],
     ['alg is none', 'wrong_alg', () => `${b64url({ alg: 'none' })}.${b64url(claims())}.`],
@@ -128,7 +167,11 @@ describe('sandbox auth server: POST /oauth/token', () => {
   });
 
   it('answers 400 invalid_request to a form-encoded body', async () => {
-    const res = await fetch(`${sandbox.urls.auth}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const res = await fetch(`${sandbox.urls.auth}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
     await expectOAuthError(res, 400, 'invalid_request');
   });
 
@@ -150,16 +193,26 @@ describe('sandbox exchange: bearer, scope and participant checks', () => {
   it('answers /v1/whoami and /v1/users for a valid token', async () => {
     const token = await accessToken();
     const participants = [ALICE, 'firms/FIRMA/users/bob'];
-    expect(await json(await exchange('/v1/whoami', token))).toMatchObject({ clientId: 'desk', firm: 'FIRMA', participants });
+    expect(await json(await exchange('/v1/whoami', token))).toMatchObject({
+      clientId: 'desk',
+      firm: 'FIRMA',
+      participants,
+    });
     expect(await json(await exchange('/v1/users', token))).toEqual({ users: participants });
   });
 
   it.each<[string, () => Promise<string | undefined>]>([
     ['no token', async () => undefined],
-    ['a token the sandbox did not sign', async () => signJwt({ sub: 'desk', scope: 'read:accounts', exp: nowSeconds() + 60 })],
+    [
+      'a token the sandbox did not sign',
+      async () => signJwt({ sub: 'desk', scope: 'read:accounts', exp: nowSeconds() + 60 }),
+    ],
   ])('answers 401 in gRPC shape to %s', async (_, token) => {
     const res = await exchange('/v1/whoami', await token());
-    expect({ status: res.status, body: await json(res) }).toEqual({ status: 401, body: { code: 16, message: expect.any(String), details: [] } });
+    expect({ status: res.status, body: await json(res) }).toEqual({
+      status: 401,
+      body: { code: 16, message: expect.any(String), details: [] },
+    });
   });
 
   it('answers 401 once the token has expired on the sandbox clock', async () => {
@@ -185,7 +238,10 @@ describe('sandbox exchange: bearer, scope and participant checks', () => {
     ['not of the participant form', 'alice'],
   ])('answers 403 when x-participant-id is %s', async (_, participant) => {
     const res = await exchange('/v1/positions', await accessToken(), participant);
-    expect({ status: res.status, body: await json(res) }).toEqual({ status: 403, body: { code: 7, message: expect.stringContaining('permission denied'), details: [] } });
+    expect({ status: res.status, body: await json(res) }).toEqual({
+      status: 403,
+      body: { code: 7, message: expect.stringContaining('permission denied'), details: [] },
+    });
   });
 
   it('answers GET /v1/positions for a participant of the token firm', async () => {
@@ -195,21 +251,37 @@ describe('sandbox exchange: bearer, scope and participant checks', () => {
 
   it('answers unknown routes and bad JSON in gRPC shape', async () => {
     const missing = await exchange('/v1/nowhere', await accessToken());
-    expect({ status: missing.status, body: await json(missing) }).toEqual({ status: 404, body: { code: 5, message: expect.any(String), details: [] } });
-    const bad = await fetch(`${sandbox.urls.exchange}/v1/trading/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{oops' });
-    expect({ status: bad.status, body: await json(bad) }).toEqual({ status: 400, body: { code: 3, message: expect.any(String), details: [] } });
+    expect({ status: missing.status, body: await json(missing) }).toEqual({
+      status: 404,
+      body: { code: 5, message: expect.any(String), details: [] },
+    });
+    const bad = await fetch(`${sandbox.urls.exchange}/v1/trading/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{oops',
+    });
+    expect({ status: bad.status, body: await json(bad) }).toEqual({
+      status: 400,
+      body: { code: 3, message: expect.any(String), details: [] },
+    });
   });
 });
 
 describe('sandbox operator routes (/_sandbox)', () => {
   const admin = (path: string, method = 'GET', body?: object): Promise<Response> =>
-    fetch(`${sandbox.urls.auth}/_sandbox${path}`, { method, ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
-  const rotatingToken = (key: KeyObject): Promise<Response> => requestToken(signJwt(claims('rotating'), key), { client_id: 'rotating' });
+    fetch(`${sandbox.urls.auth}/_sandbox${path}`, {
+      method,
+      ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    });
+  const rotatingToken = (key: KeyObject): Promise<Response> =>
+    requestToken(signJwt(claims('rotating'), key), { client_id: 'rotating' });
 
   it('rotates a client key: both work during the overlap, the removed one stops', async () => {
     const oldKey = privateKeyOf('rotating');
     const next = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const added = await admin('/exchange/clients/rotating/keys', 'POST', { publicKeyPem: next.publicKey.export({ type: 'spki', format: 'pem' }) });
+    const added = await admin('/exchange/clients/rotating/keys', 'POST', {
+      publicKeyPem: next.publicKey.export({ type: 'spki', format: 'pem' }),
+    });
     expect(added.status).toBe(201);
     const { fingerprint, fingerprints } = (await json(added)) as { fingerprint: string; fingerprints: string[] };
     expect(fingerprints).toHaveLength(2);
@@ -224,7 +296,10 @@ describe('sandbox operator routes (/_sandbox)', () => {
   });
 
   it('refuses a private key where a public key is expected, without echoing it', async () => {
-    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     const res = await admin('/exchange/clients/rotating/keys', 'POST', { publicKeyPem: pem });
     expect(res.status).toBe(400);
     expect(await res.text()).not.toContain('PRIVATE');

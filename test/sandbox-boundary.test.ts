@@ -25,14 +25,25 @@ async function ruleMessages(code: string, filePath: string): Promise<string[]> {
 
 describe('sandbox import boundary', () => {
   it('fails lint on a deliberate import of a gateway lib from the sandbox, by alias or by path', async () => {
-    const byAlias = await ruleMessages("import { OrderRequestSchema } from '@lib/exchange';\nexport const s = OrderRequestSchema;\n", 'apps/sandbox/src/exchange/deliberate.ts');
-    const byPath = await ruleMessages("import { x } from '../../../../../libs/core/src/index.js';\nexport const y = x;\n", 'apps/sandbox/src/exchange/grpc/wire/deliberate.ts');
+    const byAlias = await ruleMessages(
+      "import { OrderRequestSchema } from '@lib/exchange';\nexport const s = OrderRequestSchema;\n",
+      'apps/sandbox/src/exchange/deliberate.ts',
+    );
+    const byPath = await ruleMessages(
+      "import { x } from '../../../../../libs/core/src/index.js';\nexport const y = x;\n",
+      'apps/sandbox/src/exchange/grpc/wire/deliberate.ts',
+    );
     expect(byAlias).toEqual([expect.stringContaining('The sandbox imports nothing from libs/*')]);
     expect(byPath).toEqual([expect.stringContaining('The sandbox imports nothing from libs/*')]);
   });
 
   it('lets the gateway import the same lib (the rule is the sandbox’s alone)', async () => {
-    expect(await ruleMessages("import { OrderRequestSchema } from '@lib/exchange';\nexport const s = OrderRequestSchema;\n", 'apps/gateway/src/deliberate.ts')).toEqual([]);
+    expect(
+      await ruleMessages(
+        "import { OrderRequestSchema } from '@lib/exchange';\nexport const s = OrderRequestSchema;\n",
+        'apps/gateway/src/deliberate.ts',
+      ),
+    ).toEqual([]);
   });
 
   it('finds no import of libs/* anywhere in apps/sandbox', () => {

@@ -19,7 +19,9 @@ describe('sandbox catalog rate limit per client address', () => {
     expect(answers.every((res) => res.status === 200 || res.status === 429)).toBe(true);
     expect(await refused[0].json()).toEqual({ status: 429, message: 'Too Many Requests' });
     expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const { counters } = (await (await fetch(`${sandbox.urls.auth}/_sandbox/counters`)).json()) as { counters: Record<string, number> };
+    const { counters } = (await (await fetch(`${sandbox.urls.auth}/_sandbox/counters`)).json()) as {
+      counters: Record<string, number>;
+    };
     expect(counters['catalog.rateLimited']).toBe(refused.length);
     expect(Object.keys(counters).filter((name) => name.startsWith('catalog.rateLimited.'))).toHaveLength(1); // one address: this test's
   });

@@ -11,7 +11,10 @@ describe('sandbox import graph', () => {
   });
 
   it('has no import cycle in libs/ or apps/gateway', () => {
-    expect({ libs: findImportCycles('libs'), gateway: findImportCycles('apps/gateway/src') }).toEqual({ libs: [], gateway: [] });
+    expect({ libs: findImportCycles('libs'), gateway: findImportCycles('apps/gateway/src') }).toEqual({
+      libs: [],
+      gateway: [],
+    });
   });
 
   it('finds a cycle through a type-only import and a folder index, as the sandbox once had', () => {

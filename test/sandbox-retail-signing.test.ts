@@ -23,8 +23,19 @@ afterEach(() => sandbox.state.setClockSkew(0));
 const json = (res: Response): Promise<Json> => res.json() as Promise<Json>;
 /** The secret as issued: base64 of the key file the sandbox wrote. */
 const secretKey = (): string => readFileSync(sandbox.keys.retail[0].secretKeyFile, 'utf8').trim();
-const ownKey = (): KeyObject => createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(secretKey(), 'base64')]), format: 'der', type: 'pkcs8' });
-const sdk = (): PolymarketUS => new PolymarketUS({ keyId: KEY_ID, secretKey: secretKey(), apiBaseUrl: sandbox.urls.retail, gatewayBaseUrl: sandbox.urls.catalog });
+const ownKey = (): KeyObject =>
+  createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(secretKey(), 'base64')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+const sdk = (): PolymarketUS =>
+  new PolymarketUS({
+    keyId: KEY_ID,
+    secretKey: secretKey(),
+    apiBaseUrl: sandbox.urls.retail,
+    gatewayBaseUrl: sandbox.urls.catalog,
+  });
 
 interface Signing {
   /** What the signature covers; defaults to the pathname requested. */
@@ -39,8 +50,14 @@ interface Signing {
 function signedGet(target: string, signing: Signing = {}): Promise<Response> {
   const timestamp = String(signing.timestamp ?? Date.now());
   const signedPath = signing.signedPath ?? target.split('?')[0];
-  const signature = sign(null, Buffer.from(`${timestamp}GET${signedPath}`, 'utf8'), signing.key ?? ownKey()).toString('base64');
-  const headers: Record<string, string> = { 'X-PM-Access-Key': signing.keyId ?? KEY_ID, 'X-PM-Timestamp': timestamp, 'X-PM-Signature': signature };
+  const signature = sign(null, Buffer.from(`${timestamp}GET${signedPath}`, 'utf8'), signing.key ?? ownKey()).toString(
+    'base64',
+  );
+  const headers: Record<string, string> = {
+    'X-PM-Access-Key': signing.keyId ?? KEY_ID,
+    'X-PM-Timestamp': timestamp,
+    'X-PM-Signature': signature,
+  };
   if (signing.omit) delete headers[signing.omit];
   return fetch(sandbox.urls.retail + target, { headers });
 }
@@ -50,7 +67,12 @@ describe('sandbox retail surface: signed requests', () => {
     const before = sandbox.state.counter(`retail.accepted.key.${KEY_ID}`);
     const { balances } = (await sdk().account.balances()) as { balances: Json[] };
     expect(balances).toEqual([
-      expect.objectContaining({ currentBalance: 10_000, currency: 'USD', buyingPower: 10_000, lastUpdated: expect.any(String) }),
+      expect.objectContaining({
+        currentBalance: 10_000,
+        currency: 'USD',
+        buyingPower: 10_000,
+        lastUpdated: expect.any(String),
+      }),
     ]);
     expect(sandbox.state.counter(`retail.accepted.key.${KEY_ID}`)).toBe(before + 1);
     const fingerprint = sandbox.state.retailKeys.get(KEY_ID)?.fingerprint;
@@ -62,9 +84,21 @@ describe('sandbox retail surface: signed requests', () => {
   });
 
   it.each<[string, string, () => Promise<Response>]>([
-    ['a signature over path and query', 'bad_signature', () => signedGet(`${BALANCES}?currency=USD`, { signedPath: `${BALANCES}?currency=USD` })],
-    ['a signature over another path', 'bad_signature', () => signedGet(BALANCES, { signedPath: '/v1/portfolio/positions' })],
-    ['a signature by another key', 'bad_signature', () => signedGet(BALANCES, { key: generateKeyPairSync('ed25519').privateKey })],
+    [
+      'a signature over path and query',
+      'bad_signature',
+      () => signedGet(`${BALANCES}?currency=USD`, { signedPath: `${BALANCES}?currency=USD` }),
+    ],
+    [
+      'a signature over another path',
+      'bad_signature',
+      () => signedGet(BALANCES, { signedPath: '/v1/portfolio/positions' }),
+    ],
+    [
+      'a signature by another key',
+      'bad_signature',
+      () => signedGet(BALANCES, { key: generateKeyPairSync('ed25519').privateKey }),
+    ],
     ['an unknown key id', 'unknown_key', () => signedGet(BALANCES, { keyId: '00000000-0000-4000-8000-000000000000' })],
     ['a timestamp 31 s behind', 'stale_timestamp', () => signedGet(BALANCES, { timestamp: Date.now() - 31_000 })],
     ['a timestamp 31 s ahead', 'stale_timestamp', () => signedGet(BALANCES, { timestamp: Date.now() + 31_000 })],
@@ -74,7 +108,10 @@ describe('sandbox retail surface: signed requests', () => {
   ])('answers 401 {message} to %s (%s)', async (_, reason, send) => {
     const before = sandbox.state.counter(`retail.rejected.${reason}`);
     const res = await send();
-    expect({ status: res.status, body: await json(res) }).toEqual({ status: 401, body: { message: expect.any(String) } });
+    expect({ status: res.status, body: await json(res) }).toEqual({
+      status: 401,
+      body: { message: expect.any(String) },
+    });
     expect(sandbox.state.counter(`retail.rejected.${reason}`)).toBe(before + 1);
   });
 
@@ -90,6 +127,9 @@ describe('sandbox retail surface: signed requests', () => {
 
   it('answers unknown routes with 404 {message}', async () => {
     const res = await signedGet('/v1/nowhere');
-    expect({ status: res.status, body: await json(res) }).toEqual({ status: 404, body: { message: expect.any(String) } });
+    expect({ status: res.status, body: await json(res) }).toEqual({
+      status: 404,
+      body: { message: expect.any(String) },
+    });
   });
 });

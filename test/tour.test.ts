@@ -11,7 +11,12 @@ describe('npm run tour', () => {
 
   it('walks catalog cache, a crossing order, budget headers and /ws against the in-process stack', async () => {
     const lines: string[] = [];
-    const result = await runTour({ url: stack.url, key: stack.keys.all, write: (line) => lines.push(line), watchMs: 1500 });
+    const result = await runTour({
+      url: stack.url,
+      key: stack.keys.all,
+      write: (line) => lines.push(line),
+      watchMs: 1500,
+    });
     expect(result.catalogCache).toEqual(['MISS', 'HIT']);
     expect(result.exchangeOrderState).toBe('ORDER_STATE_FILLED');
     // The snapshot, then the bid placed and the bid cancelled.
@@ -23,9 +28,18 @@ describe('npm run tour', () => {
 
 describe(shortLine.name, () => {
   it('hides the framework start-up lines and shortens the rest', () => {
-    expect(shortLine('gateway', '{"level":30,"time":0,"context":"RouterExplorer","msg":"Mapped {/me, GET} route"}')).toBeUndefined();
-    expect(shortLine('gateway', '{"level":40,"time":0,"context":"RouterExplorer","msg":"odd"}')).toBe('00:00:00 warn  gateway RouterExplorer: odd');
-    expect(shortLine('gateway', '{"level":30,"time":0,"log":"access","method":"GET","url":"/me","status":200,"ms":0.5,"msg":"request completed"}')).toBe('00:00:00 info  GET /me → 200 (0.5 ms)');
+    expect(
+      shortLine('gateway', '{"level":30,"time":0,"context":"RouterExplorer","msg":"Mapped {/me, GET} route"}'),
+    ).toBeUndefined();
+    expect(shortLine('gateway', '{"level":40,"time":0,"context":"RouterExplorer","msg":"odd"}')).toBe(
+      '00:00:00 warn  gateway RouterExplorer: odd',
+    );
+    expect(
+      shortLine(
+        'gateway',
+        '{"level":30,"time":0,"log":"access","method":"GET","url":"/me","status":200,"ms":0.5,"msg":"request completed"}',
+      ),
+    ).toBe('00:00:00 info  GET /me → 200 (0.5 ms)');
     expect(shortLine('sandbox', 'plain text')).toBe('sandbox: plain text');
   });
 });

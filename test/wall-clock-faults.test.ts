@@ -37,10 +37,19 @@ describe('a gateway process whose wall clock is wrong or steps', () => {
     gateway = await spawnGateway(fleetConfig(stack, 'clockstep'), { wallClock: { stepsMs: [-STEP_MS, STEP_MS] } });
     const process = gateway;
     const call = caller(process.url, stack.keys.all);
-    await eventually(() => fetch(`${process.url}/health/ready`), (r) => r.status === 200, 20_000, 200);
+    await eventually(
+      () => fetch(`${process.url}/health/ready`),
+      (r) => r.status === 200,
+      20_000,
+      200,
+    );
     const step = async (n: number) => {
       process.process.kill('SIGUSR2');
-      await eventually(async () => process.output().split('test wall clock stepped').length - 1, (steps) => steps === n, 5_000);
+      await eventually(
+        async () => process.output().split('test wall clock stepped').length - 1,
+        (steps) => steps === n,
+        5_000,
+      );
     };
     const [answers] = await Promise.all([
       offer(8, 12_000, (i) => call('/retail/v1/orders', { ...restingBuy(i), headers: { 'x-retail-account': 'main' } })),
@@ -53,7 +62,9 @@ describe('a gateway process whose wall clock is wrong or steps', () => {
     ]);
     const longest = longestRefusal(answers);
     const errors = answers.filter((a) => a.status >= 500 || a.status === 0);
-    console.log(`wall clock -40 s at 3 s, +40 s at 7 s; 8 creates/s for 12 s: gateway ${JSON.stringify(tally(answers))}; longest run of refusals ${longest} ms; 5xx ${errors.length}`);
+    console.log(
+      `wall clock -40 s at 3 s, +40 s at 7 s; 8 creates/s for 12 s: gateway ${JSON.stringify(tally(answers))}; longest run of refusals ${longest} ms; 5xx ${errors.length}`,
+    );
     expect(errors).toEqual([]);
     expect(longest).toBeLessThanOrEqual(1_000);
   }, 90_000);
@@ -62,11 +73,19 @@ describe('a gateway process whose wall clock is wrong or steps', () => {
     gateway = await spawnGateway(fleetConfig(stack, 'clockahead'), { wallClock: { offsetMs: 25_000 } });
     const process = gateway;
     const call = caller(process.url, stack.keys.all);
-    const ready = await eventually(() => fetch(`${process.url}/health/ready`), (r) => r.status === 200, 15_000, 200).catch((error: Error) => error);
+    const ready = await eventually(
+      () => fetch(`${process.url}/health/ready`),
+      (r) => r.status === 200,
+      15_000,
+      200,
+    ).catch((error: Error) => error);
     const exchange = (await call('/exchange/v1/whoami')).status;
-    const retail = (await call('/retail/v1/orders', { ...restingBuy(0), headers: { 'x-retail-account': 'main' } })).status;
+    const retail = (await call('/retail/v1/orders', { ...restingBuy(0), headers: { 'x-retail-account': 'main' } }))
+      .status;
     const warning = /exchange auth server clock differs from ours by (-?\d+) ms/.exec(process.output())?.[1];
-    console.log(`clock 25 s ahead: ready ${ready instanceof Error ? `never (${ready.message.slice(0, 60)})` : 'yes'}; exchange whoami ${exchange}; retail create ${retail}; offset warned ${warning ?? '-'} ms; token requests refused for iat_in_future ${stack.sandbox.state.counter('token.rejected.iat_in_future')}`);
+    console.log(
+      `clock 25 s ahead: ready ${ready instanceof Error ? `never (${ready.message.slice(0, 60)})` : 'yes'}; exchange whoami ${exchange}; retail create ${retail}; offset warned ${warning ?? '-'} ms; token requests refused for iat_in_future ${stack.sandbox.state.counter('token.rejected.iat_in_future')}`,
+    );
     expect(ready).not.toBeInstanceOf(Error);
     expect(exchange).toBe(200);
     expect(retail).toBe(200);

@@ -45,7 +45,9 @@ describe('/ws from a browser', () => {
         const win = globalThis as unknown as PageGlobals;
         const response = await fetch('/ws/tickets', { method: 'POST', headers: { authorization: `Bearer ${key}` } });
         const { ticket } = (await response.json()) as { ticket: string };
-        const ws = new win.WebSocket(`${win.location.origin.replace(/^http/, 'ws')}/ws?ticket=${encodeURIComponent(ticket)}`);
+        const ws = new win.WebSocket(
+          `${win.location.origin.replace(/^http/, 'ws')}/ws?ticket=${encodeURIComponent(ticket)}`,
+        );
         const frames: BrowserFrame[] = [];
         return new Promise<BrowserFrame[]>((resolve, reject) => {
           ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', id: 'b1', topics: [topic] }));
@@ -60,8 +62,17 @@ describe('/ws from a browser', () => {
       },
       { key: stack.keys.all, topic },
     );
-    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).subscribed === true, undefined, { timeout: 10_000 });
-    stack.sandbox.state.engine.insert({ symbol: slug, side: 'SIDE_BUY', orderQty: 1, price: 21, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).subscribed === true, undefined, {
+      timeout: 10_000,
+    });
+    stack.sandbox.state.engine.insert({
+      symbol: slug,
+      side: 'SIDE_BUY',
+      orderQty: 1,
+      price: 21,
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+      account: PARTICIPANT,
+    });
     const frames: BrowserFrame[] = await opened;
     const [first, , second] = frames;
     expect(frames.map((f) => f.type)).toEqual(['snapshot', 'ack', 'snapshot']);

@@ -23,7 +23,12 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
   async function subscribed(gateway: GatewayProcess, topic: string, resumeFrom?: unknown): Promise<WsTestClient> {
     const client = await WsTestClient.open(gateway.url, { key: stack.keys.all });
     clients.push(client);
-    client.send({ type: 'subscribe', id: 's', topics: [topic], ...(resumeFrom === undefined ? {} : { resumeFrom: { [topic]: resumeFrom } }) });
+    client.send({
+      type: 'subscribe',
+      id: 's',
+      topics: [topic],
+      ...(resumeFrom === undefined ? {} : { resumeFrom: { [topic]: resumeFrom } }),
+    });
     await client.next((frame) => frame.type === 'ack', 10_000);
     return client;
   }
@@ -35,15 +40,28 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
    * renew in time (fenced), a relay that heard no heartbeat for silenceMs (silence), a renewal refused (lost).
    */
   async function epochMoves(): Promise<number> {
-    const texts = await Promise.all(fleet.map(async (gateway) => (await caller(gateway.url, stack.keys.all)('/metrics')).text()));
-    const moves = texts.flatMap((text) => [...text.matchAll(/^gateway_fanout_lease_changes_total\{change="(?:fenced|silence|lost)"\} (\d+)$/gm)]);
+    const texts = await Promise.all(
+      fleet.map(async (gateway) => (await caller(gateway.url, stack.keys.all)('/metrics')).text()),
+    );
+    const moves = texts.flatMap((text) => [
+      ...text.matchAll(/^gateway_fanout_lease_changes_total\{change="(?:fenced|silence|lost)"\} (\d+)$/gm),
+    ]);
     return moves.reduce((sum, match) => sum + Number(match[1]), 0);
   }
 
   beforeAll(async () => {
     stack = await startStack();
-    fleet = await spawnFleet({ ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix } }, 2);
-    admin = createRedisClient({ mode: 'single', url: redisUrl(), keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+    fleet = await spawnFleet(
+      { ...stack.configInput, logging: { level: 'warn' }, redis: { mode: 'single', url: redisUrl(), keyPrefix } },
+      2,
+    );
+    admin = createRedisClient({
+      mode: 'single',
+      url: redisUrl(),
+      keyPrefix: '',
+      commandTimeoutMs: 2_000,
+      connectTimeoutMs: 2_000,
+    });
   }, 60_000);
   afterAll(async () => {
     clients.forEach((client) => client.close());
@@ -89,7 +107,18 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
 
   it(`moves the lease of a SIGKILLed holder to the survivor within the lease (${LEASE_MS / 1000} s) + 1 s, and its clients get a resync`, async () => {
     const onEach = await Promise.all(fleet.map((gateway) => subscribed(gateway, MARKET)));
-    const feed = setInterval(() => stack.sandbox.state.engine.insert({ symbol: slug, side: 'SIDE_BUY', orderQty: 1, price: 10 + Math.floor(Math.random() * 30), timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT }), 100);
+    const feed = setInterval(
+      () =>
+        stack.sandbox.state.engine.insert({
+          symbol: slug,
+          side: 'SIDE_BUY',
+          orderQty: 1,
+          price: 10 + Math.floor(Math.random() * 30),
+          timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+          account: PARTICIPANT,
+        }),
+      100,
+    );
     try {
       await Promise.all(onEach.map((client) => client.next(() => client.topic(MARKET).length >= 3, 10_000)));
       const lease = await holderOf(MARKET);
@@ -103,18 +132,27 @@ describe('/ws on two gateway processes: resume and holder loss', () => {
       fleet[holder].process.kill('SIGKILL');
       const killedAt = Date.now();
       const deadline = LEASE_MS + 1_000;
-      const resync = await watching.next((frame) => frame.topic === MARKET && frame.type === 'resync' && frame.epoch !== heldEpoch, deadline, seen);
+      const resync = await watching.next(
+        (frame) => frame.topic === MARKET && frame.type === 'resync' && frame.epoch !== heldEpoch,
+        deadline,
+        seen,
+      );
       const waitFor = async () => {
         const until = killedAt + deadline;
-        while (!(await holderOf(MARKET)).includes(`:${survivor.process.pid}:`) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        while (!(await holderOf(MARKET)).includes(`:${survivor.process.pid}:`) && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 50));
         return holderOf(MARKET);
       };
       expect(await waitFor()).toContain(`:${survivor.process.pid}:`);
       // From then on the survivor's clients follow its epoch, seq growing within it.
-      await watching.next((frame) => frame.topic === MARKET && frame.epoch !== heldEpoch && frame.seq > resync.seq, 10_000);
+      await watching.next(
+        (frame) => frame.topic === MARKET && frame.epoch !== heldEpoch && frame.seq > resync.seq,
+        10_000,
+      );
       const after = watching.topic(MARKET).filter((frame: Json) => frame.epoch !== heldEpoch);
       expect(after[0].type).toBe('resync');
-      for (let i = 1; i < after.length; i++) if (after[i].epoch === after[i - 1].epoch) expect(after[i].seq).toBeGreaterThan(after[i - 1].seq);
+      for (let i = 1; i < after.length; i++)
+        if (after[i].epoch === after[i - 1].epoch) expect(after[i].seq).toBeGreaterThan(after[i - 1].seq);
     } finally {
       clearInterval(feed);
     }

@@ -11,7 +11,12 @@ const BROWSERS = 500;
 const BATCH = 50;
 const BIDI = 'BiDirectionalStreamMarketData';
 /** 70 games beyond the fixture's 32 instruments: more than 100 symbols. */
-const EXTRA_GAMES = Array.from({ length: 70 }, (_, i) => ({ league: 'tst', away: `a${i}`, home: `h${i}`, date: '2026-12-01' }));
+const EXTRA_GAMES = Array.from({ length: 70 }, (_, i) => ({
+  league: 'tst',
+  away: `a${i}`,
+  home: `h${i}`,
+  date: '2026-12-01',
+}));
 
 let stack: Stack;
 let symbols: string[];
@@ -21,14 +26,19 @@ beforeAll(async () => {
   stack = await startStack({
     redis: true,
     sandbox: { exchange: { extraGames: EXTRA_GAMES } },
-    clients: [{ id: 'dashboard', team: 'trading', scopes: ['read:marketdata', 'read:orders'], participants: [PARTICIPANT] }],
+    clients: [
+      { id: 'dashboard', team: 'trading', scopes: ['read:marketdata', 'read:orders'], participants: [PARTICIPANT] },
+    ],
   });
   symbols = stack.sandbox.state.engine.instruments().map((instrument) => instrument.symbol);
 }, 60_000);
 afterAll(() => stack?.close());
 
 async function mint(body?: unknown): Promise<Response> {
-  return api(stack, 'dashboard')('/ws/tickets', { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return api(stack, 'dashboard')('/ws/tickets', {
+    method: 'POST',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }
 
 async function browser(topics?: string[]): Promise<WsTestClient> {
@@ -59,7 +69,9 @@ describe('fan-out sized for dashboards, with the default stream settings', () =>
         const answer = await client.subscribe([topic]);
         return { i, answer: answer.type, snapshot: client.topic(topic)[0]?.type };
       });
-      const failed = outcomes.filter((outcome) => !('answer' in outcome) || outcome.answer !== 'ack' || outcome.snapshot !== 'snapshot');
+      const failed = outcomes.filter(
+        (outcome) => !('answer' in outcome) || outcome.answer !== 'ack' || outcome.snapshot !== 'snapshot',
+      );
       expect(failed.slice(0, 5)).toEqual([]);
       expect(outcomes).toHaveLength(BROWSERS);
       // All of them ride one upstream market-data stream.
@@ -75,12 +87,21 @@ describe('fan-out sized for dashboards, with the default stream settings', () =>
       const topics = Array.from({ length: 100 }, (_, i) => marketData(i));
       client.send({ type: 'subscribe', id: 'wall', topics });
       // One answer per topic: the ack names those granted, an error frame each one refused.
-      const answered = () => new Set(client.frames.filter((f) => f.id === 'wall').flatMap((f) => (f.type === 'ack' ? f.topics : [f.topic])));
-      await eventually(async () => answered().size, (size) => size === topics.length, 30_000);
+      const answered = () =>
+        new Set(client.frames.filter((f) => f.id === 'wall').flatMap((f) => (f.type === 'ack' ? f.topics : [f.topic])));
+      await eventually(
+        async () => answered().size,
+        (size) => size === topics.length,
+        30_000,
+      );
       expect(client.frames.filter((frame) => frame.type === 'error')).toEqual([]);
       expect(topics.filter((topic) => client.topic(topic)[0]?.type !== 'snapshot')).toEqual([]);
       // A stream the first test's browsers left may still be ending; the symbols settle on one.
-      await eventually(async () => stack.sandbox.state.streams.view().byCall, (byCall) => JSON.stringify(byCall) === JSON.stringify({ [BIDI]: 1 }), 10_000);
+      await eventually(
+        async () => stack.sandbox.state.streams.view().byCall,
+        (byCall) => JSON.stringify(byCall) === JSON.stringify({ [BIDI]: 1 }),
+        10_000,
+      );
     } finally {
       client.close();
     }
@@ -92,7 +113,12 @@ describe('fan-out sized for dashboards, with the default stream settings', () =>
     const issued = await json(res);
     const client = await WsTestClient.open(stack.url, { ticket: issued.ticket });
     try {
-      expect(await client.subscribe([marketData(1)])).toMatchObject({ type: 'error', code: 'forbidden', topic: marketData(1), message: expect.stringContaining(marketData(1)) });
+      expect(await client.subscribe([marketData(1)])).toMatchObject({
+        type: 'error',
+        code: 'forbidden',
+        topic: marketData(1),
+        message: expect.stringContaining(marketData(1)),
+      });
       expect(await client.subscribe([marketData(0)])).toMatchObject({ type: 'ack', topics: [marketData(0)] });
       expect(client.topic(marketData(0))[0]).toMatchObject({ type: 'snapshot' });
       expect(client.topic(marketData(1))).toEqual([]);
@@ -118,7 +144,10 @@ describe('fan-out sized for dashboards, with the default stream settings', () =>
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     const problem: Json = await json(res);
-    expect(problem).toMatchObject({ code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ path: 'body.topics.1' })] });
+    expect(problem).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [expect.objectContaining({ path: 'body.topics.1' })],
+    });
     expect(problem.ticket).toBeUndefined();
   });
 });

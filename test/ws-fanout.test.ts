@@ -9,14 +9,23 @@ const ROUNDS = 20;
 
 /** The first `count` open engine symbols; a retail market slug is its engine symbol. */
 function openSymbols(stack: Stack, count: number): string[] {
-  const open = stack.sandbox.state.engine.instruments().filter((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN');
+  const open = stack.sandbox.state.engine
+    .instruments()
+    .filter((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN');
   return open.slice(0, count).map((instrument) => instrument.symbol);
 }
 
 /** One book change: a resting bid, at a price that changes each round so every round is a new book. */
 function bid(stack: Stack, symbol: string, round: number): void {
   const price = 10 + (round % 40);
-  stack.sandbox.state.engine.insert({ symbol, side: 'SIDE_BUY', orderQty: 1, price, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+  stack.sandbox.state.engine.insert({
+    symbol,
+    side: 'SIDE_BUY',
+    orderQty: 1,
+    price,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: PARTICIPANT,
+  });
 }
 
 async function subscribed(url: string, key: string, topic: string): Promise<WsTestClient> {
@@ -56,7 +65,11 @@ describe('/ws fan-out on one gateway', () => {
       await pause(10); // a paced feed: market data conflates for slow clients, and this test wants none
     }
     const hub = stack.gateway.get(FanoutHub);
-    await eventually(async () => clients.filter((c, i) => c.topic(topicOf(i)).at(-1)?.seq !== hub.info(topicOf(i))?.seq).length, (late) => late === 0, 10_000);
+    await eventually(
+      async () => clients.filter((c, i) => c.topic(topicOf(i)).at(-1)?.seq !== hub.info(topicOf(i))?.seq).length,
+      (late) => late === 0,
+      10_000,
+    );
     clients.forEach((client, i) => {
       const frames = client.topic(topicOf(i));
       expect(seqGaps(frames)).toEqual([]);
@@ -73,14 +86,25 @@ describe('/ws fan-out on one gateway', () => {
     await Promise.all(clients.map((client) => client.next(() => client.topic(topic).length >= 4)));
 
     expect(stack.sandbox.state.dropRetailWebSockets()).toBeGreaterThan(0);
-    await Promise.all(clients.map((client) => client.next((frame) => frame.type === 'resync' && frame.topic === topic, 5_000)));
+    await Promise.all(
+      clients.map((client) => client.next((frame) => frame.type === 'resync' && frame.topic === topic, 5_000)),
+    );
     for (let round = 3; round < 6; round++) bid(stack, symbol, round);
     await Promise.all(clients.map((client) => client.next(() => client.topic(topic).length >= 8)));
 
     for (const client of clients) {
       const frames = client.topic(topic);
       expect(seqGaps(frames)).toEqual([]);
-      expect(frames.map((f) => f.type)).toEqual(['snapshot', 'snapshot', 'snapshot', 'snapshot', 'resync', 'snapshot', 'snapshot', 'snapshot']);
+      expect(frames.map((f) => f.type)).toEqual([
+        'snapshot',
+        'snapshot',
+        'snapshot',
+        'snapshot',
+        'resync',
+        'snapshot',
+        'snapshot',
+        'snapshot',
+      ]);
     }
   });
 });
@@ -115,8 +139,16 @@ describe('/ws fan-out across two gateways sharing Redis', () => {
     for (const [i, topic] of topics.entries()) {
       const [onA, onB] = [clients[2 * i], clients[2 * i + 1]];
       const last = (client: WsTestClient) => client.topic(topic).at(-1);
-      await eventually(async () => [last(onA)?.seq, last(onB)?.seq], ([x, y]) => x !== undefined && x === y && onA.topic(topic).length >= 6, 10_000);
-      const tail = (client: WsTestClient) => client.topic(topic).slice(-5).map((f) => ({ seq: f.seq, data: f.data }));
+      await eventually(
+        async () => [last(onA)?.seq, last(onB)?.seq],
+        ([x, y]) => x !== undefined && x === y && onA.topic(topic).length >= 6,
+        10_000,
+      );
+      const tail = (client: WsTestClient) =>
+        client
+          .topic(topic)
+          .slice(-5)
+          .map((f) => ({ seq: f.seq, data: f.data }));
       expect(tail(onB)).toEqual(tail(onA));
       expect(seqGaps(onA.topic(topic))).toEqual([]);
       expect(seqGaps(onB.topic(topic))).toEqual([]);
@@ -125,7 +157,10 @@ describe('/ws fan-out across two gateways sharing Redis', () => {
   });
 
   it('accepts on one instance a ticket issued by the other, once', async () => {
-    const res = await fetch(`${a.url}/ws/tickets`, { method: 'POST', headers: { authorization: `Bearer ${a.keys.all}` } });
+    const res = await fetch(`${a.url}/ws/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.keys.all}` },
+    });
     const { ticket } = (await res.json()) as { ticket: string };
     clients.push(await WsTestClient.open(b.url, { ticket }));
     await expect(WsTestClient.open(a.url, { ticket })).rejects.toMatchObject({ status: 401 });

@@ -31,7 +31,11 @@ beforeAll(async () => {
   const gateway = (config: Json) => ({
     ...config,
     // Market data has no per-client count by default (the team's share binds); b1 has a cap of its own.
-    streams: { maxConnectionsPerClient: MAX_CONNECTIONS, clients: { b1: { maxMarketDataSymbols: MAX_TOPICS_PER_CLIENT } }, exchange: { marketDataSymbols: SYMBOLS, teamSymbolShares: SHARES } },
+    streams: {
+      maxConnectionsPerClient: MAX_CONNECTIONS,
+      clients: { b1: { maxMarketDataSymbols: MAX_TOPICS_PER_CLIENT } },
+      exchange: { marketDataSymbols: SYMBOLS, teamSymbolShares: SHARES },
+    },
   });
   one = await startStack({ redis: true, redisKeyPrefix, clients, gateway });
   two = await startStack({ redis: true, redisKeyPrefix, clients, gateway, reuseSandbox: one.sandbox });
@@ -68,7 +72,13 @@ describe('exchange stream shares across two gateways', () => {
 
     // The other gateway: team A's share is already taken cluster-wide.
     const a2 = await connect(two, 'a2');
-    expect(await subscribe(a2, [topic(2)])).toMatchObject({ type: 'error', code: 'too_many_streams', topic: topic(2), cap: 'team', limit: 2 });
+    expect(await subscribe(a2, [topic(2)])).toMatchObject({
+      type: 'error',
+      code: 'too_many_streams',
+      topic: topic(2),
+      cap: 'team',
+      limit: 2,
+    });
     // A topic already held upstream costs nothing more.
     expect(await subscribe(a2, [topic(0)])).toMatchObject({ type: 'ack', topics: [topic(0)] });
 
@@ -80,7 +90,12 @@ describe('exchange stream shares across two gateways', () => {
     // b1 holds three distinct topics (two of them charged to team A); a fourth is its own cap (streams.clients.b1).
     expect(await subscribe(b1, [topic(0), topic(1)])).toMatchObject({ type: 'ack' });
     const refused = await subscribe(b1, [topic(3)]);
-    expect(refused).toMatchObject({ type: 'error', code: 'too_many_streams', cap: 'client', limit: MAX_TOPICS_PER_CLIENT });
+    expect(refused).toMatchObject({
+      type: 'error',
+      code: 'too_many_streams',
+      cap: 'client',
+      limit: MAX_TOPICS_PER_CLIENT,
+    });
     expect(refused.message).toContain(String(MAX_TOPICS_PER_CLIENT));
     expect(firmStreams()).toBe(2);
   });
@@ -102,8 +117,11 @@ describe('exchange stream shares across two gateways', () => {
       );
     }
     const registry = two.gateway.get(MetricsRegistry);
-    const values = async (name: string) => (await registry.getSingleMetric(name)?.get())?.values.map((v) => [v.labels, v.value]);
-    expect(await values('gateway_streams_in_use')).toEqual(expect.arrayContaining([[{ pool: 'exchange.symbols', kind: 'marketData' }, 3]]));
+    const values = async (name: string) =>
+      (await registry.getSingleMetric(name)?.get())?.values.map((v) => [v.labels, v.value]);
+    expect(await values('gateway_streams_in_use')).toEqual(
+      expect.arrayContaining([[{ pool: 'exchange.symbols', kind: 'marketData' }, 3]]),
+    );
     expect(await values('gateway_streams_team_in_use')).toEqual(
       expect.arrayContaining([
         [{ pool: 'exchange.symbols', team: 'platform' }, 2],
@@ -126,7 +144,11 @@ describe('exchange stream shares across two gateways', () => {
       250,
     );
     expect(granted).toMatchObject({ topics: [topic(4)] });
-    await eventually(async () => firmStreams(), (streams) => streams === 2, 5_000);
+    await eventually(
+      async () => firmStreams(),
+      (streams) => streams === 2,
+      5_000,
+    );
   });
 });
 
@@ -143,13 +165,22 @@ describe('WebSocket connections per client', () => {
     expect(status).toBe(429);
     expect(headers['content-type']).toBe('application/problem+json');
     expect(Number(headers['retry-after'])).toBeGreaterThan(0);
-    expect(JSON.parse(body)).toMatchObject({ status: 429, code: 'RATE_LIMITED', cap: 'connections', limit: MAX_CONNECTIONS });
+    expect(JSON.parse(body)).toMatchObject({
+      status: 429,
+      code: 'RATE_LIMITED',
+      cap: 'connections',
+      limit: MAX_CONNECTIONS,
+    });
     // The cap is per instance: the other gateway admits the same client.
     open.push(await WsTestClient.open(two.url, { key: two.keys.conn }));
 
     held[0].close();
     await eventually(
-      () => WsTestClient.open(one.url, { key: one.keys.conn }).then((client) => (open.push(client), 101), (error: RefusedUpgrade) => error.status),
+      () =>
+        WsTestClient.open(one.url, { key: one.keys.conn }).then(
+          (client) => (open.push(client), 101),
+          (error: RefusedUpgrade) => error.status,
+        ),
       (status) => status === 101,
     );
   });
@@ -159,16 +190,25 @@ describe('exchange streams while Redis cannot count them', () => {
   let stack: Stack;
   beforeAll(async () => {
     const unreachable = `redis://127.0.0.1:${await freePort()}`;
-    stack = await startStack({ redis: true, gateway: (config: Json) => ({ ...config, redis: { ...config.redis, url: unreachable } }) });
+    stack = await startStack({
+      redis: true,
+      gateway: (config: Json) => ({ ...config, redis: { ...config.redis, url: unreachable } }),
+    });
   });
   afterAll(() => stack?.close());
 
   it('refuses a new exchange stream rather than admit it blind, and opens nothing upstream', async () => {
     const client = await WsTestClient.open(stack.url, { key: stack.keys.all });
     open.push(client);
-    const symbol = stack.sandbox.state.engine.instruments().find((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN')?.symbol;
+    const symbol = stack.sandbox.state.engine
+      .instruments()
+      .find((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN')?.symbol;
     const refused = await subscribe(client, [`exchange.marketData.${symbol}`]);
-    expect(refused).toMatchObject({ type: 'error', code: 'upstream_failed', message: expect.stringContaining('Stream capacity cannot be counted') });
+    expect(refused).toMatchObject({
+      type: 'error',
+      code: 'upstream_failed',
+      message: expect.stringContaining('Stream capacity cannot be counted'),
+    });
     expect(stack.sandbox.state.marketDataStreams.openStreams()).toBe(0);
   });
 });

@@ -34,7 +34,15 @@ async function ticket(clientId = 'all'): Promise<string> {
   return (await json(res)).ticket;
 }
 
-const bid = (price: number) => stack.sandbox.state.engine.insert({ symbol: slug, side: 'SIDE_BUY', orderQty: 1, price, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: PARTICIPANT });
+const bid = (price: number) =>
+  stack.sandbox.state.engine.insert({
+    symbol: slug,
+    side: 'SIDE_BUY',
+    orderQty: 1,
+    price,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: PARTICIPANT,
+  });
 
 describe('/ws upgrade', () => {
   it('refuses an upgrade without credentials, or with a bad key, with 401', async () => {
@@ -95,7 +103,9 @@ describe('/ws protocol', () => {
     const sut = await WsTestClient.open(stack.url, { key: stack.keys.md });
     try {
       sut.send({ type: 'subscribe', id: 'x', topics: [`exchange.marketData.${slug}`] });
-      expect(await sut.next((f) => f.type === 'ack', 10_000)).toMatchObject({ topics: [`exchange.marketData.${slug}`] });
+      expect(await sut.next((f) => f.type === 'ack', 10_000)).toMatchObject({
+        topics: [`exchange.marketData.${slug}`],
+      });
       expect(sut.topic(`exchange.marketData.${slug}`)[0]).toMatchObject({ type: 'snapshot', seq: 1 });
     } finally {
       sut.close();
@@ -106,8 +116,17 @@ describe('/ws protocol', () => {
     const sut = await WsTestClient.open(stack.url, { key: stack.keys.md });
     try {
       sut.send({ type: 'subscribe', id: 's2', topics: ['retail.orders', 'retail.balances'] });
-      expect(await sut.next((f) => f.topic === 'retail.orders')).toMatchObject({ type: 'error', id: 's2', code: 'forbidden', missingScope: 'read:orders' });
-      expect(await sut.next((f) => f.topic === 'retail.balances')).toMatchObject({ type: 'error', code: 'forbidden', missingScope: 'read:positions' });
+      expect(await sut.next((f) => f.topic === 'retail.orders')).toMatchObject({
+        type: 'error',
+        id: 's2',
+        code: 'forbidden',
+        missingScope: 'read:orders',
+      });
+      expect(await sut.next((f) => f.topic === 'retail.balances')).toMatchObject({
+        type: 'error',
+        code: 'forbidden',
+        missingScope: 'read:positions',
+      });
     } finally {
       sut.close();
     }
@@ -118,7 +137,12 @@ describe('/ws protocol', () => {
       api(stack)('/retail/v1/orders', {
         method: 'POST',
         headers,
-        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.03', currency: 'USD' }, quantity: 1 }),
+        body: JSON.stringify({
+          marketSlug: slug,
+          intent: 'ORDER_INTENT_BUY_LONG',
+          price: { value: '0.03', currency: 'USD' },
+          quantity: 1,
+        }),
       });
     const topics = ['retail.account.hedge.orders', 'retail.account.hedge.balances'];
     const sut = await WsTestClient.open(stack.url, { key: stack.keys.all });
@@ -130,12 +154,20 @@ describe('/ws protocol', () => {
       const onMain = (await json(await order({ 'x-retail-account': 'main' }))).id as string;
       const onHedge = (await json(await order({ 'x-retail-account': 'hedge' }))).id as string;
       placed.push(['main', onMain], ['hedge', onHedge]);
-      await sut.next((f) => f.topic === 'retail.account.hedge.orders' && f.type === 'update' && JSON.stringify(f.data).includes(onHedge), 10_000);
+      await sut.next(
+        (f) =>
+          f.topic === 'retail.account.hedge.orders' && f.type === 'update' && JSON.stringify(f.data).includes(onHedge),
+        10_000,
+      );
       expect(JSON.stringify(sut.topic('retail.account.hedge.orders'))).not.toContain(onMain);
     } finally {
       sut.close();
       for (const [account, id] of placed) {
-        await api(stack)(`/retail/v1/order/${id}/cancel`, { method: 'POST', headers: { 'x-retail-account': account }, body: JSON.stringify({ marketSlug: slug }) });
+        await api(stack)(`/retail/v1/order/${id}/cancel`, {
+          method: 'POST',
+          headers: { 'x-retail-account': account },
+          body: JSON.stringify({ marketSlug: slug }),
+        });
       }
     }
   });
@@ -143,9 +175,22 @@ describe('/ws protocol', () => {
   it('refuses the topics of a retail account the client may not use, naming the account', async () => {
     const sut = await WsTestClient.open(stack.url, { key: stack.keys['main-only'] });
     try {
-      sut.send({ type: 'subscribe', id: 'm', topics: ['retail.account.hedge.positions', 'retail.account.main.positions'] });
-      expect(await sut.next((f) => f.topic === 'retail.account.hedge.positions')).toMatchObject({ type: 'error', id: 'm', code: 'forbidden', message: expect.stringContaining('hedge') });
-      expect(await sut.next((f) => f.type === 'ack', 10_000)).toEqual({ type: 'ack', id: 'm', topics: ['retail.account.main.positions'] });
+      sut.send({
+        type: 'subscribe',
+        id: 'm',
+        topics: ['retail.account.hedge.positions', 'retail.account.main.positions'],
+      });
+      expect(await sut.next((f) => f.topic === 'retail.account.hedge.positions')).toMatchObject({
+        type: 'error',
+        id: 'm',
+        code: 'forbidden',
+        message: expect.stringContaining('hedge'),
+      });
+      expect(await sut.next((f) => f.type === 'ack', 10_000)).toEqual({
+        type: 'ack',
+        id: 'm',
+        topics: ['retail.account.main.positions'],
+      });
     } finally {
       sut.close();
     }
@@ -204,7 +249,12 @@ describe('/ws behind a proxy (server.trustProxy)', () => {
     // The client writes what it likes on the left; the proxy (10.0.0.1) appends the address it saw.
     const statusFrom = async (key: string, client: string, forged = '192.0.2.1') => {
       try {
-        (await WsTestClient.open(proxied.url, { key, headers: { 'x-forwarded-for': `${forged}, ${client}, 10.0.0.1` } })).close();
+        (
+          await WsTestClient.open(proxied.url, {
+            key,
+            headers: { 'x-forwarded-for': `${forged}, ${client}, 10.0.0.1` },
+          })
+        ).close();
         return 101;
       } catch (error) {
         if (error instanceof RefusedUpgrade) return error.status;
@@ -214,7 +264,10 @@ describe('/ws behind a proxy (server.trustProxy)', () => {
     try {
       const guessing = [];
       // A new key and a new forged left-most address each time: neither dodges the per-address count.
-      for (let i = 0; i < 3; i++) guessing.push(await statusFrom(`pmgw_guess${i}-guess-guess-guess-guess-000`, '203.0.113.7', `192.0.2.${i + 10}`));
+      for (let i = 0; i < 3; i++)
+        guessing.push(
+          await statusFrom(`pmgw_guess${i}-guess-guess-guess-guess-000`, '203.0.113.7', `192.0.2.${i + 10}`),
+        );
       expect(guessing).toEqual([401, 401, 429]);
       // Only the guessing address is slowed down, and only its failures: the right key is always admitted.
       expect(await statusFrom('pmgw_other-other-other-other-other-000', '198.51.100.9')).toBe(401);

@@ -5,7 +5,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 /** Debian installs PostgreSQL's server programs under /usr/lib/postgresql/<major>/bin, off the PATH. */
-const hasPostgres = () => existsSync('/usr/lib/postgresql') && readdirSync('/usr/lib/postgresql').some((major) => existsSync(`/usr/lib/postgresql/${major}/bin/initdb`));
+const hasPostgres = () =>
+  existsSync('/usr/lib/postgresql') &&
+  readdirSync('/usr/lib/postgresql').some((major) => existsSync(`/usr/lib/postgresql/${major}/bin/initdb`));
 
 const NEEDS = [
   { program: 'redis-server', args: ['--version'], pkg: 'redis-server' }, // also Sentinel: redis-server --sentinel
@@ -15,7 +17,8 @@ const NEEDS = [
   { check: hasPostgres, pkg: 'postgresql' }, // initdb, pg_ctl and postgres: a real server for the order journal tests
 ];
 
-const present = ({ program, args, check }) => (check ? check() : spawnSync(program, args, { stdio: 'ignore' }).status === 0);
+const present = ({ program, args, check }) =>
+  check ? check() : spawnSync(program, args, { stdio: 'ignore' }).status === 0;
 const missing = NEEDS.filter((need) => !present(need));
 if (missing.length > 0) {
   const packages = missing.map((need) => need.pkg);
@@ -29,7 +32,9 @@ if (missing.length > 0) {
   }
   const still = NEEDS.filter((need) => !present(need));
   if (still.length > 0) {
-    console.error(`The tests need ${still.map((n) => n.pkg).join(' and ')}. Install, then run npm test again:\n\n  sudo apt-get install -y ${still.map((n) => n.pkg).join(' ')}\n`);
+    console.error(
+      `The tests need ${still.map((n) => n.pkg).join(' and ')}. Install, then run npm test again:\n\n  sudo apt-get install -y ${still.map((n) => n.pkg).join(' ')}\n`,
+    );
     process.exit(1);
   }
 }

@@ -17,13 +17,17 @@ async function main(): Promise<number> {
   const database = await openJournalDatabase(config);
   try {
     const result = await database.journal.verify();
-    const where = database.store === 'postgres' ? `PostgreSQL schema ${config.schema}` : `embedded store ${config.embeddedDir}`;
+    const where =
+      database.store === 'postgres' ? `PostgreSQL schema ${config.schema}` : `embedded store ${config.embeddedDir}`;
     if (result.breaks.length === 0) {
       process.stdout.write(`journal chain intact: ${result.checked} records verified (${where})\n`);
       return 0;
     }
-    process.stdout.write(`journal chain BROKEN: ${result.breaks.length} problem(s) in ${result.checked} records (${where})\n`);
-    for (const problem of result.breaks.slice(0, 50)) process.stdout.write(`  record ${problem.seq}: ${problem.reason}\n`);
+    process.stdout.write(
+      `journal chain BROKEN: ${result.breaks.length} problem(s) in ${result.checked} records (${where})\n`,
+    );
+    for (const problem of result.breaks.slice(0, 50))
+      process.stdout.write(`  record ${problem.seq}: ${problem.reason}\n`);
     return 1;
   } finally {
     await database.close();

@@ -3,7 +3,13 @@
 // person. The full JSON lines go to .dev/*.log unchanged; production logs are never touched by this.
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const STARTUP_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 interface LogLine {
   level?: number;
@@ -32,6 +38,7 @@ export function shortLine(name: string, raw: string): string | undefined {
   const level = line.level ?? 30;
   if (level < 40 && line.context !== undefined && STARTUP_CONTEXTS.has(line.context)) return undefined;
   const tag = (LEVELS[level] ?? String(level)).padEnd(5);
-  if (line.log === 'access') return `${clock(line.time)} ${tag} ${line.method} ${line.url} → ${line.status} (${line.ms} ms)`;
+  if (line.log === 'access')
+    return `${clock(line.time)} ${tag} ${line.method} ${line.url} → ${line.status} (${line.ms} ms)`;
   return `${clock(line.time)} ${tag} ${name}${line.context ? ` ${line.context}` : ''}: ${line.msg ?? raw}`;
 }

@@ -15,7 +15,8 @@ const fleets = readdirSync('test')
   .map((name) => `test/${name.replace(/\./g, '\\.')}$`);
 
 const jest = createRequire(import.meta.url).resolve('jest/bin/jest');
-const run = (args) => spawnSync(process.execPath, [jest, ...process.argv.slice(2), ...args], { stdio: 'inherit' }).status ?? 1;
+const run = (args) =>
+  spawnSync(process.execPath, [jest, ...process.argv.slice(2), ...args], { stdio: 'inherit' }).status ?? 1;
 
 // `npm test -- <jest arguments>` (a path, -t …): one jest run, as asked.
 if (process.argv.length > 2) process.exit(run([]));

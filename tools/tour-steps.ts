@@ -30,7 +30,11 @@ export class TourError extends Error {}
 class TourClient {
   constructor(private readonly options: TourOptions) {}
 
-  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; headers: Headers; json: Json; ms: number }> {
+  async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; headers: Headers; json: Json; ms: number }> {
     const started = performance.now();
     const res = await fetch(`${this.options.url}${path}`, {
       method,
@@ -49,7 +53,10 @@ class TourClient {
     } catch {
       throw new TourError(`${method} ${path} answered ${res.status} with a body that is not JSON`);
     }
-    if (res.status >= 400) throw new TourError(`${method} ${path} answered ${res.status}: ${String(json.detail ?? json.title ?? text.slice(0, 200))}`);
+    if (res.status >= 400)
+      throw new TourError(
+        `${method} ${path} answered ${res.status}: ${String(json.detail ?? json.title ?? text.slice(0, 200))}`,
+      );
     return { status: res.status, headers: res.headers, json, ms };
   }
 }
@@ -67,7 +74,9 @@ async function catalogTwice(client: TourClient, write: (line: string) => void): 
   for (const label of ['first read ', 'second read']) {
     const { status, headers, ms } = await client.call('GET', path);
     seen.push(headers.get('x-cache') ?? '');
-    write(`   ${label}: ${status}  X-Cache: ${headers.get('x-cache')}  Age: ${headers.get('age')}  (${ms.toFixed(1)} ms)`);
+    write(
+      `   ${label}: ${status}  X-Cache: ${headers.get('x-cache')}  Age: ${headers.get('age')}  (${ms.toFixed(1)} ms)`,
+    );
   }
   return seen;
 }
@@ -85,22 +94,40 @@ async function orderFilledByRetail(client: TourClient, symbol: string, write: (l
   const clordId = `tour-${Date.now().toString(36)}`;
   write(`2. An exchange order filled by a crossing retail order, on ${symbol}`);
   const placed = await client.call('POST', '/exchange/v1/trading/orders', {
-    symbol, side: 'SIDE_SELL', type: 'ORDER_TYPE_LIMIT', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', orderQty: '3', price: '60', clordId, account: participant,
+    symbol,
+    side: 'SIDE_SELL',
+    type: 'ORDER_TYPE_LIMIT',
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    orderQty: '3',
+    price: '60',
+    clordId,
+    account: participant,
   });
   write(`   exchange: sell 3 @ 60 as ${participant} → ${placed.status}, order ${String(placed.json.orderId)}`);
   write(`             budget: ${budgetOf(placed.headers)}`);
   const bought = await client.call('POST', '/retail/v1/orders', {
-    marketSlug: symbol, intent: 'ORDER_INTENT_BUY_LONG', price: { value: '0.60', currency: 'USD' }, quantity: 3, synchronousExecution: true, maxBlockTime: '2',
+    marketSlug: symbol,
+    intent: 'ORDER_INTENT_BUY_LONG',
+    price: { value: '0.60', currency: 'USD' },
+    quantity: 3,
+    synchronousExecution: true,
+    maxBlockTime: '2',
   });
-  const fills = ((bought.json.executions as { type?: string; lastShares?: string }[] | undefined) ?? []).filter((e) => e.type?.includes('FILL'));
-  write(`   retail:   buy 3 @ $0.60 (signed by the gateway) → ${bought.status}, ${fills.length} fill(s): ${fills.map((e) => `${e.type} ${e.lastShares}`).join(', ') || 'none'}`);
+  const fills = ((bought.json.executions as { type?: string; lastShares?: string }[] | undefined) ?? []).filter((e) =>
+    e.type?.includes('FILL'),
+  );
+  write(
+    `   retail:   buy 3 @ $0.60 (signed by the gateway) → ${bought.status}, ${fills.length} fill(s): ${fills.map((e) => `${e.type} ${e.lastShares}`).join(', ') || 'none'}`,
+  );
   write(`             budget: ${budgetOf(bought.headers)}`);
   const search = await client.call('POST', '/exchange/v1/report/orders/search', { clordId });
   const order = (search.json.order as { state?: string; cumQty?: string }[] | undefined)?.[0];
   const state = order?.state ?? 'not found';
   write(`   exchange order now: ${state}, filled ${order?.cumQty ?? '?'} of 3`);
   if (state !== 'ORDER_STATE_FILLED') {
-    await client.call('POST', '/exchange/v1/trading/orders/cancel', { clordId, account: participant }).catch(() => undefined);
+    await client
+      .call('POST', '/exchange/v1/trading/orders/cancel', { clordId, account: participant })
+      .catch(() => undefined);
   }
   return state;
 }
@@ -109,7 +136,9 @@ async function watchMarketData(options: TourOptions, client: TourClient, symbol:
   const watchMs = options.watchMs ?? 3000;
   const topic = `exchange.marketData.${symbol}`;
   options.write(`3. /ws: ${topic} for ${(watchMs / 1000).toFixed(0)} s (a bid is placed and cancelled meanwhile)`);
-  const ws = new WebSocket(`${options.url.replace(/^http/, 'ws')}/ws`, { headers: { authorization: `Bearer ${options.key}` } });
+  const ws = new WebSocket(`${options.url.replace(/^http/, 'ws')}/ws`, {
+    headers: { authorization: `Bearer ${options.key}` },
+  });
   const frames: Json[] = [];
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -127,7 +156,14 @@ async function watchMarketData(options: TourOptions, client: TourClient, symbol:
   const participant = ((await client.call('GET', '/me')).json.participants as string[])[0];
   const clordId = `tour-bid-${Date.now().toString(36)}`;
   await client.call('POST', '/exchange/v1/trading/orders', {
-    symbol, side: 'SIDE_BUY', type: 'ORDER_TYPE_LIMIT', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', orderQty: '1', price: '5', clordId, account: participant,
+    symbol,
+    side: 'SIDE_BUY',
+    type: 'ORDER_TYPE_LIMIT',
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    orderQty: '1',
+    price: '5',
+    clordId,
+    account: participant,
   });
   await new Promise((resolve) => setTimeout(resolve, watchMs / 3));
   await client.call('POST', '/exchange/v1/trading/orders/cancel', { clordId, account: participant });

@@ -9,14 +9,17 @@ let key = process.env.GATEWAY_KEY;
 try {
   key ??= readFileSync('.dev/demo-key', 'utf8').trim();
 } catch {
-  process.stderr.write('No demo key: start the gateway with `npm start` first (it writes .dev/demo-key), or set GATEWAY_KEY.\n');
+  process.stderr.write(
+    'No demo key: start the gateway with `npm start` first (it writes .dev/demo-key), or set GATEWAY_KEY.\n',
+  );
   process.exit(1);
 }
 
 try {
   await runTour({ url, key, write: (line) => process.stdout.write(`${line}\n`) });
 } catch (error) {
-  const reason = error instanceof TourError ? error.message : `${(error as Error).message} (is \`npm start\` running at ${url}?)`;
+  const reason =
+    error instanceof TourError ? error.message : `${(error as Error).message} (is \`npm start\` running at ${url}?)`;
   process.stderr.write(`The tour stopped: ${reason}\n`);
   process.exit(1);
 }

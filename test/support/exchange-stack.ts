@@ -25,7 +25,10 @@ export function startExchangeStack(clients: TestClient[] = [], options: StackOpt
     clients,
     gateway: liftGatewayQueryLimits,
     ...options,
-    sandbox: { exchange: { limits: { instruments: 'off', book: 'off', search: 'off', 'trade-stats': 'off' } }, ...options.sandbox },
+    sandbox: {
+      exchange: { limits: { instruments: 'off', book: 'off', search: 'off', 'trade-stats': 'off' } },
+      ...options.sandbox,
+    },
   });
 }
 
@@ -37,7 +40,13 @@ export function upstreamCalls(stack: Stack): number {
 }
 
 /** POST a JSON body through the gateway. */
-export function post(stack: Stack, path: string, body: unknown, clientId = 'all', headers: Record<string, string> = {}) {
+export function post(
+  stack: Stack,
+  path: string,
+  body: unknown,
+  clientId = 'all',
+  headers: Record<string, string> = {},
+) {
   return api(stack, clientId)(path, { method: 'POST', body: JSON.stringify(body), headers });
 }
 

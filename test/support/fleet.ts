@@ -2,7 +2,14 @@ import type { GatewayConfigInput } from '@lib/core';
 
 import type { GatewayProcess } from './gateway-process.js';
 import { caller, spawnFleet } from './load.js';
-import { type Stack, type StackOptions, TEST_REDIS_COMMAND_TIMEOUT_MS, redisUrl, startStack, testRedisLimits } from './stack.js';
+import {
+  type Stack,
+  type StackOptions,
+  TEST_REDIS_COMMAND_TIMEOUT_MS,
+  redisUrl,
+  startStack,
+  testRedisLimits,
+} from './stack.js';
 
 /** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
 export interface Fleet {
@@ -14,11 +21,20 @@ export interface Fleet {
 }
 
 /** The stack's config for a fleet process: Redis under the prefix `<name><pid>:` with the tests' command timeout, quiet logs, then `edit`. */
-export function fleetConfig(stack: Stack, name: string, edit: (config: GatewayConfigInput) => GatewayConfigInput = (c) => c): GatewayConfigInput {
+export function fleetConfig(
+  stack: Stack,
+  name: string,
+  edit: (config: GatewayConfigInput) => GatewayConfigInput = (c) => c,
+): GatewayConfigInput {
   return edit({
     ...stack.configInput,
     logging: { level: 'warn' },
-    redis: { mode: 'single', url: redisUrl(), keyPrefix: `${name}${process.pid}:`, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
+    redis: {
+      mode: 'single',
+      url: redisUrl(),
+      keyPrefix: `${name}${process.pid}:`,
+      commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+    },
     limits: testRedisLimits(stack.configInput.limits),
   });
 }
@@ -43,7 +59,12 @@ export function productionDecisionAge(config: GatewayConfigInput): GatewayConfig
   return { ...config, limits };
 }
 
-export async function startFleet(name: string, count = 3, options: StackOptions = {}, edit?: (config: GatewayConfigInput) => GatewayConfigInput): Promise<Fleet> {
+export async function startFleet(
+  name: string,
+  count = 3,
+  options: StackOptions = {},
+  edit?: (config: GatewayConfigInput) => GatewayConfigInput,
+): Promise<Fleet> {
   const stack = await startStack(options);
   let processes: GatewayProcess[];
   try {
@@ -69,7 +90,10 @@ export async function startFleet(name: string, count = 3, options: StackOptions 
  * sandbox (resetRetailLimits). The per-key figure has its own test (ratelimit-keys).
  */
 export function withoutKeyRate(config: GatewayConfigInput): GatewayConfigInput {
-  return { ...config, limits: { ...config.limits, buckets: { ...config.limits?.buckets, 'retail.key': { limit: 100_000 } } } };
+  return {
+    ...config,
+    limits: { ...config.limits, buckets: { ...config.limits?.buckets, 'retail.key': { limit: 100_000 } } },
+  };
 }
 
 /** The sandbox's spec §8 retail limits afresh, without the per-key second (see withoutKeyRate). */

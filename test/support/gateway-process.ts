@@ -32,7 +32,10 @@ const STARTUP_WAIT_MS = 45_000;
  * A real gateway process (the compiled build, as production runs it) with the given config,
  * listening on a free port. `npm test` builds first, so dist/ matches the sources.
  */
-export async function spawnGateway(input: GatewayConfigInput, options: { wallClock?: WallClockOptions } = {}): Promise<GatewayProcess> {
+export async function spawnGateway(
+  input: GatewayConfigInput,
+  options: { wallClock?: WallClockOptions } = {},
+): Promise<GatewayProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build (npm test does)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-process-'));
@@ -41,11 +44,21 @@ export async function spawnGateway(input: GatewayConfigInput, options: { wallClo
   raiseHarnessPriority(); // this process judges the gateway it starts (harness-priority.ts)
   const { wallClock } = options;
   const [command, args] = subjectCommand(process.execPath, wallClock ? ['--import', WALL_CLOCK, MAIN] : [MAIN]);
-  const clockEnv = wallClock ? { TEST_WALL_CLOCK_OFFSET_MS: String(wallClock.offsetMs ?? 0), TEST_WALL_CLOCK_STEPS_MS: (wallClock.stepsMs ?? []).join(',') } : {};
-  const child = spawn(command, args, { env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info', ...clockEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const clockEnv = wallClock
+    ? {
+        TEST_WALL_CLOCK_OFFSET_MS: String(wallClock.offsetMs ?? 0),
+        TEST_WALL_CLOCK_STEPS_MS: (wallClock.stepsMs ?? []).join(','),
+      }
+    : {};
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH, GATEWAY_CONFIG: configFile, LOG_LEVEL: 'info', ...clockEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   // Every line also goes to the run's log directory, which global teardown scans for secrets.
-  const runLog = process.env.TEST_LOG_DIR ? join(process.env.TEST_LOG_DIR, `process-${process.pid}-${port}.log`) : undefined;
+  const runLog = process.env.TEST_LOG_DIR
+    ? join(process.env.TEST_LOG_DIR, `process-${process.pid}-${port}.log`)
+    : undefined;
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     if (runLog) appendFileSync(runLog, chunk);

@@ -31,13 +31,19 @@ export default async function globalTeardown(): Promise<void> {
   for (const file of readdirSync(logDir).filter((name) => !name.endsWith(KEYS_SUFFIX))) {
     for (const line of readFileSync(join(logDir, file), 'utf8').split('\n')) {
       lines++;
-      for (const [what, shape] of SECRET_SHAPES) if (shape.test(line)) findings.push(`${what} in ${file}: ${line.slice(0, 160)}…`);
+      for (const [what, shape] of SECRET_SHAPES)
+        if (shape.test(line)) findings.push(`${what} in ${file}: ${line.slice(0, 160)}…`);
       if (holdsKey(line, keys)) findings.push(`a test client's API key in ${file} (not shown)`);
     }
   }
   rmSync(logDir, { recursive: true, force: true });
-  if (findings.length) throw new Error(`Secret material found in ${findings.length} of ${lines} gateway log lines:\n${findings.slice(0, 10).join('\n')}`);
-  process.stdout.write(`log scan: ${lines} gateway log lines of this run hold no key, token, assertion or signature, nor any of the ${keys.size} test clients' keys\n`);
+  if (findings.length)
+    throw new Error(
+      `Secret material found in ${findings.length} of ${lines} gateway log lines:\n${findings.slice(0, 10).join('\n')}`,
+    );
+  process.stdout.write(
+    `log scan: ${lines} gateway log lines of this run hold no key, token, assertion or signature, nor any of the ${keys.size} test clients' keys\n`,
+  );
 }
 
 /** Where test stacks list the API keys they gave their clients (see stack.ts), next to the log files. */
@@ -50,7 +56,8 @@ const BASE64URL_RUN = /[A-Za-z0-9_-]{43,}/g;
 function testClientKeys(logDir: string): Set<string> {
   const keys = new Set<string>();
   for (const file of readdirSync(logDir).filter((name) => name.endsWith(KEYS_SUFFIX))) {
-    for (const key of readFileSync(join(logDir, file), 'utf8').split('\n')) if (key !== '') keys.add(key.replace(/^pmgw_/, ''));
+    for (const key of readFileSync(join(logDir, file), 'utf8').split('\n'))
+      if (key !== '') keys.add(key.replace(/^pmgw_/, ''));
   }
   return keys;
 }
@@ -58,7 +65,8 @@ function testClientKeys(logDir: string): Set<string> {
 /** True when some run of key characters in the line contains one of the keys (each window of a key's length is looked up). */
 function holdsKey(line: string, keys: Set<string>): boolean {
   for (const [run] of line.matchAll(BASE64URL_RUN)) {
-    for (let i = 0; i + KEY_BODY_LENGTH <= run.length; i++) if (keys.has(run.slice(i, i + KEY_BODY_LENGTH))) return true;
+    for (let i = 0; i + KEY_BODY_LENGTH <= run.length; i++)
+      if (keys.has(run.slice(i, i + KEY_BODY_LENGTH))) return true;
   }
   return false;
 }

@@ -19,7 +19,8 @@ export interface PropertySchema {
   additionalProperties?: unknown;
 }
 
-const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value);
+const typeOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
 
 /**
  * True when `value` surely breaks `schema` by the keywords above (a fuzz case must be invalid for
@@ -58,6 +59,7 @@ export function surelyInvalidText(schema: PropertySchema, text: string): boolean
     return surelyInvalid({ ...schema, type: undefined }, n);
   }
   if (types.length === 1 && types[0] === 'boolean') return !['true', 'false', '1', '0'].includes(text);
-  if (types.length === 1 && types[0] === 'array') return schema.items !== undefined && surelyInvalidText(schema.items, text);
+  if (types.length === 1 && types[0] === 'array')
+    return schema.items !== undefined && surelyInvalidText(schema.items, text);
   return surelyInvalid(schema, text);
 }

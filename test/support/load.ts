@@ -22,7 +22,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Offers `perSecond` requests spread evenly over `durationMs`, open loop: each is sent on its
  * schedule whether or not earlier ones were answered, so a slow answer never lowers the offered load.
  */
-export async function offer(perSecond: number, durationMs: number, send: (i: number) => Promise<Response>): Promise<Answer[]> {
+export async function offer(
+  perSecond: number,
+  durationMs: number,
+  send: (i: number) => Promise<Response>,
+): Promise<Answer[]> {
   const interval = 1_000 / perSecond;
   const start = performance.now();
   const pending: Promise<Answer>[] = [];
@@ -46,7 +50,11 @@ export async function answerOf(response: Promise<Response>): Promise<Answer> {
   } catch (error) {
     // Read by shape: fetch's errors come from Node's realm, not jest's, so `instanceof Error` is false for them.
     const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-    return { status: 0, at: Date.now(), failure: `${String(error)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? String(cause)})` : ''}` };
+    return {
+      status: 0,
+      at: Date.now(),
+      failure: `${String(error)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? String(cause)})` : ''}`,
+    };
   }
 }
 
@@ -54,7 +62,9 @@ export async function answerOf(response: Promise<Response>): Promise<Answer> {
 function parseProblem(text: string): Pick<Answer, 'code' | 'limitedBy' | 'bucket' | 'team'> {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
-    return Object.fromEntries(['code', 'limitedBy', 'bucket', 'team'].filter((k) => typeof body[k] === 'string').map((k) => [k, body[k]]));
+    return Object.fromEntries(
+      ['code', 'limitedBy', 'bucket', 'team'].filter((k) => typeof body[k] === 'string').map((k) => [k, body[k]]),
+    );
   } catch {
     return {};
   }
@@ -97,7 +107,14 @@ export async function spawnFleet(input: GatewayConfigInput, count: number): Prom
 /** fetch against a gateway process with an API key. */
 export function caller(url: string, key: string) {
   return (path: string, init: RequestInit = {}) =>
-    fetch(url + path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } });
+    fetch(url + path, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+    });
 }
 
 const usd = (value: string) => ({ value, currency: 'USD' });
@@ -107,6 +124,11 @@ export const QUIET_MARKETS = ['aec-nfl-gb-chi-2026-11-22', 'aec-nfl-bal-pit-2026
 
 /** The i-th resting limit buy: 1 contract at 1–5 cents on one of the quiet markets. */
 export function restingBuy(i: number): RequestInit {
-  const body = { marketSlug: QUIET_MARKETS[i % QUIET_MARKETS.length], intent: 'ORDER_INTENT_BUY_LONG', price: usd(`0.0${1 + (i % 5)}`), quantity: 1 };
+  const body = {
+    marketSlug: QUIET_MARKETS[i % QUIET_MARKETS.length],
+    intent: 'ORDER_INTENT_BUY_LONG',
+    price: usd(`0.0${1 + (i % 5)}`),
+    quantity: 1,
+  };
   return { method: 'POST', body: JSON.stringify(body) };
 }

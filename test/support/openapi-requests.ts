@@ -26,7 +26,12 @@ export function operationsOf(doc: Json): Operation[] {
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
-      found.push({ method: method.toUpperCase(), path, parameters: op.parameters ?? [], body: op.requestBody?.content?.['application/json']?.schema });
+      found.push({
+        method: method.toUpperCase(),
+        path,
+        parameters: op.parameters ?? [],
+        body: op.requestBody?.content?.['application/json']?.schema,
+      });
     }
   }
   return found;
@@ -36,17 +41,28 @@ export function operationsOf(doc: Json): Operation[] {
 export function markedFields(schema: Json, at: string[] = []): Place[] {
   if (!schema || typeof schema !== 'object') return [];
   if (schema['x-identity']) return [{ where: 'body', name: at.join('.'), kind: schema['x-identity'] }];
-  const nested = Object.entries<Json>(schema.properties ?? {}).flatMap(([key, child]) => markedFields(child, [...at, key]));
+  const nested = Object.entries<Json>(schema.properties ?? {}).flatMap(([key, child]) =>
+    markedFields(child, [...at, key]),
+  );
   const items = schema.items ? markedFields(schema.items, [...at, '*']) : [];
-  const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((branch: Json) => markedFields(branch, at));
+  const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((branch: Json) =>
+    markedFields(branch, at),
+  );
   return [...nested, ...items, ...branches];
 }
 
 /** Every property name anywhere in a body schema, for the guard that an identity-looking field is marked. */
 export function propertyNames(schema: Json): { name: string; marked: boolean }[] {
   if (!schema || typeof schema !== 'object') return [];
-  const own = Object.entries<Json>(schema.properties ?? {}).flatMap(([name, child]) => [{ name, marked: Boolean(child?.['x-identity']) }, ...propertyNames(child)]);
-  return [...own, ...propertyNames(schema.items), ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap(propertyNames)];
+  const own = Object.entries<Json>(schema.properties ?? {}).flatMap(([name, child]) => [
+    { name, marked: Boolean(child?.['x-identity']) },
+    ...propertyNames(child),
+  ]);
+  return [
+    ...own,
+    ...propertyNames(schema.items),
+    ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap(propertyNames),
+  ];
 }
 
 /** A value the schema takes: its example, its first enum value or default, else a plain one of its type. */

@@ -71,18 +71,39 @@ export interface RedisTopology {
 }
 
 /** A redis-server started with `args` on `port`, resolved once it accepts connections. */
-export async function spawnRedis(port: number, args: string[], ready = 'Ready to accept connections'): Promise<RedisNode> {
-  const [command, argv] = subjectCommand('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no']);
+export async function spawnRedis(
+  port: number,
+  args: string[],
+  ready = 'Ready to accept connections',
+): Promise<RedisNode> {
+  const [command, argv] = subjectCommand('redis-server', [
+    ...args,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+  ]);
   const child = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} did not start within 10 s: ${output.slice(-300)}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server on ${port} did not start within 10 s: ${output.slice(-300)}`)),
+      10_000,
+    );
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new RedisExitedError(`redis-server on ${port} exited (${code}) before it was ready: ${output.slice(-300)}`));
+      reject(
+        new RedisExitedError(`redis-server on ${port} exited (${code}) before it was ready: ${output.slice(-300)}`),
+      );
     });
     const read = (chunk: Buffer) => {
       output += chunk.toString();
@@ -142,7 +163,18 @@ function topology(nodes: RedisNode[], addresses: string[]): RedisTopology {
 export async function startRedisCluster(ports: number[]): Promise<RedisTopology> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
   const nodes = await Promise.all(
-    ports.map((port) => spawnRedis(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir, '--cluster-node-timeout', '1000'])),
+    ports.map((port) =>
+      spawnRedis(port, [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--dir',
+        dir,
+        '--cluster-node-timeout',
+        '1000',
+      ]),
+    ),
   );
   const addresses = ports.map((port) => `127.0.0.1:${port}`);
   await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
@@ -177,12 +209,17 @@ export async function startRedisSentinel(ports: number[]): Promise<RedisTopology
       return spawnRedis(port, [file, '--sentinel'], 'Sentinel ID');
     }),
   );
-  await until('the replica to be in sync', async () => (await redisCli(replicaPort, 'info', 'replication')).includes('master_link_status:up'));
+  await until('the replica to be in sync', async () =>
+    (await redisCli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
+  );
   await until('every sentinel to know the replica and the others', async () => {
     const views = await Promise.all(sentinelPorts.map((port) => redisCli(port, 'sentinel', 'master', SENTINEL_MASTER)));
     return views.every((view) => /num-slaves\s+1/.test(view) && /num-other-sentinels\s+2/.test(view));
   });
-  return topology([master, replica, ...sentinels], sentinelPorts.map((port) => `127.0.0.1:${port}`));
+  return topology(
+    [master, replica, ...sentinels],
+    sentinelPorts.map((port) => `127.0.0.1:${port}`),
+  );
 }
 
 // Self-contained: jest loads its global setup outside the module mapper.
@@ -194,7 +231,12 @@ export async function startRedisSentinel(ports: number[]): Promise<RedisTopology
  */
 export default async function globalSetup(): Promise<void> {
   const [clusterPorts, sentinelPorts] = [await freePorts(6), await freePorts(5)];
-  const [redis, cluster, sentinel, postgres] = await Promise.all([startRedisServer(), startRedisCluster(clusterPorts), startRedisSentinel(sentinelPorts), startPostgres()]);
+  const [redis, cluster, sentinel, postgres] = await Promise.all([
+    startRedisServer(),
+    startRedisCluster(clusterPorts),
+    startRedisSentinel(sentinelPorts),
+    startPostgres(),
+  ]);
   process.env.TEST_PG_URL = postgres.url;
   process.env.TEST_PG_APP_URL = postgres.appUrl;
   process.env.TEST_PG_PORT = String(postgres.port);
@@ -206,7 +248,12 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_REDIS_SENTINELS = sentinel.addresses.join(',');
   process.env.TEST_REDIS_SENTINEL_NAME = SENTINEL_MASTER;
   const pidFile = join(tmpdir(), `gateway-test-redis-${process.pid}.pid`);
-  writeFileSync(pidFile, [redis.process, ...[...cluster.nodes, ...sentinel.nodes].map((node) => node.process)].map((child) => child.pid).join('\n'));
+  writeFileSync(
+    pidFile,
+    [redis.process, ...[...cluster.nodes, ...sentinel.nodes].map((node) => node.process)]
+      .map((child) => child.pid)
+      .join('\n'),
+  );
   process.env.TEST_REDIS_PID_FILE = pidFile;
   // Every gateway log line of the run lands here; global teardown scans it for secrets.
   process.env.TEST_LOG_DIR = mkdtempSync(join(tmpdir(), 'gateway-test-logs-'));
@@ -219,15 +266,22 @@ export default async function globalSetup(): Promise<void> {
 /** The newest PostgreSQL major's server programs (Debian: /usr/lib/postgresql/<major>/bin). */
 export function postgresBin(): string {
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((major) => existsSync(join(root, major, 'bin', 'initdb'))) : [];
-  if (majors.length === 0) throw new Error('PostgreSQL server programs not found under /usr/lib/postgresql: apt-get install postgresql (tools/ensure-system-deps.mjs)');
+  const majors = existsSync(root)
+    ? readdirSync(root).filter((major) => existsSync(join(root, major, 'bin', 'initdb')))
+    : [];
+  if (majors.length === 0)
+    throw new Error(
+      'PostgreSQL server programs not found under /usr/lib/postgresql: apt-get install postgresql (tools/ensure-system-deps.mjs)',
+    );
   return join(root, majors.sort((a, b) => Number(b) - Number(a))[0]!, 'bin');
 }
 
 /** `program args` run as the postgres user when this process is root. */
 function asPostgresUser(program: string, args: string[]): [string, string[]] {
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  return root ? subjectCommand('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', program, ...args]) : subjectCommand(program, args);
+  return root
+    ? subjectCommand('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', program, ...args])
+    : subjectCommand(program, args);
 }
 
 export interface PostgresServer {
@@ -248,15 +302,46 @@ export async function startPostgres(): Promise<PostgresServer> {
     const gid = Number((await run('id', ['-g', 'postgres'])).stdout);
     chownSync(dir, uid, gid);
   }
-  const [initdb, initArgs] = asPostgresUser(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const [initdb, initArgs] = asPostgresUser(join(bin, 'initdb'), [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
   await run(initdb, initArgs);
   const port = await freePort();
-  const [command, argv] = asPostgresUser(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300']);
+  const [command, argv] = asPostgresUser(join(bin, 'postgres'), [
+    '-D',
+    join(dir, 'data'),
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=300',
+  ]);
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`postgres did not start within 30 s: ${output.slice(-300)}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`postgres exited (${code}) before it was ready: ${output.slice(-300)}`)));
+    const timer = setTimeout(
+      () => reject(new Error(`postgres did not start within 30 s: ${output.slice(-300)}`)),
+      30_000,
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`postgres exited (${code}) before it was ready: ${output.slice(-300)}`)),
+    );
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       if (!output.includes('ready to accept connections')) return;

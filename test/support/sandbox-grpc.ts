@@ -1,4 +1,11 @@
-import { type Client, type ClientDuplexStream, type ClientReadableStream, Metadata, credentials, status as GrpcStatus } from '@grpc/grpc-js';
+import {
+  type Client,
+  type ClientDuplexStream,
+  type ClientReadableStream,
+  Metadata,
+  credentials,
+  status as GrpcStatus,
+} from '@grpc/grpc-js';
 
 import { issueAccessToken } from '../../apps/sandbox/src/auth/access-token.js';
 import { type PublishedService, exchangeClient } from '../../apps/sandbox/src/exchange/grpc/wire/proto-services.js';

@@ -67,20 +67,25 @@ export const OTHER_PARTICIPANT = `firms/${FIRM}/users/bob`;
 /** Boots the sandbox and a gateway in-process on ephemeral ports, wired to each other. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const keyDir = mkdtempSync(join(tmpdir(), 'gateway-test-keys-'));
-  const sandbox = options.reuseSandbox ?? await startSandbox({
-    ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
-    keyDir,
-    logLevel: 'silent',
-    ...options.sandbox,
-    exchange: { clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'] }], ...options.sandbox?.exchange },
-    retail: {
-      keys: [
-        { name: 'main', keyId: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d' },
-        { name: 'hedge', keyId: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' },
-      ],
-      ...options.sandbox?.retail,
-    },
-  });
+  const sandbox =
+    options.reuseSandbox ??
+    (await startSandbox({
+      ports: { auth: 0, exchange: 0, grpc: 0, retail: 0, catalog: 0 },
+      keyDir,
+      logLevel: 'silent',
+      ...options.sandbox,
+      exchange: {
+        clients: [{ clientId: 'gateway-test', firm: FIRM, users: ['alice', 'bob'] }],
+        ...options.sandbox?.exchange,
+      },
+      retail: {
+        keys: [
+          { name: 'main', keyId: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d' },
+          { name: 'hedge', keyId: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' },
+        ],
+        ...options.sandbox?.retail,
+      },
+    }));
 
   const keys: Record<string, string> = {};
   const clients = [{ id: 'all', scopes: [...SCOPES] }, ...(options.clients ?? [])].map((client) => {
@@ -96,14 +101,25 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
 
   // The run's log scan (global teardown) looks for each of these keys in every captured log line.
-  if (process.env.TEST_LOG_DIR) appendFileSync(join(process.env.TEST_LOG_DIR, `worker-${process.pid}.keys`), Object.values(keys).map((key) => `${key}\n`).join(''));
+  if (process.env.TEST_LOG_DIR)
+    appendFileSync(
+      join(process.env.TEST_LOG_DIR, `worker-${process.pid}.keys`),
+      Object.values(keys)
+        .map((key) => `${key}\n`)
+        .join(''),
+    );
 
   const exchangeKey = sandbox.keys.exchange[0];
   let input: GatewayConfigInput = {
     server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 },
     logging: { level: 'info' },
     redis: options.redis
-      ? { mode: 'single', url: redisUrl(), keyPrefix: options.redisKeyPrefix ?? `t${process.pid}:${Math.random().toString(36).slice(2, 8)}:`, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS }
+      ? {
+          mode: 'single',
+          url: redisUrl(),
+          keyPrefix: options.redisKeyPrefix ?? `t${process.pid}:${Math.random().toString(36).slice(2, 8)}:`,
+          commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS,
+        }
       : undefined,
     ...(options.redis ? { limits: testRedisLimits() } : {}),
     environment: 'development',
@@ -166,23 +182,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
  * The order journal of a test stack: the run's PostgreSQL (jest global setup) as the application role,
  * migrated by the superuser, in a schema of its own so each stack's chain starts at its first record.
  */
-export function testJournal(schema = `j_${process.pid}_${Math.random().toString(36).slice(2, 8)}`): GatewayConfigInput['journal'] {
+export function testJournal(
+  schema = `j_${process.pid}_${Math.random().toString(36).slice(2, 8)}`,
+): GatewayConfigInput['journal'] {
   const url = process.env.TEST_PG_APP_URL;
   const migrationUrl = process.env.TEST_PG_URL;
-  if (!url || !migrationUrl) throw new Error('TEST_PG_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
+  if (!url || !migrationUrl)
+    throw new Error('TEST_PG_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
   return { url, migrationUrl, schema, poolSize: 4 };
 }
 
 export function redisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
-  if (!url) throw new Error('TEST_REDIS_URL is not set: run the tests through jest (its global setup starts redis-server)');
+  if (!url)
+    throw new Error('TEST_REDIS_URL is not set: run the tests through jest (its global setup starts redis-server)');
   return url;
 }
 
 /** fetch with the client's key. */
 export function api(stack: Stack, clientId = 'all') {
   return (path: string, init: RequestInit = {}) =>
-    fetch(stack.url + path, { ...init, headers: { authorization: `Bearer ${stack.keys[clientId]}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } });
+    fetch(stack.url + path, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${stack.keys[clientId]}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+    });
 }
 
 /** Response bodies in tests are checked by the assertions that read them, not by static types. */
@@ -191,12 +218,18 @@ export type Json = any;
 export const json = (res: Response): Promise<Json> => res.json() as Promise<Json>;
 
 /** Polls `probe` until it returns a value that `accept` takes, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 5_000,
+  intervalMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

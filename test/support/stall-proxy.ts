@@ -68,7 +68,8 @@ export class StallProxy {
     this.pairs.add(pair);
     client.pipe(upstream);
     // Timers of one duration fire in the order they were set: the replies keep theirs.
-    if (this.replyDelayMs > 0) upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), this.replyDelayMs));
+    if (this.replyDelayMs > 0)
+      upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), this.replyDelayMs));
     else upstream.pipe(client);
     if (this.stalled) {
       client.pause();

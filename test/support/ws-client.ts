@@ -20,9 +20,14 @@ export class WsTestClient {
   }
 
   /** Opens `/ws`; rejects with the HTTP status of a refused upgrade. */
-  static open(baseUrl: string, options: { key?: string; ticket?: string; headers?: Record<string, string> } = {}): Promise<WsTestClient> {
+  static open(
+    baseUrl: string,
+    options: { key?: string; ticket?: string; headers?: Record<string, string> } = {},
+  ): Promise<WsTestClient> {
     const url = `${baseUrl.replace(/^http/, 'ws')}/ws${options.ticket === undefined ? '' : `?ticket=${encodeURIComponent(options.ticket)}`}`;
-    const ws = new WebSocket(url, { headers: { ...options.headers, ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) } });
+    const ws = new WebSocket(url, {
+      headers: { ...options.headers, ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) },
+    });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new WsTestClient(ws)));
       ws.once('unexpected-response', (_req, res) => {
@@ -49,7 +54,9 @@ export class WsTestClient {
 
   /** Frames of one topic, in arrival order. */
   topic(topic: string): Json[] {
-    return this.frames.filter((frame) => frame.topic === topic && ['snapshot', 'update', 'resync'].includes(frame.type));
+    return this.frames.filter(
+      (frame) => frame.topic === topic && ['snapshot', 'update', 'resync'].includes(frame.type),
+    );
   }
 
   /** Resolves with the first frame (after `from`) matching `test`; fails after `timeoutMs`. */
@@ -58,7 +65,8 @@ export class WsTestClient {
     for (;;) {
       const found = this.frames.slice(from).find(test);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames.slice(-5))}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames.slice(-5))}`);
       await this.wait(deadline - Date.now());
     }
   }

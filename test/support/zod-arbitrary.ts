@@ -8,18 +8,96 @@ import type { z } from 'zod';
 // refused one usually for a single field.
 
 const STRINGS = [
-  '', '0', '1', '-1', '3', '10', '11', '20', '50', '60', '61', '100', '101', '1000', '1001', '2147483648', '1e3', '01', ' 7', '0x10',
-  '9223372036854775807', '9223372036854775808', '-9223372036854775809', '0.55', '1.5', 'true', 'false', 'asc', 'desc',
-  '2026-11-22', '2026-02-30', '2026-11-22T18:30:00Z', '2026-11-22T18:30:00+02:00', '2026-11-22 18:30', 'USD',
-  'aec-nfl-buf-kc-2026-11-22', 'AEC-NFL-BUF', 'a_b.c', 'a/b', 'x'.repeat(201), 'x'.repeat(600), 'PROVIDER_SPORTSDATA', 'O1', 'general', 'futures',
-  'sport', 'trending', 'active', 'upcoming', 'firms/TESTFIRM/users/alice', 'SIDE_BUY', 'ORDER_TYPE_LIMIT', 'ORDER_TYPE_MARKET', 'TIME_IN_FORCE_DAY',
-  'TIME_IN_FORCE_GOOD_TILL_DATE', 'INSTRUMENT_STATE_OPEN', 'FILTER_OPERATOR_EQ', 'FILTER_OPERATOR_IN', 'ORDER_INTENT_BUY_LONG', 'MANUAL_ORDER_INDICATOR_MANUAL',
-  'ACTIVITY_TYPE_TRADE', 'SORT_ORDER_ASCENDING', 'TRADABLE_FILTER_ALL', 'ORDER_STATE_FILTER_OPEN', 'UNKNOWN_VALUE',
+  '',
+  '0',
+  '1',
+  '-1',
+  '3',
+  '10',
+  '11',
+  '20',
+  '50',
+  '60',
+  '61',
+  '100',
+  '101',
+  '1000',
+  '1001',
+  '2147483648',
+  '1e3',
+  '01',
+  ' 7',
+  '0x10',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '0.55',
+  '1.5',
+  'true',
+  'false',
+  'asc',
+  'desc',
+  '2026-11-22',
+  '2026-02-30',
+  '2026-11-22T18:30:00Z',
+  '2026-11-22T18:30:00+02:00',
+  '2026-11-22 18:30',
+  'USD',
+  'aec-nfl-buf-kc-2026-11-22',
+  'AEC-NFL-BUF',
+  'a_b.c',
+  'a/b',
+  'x'.repeat(201),
+  'x'.repeat(600),
+  'PROVIDER_SPORTSDATA',
+  'O1',
+  'general',
+  'futures',
+  'sport',
+  'trending',
+  'active',
+  'upcoming',
+  'firms/TESTFIRM/users/alice',
+  'SIDE_BUY',
+  'ORDER_TYPE_LIMIT',
+  'ORDER_TYPE_MARKET',
+  'TIME_IN_FORCE_DAY',
+  'TIME_IN_FORCE_GOOD_TILL_DATE',
+  'INSTRUMENT_STATE_OPEN',
+  'FILTER_OPERATOR_EQ',
+  'FILTER_OPERATOR_IN',
+  'ORDER_INTENT_BUY_LONG',
+  'MANUAL_ORDER_INDICATOR_MANUAL',
+  'ACTIVITY_TYPE_TRADE',
+  'SORT_ORDER_ASCENDING',
+  'TRADABLE_FILTER_ALL',
+  'ORDER_STATE_FILTER_OPEN',
+  'UNKNOWN_VALUE',
 ];
 const OTHERS: unknown[] = [
-  0, 1, 3, -1, 1.5, 10, 20, 50, 100, 1000, 1001, 2 ** 31, 2 ** 53, true, false, null,
-  { value: '0.55', currency: 'USD' }, { value: '0', currency: 'USD' }, { value: '1', currency: 'EUR' }, {},
-  { year: 2026, month: 11, day: 22 }, { year: 2026, month: 2, day: 30 }, { values: ['a'] },
+  0,
+  1,
+  3,
+  -1,
+  1.5,
+  10,
+  20,
+  50,
+  100,
+  1000,
+  1001,
+  2 ** 31,
+  2 ** 53,
+  true,
+  false,
+  null,
+  { value: '0.55', currency: 'USD' },
+  { value: '0', currency: 'USD' },
+  { value: '1', currency: 'EUR' },
+  {},
+  { year: 2026, month: 11, day: 22 },
+  { year: 2026, month: 2, day: 30 },
+  { values: ['a'] },
 ];
 
 export interface Def {
@@ -44,10 +122,14 @@ export function candidates(schema: z.ZodType, query = false, depth = 0): fc.Arbi
   const def = defOf(inner);
   if (def.type === 'object' && depth < 4) return objectOf(def.shape as Record<string, z.ZodType>, query, depth);
   if (def.type === 'array' && depth < 4) return arrayOf(def.element as z.ZodType, query, depth);
-  if (def.type === 'union' && (def.options as z.ZodType[]).some((o) => ['object', 'array'].includes(defOf(unwrap(o)).type))) {
+  if (
+    def.type === 'union' &&
+    (def.options as z.ZodType[]).some((o) => ['object', 'array'].includes(defOf(unwrap(o)).type))
+  ) {
     return fc.oneof(...(def.options as z.ZodType[]).map((option) => candidates(option, query, depth)));
   }
-  if (def.type === 'pipe' && defOf(def.in as z.ZodType).type === 'transform') return candidates(def.out as z.ZodType, query, depth);
+  if (def.type === 'pipe' && defOf(def.in as z.ZodType).type === 'transform')
+    return candidates(def.out as z.ZodType, query, depth);
   return leaf(schema, query);
 }
 
@@ -70,16 +152,28 @@ function objectOf(shape: Record<string, z.ZodType>, query: boolean, depth: numbe
   const fields = Object.entries(shape).map(([key, field]) => {
     const value = candidates(field, query, depth + 1);
     const optional = field.safeParse(undefined).success;
-    return [key, optional ? fc.oneof({ weight: 3, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value }) : value] as const;
+    return [
+      key,
+      optional ? fc.oneof({ weight: 3, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value }) : value,
+    ] as const;
   });
-  const record = fc.tuple(...fields.map(([, arbitrary]) => arbitrary)).map((values) => Object.fromEntries(fields.map(([key], i) => [key, values[i]]).filter(([, v]) => v !== ABSENT)));
-  return fc.oneof({ weight: 20, arbitrary: record }, { weight: 1, arbitrary: record.map((value) => ({ ...value, unknownField: '1' })) });
+  const record = fc
+    .tuple(...fields.map(([, arbitrary]) => arbitrary))
+    .map((values) => Object.fromEntries(fields.map(([key], i) => [key, values[i]]).filter(([, v]) => v !== ABSENT)));
+  return fc.oneof(
+    { weight: 20, arbitrary: record },
+    { weight: 1, arbitrary: record.map((value) => ({ ...value, unknownField: '1' })) },
+  );
 }
 
 function arrayOf(element: z.ZodType, query: boolean, depth: number): fc.Arbitrary<unknown> {
   const item = candidates(element, query, depth + 1);
   const many = (n: number) => item.map((value) => Array.from({ length: n }, () => value));
-  const lists = [{ weight: 16, arbitrary: fc.array(item, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: many(21) }, { weight: 1, arbitrary: many(101) }];
+  const lists = [
+    { weight: 16, arbitrary: fc.array(item, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: many(21) },
+    { weight: 1, arbitrary: many(101) },
+  ];
   // A query string cannot carry an empty list (no key at all is "absent").
   return fc.oneof(...lists, ...(query ? [] : [{ weight: 1, arbitrary: fc.constant([]) as fc.Arbitrary<unknown[]> }]));
 }

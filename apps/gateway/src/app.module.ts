@@ -56,7 +56,10 @@ export class AppModule {
         RateLimitModule,
         ClientAuthModule,
         // Cluster keys under the gateway's Redis prefix, so instances sharing a prefix share topics.
-        FanoutModule.forRoot({ cluster: { keyPrefix: `${config.redis?.keyPrefix ?? 'pmgw:'}fanout:` }, capacity: streamCapacity(config) }),
+        FanoutModule.forRoot({
+          cluster: { keyPrefix: `${config.redis?.keyPrefix ?? 'pmgw:'}fanout:` },
+          capacity: streamCapacity(config),
+        }),
         GatewayMetricsModule,
         ExchangeRoutesModule,
         RetailRoutesModule,

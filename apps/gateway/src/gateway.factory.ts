@@ -20,12 +20,24 @@ export type GatewayOptions = AppModuleOptions;
 /** Where SwaggerModule serves the OpenAPI pages and documents. */
 const DOCS_PATH = 'docs';
 /** The only files of swagger-ui-dist the page loads, of the static route SwaggerModule's plugin adds under DOCS_PATH. */
-const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+const DOCS_ASSETS = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
 
 /** Builds the gateway application (not yet listening); used by main.ts, the tests and the benchmarks. */
-export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<NestFastifyApplication> {
+export async function createGateway(
+  config: GatewayConfig,
+  options: GatewayOptions = {},
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter(fastifyOptions(config.server));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, { abortOnError: false, bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, {
+    abortOnError: false,
+    bufferLogs: true,
+  });
   app.useLogger(app.get(Logger));
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
@@ -44,7 +56,9 @@ function setupDocs(app: NestFastifyApplication): void {
     app,
     new DocumentBuilder()
       .setTitle('Prediction-market gateway')
-      .setDescription('One authenticated API in front of the exchange, retail and catalog upstreams. Errors are application/problem+json (RFC 9457).')
+      .setDescription(
+        'One authenticated API in front of the exchange, retail and catalog upstreams. Errors are application/problem+json (RFC 9457).',
+      )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Internal API key' })
       .build(),
@@ -52,10 +66,18 @@ function setupDocs(app: NestFastifyApplication): void {
   // The catalog routes are registered on Fastify directly (see CatalogHttpRoutes), so Nest's scanner does not see them.
   Object.assign(document.paths, catalogOpenApiPaths());
   // SwaggerModule registers on Fastify itself, past the @Public() marks: its routes are marked public here.
-  markPublicRoutes(app.getHttpAdapter().getInstance(), () => SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}/json`, yamlDocumentUrl: `${DOCS_PATH}/yaml` }), {
-    route: `/${DOCS_PATH}/*`,
-    names: DOCS_ASSETS,
-  });
+  markPublicRoutes(
+    app.getHttpAdapter().getInstance(),
+    () =>
+      SwaggerModule.setup(DOCS_PATH, app, document, {
+        jsonDocumentUrl: `${DOCS_PATH}/json`,
+        yamlDocumentUrl: `${DOCS_PATH}/yaml`,
+      }),
+    {
+      route: `/${DOCS_PATH}/*`,
+      names: DOCS_ASSETS,
+    },
+  );
 }
 
 /** Stops accepting, drains in-flight requests for at most `graceMs`, then closes pools and Redis. */

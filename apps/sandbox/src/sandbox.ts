@@ -12,7 +12,14 @@ import { startExchangeGrpc } from './exchange/grpc/exchange-grpc.server.js';
 import { provisionExchangeKey, provisionRetailKey } from './keys/key-material.js';
 import { RetailSurfaceModule } from './retail/retail-surface.module.js';
 import { SandboxControl } from './root/sandbox-control.js';
-import { authSurfaceParts, catalogSurfaceParts, composeSandbox, exchangeGrpcParts, exchangeSurfaceParts, retailSurfaceParts } from './root/sandbox-parts.js';
+import {
+  authSurfaceParts,
+  catalogSurfaceParts,
+  composeSandbox,
+  exchangeGrpcParts,
+  exchangeSurfaceParts,
+  retailSurfaceParts,
+} from './root/sandbox-parts.js';
 import type { SandboxUrls } from './shared/sandbox-addresses.js';
 
 export type { SandboxUrls };
@@ -48,15 +55,22 @@ export async function startSandbox(input: SandboxConfigInput): Promise<RunningSa
   const publicHost = config.publicHost ?? config.host;
   const apps: NestFastifyApplication[] = [];
   const surface = async (module: DynamicModule, port: number): Promise<string> => {
-    const app = await NestFactory.create<NestFastifyApplication>({ module: class SurfaceRoot {}, imports: [module] }, new FastifyAdapter(), {
-      logger: LOG_LEVELS[config.logLevel],
-    });
+    const app = await NestFactory.create<NestFastifyApplication>(
+      { module: class SurfaceRoot {}, imports: [module] },
+      new FastifyAdapter(),
+      {
+        logger: LOG_LEVELS[config.logLevel],
+      },
+    );
     apps.push(app);
     // Responses are dated by the sandbox clock: a client learns the server's time (and any skew) from `Date`.
-    app.getHttpAdapter().getInstance().addHook('onSend', (_request, reply, payload, done) => {
-      reply.header('date', new Date(parts.clock.now()).toUTCString());
-      done(null, payload);
-    });
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onSend', (_request, reply, payload, done) => {
+        reply.header('date', new Date(parts.clock.now()).toUTCString());
+        done(null, payload);
+      });
     await app.listen({ host: config.host, port });
     const address = app.getHttpServer().address() as AddressInfo;
     return `http://${publicHost}:${address.port}`;

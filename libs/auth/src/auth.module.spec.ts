@@ -2,7 +2,15 @@ import { writeFileSync } from 'node:fs';
 
 import { Global, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Clock, ConfigModule, type GatewayConfig, HttpModule, MetricsModule, ReadinessModule, SystemClock } from '@lib/core';
+import {
+  Clock,
+  ConfigModule,
+  type GatewayConfig,
+  HttpModule,
+  MetricsModule,
+  ReadinessModule,
+  SystemClock,
+} from '@lib/core';
 
 import { AuthModule } from './auth.module.js';
 import { ExchangeTokenProvider } from './exchange-token/exchange-token.provider.js';
@@ -15,7 +23,14 @@ import { LogCapture } from './testing/log-capture.js';
 /** Wired as the gateway wires it: core's global modules, and a Clock in the application's root module. */
 function appModule(config: GatewayConfig, clockModule?: Type) {
   @Module({
-    imports: [ConfigModule.forRoot(config), MetricsModule, ReadinessModule, HttpModule, AuthModule, ...(clockModule ? [clockModule] : [])],
+    imports: [
+      ConfigModule.forRoot(config),
+      MetricsModule,
+      ReadinessModule,
+      HttpModule,
+      AuthModule,
+      ...(clockModule ? [clockModule] : []),
+    ],
     providers: [{ provide: Clock, useClass: SystemClock }],
   })
   class TestAppModule {}
@@ -38,7 +53,9 @@ describe(AuthModule.name, () => {
   afterEach(() => keys.remove());
 
   it('provides the token provider, the signer and the key store with keys loaded at init', async () => {
-    const app = await Test.createTestingModule({ imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }))] }).compile();
+    const app = await Test.createTestingModule({
+      imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }))],
+    }).compile();
     await app.init();
 
     expect(app.get(KeyStore).current.generation).toBe(1);
@@ -49,16 +66,22 @@ describe(AuthModule.name, () => {
   });
 
   it('takes its time from a globally provided Clock', async () => {
-    const app = await Test.createTestingModule({ imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }), GlobalClockModule)] }).compile();
+    const app = await Test.createTestingModule({
+      imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }), GlobalClockModule)],
+    }).compile();
     await app.init();
 
-    expect(app.get(RetailSigner).sign('main', 'GET', 'http://127.0.0.1:4004/v1/orders/open')['X-PM-Timestamp']).toBe(String(manualClock.ms));
+    expect(app.get(RetailSigner).sign('main', 'GET', 'http://127.0.0.1:4004/v1/orders/open')['X-PM-Timestamp']).toBe(
+      String(manualClock.ms),
+    );
     await app.close();
   });
 
   it('stops the start when a key is malformed', async () => {
     writeFileSync(keys.retailFile, 'not a key');
-    const app = await Test.createTestingModule({ imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }))] }).compile();
+    const app = await Test.createTestingModule({
+      imports: [appModule(authConfig(keys, { authUrl: 'http://127.0.0.1:1' }))],
+    }).compile();
 
     await expect(app.init()).rejects.toBeInstanceOf(KeyLoadError);
     await app.close();

@@ -20,12 +20,18 @@ import { CatalogMetrics } from './metrics/catalog.metrics.js';
     CatalogCache,
     CatalogClient,
     CatalogUpstream,
-    { inject: [MetricsRegistry], provide: CatalogMetrics, useFactory: (registry: MetricsRegistry) => new CatalogMetrics(registry) },
+    {
+      inject: [MetricsRegistry],
+      provide: CatalogMetrics,
+      useFactory: (registry: MetricsRegistry) => new CatalogMetrics(registry),
+    },
     {
       inject: [REDIS, GATEWAY_CONFIG, Clock],
       provide: CATALOG_STORE,
       useFactory: (redis: RedisClient | null, config: GatewayConfig, clock: Clock): CatalogStore =>
-        redis ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:', clock) : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),
+        redis
+          ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:', clock)
+          : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),
     },
   ],
 })

@@ -26,8 +26,22 @@ export {
   type LimitsConfig,
   type RequestClass,
 } from './config/limits.schema.js';
-export { type ClientStreamsConfig, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type StreamsConfig, teamStreamShares, teamSymbolShares } from './config/streams.schema.js';
-export { type BreakerConfig, RISK_ENTITLEMENTS, RISK_SCOPE_KINDS, type RiskConfig, type RiskEntitlement, type RiskLimit, type RiskScopeKind } from './config/risk.schema.js';
+export {
+  type ClientStreamsConfig,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  type StreamsConfig,
+  teamStreamShares,
+  teamSymbolShares,
+} from './config/streams.schema.js';
+export {
+  type BreakerConfig,
+  RISK_ENTITLEMENTS,
+  RISK_SCOPE_KINDS,
+  type RiskConfig,
+  type RiskEntitlement,
+  type RiskLimit,
+  type RiskScopeKind,
+} from './config/risk.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,
@@ -47,8 +61,24 @@ export { Bulkheads, InFlightLimitedError, type InFlightCall, type InFlightCap, t
 export { PathSegmentSchema, isDotOrEmptySegment, pathSegment } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';
 export { fullJitterDelay } from './retry/backoff.js';
-export { UpstreamHttp, queryString, urlOf, type JsonCall, type JsonReply, type JsonRequest, type QueryValue, type UpstreamRequest } from './http/upstream-http.service.js';
-export { LOG_DESTINATION, LoggingModule, REQUEST_ID_HEADER, pinoOptions, requestIdOf, type LoggingOptions } from './logging/logging.module.js';
+export {
+  UpstreamHttp,
+  queryString,
+  urlOf,
+  type JsonCall,
+  type JsonReply,
+  type JsonRequest,
+  type QueryValue,
+  type UpstreamRequest,
+} from './http/upstream-http.service.js';
+export {
+  LOG_DESTINATION,
+  LoggingModule,
+  REQUEST_ID_HEADER,
+  pinoOptions,
+  requestIdOf,
+  type LoggingOptions,
+} from './logging/logging.module.js';
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
@@ -56,4 +86,10 @@ export { createRedisClient, duplicateRedis, type RedisClient } from './redis/red
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { LuaScript } from './redis/lua-script.js';
 export { INSTANCE_ID, InstanceIdModule, newInstanceId } from './instance/instance-id.js';
-export { Readiness, ReadinessModule, type ReadinessCheck, type ReadinessReport, type ReadinessStatus } from './health/readiness.js';
+export {
+  Readiness,
+  ReadinessModule,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type ReadinessStatus,
+} from './health/readiness.js';

@@ -24,9 +24,33 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
 @Module({
-  exports: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChanges, InstrumentStateFeed, ...OPERATIONS],
+  exports: [
+    ExchangeHttpClient,
+    InstrumentDirectory,
+    MarketDataStreams,
+    OrderUpdates,
+    OrderStreamTap,
+    DropCopyFeed,
+    TradeCaptureFeed,
+    PositionChanges,
+    InstrumentStateFeed,
+    ...OPERATIONS,
+  ],
   imports: [AuthModule, RateLimitModule, UpstreamModule],
-  providers: [ExchangeHttpClient, InstrumentDirectory, MarketDataStreams, OrderUpdates, OrderStreamTap, DropCopyFeed, TradeCaptureFeed, PositionChangeFeed, PositionChanges, InstrumentStateFeed, ExchangeTopics, ...OPERATIONS],
+  providers: [
+    ExchangeHttpClient,
+    InstrumentDirectory,
+    MarketDataStreams,
+    OrderUpdates,
+    OrderStreamTap,
+    DropCopyFeed,
+    TradeCaptureFeed,
+    PositionChangeFeed,
+    PositionChanges,
+    InstrumentStateFeed,
+    ExchangeTopics,
+    ...OPERATIONS,
+  ],
 })
 export class ExchangeModule {
   /** Hands the limiter the buckets this lib's calls spend, at the firm's tier. */

@@ -15,7 +15,9 @@ export class StreamCapacityError extends DomainError {
     readonly cap: StreamCap,
     readonly limit: number,
   ) {
-    super(ErrorCode.RATE_LIMITED, `${CAP_NAMES[cap]} is ${limit}: "${topic}" would need one more.`, { extensions: { cap, limit } });
+    super(ErrorCode.RATE_LIMITED, `${CAP_NAMES[cap]} is ${limit}: "${topic}" would need one more.`, {
+      extensions: { cap, limit },
+    });
   }
 }
 
@@ -28,6 +30,9 @@ const CAP_NAMES: Record<StreamCap, string> = {
 /** Redis cannot count the streams now; admitting a new one blind could exceed a cap. */
 export class StreamCapacityUnavailableError extends DomainError {
   constructor(readonly topic: string) {
-    super(ErrorCode.SERVICE_UNAVAILABLE, `Stream capacity cannot be counted right now, so "${topic}" was not opened: try again shortly.`);
+    super(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      `Stream capacity cannot be counted right now, so "${topic}" was not opened: try again shortly.`,
+    );
   }
 }

@@ -8,7 +8,9 @@ import { FakeSource, HubServer, TestClient } from './testing/hub.fixture.js';
 
 describe(FanoutModule.name, () => {
   it('provides one hub, single-instance without Redis, and closes its upstreams on shutdown', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [FanoutModule.forRoot({ lingerMs: 10_000 })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [FanoutModule.forRoot({ lingerMs: 10_000 })],
+    }).compile();
     const source = new FakeSource();
     moduleRef.get(TopicSourceRegistry).register('test.market.', source, MARKET_DATA_POLICY);
     const hub = moduleRef.get(FanoutHub);

@@ -39,7 +39,15 @@ export class FanoutModule {
             registry: MetricsRegistry | undefined,
             clock: Clock | undefined,
             instanceId: string | undefined,
-          ) => new FanoutHub({ ...fanout, cluster: { instanceId: instanceId ?? newInstanceId(), ...fanout.cluster }, sources, redis, registry, clock }),
+          ) =>
+            new FanoutHub({
+              ...fanout,
+              cluster: { instanceId: instanceId ?? newInstanceId(), ...fanout.cluster },
+              sources,
+              redis,
+              registry,
+              clock,
+            }),
         },
       ],
     };

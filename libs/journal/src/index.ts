@@ -1,6 +1,11 @@
 export { canonicalJson } from './chain/canonical-json.js';
 export { ChainVerifier, GENESIS_HASH, chainHash, type ChainBreak } from './chain/hash-chain.js';
-export { IdempotencyStore, type IdempotencyClaim, type IdempotencyRecord, type IdempotencyState } from './idempotency/idempotency-store.js';
+export {
+  IdempotencyStore,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  type IdempotencyState,
+} from './idempotency/idempotency-store.js';
 export { OrderJournal } from './journal/order-journal.js';
 export type { JournalEntry, JournalKind, JournalRecord } from './journal/journal-record.js';
 export { type JournalDatabase, openJournalDatabase } from './journal-database.js';

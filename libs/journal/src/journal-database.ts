@@ -23,13 +23,20 @@ export interface JournalDatabase {
  * is set (migrations through `migrationUrl`, the owner), else the embedded default. A server that
  * cannot be reached does not stop the start: `onUnavailable` hears why, and every use retries.
  */
-export async function openJournalDatabase(config: JournalConfig, onUnavailable?: (error: unknown) => void): Promise<JournalDatabase> {
+export async function openJournalDatabase(
+  config: JournalConfig,
+  onUnavailable?: (error: unknown) => void,
+): Promise<JournalDatabase> {
   const { schema } = config;
   let db: SqlClient;
   if (config.url) {
     const app = new PgClient({ url: config.url, poolSize: config.poolSize, timeoutMs: config.statementTimeoutMs });
     const migrated = new MigratedClient(app, async () => {
-      const owner = new PgClient({ url: config.migrationUrl ?? config.url!, poolSize: 1, timeoutMs: Math.max(config.statementTimeoutMs, 10_000) });
+      const owner = new PgClient({
+        url: config.migrationUrl ?? config.url!,
+        poolSize: 1,
+        timeoutMs: Math.max(config.statementTimeoutMs, 10_000),
+      });
       try {
         await migrate(owner, schema, config.appRole);
       } finally {

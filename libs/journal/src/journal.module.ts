@@ -23,7 +23,11 @@ class JournalShutdown implements OnApplicationShutdown {
       provide: JOURNAL_DATABASE,
       inject: [GATEWAY_CONFIG],
       useFactory: (config: GatewayConfig) =>
-        openJournalDatabase(config.journal, (error) => new Logger('OrderJournal').error(`the journal's database cannot be reached; new orders are refused until it can: ${(error as Error).message}`)),
+        openJournalDatabase(config.journal, (error) =>
+          new Logger('OrderJournal').error(
+            `the journal's database cannot be reached; new orders are refused until it can: ${(error as Error).message}`,
+          ),
+        ),
     },
     JournalShutdown,
   ],

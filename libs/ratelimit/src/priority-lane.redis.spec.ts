@@ -19,7 +19,11 @@ describe('the cancel bucket priority lane', () => {
   });
 
   it('while a kill-switch run sends, ordinary cancels stop short of the lane; the kill switch takes it at once, and no more than the capacity is ever taken', async () => {
-    const options = { redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } };
+    const options = {
+      redis,
+      keyPrefix: uniquePrefix(),
+      limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } },
+    };
     const { limiter: a } = await pool.start(options);
     const { limiter: b } = await pool.start(options);
     // PriorityLane.inUse: the kill switch runs on this instance.
@@ -42,7 +46,11 @@ describe('the cancel bucket priority lane', () => {
   });
 
   it('with no kill-switch run, an ordinary cancel may spend the whole bucket: no gateway rule holds it back', async () => {
-    const { limiter } = await pool.start({ redis, keyPrefix: uniquePrefix(), limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } } });
+    const { limiter } = await pool.start({
+      redis,
+      keyPrefix: uniquePrefix(),
+      limits: { buckets: { 'exchange.orders.cancel': slowBucket(20) } },
+    });
     const ordinary = budgetFor(EXCHANGE_BUDGETS.cancelOrder, 'platform');
     const taken = [];
     for (let i = 0; i < 21; i++) taken.push((await limiter.take(ordinary)).allowed);

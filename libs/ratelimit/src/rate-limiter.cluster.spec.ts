@@ -3,7 +3,14 @@ import type { ChildProcess } from 'node:child_process';
 import type { RedisClient } from '@lib/core';
 
 import { startRedisServer } from '../../../test/support/redis-server.js';
-import { eventually, LimiterPool, type LimiterOptions, slowBucket, testRedis, uniquePrefix } from '../test/limiter.fixture.js';
+import {
+  eventually,
+  LimiterPool,
+  type LimiterOptions,
+  slowBucket,
+  testRedis,
+  uniquePrefix,
+} from '../test/limiter.fixture.js';
 import { RateLimiter } from './rate-limiter.service.js';
 
 async function stopServer(child: ChildProcess): Promise<void> {
@@ -49,9 +56,16 @@ describe(`${RateLimiter.name} across instances`, () => {
 
   it('sizes local buckets for the configured fleet when it starts with Redis down: never alone', async () => {
     await stopServer(server.process);
-    const { limiter: sut } = await instance({ keyPrefix: uniquePrefix(), limits: { expectedInstances: 3, buckets: { 'retail.orders.get': slowBucket(10) } } });
+    const { limiter: sut } = await instance({
+      keyPrefix: uniquePrefix(),
+      limits: { expectedInstances: 3, buckets: { 'retail.orders.get': slowBucket(10) } },
+    });
     expect(sut.status()).toMatchObject({ mode: 'local', degraded: true, instances: 3 });
-    expect(await sut.take({ buckets: ['retail.orders.get'], class: 'read' })).toMatchObject({ allowed: false, mode: 'local', limit: 3 });
+    expect(await sut.take({ buckets: ['retail.orders.get'], class: 'read' })).toMatchObject({
+      allowed: false,
+      mode: 'local',
+      limit: 3,
+    });
     server = await startRedisServer(server.port);
   });
 
@@ -83,13 +97,24 @@ describe(`${RateLimiter.name} across instances`, () => {
     const { limiter: a } = await instance({ keyPrefix });
     const { limiter: b } = await instance({ keyPrefix });
     await a.coolDown(['retail.all'], 5, { classes: ['write'] });
-    expect(await b.take({ buckets: ['retail.orders.create', 'retail.all'], class: 'write' })).toMatchObject({ allowed: false, limitedBy: 'cool-down' });
-    expect(await b.take({ buckets: ['retail.orders.cancel', 'retail.all'], class: 'cancel' })).toMatchObject({ allowed: true });
+    expect(await b.take({ buckets: ['retail.orders.create', 'retail.all'], class: 'write' })).toMatchObject({
+      allowed: false,
+      limitedBy: 'cool-down',
+    });
+    expect(await b.take({ buckets: ['retail.orders.cancel', 'retail.all'], class: 'cancel' })).toMatchObject({
+      allowed: true,
+    });
   });
 
   it('falls back to local buckets sized for the fleet while Redis is down, then returns by itself', async () => {
     const keyPrefix = uniquePrefix();
-    const limits = { heartbeatMs: 100, probeMs: 200, expectedInstances: 2, failClosed: ['write' as const], buckets: { 'retail.orders.get': slowBucket(10), 'retail.all': slowBucket(100) } };
+    const limits = {
+      heartbeatMs: 100,
+      probeMs: 200,
+      expectedInstances: 2,
+      failClosed: ['write' as const],
+      buckets: { 'retail.orders.get': slowBucket(10), 'retail.all': slowBucket(100) },
+    };
     await instance({ keyPrefix, limits });
     const { limiter: sut, readiness } = await instance({ keyPrefix, limits });
     expect(sut.status()).toEqual({ mode: 'redis', degraded: false, instances: 2 });
@@ -101,13 +126,29 @@ describe(`${RateLimiter.name} across instances`, () => {
     // What the fleet spent in Redis is unknown now, so local cells start spent (not full) and refill
     // at this instance's share of the rate: 5 per 1,000 s here, one token per 200 s.
     const refused = await sut.take(read);
-    expect(refused).toMatchObject({ allowed: false, mode: 'local', bucket: 'retail.orders.get', limit: 5, remaining: 0 });
+    expect(refused).toMatchObject({
+      allowed: false,
+      mode: 'local',
+      bucket: 'retail.orders.get',
+      limit: 5,
+      remaining: 0,
+    });
     expect(refused.retryAfterMs).toBeGreaterThan(150_000);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(200_000);
-    expect(await sut.take({ buckets: ['retail.all'], class: 'write' })).toMatchObject({ allowed: false, limitedBy: 'unavailable' });
+    expect(await sut.take({ buckets: ['retail.all'], class: 'write' })).toMatchObject({
+      allowed: false,
+      limitedBy: 'unavailable',
+    });
     // Cancels are not failed closed: they keep the conservative local rate (here: wait for the refill).
-    expect(await sut.take({ buckets: ['retail.all'], class: 'cancel' })).toMatchObject({ allowed: false, mode: 'local', limitedBy: 'bucket' });
-    expect((await readiness.report()).checks.ratelimit).toEqual({ status: 'degraded', details: { mode: 'local', instances: 2 } });
+    expect(await sut.take({ buckets: ['retail.all'], class: 'cancel' })).toMatchObject({
+      allowed: false,
+      mode: 'local',
+      limitedBy: 'bucket',
+    });
+    expect((await readiness.report()).checks.ratelimit).toEqual({
+      status: 'degraded',
+      details: { mode: 'local', instances: 2 },
+    });
 
     // Redis comes back empty (a restart): the cells this instance uses are re-seeded spent rather
     // than read as full, so the return to Redis hands out no second burst.

@@ -5,7 +5,11 @@ import { RateLimiter } from './rate-limiter.service.js';
 describe(`${RateLimiter.name} in single-instance mode`, () => {
   it('decides locally with the full limit and refills with the clock', async () => {
     const clock = new ManualClock();
-    const { limiter: sut, readiness } = newLimiter({ redis: null, clock, limits: { buckets: { 'exchange.orders.insert': { limit: 10, windowSeconds: 1, safetyMargin: 1 } } } });
+    const { limiter: sut, readiness } = newLimiter({
+      redis: null,
+      clock,
+      limits: { buckets: { 'exchange.orders.insert': { limit: 10, windowSeconds: 1, safetyMargin: 1 } } },
+    });
     await sut.start();
     const request = { buckets: ['exchange.orders.insert'] as const, class: 'write' as const };
     const first = [];
@@ -15,26 +19,41 @@ describe(`${RateLimiter.name} in single-instance mode`, () => {
     clock.advance(250);
     expect(await sut.take(request)).toMatchObject({ allowed: true, remaining: 1 });
     expect(sut.status()).toEqual({ mode: 'single-instance', degraded: false, instances: 1 });
-    expect((await readiness.report()).checks.ratelimit).toEqual({ status: 'up', details: { mode: 'single-instance', instances: 1 } });
+    expect((await readiness.report()).checks.ratelimit).toEqual({
+      status: 'up',
+      details: { mode: 'single-instance', instances: 1 },
+    });
   });
 
   it('honours a cool-down locally, never longer than asked', async () => {
     const clock = new ManualClock();
     const { limiter: sut } = newLimiter({ redis: null, clock });
     await sut.coolDown(['exchange.book'], 3);
-    expect(await sut.take({ buckets: ['exchange.book'], class: 'read' })).toMatchObject({ allowed: false, retryAfterMs: 3_000, limitedBy: 'cool-down' });
+    expect(await sut.take({ buckets: ['exchange.book'], class: 'read' })).toMatchObject({
+      allowed: false,
+      retryAfterMs: 3_000,
+      limitedBy: 'cool-down',
+    });
     clock.advance(3_000);
     expect((await sut.take({ buckets: ['exchange.book'], class: 'read' })).allowed).toBe(true);
   });
 
   it('counts decisions, upstream 429s and degraded mode on the metrics registry', async () => {
-    const { limiter: sut, metrics } = newLimiter({ redis: null, teams: [{ id: 'desk' }], limits: { buckets: { 'catalog.public': slowBucket(1) } } });
+    const { limiter: sut, metrics } = newLimiter({
+      redis: null,
+      teams: [{ id: 'desk' }],
+      limits: { buckets: { 'catalog.public': slowBucket(1) } },
+    });
     await sut.take({ buckets: ['catalog.public'], team: 'desk', class: 'read' });
     await sut.take({ buckets: ['catalog.public'], team: 'desk', class: 'read' });
     await sut.coolDown(['catalog.public'], 1);
     const text = await metrics.metrics();
-    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="allowed"} 1');
-    expect(text).toContain('ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="limited"} 1');
+    expect(text).toContain(
+      'ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="allowed"} 1',
+    );
+    expect(text).toContain(
+      'ratelimit_decisions_total{bucket="catalog.public",scope_key="shared",team="desk",outcome="limited"} 1',
+    );
     expect(text).toContain('ratelimit_upstream_429_total{bucket="catalog.public",key="catalog.public@shared"} 1');
     expect(text).toContain('ratelimit_degraded 0');
   });
@@ -61,7 +80,11 @@ describe(`${RateLimiter.name}.takeOrWait`, () => {
   });
 
   it('refuses at once, with the wait it would need, when that wait exceeds the maximum', async () => {
-    const { limiter: sut } = newLimiter({ redis: null, clock: new ManualClock(), limits: { buckets: { 'exchange.search': slowBucket(1) } } });
+    const { limiter: sut } = newLimiter({
+      redis: null,
+      clock: new ManualClock(),
+      limits: { buckets: { 'exchange.search': slowBucket(1) } },
+    });
     await sut.take({ buckets: ['exchange.search'], class: 'read' });
     const refusal = sut.takeOrWait({ buckets: ['exchange.search'], class: 'read' }, 100);
     await expect(refusal).rejects.toMatchObject({ name: 'BudgetWaitTooLongError', headers: { 'Retry-After': '1000' } });

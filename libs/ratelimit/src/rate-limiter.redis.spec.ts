@@ -1,6 +1,13 @@
 import type { RedisClient } from '@lib/core';
 
-import { LimiterPool, type LimiterOptions, slowBucket, testRedis, testRedisUrl, uniquePrefix } from '../test/limiter.fixture.js';
+import {
+  LimiterPool,
+  type LimiterOptions,
+  slowBucket,
+  testRedis,
+  testRedisUrl,
+  uniquePrefix,
+} from '../test/limiter.fixture.js';
 import { RateLimiter } from './rate-limiter.service.js';
 
 /** Against the run's real redis-server; each test has its own key prefix. */
@@ -35,14 +42,22 @@ describe(`${RateLimiter.name} on Redis`, () => {
     for (let i = 0; i < 6; i++) decisions.push(await sut.take(request));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false]);
     expect(decisions.map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0, 0]);
-    expect(decisions[5]).toMatchObject({ mode: 'redis', bucket: 'retail.orders.get', limit: 5, windowSeconds: 1_000, limitedBy: 'bucket' });
+    expect(decisions[5]).toMatchObject({
+      mode: 'redis',
+      bucket: 'retail.orders.get',
+      limit: 5,
+      windowSeconds: 1_000,
+      limitedBy: 'bucket',
+    });
     // One token per 200 s: the wait is a little under that, never more.
     expect(decisions[5].retryAfterMs).toBeGreaterThan(190_000);
     expect(decisions[5].retryAfterMs).toBeLessThanOrEqual(200_000);
   });
 
   it('refuses an answer read later than maxDecisionAgeMs (a starved event loop), though Redis allowed it', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } },
+    });
     const request = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
     expect(await sut.take(request)).toMatchObject({ allowed: true, mode: 'redis' });
     const late = sut.take(request);
@@ -56,7 +71,9 @@ describe(`${RateLimiter.name} on Redis`, () => {
   });
 
   it('withdraws an allowed decision whose send comes later than maxDecisionAgeMs (a stall after the answer), and gives its token back', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } },
+    });
     const request = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
     const fresh = await sut.take(request);
     expect(sut.lateAtSend(request, fresh)).toBeUndefined(); // sent at once: it goes
@@ -70,7 +87,9 @@ describe(`${RateLimiter.name} on Redis`, () => {
   });
 
   it('refills continuously: after the announced wait the request passes', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { buckets: { 'exchange.settlement': { limit: 20, windowSeconds: 1, safetyMargin: 1 } } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { buckets: { 'exchange.settlement': { limit: 20, windowSeconds: 1, safetyMargin: 1 } } },
+    });
     const request = { buckets: ['exchange.settlement'] as const, class: 'read' as const };
     let refused = await sut.take(request);
     while (refused.allowed) refused = await sut.take(request);
@@ -82,17 +101,24 @@ describe(`${RateLimiter.name} on Redis`, () => {
   });
 
   it('takes all buckets of a request or none: the others keep their tokens', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { buckets: { 'retail.orders.cancel': slowBucket(5), 'retail.all': { ...slowBucket(1), reserve: 0 } } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { buckets: { 'retail.orders.cancel': slowBucket(5), 'retail.all': { ...slowBucket(1), reserve: 0 } } },
+    });
     const both = { buckets: ['retail.orders.cancel', 'retail.all'] as const, class: 'cancel' as const };
     expect((await sut.take(both)).allowed).toBe(true);
     const refused = await sut.take(both);
     expect(refused).toMatchObject({ allowed: false, bucket: 'retail.all', limitedBy: 'bucket' });
     expect(refused.readings.find((r) => r.bucket === 'retail.orders.cancel')?.remaining).toBe(4);
-    expect(await sut.take({ buckets: ['retail.orders.cancel'], class: 'cancel' })).toMatchObject({ allowed: true, remaining: 3 });
+    expect(await sut.take({ buckets: ['retail.orders.cancel'], class: 'cancel' })).toMatchObject({
+      allowed: true,
+      remaining: 3,
+    });
   });
 
   it('decides concurrent requests one after another: exactly the capacity passes', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { buckets: { 'retail.orders.modify': slowBucket(7), 'retail.all': { ...slowBucket(100), reserve: 0 } } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { buckets: { 'retail.orders.modify': slowBucket(7), 'retail.all': { ...slowBucket(100), reserve: 0 } } },
+    });
     const requests = Array.from({ length: 40 }, (_, i) =>
       sut.take({ buckets: i % 2 ? ['retail.orders.modify', 'retail.all'] : ['retail.all'], class: 'write' }),
     );
@@ -105,10 +131,21 @@ describe(`${RateLimiter.name} on Redis`, () => {
 
   it('charges a batch its cost in one decision', async () => {
     const { limiter: sut } = await limiterWith({ limits: { buckets: { 'exchange.orders.batch': slowBucket(50) } } });
-    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({ allowed: true, remaining: 30 });
-    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({ allowed: true, remaining: 10 });
-    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({ allowed: false, remaining: 10 });
-    await expect(sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 51 })).rejects.toThrow(RangeError);
+    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({
+      allowed: true,
+      remaining: 30,
+    });
+    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({
+      allowed: true,
+      remaining: 10,
+    });
+    expect(await sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 20 })).toMatchObject({
+      allowed: false,
+      remaining: 10,
+    });
+    await expect(sut.take({ buckets: ['exchange.orders.batch'], class: 'write', cost: 51 })).rejects.toThrow(
+      RangeError,
+    );
   });
 
   it('keeps every key of the budget under one hash tag (one Redis Cluster slot)', async () => {
@@ -117,15 +154,29 @@ describe(`${RateLimiter.name} on Redis`, () => {
     await sut.take({ buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write' });
     const tag = `{${prefix.slice(0, -1)}}:rl:`;
     const keys = await redis.keys(`${tag}*`);
-    const expected = [`${tag}instances`, `${tag}retail.all`, `${tag}retail.all:team:desk`, `${tag}retail.orders.create`, `${tag}retail.orders.create:team:desk`];
-    expect(keys).toEqual(expect.arrayContaining([...expected, `${tag}generation`, expect.stringMatching(/^\{t-[^}]+\}:rl:usage:/)]));
+    const expected = [
+      `${tag}instances`,
+      `${tag}retail.all`,
+      `${tag}retail.all:team:desk`,
+      `${tag}retail.orders.create`,
+      `${tag}retail.orders.create:team:desk`,
+    ];
+    expect(keys).toEqual(
+      expect.arrayContaining([...expected, `${tag}generation`, expect.stringMatching(/^\{t-[^}]+\}:rl:usage:/)]),
+    );
     expect(keys).toHaveLength(7);
     expect(await redis.pttl(`${tag}instances`)).toBeGreaterThan(0);
   });
 
   it("caps a flooding team at its share, leaving another team's share untouched", async () => {
-    const teams = [{ id: 'alpha', shares: { 'retail.orders.create': 0.5 } }, { id: 'beta', shares: { 'retail.orders.create': 0.5 } }];
-    const { limiter: sut } = await limiterWith({ limits: { buckets: { 'retail.orders.create': slowBucket(10) } }, teams });
+    const teams = [
+      { id: 'alpha', shares: { 'retail.orders.create': 0.5 } },
+      { id: 'beta', shares: { 'retail.orders.create': 0.5 } },
+    ];
+    const { limiter: sut } = await limiterWith({
+      limits: { buckets: { 'retail.orders.create': slowBucket(10) } },
+      teams,
+    });
     const flood = { buckets: ['retail.orders.create'] as const, team: 'alpha', class: 'write' as const };
     const alpha = [];
     for (let i = 0; i < 8; i++) alpha.push(await sut.take(flood));
@@ -137,16 +188,26 @@ describe(`${RateLimiter.name} on Redis`, () => {
   });
 
   it('keeps the upstream bucket the hard cap when shares add up past 100 %', async () => {
-    const teams = [{ id: 'alpha', shares: { '*': 0.8 } }, { id: 'beta', shares: { '*': 0.8 } }];
+    const teams = [
+      { id: 'alpha', shares: { '*': 0.8 } },
+      { id: 'beta', shares: { '*': 0.8 } },
+    ];
     const { limiter: sut } = await limiterWith({ limits: { buckets: { 'exchange.search': slowBucket(10) } }, teams });
     let allowed = 0;
-    for (let i = 0; i < 10; i++) if ((await sut.take({ buckets: ['exchange.search'], team: i % 2 ? 'alpha' : 'beta', class: 'read' })).allowed) allowed++;
+    for (let i = 0; i < 10; i++)
+      if ((await sut.take({ buckets: ['exchange.search'], team: i % 2 ? 'alpha' : 'beta', class: 'read' })).allowed)
+        allowed++;
     expect(allowed).toBe(10);
-    expect(await sut.take({ buckets: ['exchange.search'], team: 'alpha', class: 'read' })).toMatchObject({ allowed: false, limitedBy: 'bucket' });
+    expect(await sut.take({ buckets: ['exchange.search'], team: 'alpha', class: 'read' })).toMatchObject({
+      allowed: false,
+      limitedBy: 'bucket',
+    });
   });
 
   it('leaves the priority reserve of retail.all to cancels and order entry when reads flood it', async () => {
-    const { limiter: sut } = await limiterWith({ limits: { priorityReserve: 0.2, buckets: { 'retail.all': slowBucket(10) } } });
+    const { limiter: sut } = await limiterWith({
+      limits: { priorityReserve: 0.2, buckets: { 'retail.all': slowBucket(10) } },
+    });
     const read = { buckets: ['retail.all'] as const, class: 'read' as const };
     let reads = 0;
     for (let i = 0; i < 20; i++) if ((await sut.take(read)).allowed) reads++;
@@ -169,9 +230,18 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(view.members).toEqual([{ id: expect.any(String), mode: 'redis', heardMsAgo: expect.any(Number) }]);
     expect(view.buckets).toHaveLength(19);
     const all = view.buckets.find((b) => b.bucket === 'retail.all');
-    expect(all).toMatchObject({ published: 2_000, capacity: 100, windowSeconds: 10, refillPerSecond: 180, reserve: 0.2, coolDownMs: 0 });
+    expect(all).toMatchObject({
+      published: 2_000,
+      capacity: 100,
+      windowSeconds: 10,
+      refillPerSecond: 180,
+      reserve: 0.2,
+      coolDownMs: 0,
+    });
     expect(all?.level).toBeGreaterThanOrEqual(79);
     expect(all?.level).toBeLessThan(100);
-    expect(all?.teams).toEqual([{ team: 'desk', share: 0.25, capacity: 25, level: expect.any(Number), lastMinute: { allowed: 21, denied: 0 } }]);
+    expect(all?.teams).toEqual([
+      { team: 'desk', share: 0.25, capacity: 25, level: expect.any(Number), lastMinute: { allowed: 21, denied: 0 } },
+    ]);
   });
 });

@@ -1,5 +1,14 @@
 import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type Clock, type MetricsRegistry, newInstanceId, type Readiness, type ReadinessReport, type RedisClient, REQUEST_CLASSES, SystemClock } from '@lib/core';
+import {
+  type Clock,
+  type MetricsRegistry,
+  newInstanceId,
+  type Readiness,
+  type ReadinessReport,
+  type RedisClient,
+  REQUEST_CLASSES,
+  SystemClock,
+} from '@lib/core';
 
 import type { BucketDeclaration } from './budget/bucket-declaration.js';
 import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
@@ -86,15 +95,22 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     this.maxDecisionAgeMs = deps.limits.maxDecisionAgeMs;
     this.instanceTtlMs = deps.limits.instanceTtlMs;
     this.accounts = deps.accounts ?? [];
-    this.queues = new WaitQueues((r) => this.take(r), deps.limits.maxQueued, (r, ms) => this.metrics.waited(r.class, ms));
+    this.queues = new WaitQueues(
+      (r) => this.take(r),
+      deps.limits.maxQueued,
+      (r, ms) => this.metrics.waited(r.class, ms),
+    );
     if (deps.redis) {
       this.redisStore = new RedisBudgetStore(deps.redis, deps.keyPrefix ?? 'pmgw:', (ms) => this.latency?.record(ms));
       const configuredTimeout = this.redisStore.commandTimeoutMs;
-      if (configuredTimeout !== undefined) this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
+      if (configuredTimeout !== undefined)
+        this.latency = new RedisLatency(configuredTimeout, deps.limits.redisLatencyAllowanceMs);
       const options = { ...deps.limits, instanceId: deps.instanceId ?? newInstanceId() };
       const usage = () => JSON.stringify(this.usage.lastMinute(this.clock.now()));
       const store = this.redisStore;
-      const knownCells = () => [...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values()];
+      const knownCells = () => [
+        ...new Map([...this.plans.values()].flatMap((p) => p.plan.cells).map((c) => [c.key, c])).values(),
+      ];
       const remeasure = (heartbeatMs: number) => {
         if (!this.latency) return;
         this.latency.record(heartbeatMs);
@@ -138,7 +154,10 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   async take(request: TakeRequest): Promise<Decision> {
     const prepared = this.prepare(request);
     const cost = request.cost ?? 1;
-    if (!(cost > 0) || cost > prepared.plan.maxCost) throw new RangeError(`Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`);
+    if (!(cost > 0) || cost > prepared.plan.maxCost)
+      throw new RangeError(
+        `Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`,
+      );
     const decision = await this.decide(prepared.plan, cost);
     const now = this.clock.now();
     for (const ring of prepared.rings) ring.record(decision.allowed, cost, now);
@@ -208,7 +227,11 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
 
   status(): Omit<LimitsView, 'buckets'> {
     if (!this.link) return { mode: 'single-instance', degraded: false, instances: 1 };
-    return { mode: this.link.degraded ? 'local' : 'redis', degraded: this.link.degraded, instances: this.link.instances };
+    return {
+      mode: this.link.degraded ? 'local' : 'redis',
+      degraded: this.link.degraded,
+      instances: this.link.instances,
+    };
   }
 
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
@@ -233,7 +256,13 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');
     const instances = this.link?.localShareOf ?? 1;
-    return decisionOf(plan, this.local.take(plan, cost, instances, this.clock.now()), 'local', performance.now(), instances);
+    return decisionOf(
+      plan,
+      this.local.take(plan, cost, instances, this.clock.now()),
+      'local',
+      performance.now(),
+      instances,
+    );
   }
 
   /**
@@ -273,7 +302,10 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     let prepared = this.plans.get(id);
     if (!prepared) {
       const plan = buildPlan(this.buckets, request);
-      prepared = { plan, rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucketKey, request.team)) };
+      prepared = {
+        plan,
+        rings: plan.cells.slice(0, plan.upstreamCount).map((c) => this.usage.ring(c.bucketKey, request.team)),
+      };
       this.plans.set(id, prepared);
     }
     return prepared;

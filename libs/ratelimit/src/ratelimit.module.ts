@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, INSTANCE_ID, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
+import {
+  Clock,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  INSTANCE_ID,
+  MetricsRegistry,
+  Readiness,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
 
 import { PriorityLane } from './budget/priority-lane.js';
 import { BudgetGate } from './gate/budget-gate.js';
@@ -15,9 +24,23 @@ import { RateLimiter } from './rate-limiter.service.js';
     BudgetGate,
     PriorityLane,
     {
-      inject: [GATEWAY_CONFIG, REDIS, MetricsRegistry, Readiness, { token: Clock, optional: true }, { token: INSTANCE_ID, optional: true }],
+      inject: [
+        GATEWAY_CONFIG,
+        REDIS,
+        MetricsRegistry,
+        Readiness,
+        { token: Clock, optional: true },
+        { token: INSTANCE_ID, optional: true },
+      ],
       provide: RateLimiter,
-      useFactory: (config: GatewayConfig, redis: RedisClient | null, metrics: MetricsRegistry, readiness: Readiness, clock: Clock | undefined, instanceId: string | undefined) =>
+      useFactory: (
+        config: GatewayConfig,
+        redis: RedisClient | null,
+        metrics: MetricsRegistry,
+        readiness: Readiness,
+        clock: Clock | undefined,
+        instanceId: string | undefined,
+      ) =>
         new RateLimiter({
           limits: config.limits,
           teams: config.teams,

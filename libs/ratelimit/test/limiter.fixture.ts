@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-import { Clock, createRedisClient, GatewayConfigSchema, type GatewayConfigInput, MetricsRegistry, Readiness, type RedisClient } from '@lib/core';
+import {
+  Clock,
+  createRedisClient,
+  GatewayConfigSchema,
+  type GatewayConfigInput,
+  MetricsRegistry,
+  Readiness,
+  type RedisClient,
+} from '@lib/core';
 
 import { CATALOG_BUCKETS } from '@lib/catalog';
 import { exchangeBuckets } from '@lib/exchange';
@@ -28,7 +36,14 @@ export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) 
     limits,
     teams,
   });
-  return { limits: config.limits, teams: config.teams, http: config.http, bulkheads: config.bulkheads, clients: config.clients, buckets: surfaceBuckets(config.limits.exchangeTier) };
+  return {
+    limits: config.limits,
+    teams: config.teams,
+    http: config.http,
+    bulkheads: config.bulkheads,
+    clients: config.clients,
+    buckets: surfaceBuckets(config.limits.exchangeTier),
+  };
 }
 
 /** The buckets the surface libs declare (as their modules hand them to the limiter at start), at a tier. */
@@ -119,7 +134,11 @@ export function slowBucket(limit: number) {
 }
 
 /** Polls until `check` holds or `timeoutMs` passes; answers whether it held. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check()) return true;

@@ -80,8 +80,23 @@ export {
   type OpenOrdersQuery,
   type PositionsQuery,
 } from './schemas/query.schema.js';
-export { parseRetailFrame, type RetailFrame, type RetailStreamEvent, type RetailStreamName } from './stream/retail-stream-message.js';
-export { RetailSocket, type RetailSocketOptions, type SubscriptionListener, type SubscriptionRequest } from './stream/retail-socket.js';
-export { RETAIL_STREAM_OPTIONS, RetailStreams, type RetailChannel, type RetailStreamOptions } from './stream/retail-streams.service.js';
+export {
+  parseRetailFrame,
+  type RetailFrame,
+  type RetailStreamEvent,
+  type RetailStreamName,
+} from './stream/retail-stream-message.js';
+export {
+  RetailSocket,
+  type RetailSocketOptions,
+  type SubscriptionListener,
+  type SubscriptionRequest,
+} from './stream/retail-socket.js';
+export {
+  RETAIL_STREAM_OPTIONS,
+  RetailStreams,
+  type RetailChannel,
+  type RetailStreamOptions,
+} from './stream/retail-streams.service.js';
 export { RetailTopicSource, parseRetailTopic, type RetailTopicPayload } from './stream/retail-topic.source.js';
 export { RETAIL_TOPIC_FAMILIES, RetailTopics } from './stream/retail-topics.js';

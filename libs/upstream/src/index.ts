@@ -1,5 +1,10 @@
 export { UpstreamModule } from './upstream.module.js';
-export { UpstreamCalls, type UpstreamCall, type UpstreamCredentials, type UpstreamTry } from './pipeline/upstream-calls.service.js';
+export {
+  UpstreamCalls,
+  type UpstreamCall,
+  type UpstreamCredentials,
+  type UpstreamTry,
+} from './pipeline/upstream-calls.service.js';
 export { type SendHook, type UpstreamSend, announceSend, onUpstreamSend } from './pipeline/send-hook.js';
 export {
   HTTP_STATUS_TABLE,
@@ -14,5 +19,18 @@ export {
   type UpstreamAnswer,
   type UpstreamFailure,
 } from './mapping/http-outcome.js';
-export { GRPC_STATUS_TABLE, grpcCodeOf, grpcStatusError, grpcStatusName, type GrpcOutcome } from './mapping/grpc-outcome.js';
-export { TRANSPORT_BY_ERROR_CODE, TRANSPORT_BY_ERROR_NAME, TRANSPORT_OUTCOMES, transportOutcomeOf, upstreamTransportError, type TransportOutcome } from './mapping/transport-outcome.js';
+export {
+  GRPC_STATUS_TABLE,
+  grpcCodeOf,
+  grpcStatusError,
+  grpcStatusName,
+  type GrpcOutcome,
+} from './mapping/grpc-outcome.js';
+export {
+  TRANSPORT_BY_ERROR_CODE,
+  TRANSPORT_BY_ERROR_NAME,
+  TRANSPORT_OUTCOMES,
+  transportOutcomeOf,
+  upstreamTransportError,
+  type TransportOutcome,
+} from './mapping/transport-outcome.js';

@@ -33,7 +33,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const middleware: Middleware = {
     onRequest({ request }) {
       request.headers.set('authorization', `Bearer ${options.key}`);
-      if (options.waitSeconds !== undefined && !request.headers.has('prefer')) request.headers.set('prefer', preferWait(options.waitSeconds).prefer);
+      if (options.waitSeconds !== undefined && !request.headers.has('prefer'))
+        request.headers.set('prefer', preferWait(options.waitSeconds).prefer);
       return request;
     },
     async onResponse({ response }) {

@@ -74,7 +74,13 @@ export class GatewayStream {
   private socket: WebSocketLike | undefined;
   private readonly topics = new Set<string>();
   private readonly seqs = new Map<string, { epoch: string; seq: number }>();
-  private readonly listeners: Listeners = { frame: new Set(), resync: new Set(), error: new Set(), open: new Set(), reconnecting: new Set() };
+  private readonly listeners: Listeners = {
+    frame: new Set(),
+    resync: new Set(),
+    error: new Set(),
+    open: new Set(),
+    reconnecting: new Set(),
+  };
   private attempt = 0;
   private closed = false;
   private nextId = 1;
@@ -141,8 +147,15 @@ export class GatewayStream {
   }
 
   private sendSubscribe(topics: string[]): void {
-    const resumeFrom = Object.fromEntries(topics.flatMap((topic) => (this.seqs.has(topic) ? [[topic, this.seqs.get(topic)!]] : [])));
-    this.send({ type: 'subscribe', id: String(this.nextId++), topics, ...(Object.keys(resumeFrom).length > 0 ? { resumeFrom } : {}) });
+    const resumeFrom = Object.fromEntries(
+      topics.flatMap((topic) => (this.seqs.has(topic) ? [[topic, this.seqs.get(topic)!]] : [])),
+    );
+    this.send({
+      type: 'subscribe',
+      id: String(this.nextId++),
+      topics,
+      ...(Object.keys(resumeFrom).length > 0 ? { resumeFrom } : {}),
+    });
   }
 
   private send(message: object): void {

@@ -46,7 +46,15 @@ export class AdminController {
     return {
       environment: this.config.environment,
       teams: this.config.teams.map((t) => t.id),
-      clients: this.config.clients.map(({ id, team, scopes, participants, retailAccounts, firmWide }, _, all) => ({ id, team, scopes, participants, retailAccounts, firmWide, feedScope: feedScopeOf({ firmWide, participants }, all) })),
+      clients: this.config.clients.map(({ id, team, scopes, participants, retailAccounts, firmWide }, _, all) => ({
+        id,
+        team,
+        scopes,
+        participants,
+        retailAccounts,
+        firmWide,
+        feedScope: feedScopeOf({ firmWide, participants }, all),
+      })),
     };
   }
 }

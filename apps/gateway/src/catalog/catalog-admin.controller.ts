@@ -25,7 +25,9 @@ export class CatalogAdminController {
 
   @Post('purge')
   @HttpCode(200)
-  async purge(@ZodBody(PurgeBodySchema) body: z.infer<typeof PurgeBodySchema>): Promise<{ purged: { shared: number; local: number } }> {
+  async purge(
+    @ZodBody(PurgeBodySchema) body: z.infer<typeof PurgeBodySchema>,
+  ): Promise<{ purged: { shared: number; local: number } }> {
     return { purged: await this.catalog.purge(body) };
   }
 }

@@ -2,7 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Injectable } from '@nestjs/common';
 import { type CatalogEntry, CatalogClient, type CatalogRouteName, ageSeconds, cacheControl } from '@lib/catalog';
-import { Clock, type CounterSeries, type HistogramSeries, MetricsRegistry, REQUEST_ID_HEADER, type Scope, SeriesCounter, requestIdOf } from '@lib/core';
+import {
+  Clock,
+  type CounterSeries,
+  type HistogramSeries,
+  MetricsRegistry,
+  REQUEST_ID_HEADER,
+  type Scope,
+  SeriesCounter,
+  requestIdOf,
+} from '@lib/core';
 
 import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
 
@@ -41,7 +50,15 @@ interface Encoded {
 export interface CompletedHit {
   seriesOf(method: string, route: string, status: number): HistogramSeries;
   urlJson(url: string): string;
-  write(req: IncomingMessage, requestId: string, client: string | undefined, status: number, elapsedMs: number, route: string | undefined, urlJson?: string): void;
+  write(
+    req: IncomingMessage,
+    requestId: string,
+    client: string | undefined,
+    status: number,
+    elapsedMs: number,
+    route: string | undefined,
+    urlJson?: string,
+  ): void;
 }
 
 /**
@@ -90,7 +107,15 @@ export class CatalogFastPath {
    * Puts the hit path in front of Fastify's request handler on `server`. `closing` tells it the
    * gateway is shutting down (every request then goes to Fastify, which answers 503).
    */
-  install(server: { listeners(event: 'request'): unknown[]; removeListener(event: 'request', listener: never): unknown; on(event: 'request', listener: (req: IncomingMessage, res: ServerResponse) => void): unknown }, completed: CompletedHit, closing: () => boolean): boolean {
+  install(
+    server: {
+      listeners(event: 'request'): unknown[];
+      removeListener(event: 'request', listener: never): unknown;
+      on(event: 'request', listener: (req: IncomingMessage, res: ServerResponse) => void): unknown;
+    },
+    completed: CompletedHit,
+    closing: () => boolean,
+  ): boolean {
     const handlers = server.listeners('request');
     if (handlers.length !== 1) return false;
     const fastify = handlers[0] as (req: IncomingMessage, res: ServerResponse) => void;
@@ -108,7 +133,15 @@ export class CatalogFastPath {
     const completed = this.completed;
     if (completed === undefined || url.length > LONGEST_URL || this.targets.has(url)) return;
     if (this.targets.size >= URLS_KEPT) this.targets.clear();
-    this.targets.set(url, { route, pattern, scope, key: keyOf(), urlJson: completed.urlJson(url), duration: completed.seriesOf('GET', pattern, 200), hits: this.catalog.hitCounter(route) });
+    this.targets.set(url, {
+      route,
+      pattern,
+      scope,
+      key: keyOf(),
+      urlJson: completed.urlJson(url),
+      duration: completed.seriesOf('GET', pattern, 200),
+      hits: this.catalog.hitCounter(route),
+    });
   }
 
   /** True when it answered the request; false when Fastify must (nothing was counted, sent or spent). */
@@ -119,7 +152,12 @@ export class CatalogFastPath {
     // One clock read for the whole hit: the entry's freshness and age, the inbound token, the start of its duration.
     const now = this.clock.now();
     const headers = req.headers;
-    if (headers['if-none-match'] !== undefined || headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0') return false;
+    if (
+      headers['if-none-match'] !== undefined ||
+      headers['transfer-encoding'] !== undefined ||
+      (headers['content-length'] ?? '0') !== '0'
+    )
+      return false;
     if (this.closing()) return false;
     const client = this.auth.knownClient(headers.authorization);
     if (client === undefined || !client.scopes.has(target.scope)) return false;
@@ -159,7 +197,13 @@ export class CatalogFastPath {
     if (sent === undefined) {
       const bytes = Buffer.byteLength(entry.body);
       const body = bytes >= BUFFERED_BODY_BYTES ? Buffer.from(entry.body, 'utf8') : entry.body;
-      sent = { etag: entry.etag, cacheControl: cacheControl(entry), contentType: entry.contentType, contentLength: String(bytes), body };
+      sent = {
+        etag: entry.etag,
+        cacheControl: cacheControl(entry),
+        contentType: entry.contentType,
+        contentLength: String(bytes),
+        body,
+      };
       this.encoded.set(entry, sent);
     }
     return sent;

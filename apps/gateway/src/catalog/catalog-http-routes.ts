@@ -1,6 +1,12 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { CATALOG_ROUTE_NAMES, CATALOG_ROUTES, type CatalogParams, type CatalogQuery, type CatalogRouteName } from '@lib/catalog';
+import {
+  CATALOG_ROUTE_NAMES,
+  CATALOG_ROUTES,
+  type CatalogParams,
+  type CatalogQuery,
+  type CatalogRouteName,
+} from '@lib/catalog';
 import type { Scope } from '@lib/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -68,7 +74,13 @@ export class CatalogHttpRoutes implements OnModuleInit {
    * sends the reply itself and never returns it: Fastify would send a returned reply again, and an
    * already-sent reply costs an error object (with its stack) per request.
    */
-  private serve<R extends CatalogRouteName>(name: R, pattern: string, required: readonly Scope[], request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  private serve<R extends CatalogRouteName>(
+    name: R,
+    pattern: string,
+    required: readonly Scope[],
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> | undefined {
     const failed = (error: unknown) => sendProblem(request, reply, error);
     try {
       this.auth.admit(request, required);
@@ -76,7 +88,10 @@ export class CatalogHttpRoutes implements OnModuleInit {
       const params = parseOrThrow(route.params, request.params, 'params') as CatalogParams<R>;
       const query = parseOrThrow(route.query, request.query, 'query') as CatalogQuery<R>;
       // Admitted and valid: this target's next hits may be answered before Fastify (CatalogFastPath).
-      if (request.method === 'GET') this.fastPath.remember(request.url, name, pattern, required[0], () => this.responder.keyOf(name, params, query));
+      if (request.method === 'GET')
+        this.fastPath.remember(request.url, name, pattern, required[0], () =>
+          this.responder.keyOf(name, params, query),
+        );
       return this.responder.send(request, reply, name, params, query)?.catch(failed);
     } catch (error) {
       failed(error);

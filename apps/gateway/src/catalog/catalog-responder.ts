@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { type CatalogParams, type CatalogQuery, type CatalogRouteName, CatalogClient, type Served, ageSeconds, cacheControl, matchesIfNoneMatch } from '@lib/catalog';
+import {
+  type CatalogParams,
+  type CatalogQuery,
+  type CatalogRouteName,
+  CatalogClient,
+  type Served,
+  ageSeconds,
+  cacheControl,
+  matchesIfNoneMatch,
+} from '@lib/catalog';
 import { Clock } from '@lib/core';
 import { parseBody, upstreamError } from '@lib/upstream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +25,13 @@ export class CatalogResponder {
   ) {}
 
   /** Sends the answer; a promise only when it has to wait (a miss, a stale entry, the shared store). */
-  send<R extends CatalogRouteName>(request: FastifyRequest, reply: FastifyReply, route: R, params: CatalogParams<R>, query: CatalogQuery<R>): Promise<void> | undefined {
+  send<R extends CatalogRouteName>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: R,
+    params: CatalogParams<R>,
+    query: CatalogQuery<R>,
+  ): Promise<void> | undefined {
     const served = this.catalog.get(route, params, query, { requestId: request.id, team: request.client?.team });
     if (served instanceof Promise) return served.then((answer) => this.render(request, reply, answer));
     this.render(request, reply, served);

@@ -6,7 +6,8 @@
 
 import { CONSOLE_RISK_CSS, CONSOLE_RISK_HTML } from './console-risk-page.js';
 
-export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export const CONSOLE_HTML = `<!doctype html>
 <html lang="en">

@@ -44,11 +44,17 @@ export interface OpsSnapshot {
 }
 
 /** What a histogram becomes in a snapshot: its count and sum per label set (the page derives means and rates). */
-function samplesOf(metric: { type: string; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }): MetricSample[] {
+function samplesOf(metric: {
+  type: string;
+  values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+}): MetricSample[] {
   if (metric.type !== 'histogram') return metric.values.map(({ labels, value }) => ({ labels, value }));
   return metric.values
     .filter((v) => v.metricName?.endsWith('_count') || v.metricName?.endsWith('_sum'))
-    .map((v) => ({ labels: { ...v.labels, series: v.metricName?.endsWith('_count') ? 'count' : 'sum' }, value: v.value }));
+    .map((v) => ({
+      labels: { ...v.labels, series: v.metricName?.endsWith('_count') ? 'count' : 'sum' },
+      value: v.value,
+    }));
 }
 
 @Injectable()
@@ -62,9 +68,17 @@ export class OpsSnapshotService {
   ) {}
 
   async take(): Promise<OpsSnapshot> {
-    const [limits, all, risk] = await Promise.all([this.limiter.view(), this.registry.getMetricsAsJSON(), this.risk.take()]);
+    const [limits, all, risk] = await Promise.all([
+      this.limiter.view(),
+      this.registry.getMetricsAsJSON(),
+      this.risk.take(),
+    ]);
     const wanted = new Set<string>(CONSOLE_METRICS);
-    const metrics = Object.fromEntries(all.filter((m) => wanted.has(m.name)).map((m) => [m.name, samplesOf(m as unknown as Parameters<typeof samplesOf>[0])]));
+    const metrics = Object.fromEntries(
+      all
+        .filter((m) => wanted.has(m.name))
+        .map((m) => [m.name, samplesOf(m as unknown as Parameters<typeof samplesOf>[0])]),
+    );
     return { instance: this.instance, at: this.clock.wallNow(), limits, metrics, risk };
   }
 }

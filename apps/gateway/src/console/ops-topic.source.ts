@@ -1,5 +1,11 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { MARKET_DATA_POLICY, type TopicFamily, type TopicSink, type TopicSource, TopicSourceRegistry } from '@lib/fanout';
+import {
+  MARKET_DATA_POLICY,
+  type TopicFamily,
+  type TopicSink,
+  type TopicSource,
+  TopicSourceRegistry,
+} from '@lib/fanout';
 
 import { OpsSnapshotService } from './ops-snapshot.js';
 

@@ -39,7 +39,12 @@ export class RiskSnapshotService {
     const held = await this.open.held(counts.map((count) => count.key));
     return {
       states: this.states.list(),
-      openOrders: counts.map(({ scope, market, max }, i) => ({ scope, ...(market ? { market } : {}), ...(held[i] === undefined ? {} : { held: held[i] }), max })),
+      openOrders: counts.map(({ scope, market, max }, i) => ({
+        scope,
+        ...(market ? { market } : {}),
+        ...(held[i] === undefined ? {} : { held: held[i] }),
+        max,
+      })),
       teams: this.teams,
     };
   }

@@ -30,15 +30,23 @@ export class ExchangeAccountController {
   @Get('whoami')
   @RequireScopes('read:accounts')
   @ApiOperation({ description: "Without the admin scope: only the API key's own participants and scopes." })
-  async whoami(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @CurrentClient() client: AuthenticatedClient) {
+  async whoami(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @CurrentClient() client: AuthenticatedClient,
+  ) {
     relay(res, visibleIdentity(await this.accounts.whoami(caller), client));
   }
 
   /** Scope not in the spec table: read:accounts is the closest. Without `admin`, only the key's own participants. */
   @Get('users')
   @RequireScopes('read:accounts')
-  @ApiOperation({ description: "Without the admin scope: only the participants the API key may act for." })
-  async users(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @CurrentClient() client: AuthenticatedClient) {
+  @ApiOperation({ description: 'Without the admin scope: only the participants the API key may act for.' })
+  async users(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @CurrentClient() client: AuthenticatedClient,
+  ) {
     relay(res, visibleIdentity(await this.accounts.users(caller), client));
   }
 

@@ -28,5 +28,11 @@ export const MarketCaller = createParamDecorator((_: unknown, ctx: ExecutionCont
  */
 export const AccountCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): AccountCallerContext => {
   const { request, client } = authenticated(ctx);
-  return { team: client.team, client: client.id, requestId: request.id, participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)), preferWaitMs: request.preferWaitMs };
+  return {
+    team: client.team,
+    client: client.id,
+    requestId: request.id,
+    participant: participantFor(client, headerOf(request, PARTICIPANT_HEADER)),
+    preferWaitMs: request.preferWaitMs,
+  };
 });

@@ -55,14 +55,22 @@ export class ExchangeFundingController {
   @Post('positions/balance')
   @HttpCode(200)
   @RequireScopes('read:positions')
-  async balance(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BalanceRequestSchema) bound: BoundBody<BalanceRequest>) {
+  async balance(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(BalanceRequestSchema) bound: BoundBody<BalanceRequest>,
+  ) {
     relay(res, await this.accounts.balance(caller, bound.body));
   }
 
   @Post('positions/balances')
   @HttpCode(200)
   @RequireScopes('read:positions')
-  async balances(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(BalancesRequestSchema) bound: BoundBody<BalancesRequest>) {
+  async balances(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(BalancesRequestSchema) bound: BoundBody<BalancesRequest>,
+  ) {
     relay(res, await this.accounts.balances(caller, bound.body));
   }
 }

@@ -1,7 +1,15 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { Clock } from '@lib/core';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { type BookReply, type CallerContext, ExchangeMarketData, OrderBookQuerySchema, OrderBookSnapshotSchema, type OrderBookQuery, SymbolParamsSchema } from '@lib/exchange';
+import {
+  type BookReply,
+  type CallerContext,
+  ExchangeMarketData,
+  OrderBookQuerySchema,
+  OrderBookSnapshotSchema,
+  type OrderBookQuery,
+  SymbolParamsSchema,
+} from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
 import { RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -10,7 +18,10 @@ import { ZodParams, ZodQuery, openApiSchemaOf } from '../common/pipes/zod-params
 import { MarketCaller } from './exchange-caller.decorators.js';
 
 const BOOK_HEADERS = {
-  'X-Book-Source': { description: '`stream`: the book the gateway keeps from the market-data stream; `upstream`: the exchange REST route' },
+  'X-Book-Source': {
+    description:
+      '`stream`: the book the gateway keeps from the market-data stream; `upstream`: the exchange REST route',
+  },
   'Last-Modified': { description: "stream answers: the book's transact time" },
   Age: { description: 'stream answers: seconds since the gateway received this book state' },
 };
@@ -32,7 +43,12 @@ export class ExchangeMarketDataController {
   @Get(':symbol')
   @RequireScopes('read:l2marketdata')
   @ApiOkResponse({ schema: openApiSchemaOf(OrderBookSnapshotSchema), headers: BOOK_HEADERS })
-  async orderBook(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }, @ZodQuery(OrderBookQuerySchema) query: OrderBookQuery) {
+  async orderBook(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string },
+    @ZodQuery(OrderBookQuerySchema) query: OrderBookQuery,
+  ) {
     answer(res, await this.marketData.orderBook(caller, symbol, query), this.clock.now());
   }
 
@@ -40,7 +56,11 @@ export class ExchangeMarketDataController {
   @Get(':symbol/bbo')
   @RequireScopes('read:marketdata')
   @ApiOkResponse({ headers: BOOK_HEADERS })
-  async bbo(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string }) {
+  async bbo(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @ZodParams(SymbolParamsSchema) { symbol }: { symbol: string },
+  ) {
     answer(res, await this.marketData.bbo(caller, symbol), this.clock.now());
   }
 }

@@ -29,7 +29,11 @@ export class ExchangeReferenceDataController {
   @HttpCode(200)
   @RequireScopes('read:instruments')
   @ApiOkResponse({ schema: openApiSchemaOf(InstrumentListResponseSchema) })
-  async instruments(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodBody(InstrumentListRequestSchema) body: InstrumentListRequest) {
+  async instruments(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @ZodBody(InstrumentListRequestSchema) body: InstrumentListRequest,
+  ) {
     relay(res, await this.refdata.instruments(caller, body));
   }
 
@@ -37,7 +41,11 @@ export class ExchangeReferenceDataController {
   @Post('symbols')
   @HttpCode(200)
   @RequireScopes('read:instruments')
-  async symbols(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodBody(SymbolsRequestSchema) body: JsonObject) {
+  async symbols(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @ZodBody(SymbolsRequestSchema) body: JsonObject,
+  ) {
     relay(res, await this.refdata.symbols(caller, body));
   }
 
@@ -45,7 +53,11 @@ export class ExchangeReferenceDataController {
   @Post('metadata')
   @HttpCode(200)
   @RequireScopes('read:instruments')
-  async metadata(@Res() res: FastifyReply, @MarketCaller() caller: CallerContext, @ZodBody(MetadataRequestSchema) body: JsonObject) {
+  async metadata(
+    @Res() res: FastifyReply,
+    @MarketCaller() caller: CallerContext,
+    @ZodBody(MetadataRequestSchema) body: JsonObject,
+  ) {
     relay(res, await this.refdata.metadata(caller, body));
   }
 }

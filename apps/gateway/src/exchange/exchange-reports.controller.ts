@@ -34,7 +34,11 @@ export class ExchangeReportsController {
   @HttpCode(200)
   @RequireScopes('read:reports')
   @ApiOkResponse({ schema: openApiSchemaOf(OrderSearchResponseSchema) })
-  async searchOrders(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderSearchRequestSchema) bound: BoundBody<OrderSearchRequest>) {
+  async searchOrders(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(OrderSearchRequestSchema) bound: BoundBody<OrderSearchRequest>,
+  ) {
     relay(res, await this.reports.searchOrders(caller, bound.body));
   }
 
@@ -42,7 +46,11 @@ export class ExchangeReportsController {
   @Post('trades/search')
   @HttpCode(200)
   @RequireScopes('read:reports')
-  async searchTrades(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(TradeSearchRequestSchema) bound: BoundBody<TradeSearchRequest>) {
+  async searchTrades(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(TradeSearchRequestSchema) bound: BoundBody<TradeSearchRequest>,
+  ) {
     relay(res, await this.reports.searchTrades(caller, bound.body));
   }
 
@@ -51,7 +59,11 @@ export class ExchangeReportsController {
   @HttpCode(200)
   @RequireScopes('read:reports')
   @ApiOkResponse({ schema: openApiSchemaOf(TradeStatsResponseSchema) })
-  async tradeStats(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(TradeStatsRequestSchema) bound: BoundBody<TradeStatsRequest>) {
+  async tradeStats(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(TradeStatsRequestSchema) bound: BoundBody<TradeStatsRequest>,
+  ) {
     relay(res, await this.reports.tradeStats(caller, bound.body));
   }
 }

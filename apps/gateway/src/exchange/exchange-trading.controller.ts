@@ -70,15 +70,33 @@ export class ExchangeTradingController {
     const order = withClordId(bound.body);
     const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
     const admit = () => this.risk.exchangeInsert(client, caller, order);
-    const send = (admitted: Awaited<ReturnType<typeof admit>>) => admitted.send((checked) => this.trading.insertOrder(caller, checked));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.insert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [order.clordId!], implicitKey, admit, send }));
+    const send = (admitted: Awaited<ReturnType<typeof admit>>) =>
+      admitted.send((checked) => this.trading.insertOrder(caller, checked));
+    sendAnswer(
+      res,
+      await this.safety.run({
+        operation: 'exchange.insert',
+        request: req,
+        team: caller.team,
+        account: caller.participant,
+        body: bound.body,
+        clordIds: [order.clordId!],
+        implicitKey,
+        admit,
+        send,
+      }),
+    );
   }
 
   /** What-if: every gateway check an insert would meet (trading states, limits, field policing), nothing sent; 200 with the order as it would be sent, or the refusal. */
   @Post('orders/check')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async check(@CurrentClient() client: AuthenticatedClient, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>) {
+  async check(
+    @CurrentClient() client: AuthenticatedClient,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>,
+  ) {
     return { accepted: true, order: await this.risk.exchangeCheck(client, caller, bound.body) };
   }
 
@@ -87,7 +105,11 @@ export class ExchangeTradingController {
   @HttpCode(200)
   @RequireScopes('read:orders')
   @ApiOkResponse({ schema: openApiSchemaOf(PreviewOrderResponseSchema) })
-  async preview(@Res() res: FastifyReply, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(PreviewOrderRequestSchema) bound: BoundBody<PreviewOrderRequest>) {
+  async preview(
+    @Res() res: FastifyReply,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(PreviewOrderRequestSchema) bound: BoundBody<PreviewOrderRequest>,
+  ) {
     relay(res, await this.trading.previewOrder(caller, bound.body));
   }
 
@@ -105,8 +127,21 @@ export class ExchangeTradingController {
   ) {
     const requests = bound.body.requests.map(withClordId);
     const admit = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
-    const send = (admitted: Awaited<ReturnType<typeof admit>>) => admitted.send((batch) => this.trading.insertBatch(caller, batch));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchInsert', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: requests.map((order) => order.clordId!), admit, send }));
+    const send = (admitted: Awaited<ReturnType<typeof admit>>) =>
+      admitted.send((batch) => this.trading.insertBatch(caller, batch));
+    sendAnswer(
+      res,
+      await this.safety.run({
+        operation: 'exchange.batchInsert',
+        request: req,
+        team: caller.team,
+        account: caller.participant,
+        body: bound.body,
+        clordIds: requests.map((order) => order.clordId!),
+        admit,
+        send,
+      }),
+    );
   }
 
   /** Scope not in the spec table: write:orders is the closest documented scope. More than 20 replaces: 413. */
@@ -124,8 +159,22 @@ export class ExchangeTradingController {
     // Risk first: it reads only the body. Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
     const admit = () => this.risk.exchangeReplace(client, bound.body);
     const orderIds = bound.body.requests.map((replace) => replace.orderId);
-    const send = async (admitted: BatchReplaceRequest) => this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.batchReplace', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: [], orderIds, admit, send }));
+    const send = async (admitted: BatchReplaceRequest) =>
+      this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
+    sendAnswer(
+      res,
+      await this.safety.run({
+        operation: 'exchange.batchReplace',
+        request: req,
+        team: caller.team,
+        account: caller.participant,
+        body: bound.body,
+        clordIds: [],
+        orderIds,
+        admit,
+        send,
+      }),
+    );
   }
 
   /** Spec 4.1 records both spellings of this route; both serve the same snapshot. */
@@ -139,13 +188,30 @@ export class ExchangeTradingController {
   @Post('orders/cancel')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @AccountCaller() caller: AccountCallerContext, @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>) {
+  async cancel(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @AccountCaller() caller: AccountCallerContext,
+    @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>,
+  ) {
     const confirmed = await this.owned.confirmed(caller, bound);
     const send = async () => {
       const reply = await this.trading.cancelOrder(caller, confirmed);
       await this.risk.cancelled(bound.body.orderId);
       return reply;
     };
-    sendAnswer(res, await this.safety.run({ operation: 'exchange.cancel', request: req, team: caller.team, account: caller.participant, body: bound.body, clordIds: bound.body.clordId ? [bound.body.clordId] : [], orderIds: bound.body.orderId ? [bound.body.orderId] : [], send }));
+    sendAnswer(
+      res,
+      await this.safety.run({
+        operation: 'exchange.cancel',
+        request: req,
+        team: caller.team,
+        account: caller.participant,
+        body: bound.body,
+        clordIds: bound.body.clordId ? [bound.body.clordId] : [],
+        orderIds: bound.body.orderId ? [bound.body.orderId] : [],
+        send,
+      }),
+    );
   }
 }

@@ -24,6 +24,14 @@ export class MeController {
   /** Who the caller is, as the gateway sees them; dashboards show it. */
   @Get()
   me(@CurrentClient() client: AuthenticatedClient): MeResponse {
-    return { id: client.id, team: client.team, scopes: [...client.scopes], participants: client.participants, retailAccounts: client.retailAccounts, firmWide: client.firmWide, feedScope: client.feedScope };
+    return {
+      id: client.id,
+      team: client.team,
+      scopes: [...client.scopes],
+      participants: client.participants,
+      retailAccounts: client.retailAccounts,
+      firmWide: client.firmWide,
+      feedScope: client.feedScope,
+    };
   }
 }

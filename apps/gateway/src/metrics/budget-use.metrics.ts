@@ -19,7 +19,11 @@ export class BudgetUseMetrics {
         const view = await limiter.view();
         this.reset();
         for (const bucket of view.buckets) {
-          if (bucket.capacity > 0) this.set({ bucket: bucket.bucket, scope_key: bucket.scopeKey ?? '' }, Math.min(1, Math.max(0, 1 - bucket.level / bucket.capacity)));
+          if (bucket.capacity > 0)
+            this.set(
+              { bucket: bucket.bucket, scope_key: bucket.scopeKey ?? '' },
+              Math.min(1, Math.max(0, 1 - bucket.level / bucket.capacity)),
+            );
         }
       },
     });

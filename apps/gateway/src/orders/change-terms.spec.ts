@@ -1,9 +1,28 @@
 import type { IdempotencyRecord } from '@lib/journal';
 
-import { modifyIsComparable, replaceIsComparable, replaceItemsOf, showsModifyTerms, showsReplaceTerms } from './change-terms.js';
+import {
+  modifyIsComparable,
+  replaceIsComparable,
+  replaceItemsOf,
+  showsModifyTerms,
+  showsReplaceTerms,
+} from './change-terms.js';
 
 const record = (request: unknown): IdempotencyRecord =>
-  ({ clientId: 'c', key: 'k', fingerprint: 'f', operation: 'exchange.batchReplace', clordIds: [], team: 't', request, state: 'unknown', status: null, body: null, createdAt: new Date(0), updatedAt: new Date(0) }) as IdempotencyRecord;
+  ({
+    clientId: 'c',
+    key: 'k',
+    fingerprint: 'f',
+    operation: 'exchange.batchReplace',
+    clordIds: [],
+    team: 't',
+    request,
+    state: 'unknown',
+    status: null,
+    body: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  }) as IdempotencyRecord;
 
 describe('change terms: what an order must show for a lost replace or modify to count as applied', () => {
   it('compares the terms a replace set, numbers as numbers, and ignores the rest', () => {
@@ -30,7 +49,9 @@ describe('change terms: what an order must show for a lost replace or modify to 
   });
 
   it('reads the replace items a record kept, and nothing from a malformed one', () => {
-    expect(replaceItemsOf(record({ requests: [{ orderId: 'O1', price: '2' }] }))).toEqual([{ orderId: 'O1', price: '2' }]);
+    expect(replaceItemsOf(record({ requests: [{ orderId: 'O1', price: '2' }] }))).toEqual([
+      { orderId: 'O1', price: '2' },
+    ]);
     expect(replaceItemsOf(record({ requests: [{ price: '2' }] }))).toBeUndefined();
     expect(replaceItemsOf(record(undefined))).toBeUndefined();
   });

@@ -11,7 +11,9 @@ export const CHANGE_FINAL_MS = 6_000;
 export const CHANGE_SKEW_MS = 5_000;
 
 /** What a resolver concluded for one changed order. */
-export type ChangeOutcome = { orderId: string; clordId?: string; applied: true; state?: string } | { orderId: string; clordId?: string; applied: false; why: string };
+export type ChangeOutcome =
+  | { orderId: string; clordId?: string; applied: true; state?: string }
+  | { orderId: string; clordId?: string; applied: false; why: string };
 
 /** One item of an exchange batch replace, as the idempotency record kept it. */
 export interface ReplaceItem {
@@ -27,16 +29,21 @@ const NUMERIC: ReadonlySet<string> = new Set(['price', 'orderQty', 'stopPrice', 
 export function replaceItemsOf(record: IdempotencyRecord): ReplaceItem[] | undefined {
   const requests = (record.request as { requests?: unknown } | undefined)?.requests;
   if (!Array.isArray(requests)) return undefined;
-  const items = requests.filter((item): item is ReplaceItem => typeof (item as Partial<ReplaceItem> | null)?.orderId === 'string');
+  const items = requests.filter(
+    (item): item is ReplaceItem => typeof (item as Partial<ReplaceItem> | null)?.orderId === 'string',
+  );
   return items.length === requests.length && items.length > 0 ? items : undefined;
 }
 
 /** A replace that sets none of the compared terms (only flags or times) cannot be told from its order: it stays PENDING. */
-export const replaceIsComparable = (item: ReplaceItem): boolean => REPLACE_TERMS.some((field) => item[field] !== undefined);
+export const replaceIsComparable = (item: ReplaceItem): boolean =>
+  REPLACE_TERMS.some((field) => item[field] !== undefined);
 
 /** True when the exchange order (a stream message or a search record) shows every term the replace set. */
 export function showsReplaceTerms(order: Readonly<Record<string, unknown>>, item: ReplaceItem): boolean {
-  return REPLACE_TERMS.every((field) => item[field] === undefined || sameValue(order[field], item[field], NUMERIC.has(field)));
+  return REPLACE_TERMS.every(
+    (field) => item[field] === undefined || sameValue(order[field], item[field], NUMERIC.has(field)),
+  );
 }
 
 /** The terms the order shows, for the journal's "not applied" reason. */
@@ -54,7 +61,9 @@ export interface ModifyRequest {
 
 export function modifyRequestOf(record: IdempotencyRecord): ModifyRequest | undefined {
   const request = record.request as Partial<ModifyRequest> | undefined;
-  return request && typeof request.orderId === 'string' && request.body !== null && typeof request.body === 'object' ? (request as ModifyRequest) : undefined;
+  return request && typeof request.orderId === 'string' && request.body !== null && typeof request.body === 'object'
+    ? (request as ModifyRequest)
+    : undefined;
 }
 
 /** A retail order as `GET /v1/order/{id}` shows it (upstream-facts "Retail shapes"). */
@@ -66,11 +75,15 @@ export interface RetailOrderView {
 }
 
 /** A modify that sets neither price nor quantity cannot be told from its order: it stays PENDING. */
-export const modifyIsComparable = (body: ModifyRequest['body']): boolean => body.price !== undefined || body.quantity !== undefined;
+export const modifyIsComparable = (body: ModifyRequest['body']): boolean =>
+  body.price !== undefined || body.quantity !== undefined;
 
 /** True when the retail order shows the price and quantity the modify asked for. */
 export function showsModifyTerms(order: RetailOrderView, body: ModifyRequest['body']): boolean {
-  return (body.price === undefined || sameValue(order.price?.value, body.price.value, true)) && (body.quantity === undefined || sameValue(order.quantity, body.quantity, true));
+  return (
+    (body.price === undefined || sameValue(order.price?.value, body.price.value, true)) &&
+    (body.quantity === undefined || sameValue(order.quantity, body.quantity, true))
+  );
 }
 
 function sameValue(shown: unknown, asked: unknown, numeric: boolean): boolean {

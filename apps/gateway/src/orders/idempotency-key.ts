@@ -13,7 +13,9 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? undefined : raw.trim().replace(/^"(.*)"$/, '$1');
   if (text === undefined || !KEY.test(text)) {
-    throw new ValidationError([{ path: 'headers.idempotency-key', message: 'expected one key of 1 to 255 printable ASCII characters' }]);
+    throw new ValidationError([
+      { path: 'headers.idempotency-key', message: 'expected one key of 1 to 255 printable ASCII characters' },
+    ]);
   }
   return text;
 }

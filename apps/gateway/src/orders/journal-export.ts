@@ -8,11 +8,17 @@ function csvCell(value: unknown): string {
 }
 
 export const csvHeader = (): string => `${CSV_COLUMNS.join(',')}\n`;
-export const csvLine = (record: JournalRecord): string => `${CSV_COLUMNS.map((column) => csvCell(record[column])).join(',')}\n`;
+export const csvLine = (record: JournalRecord): string =>
+  `${CSV_COLUMNS.map((column) => csvCell(record[column])).join(',')}\n`;
 export const jsonLine = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 
 /** Every record of a time range, read page by page (a range of any size is never held whole). */
-export async function* exportRange(journal: OrderJournal, from: Date, to: Date, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
+export async function* exportRange(
+  journal: OrderJournal,
+  from: Date,
+  to: Date,
+  format: 'jsonl' | 'csv',
+): AsyncGenerator<string> {
   if (format === 'csv') yield csvHeader();
   let after = 0;
   for (;;) {

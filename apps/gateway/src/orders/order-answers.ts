@@ -32,14 +32,26 @@ export function pendingAnswer(clordIds: readonly string[], key: string, replayed
   return {
     status: 202,
     text: JSON.stringify(body),
-    headers: { 'content-type': JSON_CONTENT_TYPE, 'Retry-After': '1', location, ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}) },
+    headers: {
+      'content-type': JSON_CONTENT_TYPE,
+      'Retry-After': '1',
+      location,
+      ...(replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {}),
+    },
   };
 }
 
 /** A finished call's stored answer, replayed. */
 export function replayedAnswer(record: IdempotencyRecord): OrderAnswer {
   const status = record.status ?? 200;
-  return { status, text: record.body ?? '{}', headers: { 'content-type': status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
+  return {
+    status,
+    text: record.body ?? '{}',
+    headers: {
+      'content-type': status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE,
+      [IDEMPOTENT_REPLAYED_HEADER]: 'true',
+    },
+  };
 }
 
 export function sendAnswer(res: FastifyReply, answer: OrderAnswer): void {

@@ -21,7 +21,13 @@ export const CREATING_OPERATIONS: readonly OrderOperation[] = ['exchange.insert'
  * kept under its key, resolved when the exchange shows it, else left pending), never resent and never
  * made terminal by a timer. Cancels are freed instead (a cancel may always be sent again).
  */
-export const UNKNOWN_WHEN_AMBIGUOUS: readonly OrderOperation[] = [...CREATING_OPERATIONS, 'exchange.batchReplace', 'retail.create', 'retail.modify', 'retail.closePosition'];
+export const UNKNOWN_WHEN_AMBIGUOUS: readonly OrderOperation[] = [
+  ...CREATING_OPERATIONS,
+  'exchange.batchReplace',
+  'retail.create',
+  'retail.modify',
+  'retail.closePosition',
+];
 
 /** Retail calls whose UNKNOWN outcome is found by the order's terms (no client order id exists on the retail API): their request is kept. */
 export const FOUND_BY_TERMS: readonly OrderOperation[] = ['retail.create'];

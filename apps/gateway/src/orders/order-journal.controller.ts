@@ -10,9 +10,17 @@ import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorato
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
-import { ClordIdParamsSchema, IdempotencyKeyParamsSchema, type ExportQuery, ExportQuerySchema, type TimelineQuery, TimelineQuerySchema } from './order-journal.schemas.js';
+import {
+  ClordIdParamsSchema,
+  IdempotencyKeyParamsSchema,
+  type ExportQuery,
+  ExportQuerySchema,
+  type TimelineQuery,
+  TimelineQuerySchema,
+} from './order-journal.schemas.js';
 
-const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean => client.scopes.has('admin') || team === client.team;
+const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean =>
+  client.scopes.has('admin') || team === client.team;
 
 /**
  * Reading the order journal: an order's outcome by clordId (the lookup an UNKNOWN order's 202 points
@@ -28,11 +36,18 @@ export class OrderJournalController {
   /** PENDING while the outcome is being resolved, then DONE with the answer the exchange gave. */
   @Get('orders/clord/:clordId')
   @RequireScopes('read:orders')
-  async lookup(@CurrentClient() client: AuthenticatedClient, @ZodParams(ClordIdParamsSchema) { clordId }: { clordId: string }) {
+  async lookup(
+    @CurrentClient() client: AuthenticatedClient,
+    @ZodParams(ClordIdParamsSchema) { clordId }: { clordId: string },
+  ) {
     const record = await this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team);
     if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);
     const done = record.state === 'done';
-    return { clordId, state: done ? 'DONE' : 'PENDING', ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}) };
+    return {
+      clordId,
+      state: done ? 'DONE' : 'PENDING',
+      ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}),
+    };
   }
 
   /**
@@ -42,19 +57,32 @@ export class OrderJournalController {
    */
   @Get('orders/key/:key')
   @RequireScopes('read:orders')
-  async byKey(@CurrentClient() client: AuthenticatedClient, @ZodParams(IdempotencyKeyParamsSchema) { key }: { key: string }) {
+  async byKey(
+    @CurrentClient() client: AuthenticatedClient,
+    @ZodParams(IdempotencyKeyParamsSchema) { key }: { key: string },
+  ) {
     const record = await this.store.keys.get(client.id, key);
-    if (!record) throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
+    if (!record)
+      throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
     const done = record.state === 'done';
-    return { key, operation: record.operation, state: done ? 'DONE' : 'PENDING', ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}) };
+    return {
+      key,
+      operation: record.operation,
+      state: done ? 'DONE' : 'PENDING',
+      ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}),
+    };
   }
 
   @Get('orders/timeline')
   @RequireScopes('read:orders')
-  async timeline(@CurrentClient() client: AuthenticatedClient, @ZodQuery(TimelineQuerySchema) query: TimelineQuery): Promise<{ records: JournalRecord[] }> {
+  async timeline(
+    @CurrentClient() client: AuthenticatedClient,
+    @ZodQuery(TimelineQuerySchema) query: TimelineQuery,
+  ): Promise<{ records: JournalRecord[] }> {
     const records = await this.store.journal.timeline(query);
     const sender = records.find((record) => record.team !== undefined)?.team;
-    if (records.length === 0 || !mayRead(client, sender)) throw new NotFoundError('No journal record of that order was made for your team.');
+    if (records.length === 0 || !mayRead(client, sender))
+      throw new NotFoundError('No journal record of that order was made for your team.');
     return { records };
   }
 
@@ -62,7 +90,10 @@ export class OrderJournalController {
   @RequireScopes('admin')
   exportRange(@Res() res: FastifyReply, @ZodQuery(ExportQuerySchema) query: ExportQuery): void {
     res
-      .header('content-type', query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+      .header(
+        'content-type',
+        query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+      )
       .send(Readable.from(exportRange(this.store.journal, new Date(query.from), new Date(query.to), query.format)));
   }
 }

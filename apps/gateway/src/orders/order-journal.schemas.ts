@@ -5,12 +5,17 @@ const id = z.string().min(1).max(255);
 export const ClordIdParamsSchema = z.strictObject({ clordId: id });
 
 /** An Idempotency-Key as the order path takes it (1-255 printable ASCII characters). */
-export const IdempotencyKeyParamsSchema = z.strictObject({ key: z.string().regex(/^[\x20-\x7e]{1,255}$/, 'an Idempotency-Key is 1-255 printable ASCII characters') });
+export const IdempotencyKeyParamsSchema = z.strictObject({
+  key: z.string().regex(/^[\x20-\x7e]{1,255}$/, 'an Idempotency-Key is 1-255 printable ASCII characters'),
+});
 
 /** Exactly one of clordId and orderId. */
 export const TimelineQuerySchema = z
   .strictObject({ clordId: id.optional(), orderId: id.optional() })
-  .refine((query) => (query.clordId === undefined) !== (query.orderId === undefined), { message: 'give exactly one of clordId and orderId', path: ['clordId'] });
+  .refine((query) => (query.clordId === undefined) !== (query.orderId === undefined), {
+    message: 'give exactly one of clordId and orderId',
+    path: ['clordId'],
+  });
 export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
 
 export const ExportQuerySchema = z.strictObject({

@@ -2,7 +2,8 @@ import { DomainError, ErrorCode } from '@lib/core';
 
 import { outcomeOf } from './order-outcome.js';
 
-const error = (code: ErrorCode, answered = false) => new DomainError(code, 'x', { extensions: answered ? { upstream: { status: 500 } } : {} });
+const error = (code: ErrorCode, answered = false) =>
+  new DomainError(code, 'x', { extensions: answered ? { upstream: { status: 500 } } : {} });
 
 describe('the outcome of a failed order call', () => {
   it.each<[string, DomainError, string]>([

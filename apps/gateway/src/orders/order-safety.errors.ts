@@ -3,36 +3,52 @@ import { DomainError, ErrorCode } from '@lib/core';
 /** The same Idempotency-Key came with another request (the draft's 422). */
 export class IdempotencyKeyReusedError extends DomainError {
   constructor(key: string) {
-    super(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'This Idempotency-Key was used with another request body; send a new key for a new request.', { extensions: { idempotencyKey: key } });
+    super(
+      ErrorCode.IDEMPOTENCY_KEY_REUSED,
+      'This Idempotency-Key was used with another request body; send a new key for a new request.',
+      { extensions: { idempotencyKey: key } },
+    );
   }
 }
 
 /** The first call with this key has not finished (the draft's 409). */
 export class IdempotencyInFlightError extends DomainError {
   constructor(key: string, retryAfterSeconds: number) {
-    super(ErrorCode.IDEMPOTENCY_IN_FLIGHT, 'A request with this Idempotency-Key is still being processed; retry the same request after Retry-After.', {
-      headers: { 'Retry-After': String(retryAfterSeconds) },
-      extensions: { idempotencyKey: key },
-    });
+    super(
+      ErrorCode.IDEMPOTENCY_IN_FLIGHT,
+      'A request with this Idempotency-Key is still being processed; retry the same request after Retry-After.',
+      {
+        headers: { 'Retry-After': String(retryAfterSeconds) },
+        extensions: { idempotencyKey: key },
+      },
+    );
   }
 }
 
 /** The journal cannot record the intent, so the order is not sent (written ahead). */
 export class JournalUnavailableError extends DomainError {
   constructor(cause: unknown) {
-    super(ErrorCode.JOURNAL_UNAVAILABLE, 'The order journal cannot be written, so no new order is sent; cancels still pass. Retry after Retry-After.', {
-      headers: { 'Retry-After': '5' },
-      extensions: { processed: false },
-      cause,
-    });
+    super(
+      ErrorCode.JOURNAL_UNAVAILABLE,
+      'The order journal cannot be written, so no new order is sent; cancels still pass. Retry after Retry-After.',
+      {
+        headers: { 'Retry-After': '5' },
+        extensions: { processed: false },
+        cause,
+      },
+    );
   }
 }
 
 /** A replace or modify whose answer was lost, resolved: the order, read after the call was final, does not show the requested terms. */
 export class OrderChangeNotAppliedError extends DomainError {
   constructor(orderId: string, detail: string) {
-    super(ErrorCode.ORDER_CHANGE_NOT_APPLIED, `The change of order ${orderId} was not applied: ${detail}. It will not be sent again; send a new request (with a new Idempotency-Key) to change the order.`, {
-      extensions: { orderId, resolved: true },
-    });
+    super(
+      ErrorCode.ORDER_CHANGE_NOT_APPLIED,
+      `The change of order ${orderId} was not applied: ${detail}. It will not be sent again; send a new request (with a new Idempotency-Key) to change the order.`,
+      {
+        extensions: { orderId, resolved: true },
+      },
+    );
   }
 }

@@ -2,7 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
-import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalEntry, canonicalJson } from '@lib/journal';
+import {
+  type IdempotencyRecord,
+  JOURNAL_DATABASE,
+  type JournalDatabase,
+  type JournalEntry,
+  canonicalJson,
+} from '@lib/journal';
 import { rateLimitHeaders } from '@lib/ratelimit';
 import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 
@@ -57,16 +63,32 @@ export class OrderSafety {
     const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
     const header = idempotencyKeyOf(call.request);
     // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
-    const held: HeldKey | undefined = header !== undefined ? { key: header, source: 'header' } : call.implicitKey !== undefined ? { key: call.implicitKey, source: 'clordId' } : creating ? { key: `gateway:${randomUUID()}`, source: 'gateway' } : undefined;
-    const fingerprint = createHash('sha256').update(canonicalJson({ operation: call.operation, account: call.account, body: call.body })).digest('hex');
-    const base: JournalEntry = { kind: 'received', clientId: client.id, team: call.team, clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined, orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined };
+    const held: HeldKey | undefined =
+      header !== undefined
+        ? { key: header, source: 'header' }
+        : call.implicitKey !== undefined
+          ? { key: call.implicitKey, source: 'clordId' }
+          : creating
+            ? { key: `gateway:${randomUUID()}`, source: 'gateway' }
+            : undefined;
+    const fingerprint = createHash('sha256')
+      .update(canonicalJson({ operation: call.operation, account: call.account, body: call.body }))
+      .digest('hex');
+    const base: JournalEntry = {
+      kind: 'received',
+      clientId: client.id,
+      team: call.team,
+      clordId: call.clordIds.length === 1 ? call.clordIds[0] : undefined,
+      orderId: call.orderIds?.length === 1 ? call.orderIds[0] : undefined,
+    };
 
     let admitted: A;
     try {
       admitted = await admitOf(call);
     } catch (refusal) {
       // A retry of a call already entered under this key gets that call's outcome, not today's refusal (one read, on refusals only).
-      const existing = held && held.source !== 'gateway' ? await this.store.keys.get(client.id, held.key).catch(() => null) : null;
+      const existing =
+        held && held.source !== 'gateway' ? await this.store.keys.get(client.id, held.key).catch(() => null) : null;
       if (held && existing) return this.replay(call, held, fingerprint, existing, base);
       this.refused(call, base, held, refusal);
       throw refusal;
@@ -97,14 +119,25 @@ export class OrderSafety {
       let existing: IdempotencyRecord | null = null;
       try {
         const request = KEEPS_REQUEST.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
-        existing = await this.store.keys.claim({ clientId: client.id, key: held.key, fingerprint, operation: call.operation, clordIds: call.clordIds, participant: call.account, team: call.team, ...request });
+        existing = await this.store.keys.claim({
+          clientId: client.id,
+          key: held.key,
+          fingerprint,
+          operation: call.operation,
+          clordIds: call.clordIds,
+          participant: call.account,
+          team: call.team,
+          ...request,
+        });
         claimed = existing === null;
       } catch (error) {
         if (!cancel) {
           await journaled;
           throw new JournalUnavailableError(error);
         }
-        this.logger.warn(`cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`);
+        this.logger.warn(
+          `cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`,
+        );
       }
       if (existing) {
         await journaled;
@@ -124,11 +157,30 @@ export class OrderSafety {
     return this.send(call, admitted, claimed ? held : undefined, base, creating);
   }
 
-  private async send<A>(call: OrderCall<A>, admitted: A, held: HeldKey | undefined, base: JournalEntry, creating: boolean): Promise<OrderAnswer> {
+  private async send<A>(
+    call: OrderCall<A>,
+    admitted: A,
+    held: HeldKey | undefined,
+    base: JournalEntry,
+    creating: boolean,
+  ): Promise<OrderAnswer> {
     const clientId = base.clientId!;
     // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
     const sent = (send: UpstreamSend) => {
-      if (send.budgetClass !== 'read') void this.quietly(this.store.journal.appendSoon({ ...base, kind: 'sent', data: { requestId: call.request.id, surface: send.surface, method: send.method, path: send.path, attempt: send.attempt } }));
+      if (send.budgetClass !== 'read')
+        void this.quietly(
+          this.store.journal.appendSoon({
+            ...base,
+            kind: 'sent',
+            data: {
+              requestId: call.request.id,
+              surface: send.surface,
+              method: send.method,
+              path: send.path,
+              attempt: send.attempt,
+            },
+          }),
+        );
     };
     try {
       const reply = await onUpstreamSend(sent, () => call.send(admitted));
@@ -136,9 +188,18 @@ export class OrderSafety {
       const body = parsed(text);
       await Promise.all([
         held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
-        this.record({ ...base, kind: 'answer', orderId: orderIdOf(body) ?? base.orderId, data: { requestId: call.request.id, status: reply.status, body } }),
+        this.record({
+          ...base,
+          kind: 'answer',
+          orderId: orderIdOf(body) ?? base.orderId,
+          data: { requestId: call.request.id, status: reply.status, body },
+        }),
       ]);
-      return { status: reply.status, text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
+      return {
+        status: reply.status,
+        text,
+        headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE },
+      };
     } catch (thrown) {
       const error = toDomainError(thrown);
       const outcome = outcomeOf(error);
@@ -150,9 +211,14 @@ export class OrderSafety {
         return pendingAnswer(call.clordIds, held.key);
       }
       const problem = JSON.stringify(problemOf(error, call.request.id));
-      if (outcome === 'answered' && held) await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
+      if (outcome === 'answered' && held)
+        await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
       else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
-      await this.record({ ...base, kind: outcome === 'not-sent' ? 'refused' : 'answer', data: { requestId: call.request.id, code: error.code, outcome } });
+      await this.record({
+        ...base,
+        kind: outcome === 'not-sent' ? 'refused' : 'answer',
+        data: { requestId: call.request.id, code: error.code, outcome },
+      });
       throw error;
     }
   }
@@ -160,14 +226,29 @@ export class OrderSafety {
   /** `journal.enabled: false` (a bench switch): the call is sent as it came, with neither idempotency record nor journal. */
   private async unrecorded<A>(call: OrderCall<A>): Promise<OrderAnswer> {
     const reply = await call.send(await admitOf(call));
-    return { status: reply.status, text: reply.text === '' ? '{}' : reply.text, headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE } };
+    return {
+      status: reply.status,
+      text: reply.text === '' ? '{}' : reply.text,
+      headers: { ...(reply.decision ? rateLimitHeaders(reply.decision) : {}), 'content-type': JSON_CONTENT_TYPE },
+    };
   }
 
-  private async replay<A>(call: OrderCall<A>, held: HeldKey, fingerprint: string, existing: IdempotencyRecord, base: JournalEntry): Promise<OrderAnswer> {
+  private async replay<A>(
+    call: OrderCall<A>,
+    held: HeldKey,
+    fingerprint: string,
+    existing: IdempotencyRecord,
+    base: JournalEntry,
+  ): Promise<OrderAnswer> {
     if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(held.key);
     const stale = this.clock.wallNow() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
-    await this.record({ ...base, kind: 'replayed', clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined, data: { requestId: call.request.id, state: existing.state } });
+    await this.record({
+      ...base,
+      kind: 'replayed',
+      clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined,
+      data: { requestId: call.request.id, state: existing.state },
+    });
     return existing.state === 'done' ? replayedAnswer(existing) : pendingAnswer(existing.clordIds, held.key, true);
   }
 

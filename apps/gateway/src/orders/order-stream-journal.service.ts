@@ -1,14 +1,40 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '@lib/core';
-import { type CancelRejectMessage, type ExecutionMessage, type OrderMessage, OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
+import {
+  type CancelRejectMessage,
+  type ExecutionMessage,
+  type OrderMessage,
+  OrderStreamTap,
+  type OrdersUpdate,
+} from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
 import { OrderSightings, type ReplacedVersion, type SightedOrder } from './order-sightings.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The execution fields a journal record keeps (the rest of the message is the exchange's detail). */
-const EXECUTION_FIELDS = ['type', 'lastShares', 'lastPx', 'text', 'orderRejectReason', 'unsolicitedCancelReason', 'tradeId', 'aggressor', 'transactTime'] as const;
-const ORDER_FIELDS = ['state', 'account', 'symbol', 'side', 'orderQty', 'price', 'leavesQty', 'cumQty', 'avgPx'] as const;
+const EXECUTION_FIELDS = [
+  'type',
+  'lastShares',
+  'lastPx',
+  'text',
+  'orderRejectReason',
+  'unsolicitedCancelReason',
+  'tradeId',
+  'aggressor',
+  'transactTime',
+] as const;
+const ORDER_FIELDS = [
+  'state',
+  'account',
+  'symbol',
+  'side',
+  'orderQty',
+  'price',
+  'leavesQty',
+  'cumQty',
+  'avgPx',
+] as const;
 
 /**
  * Issue 27 items 2 and 3, from the exchange order stream (OrderStreamTap): every execution (new,
@@ -80,7 +106,13 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
 
   private received(update: OrdersUpdate): void {
     const entry = 'execution' in update ? this.execution(update.execution) : cancelRejectEntry(update.cancelReject);
-    this.store.journal.append(entry).catch((error: Error) => this.logger.error(`order journal: a stream event of order ${entry.orderId ?? entry.clordId ?? '?'} was not recorded: ${error.message}`));
+    this.store.journal
+      .append(entry)
+      .catch((error: Error) =>
+        this.logger.error(
+          `order journal: a stream event of order ${entry.orderId ?? entry.clordId ?? '?'} was not recorded: ${error.message}`,
+        ),
+      );
   }
 
   private execution(execution: ExecutionMessage): JournalEntry {
@@ -90,16 +122,36 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
       this.sight(order);
       this.sightReplace(execution, 'order stream');
     }
-    return { kind: 'stream', clordId, orderId: order?.id, data: { event: 'execution', executionId: execution.id, ...pick(execution, EXECUTION_FIELDS), order: order ? pick(order, ORDER_FIELDS) : null } };
+    return {
+      kind: 'stream',
+      clordId,
+      orderId: order?.id,
+      data: {
+        event: 'execution',
+        executionId: execution.id,
+        ...pick(execution, EXECUTION_FIELDS),
+        order: order ? pick(order, ORDER_FIELDS) : null,
+      },
+    };
   }
 }
 
 function cancelRejectEntry(reject: CancelRejectMessage): JournalEntry {
-  return { kind: 'stream', clordId: nonEmpty(reject.clordId), orderId: nonEmpty(reject.orderId), data: { event: 'cancelReject', ...reject } };
+  return {
+    kind: 'stream',
+    clordId: nonEmpty(reject.clordId),
+    orderId: nonEmpty(reject.orderId),
+    data: { event: 'cancelReject', ...reject },
+  };
 }
 
 function pick(message: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((field) => message[field] !== undefined && message[field] !== null && message[field] !== '').map((field) => [field, message[field]]));
+  return Object.fromEntries(
+    fields
+      .filter((field) => message[field] !== undefined && message[field] !== null && message[field] !== '')
+      .map((field) => [field, message[field]]),
+  );
 }
 
-const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;

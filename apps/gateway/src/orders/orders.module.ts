@@ -18,7 +18,16 @@ import { UnknownOrders } from './unknown-orders.service.js';
 @Module({
   controllers: [OrderJournalController],
   imports: [JournalModule, ExchangeModule, RetailModule, RiskModule],
-  providers: [OrderSafety, UnknownOrders, OrderSightings, OrderStreamJournal, RetailOrderFinder, UnknownChanges, ReplaceResolver, RetailChangeFinder],
+  providers: [
+    OrderSafety,
+    UnknownOrders,
+    OrderSightings,
+    OrderStreamJournal,
+    RetailOrderFinder,
+    UnknownChanges,
+    ReplaceResolver,
+    RetailChangeFinder,
+  ],
   exports: [OrderSafety],
 })
 export class OrdersModule {}

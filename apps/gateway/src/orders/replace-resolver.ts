@@ -5,7 +5,16 @@ import { Clock } from '@lib/core';
 import { ExchangeReports } from '@lib/exchange';
 import type { IdempotencyRecord } from '@lib/journal';
 
-import { CHANGE_FINAL_MS, CHANGE_SKEW_MS, type ChangeOutcome, type ReplaceItem, replaceIsComparable, replaceItemsOf, showsReplaceTerms, shownReplaceTerms } from './change-terms.js';
+import {
+  CHANGE_FINAL_MS,
+  CHANGE_SKEW_MS,
+  type ChangeOutcome,
+  type ReplaceItem,
+  replaceIsComparable,
+  replaceItemsOf,
+  showsReplaceTerms,
+  shownReplaceTerms,
+} from './change-terms.js';
 import { OrderSightings } from './order-sightings.js';
 
 /** How an UNKNOWN replace's items were settled. */
@@ -49,7 +58,12 @@ export class ReplaceResolver {
       const seen = replaceIsComparable(item) ? this.streamVersion(record, item) : undefined;
       if (!seen) return undefined;
       sources.add(seen.source);
-      outcomes.push({ orderId: item.orderId, clordId: item.clordId, applied: true, state: typeof seen.order.state === 'string' ? seen.order.state : undefined });
+      outcomes.push({
+        orderId: item.orderId,
+        clordId: item.clordId,
+        applied: true,
+        state: typeof seen.order.state === 'string' ? seen.order.state : undefined,
+      });
     }
     return { outcomes, via: sources.size === 1 && sources.has('drop copy') ? 'drop copy' : 'order stream' };
   }
@@ -77,7 +91,12 @@ export class ReplaceResolver {
     const item = items[index]!;
     const order = await this.lookup(record, item.orderId);
     if (order) {
-      decided.set(index, showsReplaceTerms(order, item) ? { orderId: item.orderId, clordId: item.clordId, applied: true, state: stateOf(order) } : { orderId: item.orderId, clordId: item.clordId, applied: false, why: notShown(order, item) });
+      decided.set(
+        index,
+        showsReplaceTerms(order, item)
+          ? { orderId: item.orderId, clordId: item.clordId, applied: true, state: stateOf(order) }
+          : { orderId: item.orderId, clordId: item.clordId, applied: false, why: notShown(order, item) },
+      );
       this.decided.set(recordKey(record), decided);
     }
     if (decided.size < items.length) return { spent: true };
@@ -98,7 +117,10 @@ export class ReplaceResolver {
   }
 
   private async lookup(record: IdempotencyRecord, orderId: string): Promise<Record<string, unknown> | undefined> {
-    const reply = await this.reports.searchOrders({ team: record.team, participant: record.participant!, requestId: `resolve-${randomUUID()}` }, { orderId, pageSize: 1 });
+    const reply = await this.reports.searchOrders(
+      { team: record.team, participant: record.participant!, requestId: `resolve-${randomUUID()}` },
+      { orderId, pageSize: 1 },
+    );
     const body = JSON.parse(reply.text) as { order?: Record<string, unknown>[] };
     return (body.order ?? []).find((order) => order.id === orderId);
   }
@@ -106,6 +128,8 @@ export class ReplaceResolver {
 
 const recordKey = (record: IdempotencyRecord): string => `${record.clientId}\u0000${record.key}`;
 
-const stateOf = (order: Readonly<Record<string, unknown>>): string | undefined => (typeof order.state === 'string' ? order.state : undefined);
+const stateOf = (order: Readonly<Record<string, unknown>>): string | undefined =>
+  typeof order.state === 'string' ? order.state : undefined;
 
-const notShown = (order: Readonly<Record<string, unknown>>, item: ReplaceItem): string => `after the call was final, order ${item.orderId} shows ${shownReplaceTerms(order, item)}`;
+const notShown = (order: Readonly<Record<string, unknown>>, item: ReplaceItem): string =>
+  `after the call was final, order ${item.orderId} shows ${shownReplaceTerms(order, item)}`;

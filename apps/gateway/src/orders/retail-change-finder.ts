@@ -5,7 +5,14 @@ import { Clock } from '@lib/core';
 import type { IdempotencyRecord } from '@lib/journal';
 import { RetailOrders } from '@lib/retail';
 
-import { CHANGE_FINAL_MS, type ChangeOutcome, type RetailOrderView, modifyIsComparable, modifyRequestOf, showsModifyTerms } from './change-terms.js';
+import {
+  CHANGE_FINAL_MS,
+  type ChangeOutcome,
+  type RetailOrderView,
+  modifyIsComparable,
+  modifyRequestOf,
+  showsModifyTerms,
+} from './change-terms.js';
 
 /**
  * Resolves an UNKNOWN retail modify (sent, answer lost) from the order's current terms, read with
@@ -26,12 +33,19 @@ export class RetailChangeFinder {
     if (!request || !record.participant || !modifyIsComparable(request.body)) return undefined;
     // Taken before the read: a read started after the call was final shows its outcome.
     const final = record.state === 'unknown' && this.clock.wallNow() - record.updatedAt.getTime() >= CHANGE_FINAL_MS;
-    const reply = await this.orders.get({ account: record.participant, team: record.team, requestId: `resolve-${randomUUID()}` }, request.orderId);
+    const reply = await this.orders.get(
+      { account: record.participant, team: record.team, requestId: `resolve-${randomUUID()}` },
+      request.orderId,
+    );
     const order = (JSON.parse(reply.text) as { order?: RetailOrderView }).order;
     if (!order) return undefined;
     if (showsModifyTerms(order, request.body)) return { orderId: request.orderId, applied: true, state: order.state };
     if (!final) return undefined;
     const shown = `price ${JSON.stringify(order.price?.value ?? null)}, quantity ${JSON.stringify(order.quantity ?? null)}`;
-    return { orderId: request.orderId, applied: false, why: `after the call was final, order ${request.orderId} shows ${shown}` };
+    return {
+      orderId: request.orderId,
+      applied: false,
+      why: `after the call was final, order ${request.orderId} shows ${shown}`,
+    };
   }
 }

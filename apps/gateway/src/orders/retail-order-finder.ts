@@ -58,14 +58,18 @@ export class RetailOrderFinder {
       const group = `${record.team}\u0000${record.participant}\u0000${terms.marketSlug}`;
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
-    for (const group of groups.values()) for (const [record, finding] of await this.findIn(group)) findings.set(record, finding);
+    for (const group of groups.values())
+      for (const [record, finding] of await this.findIn(group)) findings.set(record, finding);
     return findings;
   }
 
   private async findIn(records: IdempotencyRecord[]): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const first = records[0]!;
     const slug = termsOf(first)!.marketSlug;
-    const reply = await this.orders.open({ account: first.participant!, team: first.team, requestId: `resolve-${randomUUID()}` }, { slugs: [slug] });
+    const reply = await this.orders.open(
+      { account: first.participant!, team: first.team, requestId: `resolve-${randomUUID()}` },
+      { slugs: [slug] },
+    );
     const listed = (JSON.parse(reply.text) as { orders?: ListedOrder[] }).orders ?? [];
     const known = await this.store.journal.knownOrderIds(listed.map((order) => order.id));
     const fresh = listed.filter((order) => !known.has(order.id));
@@ -73,10 +77,17 @@ export class RetailOrderFinder {
     for (const record of records) {
       const terms = termsOf(record)!;
       const twins = records.filter((other) => sameTerms(termsOf(other)!, terms));
-      const candidates = fresh.filter((order) => matches(order, terms) && placedAt(order) >= record.createdAt.getTime() - SKEW_MS);
-      if (twins.length > 1) findings.set(record, { found: undefined, why: `${twins.length} unresolved creates with the same terms` });
+      const candidates = fresh.filter(
+        (order) => matches(order, terms) && placedAt(order) >= record.createdAt.getTime() - SKEW_MS,
+      );
+      if (twins.length > 1)
+        findings.set(record, { found: undefined, why: `${twins.length} unresolved creates with the same terms` });
       else if (candidates.length === 1) findings.set(record, { found: candidates[0]! });
-      else findings.set(record, { found: undefined, why: candidates.length === 0 ? 'not among the open orders' : `${candidates.length} open orders match` });
+      else
+        findings.set(record, {
+          found: undefined,
+          why: candidates.length === 0 ? 'not among the open orders' : `${candidates.length} open orders match`,
+        });
     }
     return findings;
   }
@@ -84,13 +95,21 @@ export class RetailOrderFinder {
 
 function termsOf(record: IdempotencyRecord): Terms | undefined {
   const request = record.request as Partial<Terms> | undefined;
-  return request && typeof request.marketSlug === 'string' && typeof request.intent === 'string' ? (request as Terms) : undefined;
+  return request && typeof request.marketSlug === 'string' && typeof request.intent === 'string'
+    ? (request as Terms)
+    : undefined;
 }
 
-const sameDecimal = (a: string | undefined, b: string | undefined): boolean => (a === undefined || b === undefined ? a === b : Number(a) === Number(b));
+const sameDecimal = (a: string | undefined, b: string | undefined): boolean =>
+  a === undefined || b === undefined ? a === b : Number(a) === Number(b);
 
 function sameTerms(a: Terms, b: Terms): boolean {
-  return a.marketSlug === b.marketSlug && a.intent === b.intent && sameDecimal(a.price?.value, b.price?.value) && a.quantity === b.quantity;
+  return (
+    a.marketSlug === b.marketSlug &&
+    a.intent === b.intent &&
+    sameDecimal(a.price?.value, b.price?.value) &&
+    a.quantity === b.quantity
+  );
 }
 
 function matches(order: ListedOrder, terms: Terms): boolean {

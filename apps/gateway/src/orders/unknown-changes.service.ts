@@ -41,7 +41,8 @@ export class UnknownChanges {
   /** The replaces settled from the order stream and drop copy (no search); returns how many still wait there. */
   async fromStream(): Promise<number> {
     let left = 0;
-    for (const record of await this.store.keys.unresolved(['exchange.batchReplace'], this.staleMs)) if (!(await this.replaceFromStream(record))) left++;
+    for (const record of await this.store.keys.unresolved(['exchange.batchReplace'], this.staleMs))
+      if (!(await this.replaceFromStream(record))) left++;
     return left;
   }
 
@@ -84,7 +85,8 @@ export class UnknownChanges {
   private async replaceFromStream(record: IdempotencyRecord): Promise<boolean> {
     const finding = this.replaces.fromStream(record);
     if (!finding) {
-      for (const orderId of this.replaces.awaitedOrders(record)) this.awaited.add(awaitedKey(record.participant ?? '', orderId));
+      for (const orderId of this.replaces.awaitedOrders(record))
+        this.awaited.add(awaitedKey(record.participant ?? '', orderId));
       return false;
     }
     await this.settle(await this.unknownNow(record), finding.outcomes, finding.via);
@@ -103,7 +105,13 @@ export class UnknownChanges {
         clordId: outcome.clordId,
         clientId: record.clientId,
         team: record.team,
-        data: { operation: record.operation, outcome: outcome.applied ? 'applied' : 'not applied', ...(outcome.applied ? { state: outcome.state } : { why: outcome.why }), via, idempotencyKey: record.key },
+        data: {
+          operation: record.operation,
+          outcome: outcome.applied ? 'applied' : 'not applied',
+          ...(outcome.applied ? { state: outcome.state } : { why: outcome.why }),
+          via,
+          idempotencyKey: record.key,
+        },
       })),
     );
   }
@@ -111,7 +119,14 @@ export class UnknownChanges {
 
 function answerOf(record: IdempotencyRecord, outcomes: ChangeOutcome[]): { status: number; body: unknown } {
   if (record.operation === 'exchange.batchReplace') {
-    const responses = outcomes.map((outcome) => (outcome.applied ? { orderId: outcome.orderId } : { orderId: outcome.orderId, error: { code: GRPC_ABORTED, message: `not applied: ${outcome.why}`, details: [] } }));
+    const responses = outcomes.map((outcome) =>
+      outcome.applied
+        ? { orderId: outcome.orderId }
+        : {
+            orderId: outcome.orderId,
+            error: { code: GRPC_ABORTED, message: `not applied: ${outcome.why}`, details: [] },
+          },
+    );
     return { status: 200, body: { responses } };
   }
   const [outcome] = outcomes;

@@ -11,7 +11,12 @@ import { RetailOrderFinder } from './retail-order-finder.js';
 import { UnknownChanges } from './unknown-changes.service.js';
 
 /** UNKNOWN calls with no resolver (retail close-position): kept PENDING under their key, never guessed. */
-const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter((operation) => !CREATING_OPERATIONS.includes(operation) && !FOUND_BY_TERMS.includes(operation) && !CHANGING_OPERATIONS.includes(operation));
+const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter(
+  (operation) =>
+    !CREATING_OPERATIONS.includes(operation) &&
+    !FOUND_BY_TERMS.includes(operation) &&
+    !CHANGING_OPERATIONS.includes(operation),
+);
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
@@ -123,7 +128,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         this.holdStream(left > 0);
       } while (this.streamPassAgain && !this.stopped);
     })()
-      .catch((error: Error) => this.logger.warn(`resolving unknown orders from the order stream failed: ${error.message}`))
+      .catch((error: Error) =>
+        this.logger.warn(`resolving unknown orders from the order stream failed: ${error.message}`),
+      )
       .finally(() => (this.streamPass = undefined));
   }
 
@@ -138,7 +145,11 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     }
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(participant, clordId));
     if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    await this.settle(record, orders, orders.every((order) => order.source === 'drop copy') ? 'drop copy' : 'order stream');
+    await this.settle(
+      record,
+      orders,
+      orders.every((order) => order.source === 'drop copy') ? 'drop copy' : 'order stream',
+    );
     return true;
   }
 
@@ -152,7 +163,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private async tick(): Promise<void> {
     if (this.running) return;
     this.lastPass = this.clock.now();
-    this.running = this.pass().catch((error: Error) => this.logger.warn(`resolving unknown orders failed, retrying: ${error.message}`));
+    this.running = this.pass().catch((error: Error) =>
+      this.logger.warn(`resolving unknown orders failed, retrying: ${error.message}`),
+    );
     await this.running;
     this.running = undefined;
     this.schedule(this.intervalMs);
@@ -176,19 +189,28 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const lookedUp = await this.changes.pass(mayLookup);
     this.replaceLookupOwed = searched && !lookedUp;
     // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
-    for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs)) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs))
+      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
   }
 
   /** Retail creates: found by their terms in the account's open orders (RetailOrderFinder), else left PENDING. */
   private async resolveRetail(): Promise<void> {
     const pending = await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs);
     if (pending.length === 0) return;
-    for (const record of pending) if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    for (const record of pending)
+      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
     for (const [record, finding] of await this.retail.find(pending)) {
       if (finding.found === undefined) continue;
       const order = finding.found;
-      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify({ id: order.id })))) continue;
-      await this.store.journal.append({ kind: 'resolved', orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via: 'retail open orders', idempotencyKey: record.key } });
+      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify({ id: order.id }))))
+        continue;
+      await this.store.journal.append({
+        kind: 'resolved',
+        orderId: order.id,
+        clientId: record.clientId,
+        team: record.team,
+        data: { outcome: 'found', state: order.state, via: 'retail open orders', idempotencyKey: record.key },
+      });
     }
   }
 
@@ -197,7 +219,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const records: IdempotencyRecord[] = [];
     // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
     const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
-    for (const record of all) if (!(await this.settleFromStream(record)) && this.clock.wallNow() - record.updatedAt.getTime() >= grace) records.push(record);
+    for (const record of all)
+      if (!(await this.settleFromStream(record)) && this.clock.wallNow() - record.updatedAt.getTime() >= grace)
+        records.push(record);
     const [first] = records;
     if (!first?.participant) return false;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
@@ -205,7 +229,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const record of records) {
       if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
       const orders = record.clordIds.map((clordId) => found.get(clordId));
-      if (orders.every((order): order is FoundOrder => order !== undefined)) await this.settle(record, orders, 'order search');
+      if (orders.every((order): order is FoundOrder => order !== undefined))
+        await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
     }
     return true;
@@ -215,7 +240,10 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const found = new Map<string, FoundOrder>();
     let pageToken: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const reply = await this.reports.searchOrders({ team, participant, requestId: `resolve-${randomUUID()}` }, { startTime: new Date(since).toISOString(), pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) });
+      const reply = await this.reports.searchOrders(
+        { team, participant, requestId: `resolve-${randomUUID()}` },
+        { startTime: new Date(since).toISOString(), pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) },
+      );
       const body = JSON.parse(reply.text) as { order?: FoundOrder[]; nextPageToken?: string };
       for (const order of body.order ?? []) if (order.clordId) found.set(order.clordId, order);
       pageToken = body.nextPageToken;
@@ -224,12 +252,26 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return found;
   }
 
-  private async settle(record: IdempotencyRecord, orders: FoundOrder[], via: 'order stream' | 'drop copy' | 'order search'): Promise<void> {
+  private async settle(
+    record: IdempotencyRecord,
+    orders: FoundOrder[],
+    via: 'order stream' | 'drop copy' | 'order search',
+  ): Promise<void> {
     for (const order of orders) this.awaiting.delete(awaitingKey(record.participant ?? '', order.clordId));
-    const answer = record.operation === 'exchange.insert' ? { orderId: orders[0]!.id } : { responses: orders.map((order) => ({ orderId: order.id })) };
+    const answer =
+      record.operation === 'exchange.insert'
+        ? { orderId: orders[0]!.id }
+        : { responses: orders.map((order) => ({ orderId: order.id })) };
     if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;
     await this.store.journal.append(
-      ...orders.map((order) => ({ kind: 'resolved' as const, clordId: order.clordId, orderId: order.id, clientId: record.clientId, team: record.team, data: { outcome: 'found', state: order.state, via } })),
+      ...orders.map((order) => ({
+        kind: 'resolved' as const,
+        clordId: order.clordId,
+        orderId: order.id,
+        clientId: record.clientId,
+        team: record.team,
+        data: { outcome: 'found', state: order.state, via },
+      })),
     );
   }
 
@@ -237,7 +279,13 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(record.participant ?? '', clordId));
     await this.store.keys.release(record.clientId, record.key);
     await this.store.journal.append(
-      ...record.clordIds.map((clordId) => ({ kind: 'resolved' as const, clordId, clientId: record.clientId, team: record.team, data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' } })),
+      ...record.clordIds.map((clordId) => ({
+        kind: 'resolved' as const,
+        clordId,
+        clientId: record.clientId,
+        team: record.team,
+        data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' },
+      })),
     );
   }
 }

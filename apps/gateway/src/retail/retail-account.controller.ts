@@ -29,25 +29,43 @@ export class RetailAccountController {
 
   @Get('portfolio/positions')
   @RequireScopes('read:positions')
-  async positions(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(PositionsQuerySchema) query: PositionsQuery) {
+  async positions(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodQuery(PositionsQuerySchema) query: PositionsQuery,
+  ) {
     relay(res, await this.portfolio.positions(caller, query));
   }
 
   @Get('portfolio/activities')
   @RequireScopes('read:positions')
-  async activities(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(ActivitiesQuerySchema) query: ActivitiesQuery) {
+  async activities(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodQuery(ActivitiesQuerySchema) query: ActivitiesQuery,
+  ) {
     relay(res, await this.portfolio.activities(caller, query));
   }
 
   @Get('markets/:slug/bbo')
   @RequireScopes('read:marketdata')
-  async bbo(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(SlugParamsSchema) { slug }: { slug: string }, @ZodQuery(NoQuerySchema) _query: object) {
+  async bbo(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodParams(SlugParamsSchema) { slug }: { slug: string },
+    @ZodQuery(NoQuerySchema) _query: object,
+  ) {
     relay(res, await this.portfolio.bbo(caller, slug));
   }
 
   @Get('markets/:slug/book')
   @RequireScopes('read:marketdata')
-  async book(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(SlugParamsSchema) { slug }: { slug: string }, @ZodQuery(NoQuerySchema) _query: object) {
+  async book(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodParams(SlugParamsSchema) { slug }: { slug: string },
+    @ZodQuery(NoQuerySchema) _query: object,
+  ) {
     relay(res, await this.portfolio.book(caller, slug));
   }
 }

@@ -41,40 +41,92 @@ export class RetailOrdersController {
   ) {}
 
   /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. The risk checks run before it: a refusal claims no key. */
-  private async enter<A>(res: FastifyReply, req: FastifyRequest, caller: RetailCaller, operation: OrderOperation, body: unknown, orderId: string | undefined, steps: Pick<OrderCall<A>, 'admit' | 'send'>) {
-    sendAnswer(res, await this.safety.run({ operation, request: req, team: caller.team, account: caller.account, body: orderId === undefined ? body : { orderId, body }, clordIds: [], orderIds: orderId === undefined ? [] : [orderId], ...steps }));
+  private async enter<A>(
+    res: FastifyReply,
+    req: FastifyRequest,
+    caller: RetailCaller,
+    operation: OrderOperation,
+    body: unknown,
+    orderId: string | undefined,
+    steps: Pick<OrderCall<A>, 'admit' | 'send'>,
+  ) {
+    sendAnswer(
+      res,
+      await this.safety.run({
+        operation,
+        request: req,
+        team: caller.team,
+        account: caller.account,
+        body: orderId === undefined ? body : { orderId, body },
+        clordIds: [],
+        orderIds: orderId === undefined ? [] : [orderId],
+        ...steps,
+      }),
+    );
   }
 
   /** Never resent: a lost answer is 202 PENDING under its key, resolved from the account's open orders (OrderSafety). */
   @Post('orders')
   @RequireScopes('write:orders')
-  async create(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
-    await this.enter(res, req, caller, 'retail.create', body, undefined, { admit: () => this.risk.retailCreate(client, body), send: (checked) => this.orders.create(caller, checked) });
+  async create(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @CurrentClient() client: AuthenticatedClient,
+    @Caller() caller: RetailCaller,
+    @ZodBody(CreateOrderSchema) body: CreateOrder,
+  ) {
+    await this.enter(res, req, caller, 'retail.create', body, undefined, {
+      admit: () => this.risk.retailCreate(client, body),
+      send: (checked) => this.orders.create(caller, checked),
+    });
   }
 
   /** What-if: every gateway check a create would meet (trading states, limits, field policing), nothing sent. */
   @Post('order/check')
   @HttpCode(200)
   @RequireScopes('write:orders')
-  async check(@CurrentClient() client: AuthenticatedClient, @Caller() _caller: RetailCaller, @ZodBody(CreateOrderSchema) body: CreateOrder) {
+  async check(
+    @CurrentClient() client: AuthenticatedClient,
+    @Caller() _caller: RetailCaller,
+    @ZodBody(CreateOrderSchema) body: CreateOrder,
+  ) {
     return { accepted: true, order: await this.risk.retailCheck(client, body) };
   }
 
   @Post('order/preview')
   @RequireScopes('read:orders')
-  async preview(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodBody(PreviewOrderSchema) body: PreviewOrder) {
+  async preview(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodBody(PreviewOrderSchema) body: PreviewOrder,
+  ) {
     relay(res, await this.orders.preview(caller, body));
   }
 
   @Post('order/close-position')
   @RequireScopes('write:orders')
-  async closePosition(@Res() res: FastifyReply, @Req() req: FastifyRequest, @CurrentClient() client: AuthenticatedClient, @Caller() caller: RetailCaller, @ZodBody(ClosePositionSchema) body: ClosePosition) {
-    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, { admit: () => this.risk.retailClose(client, body), send: (checked) => this.orders.closePosition(caller, checked) });
+  async closePosition(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @CurrentClient() client: AuthenticatedClient,
+    @Caller() caller: RetailCaller,
+    @ZodBody(ClosePositionSchema) body: ClosePosition,
+  ) {
+    await this.enter(res, req, caller, 'retail.closePosition', body, undefined, {
+      admit: () => this.risk.retailClose(client, body),
+      send: (checked) => this.orders.closePosition(caller, checked),
+    });
   }
 
   @Post('order/:id/cancel')
   @RequireScopes('write:orders')
-  async cancel(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodBody(CancelOrderSchema) body: CancelOrder) {
+  async cancel(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @Caller() caller: RetailCaller,
+    @ZodParams(OrderIdParamsSchema) { id }: { id: string },
+    @ZodBody(CancelOrderSchema) body: CancelOrder,
+  ) {
     await this.enter(res, req, caller, 'retail.cancel', body, id, { send: () => this.orders.cancel(caller, id, body) });
   }
 
@@ -88,24 +140,43 @@ export class RetailOrdersController {
     @ZodParams(OrderIdParamsSchema) { id }: { id: string },
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
-    await this.enter(res, req, caller, 'retail.modify', body, id, { admit: () => this.risk.retailModify(client, body), send: () => this.orders.modify(caller, id, body) });
+    await this.enter(res, req, caller, 'retail.modify', body, id, {
+      admit: () => this.risk.retailModify(client, body),
+      send: () => this.orders.modify(caller, id, body),
+    });
   }
 
   @Post('orders/open/cancel')
   @RequireScopes('write:orders')
-  async cancelAll(@Res() res: FastifyReply, @Req() req: FastifyRequest, @Caller() caller: RetailCaller, @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders) {
-    await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, { send: () => this.orders.cancelAll(caller, body) });
+  async cancelAll(
+    @Res() res: FastifyReply,
+    @Req() req: FastifyRequest,
+    @Caller() caller: RetailCaller,
+    @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders,
+  ) {
+    await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, {
+      send: () => this.orders.cancelAll(caller, body),
+    });
   }
 
   @Get('orders/open')
   @RequireScopes('read:orders')
-  async open(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodQuery(OpenOrdersQuerySchema) query: OpenOrdersQuery) {
+  async open(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodQuery(OpenOrdersQuerySchema) query: OpenOrdersQuery,
+  ) {
     relay(res, await this.orders.open(caller, query));
   }
 
   @Get('order/:id')
   @RequireScopes('read:orders')
-  async get(@Res() res: FastifyReply, @Caller() caller: RetailCaller, @ZodParams(OrderIdParamsSchema) { id }: { id: string }, @ZodQuery(NoQuerySchema) _query: object) {
+  async get(
+    @Res() res: FastifyReply,
+    @Caller() caller: RetailCaller,
+    @ZodParams(OrderIdParamsSchema) { id }: { id: string },
+    @ZodQuery(NoQuerySchema) _query: object,
+  ) {
     relay(res, await this.orders.get(caller, id));
   }
 }

@@ -11,7 +11,11 @@ export const RetailController = () =>
   applyDecorators(
     ApiTags('retail'),
     ApiBearerAuth(),
-    ApiHeader({ name: RETAIL_ACCOUNT_HEADER, required: false, description: "retail account name; default: the client's first" }),
+    ApiHeader({
+      name: RETAIL_ACCOUNT_HEADER,
+      required: false,
+      description: "retail account name; default: the client's first",
+    }),
     Controller('retail/v1'),
   );
 

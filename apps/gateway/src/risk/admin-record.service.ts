@@ -20,13 +20,34 @@ export class AdminRecord {
 
   stateChanged(change: TradingStateChange): Promise<boolean> {
     return this.append([
-      { kind: 'admin', clientId: change.by, ...teamOf(change.scope), data: { action: 'trading-state', scope: change.scope, from: change.from, to: change.state, reason: change.reason, by: change.by, at: change.at } },
+      {
+        kind: 'admin',
+        clientId: change.by,
+        ...teamOf(change.scope),
+        data: {
+          action: 'trading-state',
+          scope: change.scope,
+          from: change.from,
+          to: change.state,
+          reason: change.reason,
+          by: change.by,
+          at: change.at,
+        },
+      },
     ]);
   }
 
   /** An admin closed a client's reject breaker before its cool-off ended (who, when, why, what was open). */
-  breakerReset(client: string, by: string, reason: string, at: string, was: BreakerRecord | undefined): Promise<boolean> {
-    return this.append([{ kind: 'admin', clientId: by, data: { action: 'breaker-reset', client, by, reason, at, was: was ?? null } }]);
+  breakerReset(
+    client: string,
+    by: string,
+    reason: string,
+    at: string,
+    was: BreakerRecord | undefined,
+  ): Promise<boolean> {
+    return this.append([
+      { kind: 'admin', clientId: by, data: { action: 'breaker-reset', client, by, reason, at, was: was ?? null } },
+    ]);
   }
 
   killed(change: TradingStateChange, report: KillReport): Promise<boolean> {
@@ -38,15 +59,38 @@ export class AdminRecord {
    * or the gateway itself (`cancel-on-disconnect`, `dead-man-switch`, by the client whose orders they are):
    * the run with its report, then one record per order it met.
    */
-  ran(trigger: { action: 'kill-switch' | 'cancel-on-disconnect' | 'dead-man-switch'; scope: string; by: string; reason: string }, report: KillReport): Promise<boolean> {
+  ran(
+    trigger: {
+      action: 'kill-switch' | 'cancel-on-disconnect' | 'dead-man-switch';
+      scope: string;
+      by: string;
+      reason: string;
+    },
+    report: KillReport,
+  ): Promise<boolean> {
     const base = { action: trigger.action, scope: trigger.scope, by: trigger.by, reason: trigger.reason };
-    const summary = { targeted: report.targeted, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length, remainingOpen: report.remainingOpen, durationMs: report.durationMs };
-    const perOrder = (outcome: string) => (order: KillReport['cancelled'][number]): JournalEntry => ({
-      kind: 'admin',
-      ...(order.orderId === '*' ? {} : { orderId: order.orderId }),
-      clientId: trigger.by,
-      data: { ...base, outcome, owner: order.owner, ...(order.symbol ? { symbol: order.symbol } : {}), ...(order.problem ? { problem: order.problem } : {}) },
-    });
+    const summary = {
+      targeted: report.targeted,
+      cancelled: report.cancelled.length,
+      filledFirst: report.filledFirst.length,
+      unresolved: report.unresolved.length,
+      remainingOpen: report.remainingOpen,
+      durationMs: report.durationMs,
+    };
+    const perOrder =
+      (outcome: string) =>
+      (order: KillReport['cancelled'][number]): JournalEntry => ({
+        kind: 'admin',
+        ...(order.orderId === '*' ? {} : { orderId: order.orderId }),
+        clientId: trigger.by,
+        data: {
+          ...base,
+          outcome,
+          owner: order.owner,
+          ...(order.symbol ? { symbol: order.symbol } : {}),
+          ...(order.problem ? { problem: order.problem } : {}),
+        },
+      });
     return this.append([
       { kind: 'admin', clientId: trigger.by, ...teamOf(trigger.scope), data: { ...base, summary, report } },
       ...report.cancelled.map(perOrder('cancelled')),
@@ -60,7 +104,10 @@ export class AdminRecord {
       await this.store.journal.append(...entries);
       return true;
     } catch (error) {
-      this.logger.error({ adminRecord: entries[0]?.data }, `an admin action was not journaled (${(error as Error).message}); it took effect all the same`);
+      this.logger.error(
+        { adminRecord: entries[0]?.data },
+        `an admin action was not journaled (${(error as Error).message}); it took effect all the same`,
+      );
       return false;
     }
   }

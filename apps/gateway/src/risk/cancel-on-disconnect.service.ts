@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, LuaScript, REDIS, type RedisClient } from '@lib/core';
+import {
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  LuaScript,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
 
 import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
@@ -11,7 +19,9 @@ import { RiskMetrics } from './risk.metrics.js';
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;
 
 /** Deletes the pending mark only if it is still the one this instance set. */
-const TAKE_IF_MINE = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+const TAKE_IF_MINE = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
 
 /**
  * Cancel-on-disconnect for `/ws` clients (the exchange offers it only to FIX sessions, upstream-facts
@@ -54,7 +64,11 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     if (value === null) return undefined;
     const seconds = Number(value);
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DISCONNECT_GRACE_SECONDS) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, `cancelOnDisconnect takes whole seconds from 1 to ${MAX_DISCONNECT_GRACE_SECONDS}.`, { errors: [{ path: 'query.cancelOnDisconnect', message: 'expected 1..300' }] });
+      throw new DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        `cancelOnDisconnect takes whole seconds from 1 to ${MAX_DISCONNECT_GRACE_SECONDS}.`,
+        { errors: [{ path: 'query.cancelOnDisconnect', message: 'expected 1..300' }] },
+      );
     }
     return seconds * 1_000;
   }
@@ -74,7 +88,11 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     this.connected.delete(clientId);
     const mark = randomUUID();
     this.marks.set(clientId, mark);
-    await this.redis?.set(this.prefix + clientId, mark, 'PX', graceMs * 2).catch((error: unknown) => this.logger.warn(`cancel-on-disconnect mark of ${clientId} not shared (${String(error)})`));
+    await this.redis
+      ?.set(this.prefix + clientId, mark, 'PX', graceMs * 2)
+      .catch((error: unknown) =>
+        this.logger.warn(`cancel-on-disconnect mark of ${clientId} not shared (${String(error)})`),
+      );
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void this.fire(clientId, mark);
@@ -89,8 +107,26 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     }
     const report = await this.killSwitch.cancelAll(`client:${clientId}`);
     this.metrics.killed(report);
-    await this.record.ran({ action: 'cancel-on-disconnect', scope: `client:${clientId}`, by: clientId, reason: "the client's /ws connection closed and was not resumed within its grace" }, report);
-    this.logger.warn({ cancelOnDisconnect: { client: clientId, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `cancel-on-disconnect of ${clientId}: fired`);
+    await this.record.ran(
+      {
+        action: 'cancel-on-disconnect',
+        scope: `client:${clientId}`,
+        by: clientId,
+        reason: "the client's /ws connection closed and was not resumed within its grace",
+      },
+      report,
+    );
+    this.logger.warn(
+      {
+        cancelOnDisconnect: {
+          client: clientId,
+          cancelled: report.cancelled.length,
+          filledFirst: report.filledFirst.length,
+          unresolved: report.unresolved.length,
+        },
+      },
+      `cancel-on-disconnect of ${clientId}: fired`,
+    );
   }
 
   private async stillMine(clientId: string, mark: string): Promise<boolean> {

@@ -22,7 +22,10 @@ export class DeadManSwitchController {
 
   @Post()
   @HttpCode(200)
-  arm(@CurrentClient() client: AuthenticatedClient, @ZodBody(ArmSchema) body: z.infer<typeof ArmSchema>): Promise<{ firesAt: string }> {
+  arm(
+    @CurrentClient() client: AuthenticatedClient,
+    @ZodBody(ArmSchema) body: z.infer<typeof ArmSchema>,
+  ): Promise<{ firesAt: string }> {
     return this.deadMan.arm(client.id, body.seconds);
   }
 

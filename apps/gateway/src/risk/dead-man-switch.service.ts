@@ -1,5 +1,14 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, LuaScript, REDIS, type RedisClient } from '@lib/core';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  LuaScript,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
 
 import { AdminRecord } from './admin-record.service.js';
 import { KillSwitch } from './kill-switch.service.js';
@@ -72,8 +81,26 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
       for (const clientId of await this.claimDue()) {
         const report = await this.killSwitch.cancelAll(`client:${clientId}`);
         this.metrics.killed(report);
-        await this.record.ran({ action: 'dead-man-switch', scope: `client:${clientId}`, by: clientId, reason: "the client's dead-man's switch lapsed" }, report);
-        this.logger.warn({ deadManSwitch: { client: clientId, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `dead-man's switch of ${clientId} fired`);
+        await this.record.ran(
+          {
+            action: 'dead-man-switch',
+            scope: `client:${clientId}`,
+            by: clientId,
+            reason: "the client's dead-man's switch lapsed",
+          },
+          report,
+        );
+        this.logger.warn(
+          {
+            deadManSwitch: {
+              client: clientId,
+              cancelled: report.cancelled.length,
+              filledFirst: report.filledFirst.length,
+              unresolved: report.unresolved.length,
+            },
+          },
+          `dead-man's switch of ${clientId} fired`,
+        );
       }
     } catch (error) {
       this.logger.warn(`dead-man's switches not polled (${String(error)}); the next poll retries`);
@@ -92,5 +119,9 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
 }
 
 function unreachable(error: unknown): never {
-  throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, "The dead-man's switch store is unreachable; the switch was not changed.", { cause: error, headers: { 'Retry-After': '1' } });
+  throw new DomainError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    "The dead-man's switch store is unreachable; the switch was not changed.",
+    { cause: error, headers: { 'Retry-After': '1' } },
+  );
 }

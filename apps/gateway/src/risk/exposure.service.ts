@@ -29,9 +29,11 @@ export class Exposure {
     private readonly events: MarketEvents,
   ) {
     this.scale = config.risk.exchangePriceScale;
-    const add = (scope: string, participant: string) => this.participants.set(scope, [...new Set([...(this.participants.get(scope) ?? []), participant])]);
+    const add = (scope: string, participant: string) =>
+      this.participants.set(scope, [...new Set([...(this.participants.get(scope) ?? []), participant])]);
     for (const client of config.clients) {
-      for (const participant of client.participants) for (const scope of ['firm', `team:${client.team}`, `client:${client.id}`]) add(scope, participant);
+      for (const participant of client.participants)
+        for (const scope of ['firm', `team:${client.team}`, `client:${client.id}`]) add(scope, participant);
     }
   }
 
@@ -42,12 +44,17 @@ export class Exposure {
 
   /** Every count an order on `market` (of `event`) falls under: open orders, open notional, net position with the position it starts from. */
   counts(client: AuthenticatedClient, market: string, event: string | undefined, path: string): OpenOrderCount[] {
-    const exposure = this.gate.limits.exposureCounts(client, market, event).map((count) => (count.kind === 'position' ? { ...count, position: this.position(count, path) } : count));
+    const exposure = this.gate.limits
+      .exposureCounts(client, market, event)
+      .map((count) => (count.kind === 'position' ? { ...count, position: this.position(count, path) } : count));
     return [...this.gate.limits.openOrderScopes(client, market, event), ...exposure];
   }
 
   private position(count: ExposureCount, path: string): number {
-    const inMarket = count.event !== undefined ? (symbol: string) => this.events.held(symbol) === count.event : (symbol: string) => matchesPattern(count.market!, symbol);
+    const inMarket =
+      count.event !== undefined
+        ? (symbol: string) => this.events.held(symbol) === count.event
+        : (symbol: string) => matchesPattern(count.market!, symbol);
     return this.book.sum(this.participants.get(count.scope) ?? [], inMarket, path);
   }
 }

@@ -16,7 +16,9 @@ const CANCEL_CONCURRENCY = 16;
 /** Passes of read-open-orders-then-cancel before what is left is reported unresolved. */
 const CANCEL_PASSES = 3;
 
-const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]) });
+const OpenOrdersSchema = z.looseObject({
+  orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]),
+});
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
 
 export interface KilledOrder {
@@ -78,28 +80,63 @@ export class KillSwitch {
     const targeted = new Set<string>();
     const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
     const unreadable: KilledOrder[] = [];
-    const readOpen = async () => (await Promise.all(participants.map((participant) => this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable))))).flat();
+    const readOpen = async () =>
+      (
+        await Promise.all(
+          participants.map((participant) =>
+            this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable)),
+          ),
+        )
+      ).flat();
     let left = await readOpen();
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
     for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
       for (const order of left) targeted.add(order.orderId);
-      await pool(left, CANCEL_CONCURRENCY, async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)));
+      await pool(
+        left,
+        CANCEL_CONCURRENCY,
+        async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)),
+      );
       unreadable.length = 0;
       left = await readOpen();
     }
-    const report: KillReport = { scope, cancelled: [], filledFirst: [], unresolved: [...unreadable], remainingOpen: left.length, targeted: targeted.size, durationMs: 0 };
-    for (const order of left) outcomes.set(order.orderId, { kind: 'unresolved', order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' } });
+    const report: KillReport = {
+      scope,
+      cancelled: [],
+      filledFirst: [],
+      unresolved: [...unreadable],
+      remainingOpen: left.length,
+      targeted: targeted.size,
+      durationMs: 0,
+    };
+    for (const order of left)
+      outcomes.set(order.orderId, {
+        kind: 'unresolved',
+        order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' },
+      });
     for (const { kind, order } of outcomes.values()) report[kind].push(order);
     await Promise.all(accounts.map((account) => this.cancelRetail(account, market, report)));
     report.durationMs = Math.round(performance.now() - started);
-    this.logger.warn({ killReport: { scope, cancelled: report.cancelled.length, filledFirst: report.filledFirst.length, unresolved: report.unresolved.length } }, `halt-and-cancel of ${scope} done`);
+    this.logger.warn(
+      {
+        killReport: {
+          scope,
+          cancelled: report.cancelled.length,
+          filledFirst: report.filledFirst.length,
+          unresolved: report.unresolved.length,
+        },
+      },
+      `halt-and-cancel of ${scope} done`,
+    );
     return report;
   }
 
   /** The participants and retail accounts a scope covers, and the market it narrows to. */
   private reach(scope: string): { participants: string[]; accounts: string[]; market?: string } {
     const [kind, id] = scope.split(':', 2);
-    const clients = this.config.clients.filter((client) => kind === 'firm' || kind === 'market' || (kind === 'team' ? client.team === id : client.id === id));
+    const clients = this.config.clients.filter(
+      (client) => kind === 'firm' || kind === 'market' || (kind === 'team' ? client.team === id : client.id === id),
+    );
     return {
       participants: [...new Set(clients.flatMap((client) => client.participants))],
       accounts: [...new Set(clients.flatMap((client) => client.retailAccounts))],
@@ -110,15 +147,23 @@ export class KillSwitch {
   private async openOf(participant: string, market: string | undefined): Promise<KilledOrder[]> {
     const reply = await this.trading.openOrders(this.caller(participant));
     const { orders } = OpenOrdersSchema.parse(JSON.parse(reply.text));
-    return orders.filter((order) => market === undefined || order.symbol === market).map((order) => ({ orderId: order.id, owner: participant, symbol: order.symbol }));
+    return orders
+      .filter((order) => market === undefined || order.symbol === market)
+      .map((order) => ({ orderId: order.id, owner: participant, symbol: order.symbol }));
   }
 
   private unreadable(participant: string, error: unknown, into: KilledOrder[]): KilledOrder[] {
-    into.push({ orderId: '*', owner: participant, problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}` });
+    into.push({
+      orderId: '*',
+      owner: participant,
+      problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}`,
+    });
     return [];
   }
 
-  private async cancelOne(order: KilledOrder): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
+  private async cancelOne(
+    order: KilledOrder,
+  ): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
     try {
       await this.http.send({
         ...this.caller(order.owner),
@@ -135,17 +180,30 @@ export class KillSwitch {
         await this.open.closed(order.orderId);
         return { kind: 'filledFirst', order };
       }
-      return { kind: 'unresolved', order: { ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' } };
+      return {
+        kind: 'unresolved',
+        order: { ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' },
+      };
     }
   }
 
   private async cancelRetail(account: string, market: string | undefined, report: KillReport): Promise<void> {
     try {
-      const caller = { account, team: KILL_SWITCH_TEAM, requestId: `kill-${randomUUID()}`, preferWaitMs: this.config.risk.killSwitchWaitMs };
+      const caller = {
+        account,
+        team: KILL_SWITCH_TEAM,
+        requestId: `kill-${randomUUID()}`,
+        preferWaitMs: this.config.risk.killSwitchWaitMs,
+      };
       const reply = await this.retail.cancelAll(caller, market === undefined ? {} : { slugs: [market] });
-      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
+      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds)
+        report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
     } catch (error) {
-      report.unresolved.push({ orderId: '*', owner: `retail:${account}`, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+      report.unresolved.push({
+        orderId: '*',
+        owner: `retail:${account}`,
+        problem: error instanceof DomainError ? error.code : 'INTERNAL',
+      });
     }
   }
 

@@ -32,10 +32,14 @@ export class MarketEvents implements OnModuleInit {
     if (!this.wanted || market === undefined) return undefined;
     const event = await this.directory.eventOf(market);
     if (event === undefined) {
-      throw new DomainError(ErrorCode.RISK_EVENT_UNKNOWN, `The event of ${market.slice(0, 100)} is not known (the instrument list could not be read): a limit narrowed to an event cannot be judged; nothing was sent.`, {
-        extensions: { market: market.slice(0, 100), order: path },
-        headers: { 'Retry-After': '5' },
-      });
+      throw new DomainError(
+        ErrorCode.RISK_EVENT_UNKNOWN,
+        `The event of ${market.slice(0, 100)} is not known (the instrument list could not be read): a limit narrowed to an event cannot be judged; nothing was sent.`,
+        {
+          extensions: { market: market.slice(0, 100), order: path },
+          headers: { 'Retry-After': '5' },
+        },
+      );
     }
     return event ?? undefined;
   }

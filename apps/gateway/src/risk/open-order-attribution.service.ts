@@ -9,7 +9,15 @@ import { RiskLimits } from './risk-limits.js';
 
 /** An order of the exchange's open-orders snapshot, as far as the counts need it (int64 fields as strings or numbers). */
 const int64 = z.union([z.string(), z.number()]).transform(String).optional();
-export const OpenOrderSchema = z.looseObject({ id: z.string(), symbol: z.string().optional(), side: z.enum(['SIDE_BUY', 'SIDE_SELL']).optional(), orderQty: int64, leavesQty: int64, price: int64, cashOrderQty: int64 });
+export const OpenOrderSchema = z.looseObject({
+  id: z.string(),
+  symbol: z.string().optional(),
+  side: z.enum(['SIDE_BUY', 'SIDE_SELL']).optional(),
+  orderQty: int64,
+  leavesQty: int64,
+  price: int64,
+  cashOrderQty: int64,
+});
 export const OpenOrdersSchema = z.looseObject({ orders: z.array(OpenOrderSchema).default([]) });
 export type OpenOrder = z.infer<typeof OpenOrderSchema>;
 
@@ -51,7 +59,16 @@ export class OpenOrderAttribution {
     }
     if (kinds.size === 0) return undefined;
     const qty = order.leavesQty ?? order.orderQty;
-    const exposure = exchangeOrderExposure({ symbol, side: order.side ?? 'SIDE_BUY', ...(qty === undefined ? {} : { orderQty: qty }), ...(order.price === undefined ? {} : { price: order.price }), ...(qty === undefined && order.cashOrderQty !== undefined ? { cashOrderQty: order.cashOrderQty } : {}) }, this.scale);
+    const exposure = exchangeOrderExposure(
+      {
+        symbol,
+        side: order.side ?? 'SIDE_BUY',
+        ...(qty === undefined ? {} : { orderQty: qty }),
+        ...(order.price === undefined ? {} : { price: order.price }),
+        ...(qty === undefined && order.cashOrderQty !== undefined ? { cashOrderQty: order.cashOrderQty } : {}),
+      },
+      this.scale,
+    );
     return { keys: [...kinds.keys()], kinds: [...kinds.values()], participant, exposure };
   }
 }

@@ -23,18 +23,36 @@ describe('exposure counts', () => {
     const position = { key: 'p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };
     const notional = { key: 'n', max: 5_000_000, scope: 'team:trading', kind: 'notional' as const };
     expect(await store.reserve([notional, position], 'a', { side: 'buy', qty: 2, micros: 1_000_000 })).toBeUndefined();
-    expect(await store.reserve([notional, position], 'b', { side: 'buy', qty: 1, micros: 500_000 })).toEqual({ count: position, observed: 11 });
+    expect(await store.reserve([notional, position], 'b', { side: 'buy', qty: 1, micros: 500_000 })).toEqual({
+      count: position,
+      observed: 11,
+    });
     // Nothing of the refused one was taken: the notional still holds $1.
     expect(await store.reserve([notional], 'c', { side: 'buy', qty: 1, micros: 4_000_000 })).toBeUndefined();
-    expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({ count: notional, observed: 5_000_001 });
-    expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({ count: position, observed: -22 });
+    expect(await store.reserve([notional], 'd', { side: 'buy', qty: 1, micros: 1 })).toEqual({
+      count: notional,
+      observed: 5_000_001,
+    });
+    expect(await store.reserve([position], 'e', { side: 'sell', qty: 30, micros: 0 })).toEqual({
+      count: position,
+      observed: -22,
+    });
     expect(await store.reserve([position], 'f', { side: 'sell', qty: 5, micros: 0 })).toBeUndefined();
-    await store.bind('order-a', { token: 'a', keys: ['n', 'p'], participant: 'x', kinds: ['notional', 'position'], exposure: { side: 'buy', qty: 2, micros: 1_000_000 } });
+    await store.bind('order-a', {
+      token: 'a',
+      keys: ['n', 'p'],
+      participant: 'x',
+      kinds: ['notional', 'position'],
+      exposure: { side: 'buy', qty: 2, micros: 1_000_000 },
+    });
     await store.leaves('order-a', 1);
     // One of a's two filled: the position read says 9 now, a's open quantity 1.
     const filled = { ...position, position: 9 };
     expect(await store.reserve([filled], 'g', { side: 'buy', qty: 0, micros: 0 })).toBeUndefined();
-    expect(await store.reserve([filled], 'h', { side: 'buy', qty: 1, micros: 0 })).toEqual({ count: filled, observed: 11 });
+    expect(await store.reserve([filled], 'h', { side: 'buy', qty: 1, micros: 0 })).toEqual({
+      count: filled,
+      observed: 11,
+    });
     await store.releaseOrder('order-a');
     expect(await store.reserve([filled], 'i', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
   });

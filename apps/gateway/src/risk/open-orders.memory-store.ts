@@ -1,5 +1,12 @@
 import { type Clock, systemClock } from '@lib/core';
-import type { BoundOrder, CountedOrder, OpenOrderCount, OpenOrderStore, OrderExposure, Refusal } from './open-orders.store.js';
+import type {
+  BoundOrder,
+  CountedOrder,
+  OpenOrderCount,
+  OpenOrderStore,
+  OrderExposure,
+  Refusal,
+} from './open-orders.store.js';
 
 /** One reservation's share of one count: when it was taken, and what it adds (an order count adds one). */
 interface Share extends OrderExposure {
@@ -53,7 +60,11 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
 
   constructor(private readonly clock: Clock = systemClock) {}
 
-  async reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | undefined> {
+  async reserve(
+    counts: readonly OpenOrderCount[],
+    token: string,
+    exposure: OrderExposure,
+  ): Promise<Refusal | undefined> {
     const refusal = await this.judge(counts, exposure);
     if (refusal) return refusal;
     const at = this.clock.now();
@@ -71,8 +82,10 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     for (const count of counts) {
       const held = this.counts.get(count.key);
       const kind = count.kind ?? 'orders';
-      if (kind === 'orders' && (held?.shares.size ?? 0) + 1 > count.max) return { count, observed: (held?.shares.size ?? 0) + 1 };
-      if (kind === 'notional' && (held?.notional ?? 0) + exposure.micros > count.max) return { count, observed: (held?.notional ?? 0) + exposure.micros };
+      if (kind === 'orders' && (held?.shares.size ?? 0) + 1 > count.max)
+        return { count, observed: (held?.shares.size ?? 0) + 1 };
+      if (kind === 'notional' && (held?.notional ?? 0) + exposure.micros > count.max)
+        return { count, observed: (held?.notional ?? 0) + exposure.micros };
       if (kind === 'position') {
         const before = Math.trunc(count.position ?? 0) + sign * (held?.[exposure.side] ?? 0);
         const after = before + sign * exposure.qty;
@@ -135,7 +148,8 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     const now = this.clock.now();
     for (const key of keys) {
       const held = this.counts.get(key);
-      for (const [token, share] of held?.shares ?? []) if (now - share.at > olderThanMs && !boundTokens.has(token)) held!.remove(token);
+      for (const [token, share] of held?.shares ?? [])
+        if (now - share.at > olderThanMs && !boundTokens.has(token)) held!.remove(token);
     }
   }
 }

@@ -7,21 +7,51 @@ import { ExchangeTrading } from '@lib/exchange';
 import { limitRefusal } from './risk.error.js';
 import { OpenOrderAttribution, type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
-import { type CountKind, LOST, MICROS, type OpenOrderCount, type OpenOrderStore, type OrderExposure, RedisOpenOrderStore, type Refusal } from './open-orders.store.js';
+import {
+  type CountKind,
+  LOST,
+  MICROS,
+  type OpenOrderCount,
+  type OpenOrderStore,
+  type OrderExposure,
+  RedisOpenOrderStore,
+  type Refusal,
+} from './open-orders.store.js';
 
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
 /** The problem a full count answers with, in the count's own terms. */
 function refusalOf(refusal: Refusal, path: string) {
   const { count, observed } = refusal;
-  const market = { ...(count.market === undefined ? {} : { market: count.market }), ...(count.event === undefined ? {} : { event: count.event }) };
+  const market = {
+    ...(count.market === undefined ? {} : { market: count.market }),
+    ...(count.event === undefined ? {} : { event: count.event }),
+  };
   switch (count.kind ?? 'orders') {
     case 'notional':
-      return limitRefusal(ErrorCode.RISK_OPEN_NOTIONAL, 'Open notional (USD, worst case) with this order', { value: count.max / MICROS, scope: count.scope, ...market }, Math.round(observed / 10_000) / 100, path);
+      return limitRefusal(
+        ErrorCode.RISK_OPEN_NOTIONAL,
+        'Open notional (USD, worst case) with this order',
+        { value: count.max / MICROS, scope: count.scope, ...market },
+        Math.round(observed / 10_000) / 100,
+        path,
+      );
     case 'position':
-      return limitRefusal(ErrorCode.RISK_POSITION_LIMIT, 'Net position (contracts) with same-side open orders and this one', { value: count.max, scope: count.scope, ...market }, observed, path);
+      return limitRefusal(
+        ErrorCode.RISK_POSITION_LIMIT,
+        'Net position (contracts) with same-side open orders and this one',
+        { value: count.max, scope: count.scope, ...market },
+        observed,
+        path,
+      );
     default:
-      return limitRefusal(ErrorCode.RISK_MAX_OPEN_ORDERS, 'Open orders with this one', { value: count.max, scope: count.scope }, observed, path);
+      return limitRefusal(
+        ErrorCode.RISK_MAX_OPEN_ORDERS,
+        'Open orders with this one',
+        { value: count.max, scope: count.scope },
+        observed,
+        path,
+      );
   }
 }
 
@@ -35,10 +65,20 @@ export interface Reservation {
 }
 
 /** The fail-closed refusal when the counts cannot be judged: nothing is sent. */
-const uncounted = (why: string, cause?: unknown) => new DomainError(ErrorCode.SERVICE_UNAVAILABLE, `Open orders cannot be counted right now (${why}); the order was not sent.`, { cause, headers: { 'Retry-After': '1' } });
+const uncounted = (why: string, cause?: unknown) =>
+  new DomainError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    `Open orders cannot be counted right now (${why}); the order was not sent.`,
+    { cause, headers: { 'Retry-After': '1' } },
+  );
 
 /** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
-const MAYBE_PROCESSED = new Set<ErrorCode>([ErrorCode.UPSTREAM_TIMEOUT, ErrorCode.UPSTREAM_ERROR, ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.INTERNAL]);
+const MAYBE_PROCESSED = new Set<ErrorCode>([
+  ErrorCode.UPSTREAM_TIMEOUT,
+  ErrorCode.UPSTREAM_ERROR,
+  ErrorCode.UPSTREAM_UNAVAILABLE,
+  ErrorCode.INTERNAL,
+]);
 
 /**
  * Max open orders, counted across every instance: a slot is reserved atomically before the order is
@@ -88,7 +128,13 @@ export class OpenOrders implements OnModuleInit {
    * RISK_POSITION_LIMIT); nothing to count: no reservation. A position count is judged against the
    * position it carries; `repeat` reads it again after a reconcile (fills seen since move quantity to it).
    */
-  async reserve(counts: readonly OpenOrderCount[], participant: string, path: string, exposure: OrderExposure = NO_EXPOSURE, repeat?: () => Promise<readonly OpenOrderCount[]>): Promise<Reservation | undefined> {
+  async reserve(
+    counts: readonly OpenOrderCount[],
+    participant: string,
+    path: string,
+    exposure: OrderExposure = NO_EXPOSURE,
+    repeat?: () => Promise<readonly OpenOrderCount[]>,
+  ): Promise<Reservation | undefined> {
     if (counts.length === 0) return undefined;
     const token = randomUUID();
     let refusal = await this.complete(() => this.attempt(counts, token, exposure));
@@ -99,7 +145,13 @@ export class OpenOrders implements OnModuleInit {
       refusal = await this.complete(() => this.attempt(again, token, exposure));
     }
     if (refusal) throw refusalOf(refusal, path);
-    return { token, keys: counts.map((count) => count.key), participant, kinds: counts.map((count) => count.kind ?? 'orders'), exposure };
+    return {
+      token,
+      keys: counts.map((count) => count.key),
+      participant,
+      kinds: counts.map((count) => count.kind ?? 'orders'),
+      exposure,
+    };
   }
 
   /** What-if: the refusal a reservation would meet now (read, nothing taken); the same fail-closed answer when the counts cannot be read. */
@@ -109,7 +161,11 @@ export class OpenOrders implements OnModuleInit {
       try {
         return await this.store.judge(counts, exposure);
       } catch (error) {
-        throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Open orders cannot be counted right now (the shared store is unreachable).', { cause: error, headers: { 'Retry-After': '1' } });
+        throw new DomainError(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          'Open orders cannot be counted right now (the shared store is unreachable).',
+          { cause: error, headers: { 'Retry-After': '1' } },
+        );
       }
     });
     if (refusal) throw refusalOf(refusal, path);
@@ -146,7 +202,11 @@ export class OpenOrders implements OnModuleInit {
     }
   }
 
-  private async attempt(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
+  private async attempt(
+    counts: readonly OpenOrderCount[],
+    token: string,
+    exposure: OrderExposure,
+  ): Promise<Refusal | typeof LOST | undefined> {
     try {
       return await this.store.reserve(counts, token, exposure);
     } catch (error) {
@@ -184,7 +244,9 @@ export class OpenOrders implements OnModuleInit {
         }
       }
       await this.store.rebuilt();
-      this.logger.warn(`open-order counts rebuilt from the exchange's open orders (Redis had none for this generation: lost, or never held): ${restored} open orders counted again`);
+      this.logger.warn(
+        `open-order counts rebuilt from the exchange's open orders (Redis had none for this generation: lost, or never held): ${restored} open orders counted again`,
+      );
     } catch (error) {
       throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
     }
@@ -192,7 +254,11 @@ export class OpenOrders implements OnModuleInit {
 
   /** The exchange's open orders of one participant (one REST read). */
   private async openAt(participant: string): Promise<OpenOrder[]> {
-    const reply = await this.trading.openOrders({ team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, participant });
+    const reply = await this.trading.openOrders({
+      team: 'gateway',
+      requestId: `risk-reconcile-${randomUUID()}`,
+      participant,
+    });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
   }
 
@@ -209,7 +275,8 @@ export class OpenOrders implements OnModuleInit {
       const participants = new Set([...bound.values()].map((order) => order.participant));
       const open = new Map<string, number | undefined>();
       for (const participant of participants) {
-        for (const order of await this.openAt(participant)) open.set(order.id, order.leavesQty === undefined ? undefined : Number(order.leavesQty));
+        for (const order of await this.openAt(participant))
+          open.set(order.id, order.leavesQty === undefined ? undefined : Number(order.leavesQty));
       }
       for (const orderId of bound.keys()) {
         const leaves = open.get(orderId);

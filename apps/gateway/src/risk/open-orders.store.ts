@@ -60,7 +60,11 @@ export const LOST = 'lost';
  * falls under, all or none, atomically (one Lua script in Redis; one synchronous step in memory).
  */
 export interface OpenOrderStore {
-  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined>;
+  reserve(
+    counts: readonly OpenOrderCount[],
+    token: string,
+    exposure: OrderExposure,
+  ): Promise<Refusal | typeof LOST | undefined>;
   /** The refusal a reservation would meet now; nothing is taken (the what-if route). */
   judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined>;
   /**
@@ -112,21 +116,33 @@ export class RedisOpenOrderStore implements OpenOrderStore {
 
   /** Loads every script (the first calls need no NOSCRIPT fallback). */
   async load(): Promise<void> {
-    await Promise.all([ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) => script.load(this.redis)));
+    await Promise.all(
+      [ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
+        script.load(this.redis),
+      ),
+    );
   }
 
   async adopt(): Promise<boolean> {
-    const [generation, complete] = (await ADOPT.run(this.redis, this.generationKeys, [randomUUID()])) as [string, number];
+    const [generation, complete] = (await ADOPT.run(this.redis, this.generationKeys, [randomUUID()])) as [
+      string,
+      number,
+    ];
     this.candidate = generation;
     if (Number(complete) === 1) this.generation = generation;
     return Number(complete) === 1;
   }
 
   async rebuilt(): Promise<void> {
-    if (Number(await REBUILT.run(this.redis, this.generationKeys, [this.candidate])) === 1) this.generation = this.candidate;
+    if (Number(await REBUILT.run(this.redis, this.generationKeys, [this.candidate])) === 1)
+      this.generation = this.candidate;
   }
 
-  reserve(counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
+  reserve(
+    counts: readonly OpenOrderCount[],
+    token: string,
+    exposure: OrderExposure,
+  ): Promise<Refusal | typeof LOST | undefined> {
     return this.run(RESERVE, counts, token, exposure);
   }
 
@@ -134,10 +150,26 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     return this.run(JUDGE, counts, 'judge', exposure);
   }
 
-  private async run(script: LuaScript, counts: readonly OpenOrderCount[], token: string, exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
+  private async run(
+    script: LuaScript,
+    counts: readonly OpenOrderCount[],
+    token: string,
+    exposure: OrderExposure,
+  ): Promise<Refusal | typeof LOST | undefined> {
     const keys = [...counts.map((count) => this.countPrefix + count.key), this.generationKeys[0]];
-    const specs = counts.flatMap((count) => [count.kind ?? 'orders', count.max, EXPOSURE_KINDS.has(count.kind) ? Math.trunc(count.position ?? 0) : 0]);
-    const [index, observed] = (await script.run(this.redis, keys, [token, exposure.side, exposure.qty, exposure.micros, ...specs, this.generation])) as [number, string];
+    const specs = counts.flatMap((count) => [
+      count.kind ?? 'orders',
+      count.max,
+      EXPOSURE_KINDS.has(count.kind) ? Math.trunc(count.position ?? 0) : 0,
+    ]);
+    const [index, observed] = (await script.run(this.redis, keys, [
+      token,
+      exposure.side,
+      exposure.qty,
+      exposure.micros,
+      ...specs,
+      this.generation,
+    ])) as [number, string];
     if (Number(index) === -1) return LOST;
     return Number(index) === 0 ? undefined : { count: counts[Number(index) - 1], observed: Number(observed) };
   }
@@ -145,7 +177,11 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   async bind(orderId: string, order: CountedOrder): Promise<void> {
     const { token, keys, participant, kinds, exposure } = order;
     const bound: BoundOrder = { token, keys, participant };
-    await BIND.run(this.redis, [...keys.map((key) => this.countPrefix + key), this.ordersKey, this.tokensKey], [orderId, token, exposure.side, exposure.qty, exposure.micros, JSON.stringify(bound), ...kinds]);
+    await BIND.run(
+      this.redis,
+      [...keys.map((key) => this.countPrefix + key), this.ordersKey, this.tokensKey],
+      [orderId, token, exposure.side, exposure.qty, exposure.micros, JSON.stringify(bound), ...kinds],
+    );
   }
 
   restore(orderId: string, order: CountedOrder): Promise<void> {
@@ -154,7 +190,11 @@ export class RedisOpenOrderStore implements OpenOrderStore {
 
   async release(token: string, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    await RELEASE.run(this.redis, keys.map((key) => this.countPrefix + key), [token]);
+    await RELEASE.run(
+      this.redis,
+      keys.map((key) => this.countPrefix + key),
+      [token],
+    );
   }
 
   async releaseOrder(orderId: string): Promise<void> {

@@ -50,14 +50,23 @@ export class OrderReservations {
     }
   }
 
-  async send(client: AuthenticatedClient, caller: AccountCallerContext, orders: readonly OrderRequest[], paths: readonly string[], batch: boolean, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
+  async send(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    orders: readonly OrderRequest[],
+    paths: readonly string[],
+    batch: boolean,
+    send: () => Promise<BudgetedReply>,
+  ): Promise<BudgetedReply> {
     const reservations: (Reservation | undefined)[] = [];
     try {
       for (const [i, order] of orders.entries()) {
         const event = await this.events.of(order.symbol, paths[i]);
         const counts = async () => this.exposure.counts(client, order.symbol, event, paths[i]);
         // After a refusal the counts are reconciled with the exchange: the streamed positions are taken again with them.
-        reservations.push(await this.open.reserve(await counts(), caller.participant, paths[i], this.exposure.of(order), counts));
+        reservations.push(
+          await this.open.reserve(await counts(), caller.participant, paths[i], this.exposure.of(order), counts),
+        );
       }
     } catch (error) {
       // All or none: a child over the count gives back what its siblings took.
@@ -72,7 +81,11 @@ export class OrderReservations {
       throw error;
     }
     const ids = insertedIds(reply.text, batch);
-    await Promise.all(reservations.map((reservation, i) => (ids[i] === undefined ? this.open.unsent(reservation) : this.open.bind(reservation, ids[i]))));
+    await Promise.all(
+      reservations.map((reservation, i) =>
+        ids[i] === undefined ? this.open.unsent(reservation) : this.open.bind(reservation, ids[i]),
+      ),
+    );
     return reply;
   }
 }

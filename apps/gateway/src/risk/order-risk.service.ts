@@ -1,12 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type ClientConfig, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type AccountCallerContext, type BatchInsertRequest, type BatchReplaceRequest, ExchangeAccounts, type OrderRequest } from '@lib/exchange';
+import {
+  type AccountCallerContext,
+  type BatchInsertRequest,
+  type BatchReplaceRequest,
+  ExchangeAccounts,
+  type OrderRequest,
+} from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
-import { exchangeOrderTerms, exchangeReplaceTerms, retailCloseTerms, retailModifyTerms, retailOrderTerms } from './order-terms.js';
+import {
+  exchangeOrderTerms,
+  exchangeReplaceTerms,
+  retailCloseTerms,
+  retailModifyTerms,
+  retailOrderTerms,
+} from './order-terms.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
@@ -22,7 +34,9 @@ export interface Admitted<T> {
   send(send: (request: T) => Promise<BudgetedReply>): Promise<BudgetedReply>;
 }
 
-const PositionsSchema = z.looseObject({ positions: z.array(z.looseObject({ symbol: z.string(), netPosition: z.string() })).default([]) });
+const PositionsSchema = z.looseObject({
+  positions: z.array(z.looseObject({ symbol: z.string(), netPosition: z.string() })).default([]),
+});
 
 /**
  * The risk step of every order-entering route of both surfaces: field policing (entitlements, the
@@ -53,14 +67,22 @@ export class OrderRisk {
    * What-if: the insert as it would be sent, or the refusal; nothing reserved, nothing sent. The counted
    * limits (open orders, open notional, net position) are read as a send would meet them now.
    */
-  async exchangeCheck(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
+  async exchangeCheck(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    order: OrderRequest,
+  ): Promise<OrderRequest> {
     const policed = await this.exchangeStateless(client, caller, order);
     await this.reservations.judge(client, [policed], ['body']);
     return policed;
   }
 
   /** The checks of an insert that count nothing: field policing, states and limits, price band, self-trade. */
-  private async exchangeStateless(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<OrderRequest> {
+  private async exchangeStateless(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    order: OrderRequest,
+  ): Promise<OrderRequest> {
     const policed = this.policeExchange(client, order, 'body');
     await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
     await this.band.check(this.gate.limits, client, policed, 'body');
@@ -73,18 +95,38 @@ export class OrderRisk {
    * run before the order path claims the idempotency key: a refusal costs no journal write. The answer
    * carries the counted step (open-order slots, the send, the bind) to run inside the order path's send.
    */
-  async exchangeInsert(client: AuthenticatedClient, caller: AccountCallerContext, order: OrderRequest): Promise<Admitted<OrderRequest>> {
+  async exchangeInsert(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    order: OrderRequest,
+  ): Promise<Admitted<OrderRequest>> {
     const policed = await this.counted(client, () => {
       this.throttle.take(client);
       return this.exchangeStateless(client, caller, order);
     });
-    return { request: policed, send: (send) => this.counted(client, () => this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed))) };
+    return {
+      request: policed,
+      send: (send) =>
+        this.counted(client, () =>
+          this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed)),
+        ),
+    };
   }
 
-  async exchangeBatch(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest): Promise<Admitted<BatchInsertRequest>> {
+  async exchangeBatch(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchInsertRequest,
+  ): Promise<Admitted<BatchInsertRequest>> {
     const requests = await this.counted(client, () => this.batchChecked(client, caller, batch));
     const paths = requests.map((_, i) => `body.requests.${i}`);
-    return { request: { requests }, send: (send) => this.counted(client, () => this.reservations.send(client, caller, requests, paths, true, () => send({ requests }))) };
+    return {
+      request: { requests },
+      send: (send) =>
+        this.counted(client, () =>
+          this.reservations.send(client, caller, requests, paths, true, () => send({ requests })),
+        ),
+    };
   }
 
   exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
@@ -121,10 +163,18 @@ export class OrderRisk {
     }
   }
 
-  private async batchChecked(client: AuthenticatedClient, caller: AccountCallerContext, batch: BatchInsertRequest): Promise<OrderRequest[]> {
+  private async batchChecked(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchInsertRequest,
+  ): Promise<OrderRequest[]> {
     this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
-    await this.gate.admit(client, requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)), this.positions(caller));
+    await this.gate.admit(
+      client,
+      requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)),
+      this.positions(caller),
+    );
     for (const [i, order] of requests.entries()) {
       await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
       await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
@@ -134,9 +184,14 @@ export class OrderRisk {
 
   private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
     this.throttle.take(client);
-    const manualOrderIndicator = this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
+    const manualOrderIndicator = this.manual(client)
+      ? 'MANUAL_ORDER_INDICATOR_MANUAL'
+      : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
-    await this.gate.admit(client, requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)));
+    await this.gate.admit(
+      client,
+      requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
+    );
     return { requests };
   }
 
@@ -147,21 +202,34 @@ export class OrderRisk {
 
   /** What-if: the checks a retail create meets, as sent; not counted against the client's throttle. */
   async retailCheck(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
-    const stamped: CreateOrder = { ...order, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
+    const stamped: CreateOrder = {
+      ...order,
+      manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
+    };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
     return stamped;
   }
 
   private async retailCloseChecked(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
     this.throttle.take(client);
-    const stamped: ClosePosition = { ...close, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC' };
+    const stamped: ClosePosition = {
+      ...close,
+      manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
+    };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
     return stamped;
   }
 
   private policeExchange(client: AuthenticatedClient, order: OrderRequest, path: string): OrderRequest {
-    if (order.ignorePriceValidityChecks && !this.clients.get(client.id)?.entitlements.includes('ignorePriceValidityChecks')) throw notEntitled('ignorePriceValidityChecks', path);
-    return { ...order, manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED' };
+    if (
+      order.ignorePriceValidityChecks &&
+      !this.clients.get(client.id)?.entitlements.includes('ignorePriceValidityChecks')
+    )
+      throw notEntitled('ignorePriceValidityChecks', path);
+    return {
+      ...order,
+      manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATED',
+    };
   }
 
   private manual(client: AuthenticatedClient): boolean {
@@ -172,7 +240,14 @@ export class OrderRisk {
   private positions(caller: AccountCallerContext): PositionOf {
     let read: Promise<Map<string, number>> | undefined;
     return async (market) => {
-      read ??= this.accounts.positions(caller).then((reply) => new Map(PositionsSchema.parse(JSON.parse(reply.text)).positions.map((p) => [p.symbol, Number(p.netPosition)])));
+      read ??= this.accounts
+        .positions(caller)
+        .then(
+          (reply) =>
+            new Map(
+              PositionsSchema.parse(JSON.parse(reply.text)).positions.map((p) => [p.symbol, Number(p.netPosition)]),
+            ),
+        );
       return (await read).get(market) ?? 0;
     };
   }

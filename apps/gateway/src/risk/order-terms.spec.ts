@@ -2,21 +2,51 @@ import { exchangeOrderTerms, exchangeReplaceTerms, retailOrderTerms } from './or
 
 describe('order terms', () => {
   it('prices an exchange buy at qty × price and a sell at qty × (1 − price), price in 10^-scale dollars', () => {
-    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '90', price: '60' }, 2)).toMatchObject({ qty: 90, notional: 54, side: 'buy' });
-    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_SELL', orderQty: '90', price: '60' }, 2).notional).toBeCloseTo(36);
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '90', price: '60' }, 2)).toMatchObject({
+      qty: 90,
+      notional: 54,
+      side: 'buy',
+    });
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_SELL', orderQty: '90', price: '60' }, 2).notional).toBeCloseTo(
+      36,
+    );
     expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '7' }, 2).notional).toBe(7);
     expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', cashOrderQty: '1250' }, 2).notional).toBe(12.5);
   });
 
   it('prices a replace of unknown side at the worse side', () => {
-    expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '30' }, 2, 'body.requests.0')).toMatchObject({ qty: 10, notional: 7 });
-    expect(exchangeReplaceTerms({ orderId: 'O1', price: '30' }, 2, 'body.requests.0')).toMatchObject({ reduces: 'yes', notional: undefined });
+    expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '30' }, 2, 'body.requests.0')).toMatchObject({
+      qty: 10,
+      notional: 7,
+    });
+    expect(exchangeReplaceTerms({ orderId: 'O1', price: '30' }, 2, 'body.requests.0')).toMatchObject({
+      reduces: 'yes',
+      notional: undefined,
+    });
   });
 
   it('prices retail buys of either outcome at the price and sells at 1 − price; a cash order at its amount', () => {
-    const order = { marketSlug: 'm', type: 'ORDER_TYPE_LIMIT', price: { value: '0.25', currency: 'USD' }, quantity: 4 } as const;
-    expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_BUY_SHORT' })).toMatchObject({ notional: 1, reduces: 'no' });
-    expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_SELL_LONG' })).toMatchObject({ notional: 3, reduces: 'yes' });
-    expect(retailOrderTerms({ marketSlug: 'm', intent: 'ORDER_INTENT_BUY_LONG', type: 'ORDER_TYPE_MARKET', cashOrderQty: { value: '9.5', currency: 'USD' } }).notional).toBe(9.5);
+    const order = {
+      marketSlug: 'm',
+      type: 'ORDER_TYPE_LIMIT',
+      price: { value: '0.25', currency: 'USD' },
+      quantity: 4,
+    } as const;
+    expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_BUY_SHORT' })).toMatchObject({
+      notional: 1,
+      reduces: 'no',
+    });
+    expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_SELL_LONG' })).toMatchObject({
+      notional: 3,
+      reduces: 'yes',
+    });
+    expect(
+      retailOrderTerms({
+        marketSlug: 'm',
+        intent: 'ORDER_INTENT_BUY_LONG',
+        type: 'ORDER_TYPE_MARKET',
+        cashOrderQty: { value: '9.5', currency: 'USD' },
+      }).notional,
+    ).toBe(9.5);
   });
 });

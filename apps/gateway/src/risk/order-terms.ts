@@ -30,9 +30,15 @@ function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number 
   return qty * Math.max(price, 1 - price);
 }
 
-const dollars = (units: string | undefined, scale: number): number | undefined => (units === undefined ? undefined : Number(units) / 10 ** scale);
+const dollars = (units: string | undefined, scale: number): number | undefined =>
+  units === undefined ? undefined : Number(units) / 10 ** scale;
 
-function exchangeNotional(side: 'buy' | 'sell' | undefined, qty: number | undefined, price: number | undefined, cash: number | undefined): number | undefined {
+function exchangeNotional(
+  side: 'buy' | 'sell' | undefined,
+  qty: number | undefined,
+  price: number | undefined,
+  cash: number | undefined,
+): number | undefined {
   if (cash !== undefined) return cash;
   return qty === undefined ? undefined : worstCase(side, qty, price);
 }
@@ -41,7 +47,15 @@ function exchangeNotional(side: 'buy' | 'sell' | undefined, qty: number | undefi
 export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'body'): OrderTerms {
   const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
   const qty = order.orderQty === undefined ? undefined : Number(order.orderQty);
-  return { path, market: order.symbol, side, qty, notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)), reduces: 'by-position', opens: true };
+  return {
+    path,
+    market: order.symbol,
+    side,
+    qty,
+    notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
+    reduces: 'by-position',
+    opens: true,
+  };
 }
 
 /** What an exchange insert adds to the exposure counts: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional in micro-dollars. */
@@ -55,7 +69,14 @@ export function exchangeOrderExposure(order: OrderRequest, scale: number): Order
 /** An exchange replace: only its new values are known; the side is not, so the notional takes the worse one. */
 export function exchangeReplaceTerms(replace: ReplaceRequest, scale: number, path: string): OrderTerms {
   const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
-  return { path, market: replace.symbol, qty, notional: exchangeNotional(undefined, qty, dollars(replace.price, scale), undefined), reduces: qty === undefined ? 'yes' : 'no', opens: false };
+  return {
+    path,
+    market: replace.symbol,
+    qty,
+    notional: exchangeNotional(undefined, qty, dollars(replace.price, scale), undefined),
+    reduces: qty === undefined ? 'yes' : 'no',
+    opens: false,
+  };
 }
 
 /** Retail buys (long or short) pay the price of what they buy; retail sells give up at most 1 − price (upstream-facts "Retail shapes"). */
@@ -64,13 +85,28 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
   const price = order.price === undefined ? undefined : Number(order.price.value);
   const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
   const notional = cash ?? (order.quantity === undefined ? undefined : worstCase(side, order.quantity, price));
-  return { path, market: order.marketSlug, side, qty: order.quantity, notional, reduces: side === 'sell' ? 'yes' : 'no', opens: true };
+  return {
+    path,
+    market: order.marketSlug,
+    side,
+    qty: order.quantity,
+    notional,
+    reduces: side === 'sell' ? 'yes' : 'no',
+    opens: true,
+  };
 }
 
 export function retailModifyTerms(modify: ModifyOrder, path = 'body'): OrderTerms {
   const price = modify.price === undefined ? undefined : Number(modify.price.value);
   const notional = modify.quantity === undefined ? undefined : worstCase(undefined, modify.quantity, price);
-  return { path, market: modify.marketSlug, qty: modify.quantity, notional, reduces: modify.quantity === undefined ? 'yes' : 'no', opens: false };
+  return {
+    path,
+    market: modify.marketSlug,
+    qty: modify.quantity,
+    notional,
+    reduces: modify.quantity === undefined ? 'yes' : 'no',
+    opens: false,
+  };
 }
 
 export function retailCloseTerms(close: ClosePosition, path = 'body'): OrderTerms {

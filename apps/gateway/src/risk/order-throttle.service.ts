@@ -38,9 +38,13 @@ export class OrderThrottle {
     const taken = bucket.take(now);
     if (taken.allowed) return;
     const retryAfter = String(Math.max(1, Math.ceil(taken.retryAfterMs / 1_000)));
-    throw new DomainError(ErrorCode.RISK_THROTTLED, `More than ${rate} order-entering calls per second (limit set at scope ${limit.scope}); retry after ${retryAfter} s. Nothing was sent; cancels are never throttled.`, {
-      headers: { 'Retry-After': retryAfter },
-      extensions: { limit: rate, scope: limit.scope },
-    });
+    throw new DomainError(
+      ErrorCode.RISK_THROTTLED,
+      `More than ${rate} order-entering calls per second (limit set at scope ${limit.scope}); retry after ${retryAfter} s. Nothing was sent; cancels are never throttled.`,
+      {
+        headers: { 'Retry-After': retryAfter },
+        extensions: { limit: rate, scope: limit.scope },
+      },
+    );
   }
 }

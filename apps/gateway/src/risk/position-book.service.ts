@@ -53,7 +53,10 @@ export class PositionBook implements OnModuleInit, OnModuleDestroy {
         this.net.set(participant, netOf(snapshot));
       },
       lost: (reason) => {
-        if (this.unknown === undefined) this.logger.warn(`net positions unknown (${reason}): orders under a net-position limit are refused until the feed is back`);
+        if (this.unknown === undefined)
+          this.logger.warn(
+            `net positions unknown (${reason}): orders under a net-position limit are refused until the feed is back`,
+          );
         this.unknown = reason;
       },
     };
@@ -70,13 +73,18 @@ export class PositionBook implements OnModuleInit, OnModuleDestroy {
    */
   sum(participants: readonly string[], inMarket: (symbol: string) => boolean, path: string): number {
     if (this.unknown !== undefined) {
-      throw new DomainError(ErrorCode.RISK_POSITION_UNKNOWN, `Net positions are not known on this instance (${this.unknown}): an order under a net-position limit is refused; nothing was sent.`, {
-        extensions: { order: path },
-        headers: { 'Retry-After': '1' },
-      });
+      throw new DomainError(
+        ErrorCode.RISK_POSITION_UNKNOWN,
+        `Net positions are not known on this instance (${this.unknown}): an order under a net-position limit is refused; nothing was sent.`,
+        {
+          extensions: { order: path },
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     let total = 0;
-    for (const participant of participants) for (const [symbol, net] of this.net.get(participant) ?? []) if (inMarket(symbol)) total += net;
+    for (const participant of participants)
+      for (const [symbol, net] of this.net.get(participant) ?? []) if (inMarket(symbol)) total += net;
     return total;
   }
 }

@@ -38,33 +38,51 @@ export class PriceBand {
     const now = this.clock.now(); // the streamed book's receivedAt is steady too
     const reference = book ? referenceOf(book, this.rules, now) : undefined;
     if (!reference || reference.ageMs > this.maxAgeMs) {
-      const why = !book ? 'no live streamed book' : !reference ? 'the book has neither a tight two-sided quote nor a last trade' : `the book was last heard ${reference.ageMs} ms ago`;
-      throw new DomainError(ErrorCode.RISK_REFERENCE_STALE, `No fresh reference price for ${order.symbol} (${why}; at most ${this.maxAgeMs} ms allowed): an order that would execute at once is refused, a resting one is not; nothing was sent.`, {
-        extensions: { symbol: order.symbol, maxAgeMs: this.maxAgeMs, ...(reference ? { reference: cents(reference.price), referenceAgeMs: reference.ageMs } : {}), order: path },
-      });
+      const why = !book
+        ? 'no live streamed book'
+        : !reference
+          ? 'the book has neither a tight two-sided quote nor a last trade'
+          : `the book was last heard ${reference.ageMs} ms ago`;
+      throw new DomainError(
+        ErrorCode.RISK_REFERENCE_STALE,
+        `No fresh reference price for ${order.symbol} (${why}; at most ${this.maxAgeMs} ms allowed): an order that would execute at once is refused, a resting one is not; nothing was sent.`,
+        {
+          extensions: {
+            symbol: order.symbol,
+            maxAgeMs: this.maxAgeMs,
+            ...(reference ? { reference: cents(reference.price), referenceAgeMs: reference.ageMs } : {}),
+            order: path,
+          },
+        },
+      );
     }
     const price = this.executionPrice(order, book);
     if (price === undefined) return;
     const low = reference.price - band.value;
     const high = reference.price + band.value;
     if (price >= low - 1e-9 && price <= high + 1e-9) return;
-    throw new DomainError(ErrorCode.RISK_PRICE_BAND, `Price ${cents(price)} is outside the band ${cents(low)}–${cents(high)} (±${band.value} around the ${reference.source} ${cents(reference.price)}) set at scope ${band.scope}; nothing was sent.`, {
-      extensions: {
-        limit: band.value,
-        band: { low: cents(low), high: cents(high) },
-        reference: cents(reference.price),
-        referenceSource: reference.source,
-        observed: cents(price),
-        scope: band.scope,
-        ...(band.market ? { market: band.market } : {}),
-        order: path,
+    throw new DomainError(
+      ErrorCode.RISK_PRICE_BAND,
+      `Price ${cents(price)} is outside the band ${cents(low)}–${cents(high)} (±${band.value} around the ${reference.source} ${cents(reference.price)}) set at scope ${band.scope}; nothing was sent.`,
+      {
+        extensions: {
+          limit: band.value,
+          band: { low: cents(low), high: cents(high) },
+          reference: cents(reference.price),
+          referenceSource: reference.source,
+          observed: cents(price),
+          scope: band.scope,
+          ...(band.market ? { market: band.market } : {}),
+          order: path,
+        },
       },
-    });
+    );
   }
 
   /** The order's limit price in dollars, or for a market order the touch it would take; undefined when nothing is there to take. */
   private executionPrice(order: OrderRequest, book: BookSeen | undefined): number | undefined {
-    if (order.price !== undefined && order.type !== 'ORDER_TYPE_MARKET_TO_LIMIT') return Number(order.price) / 10 ** this.scale;
+    if (order.price !== undefined && order.type !== 'ORDER_TYPE_MARKET_TO_LIMIT')
+      return Number(order.price) / 10 ** this.scale;
     if (!book) return undefined;
     const { bid, ask } = touch(book.update);
     const px = order.side === 'SIDE_BUY' ? ask : bid;

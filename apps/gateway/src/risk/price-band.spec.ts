@@ -10,12 +10,21 @@ const book = (bids: number[], offers: number[], lastTradePx = '0'): MarketDataUp
     stats: { lastTradePx },
     priceScale: 2,
   }) as unknown as MarketDataUpdateMessage;
-const order = (side: 'SIDE_BUY' | 'SIDE_SELL', price?: string, type: OrderRequest['type'] = 'ORDER_TYPE_LIMIT') => ({ symbol: 's', side, type, orderQty: '1', price }) as OrderRequest;
+const order = (side: 'SIDE_BUY' | 'SIDE_SELL', price?: string, type: OrderRequest['type'] = 'ORDER_TYPE_LIMIT') =>
+  ({ symbol: 's', side, type, orderQty: '1', price }) as OrderRequest;
 
 describe('price band reference and aggression', () => {
   it('takes the mid when the spread is tight, else the last trade, else none; ages by when the book was heard', () => {
-    expect(referenceOf({ update: book([40], [44]), receivedAt: 1_000 }, { tightSpread: 0.05 }, 1_500)).toEqual({ price: 0.42, source: 'mid', ageMs: 500 });
-    expect(referenceOf({ update: book([30], [60], '51'), receivedAt: 0 }, { tightSpread: 0.05 }, 0)).toEqual({ price: 0.51, source: 'last-trade', ageMs: 0 });
+    expect(referenceOf({ update: book([40], [44]), receivedAt: 1_000 }, { tightSpread: 0.05 }, 1_500)).toEqual({
+      price: 0.42,
+      source: 'mid',
+      ageMs: 500,
+    });
+    expect(referenceOf({ update: book([30], [60], '51'), receivedAt: 0 }, { tightSpread: 0.05 }, 0)).toEqual({
+      price: 0.51,
+      source: 'last-trade',
+      ageMs: 0,
+    });
     expect(referenceOf({ update: book([], [60]), receivedAt: 0 }, { tightSpread: 0.05 }, 0)).toBeUndefined();
   });
 

@@ -19,7 +19,8 @@ export interface BandRules {
   tightSpread: number;
 }
 
-const NONZERO = (px: string | undefined): number | undefined => (px === undefined || px === '0' ? undefined : Number(px));
+const NONZERO = (px: string | undefined): number | undefined =>
+  px === undefined || px === '0' ? undefined : Number(px);
 
 /** Best bid and ask in the book's own integer units (undefined when that side is empty). */
 export function touch(update: MarketDataUpdateMessage): { bid?: number; ask?: number } {
@@ -31,7 +32,8 @@ export function referenceOf(book: BookSeen, rules: BandRules, now: number): Refe
   const unit = 10 ** book.update.priceScale;
   const { bid, ask } = touch(book.update);
   const ageMs = Math.max(0, now - book.receivedAt);
-  if (bid !== undefined && ask !== undefined && (ask - bid) / unit <= rules.tightSpread + 1e-9) return { price: (bid + ask) / 2 / unit, source: 'mid', ageMs };
+  if (bid !== undefined && ask !== undefined && (ask - bid) / unit <= rules.tightSpread + 1e-9)
+    return { price: (bid + ask) / 2 / unit, source: 'mid', ageMs };
   const last = NONZERO(book.update.stats?.lastTradePx);
   return last === undefined ? undefined : { price: last / unit, source: 'last-trade', ageMs };
 }
@@ -48,5 +50,7 @@ export function isAggressive(order: OrderRequest, book: BookSeen | undefined, sc
   const price = Number(order.price) / 10 ** scale;
   const unit = 10 ** book.update.priceScale;
   const { bid, ask } = touch(book.update);
-  return order.side === 'SIDE_BUY' ? ask !== undefined && price >= ask / unit - 1e-9 : bid !== undefined && price <= bid / unit + 1e-9;
+  return order.side === 'SIDE_BUY'
+    ? ask !== undefined && price >= ask / unit - 1e-9
+    : bid !== undefined && price <= bid / unit + 1e-9;
 }

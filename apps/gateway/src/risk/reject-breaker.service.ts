@@ -1,12 +1,27 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type BreakerConfig, Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import {
+  type BreakerConfig,
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
 import { OrderStreamTap, OrderUpdates } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { LatchedSet } from './latched/latched-set.js';
-import { type BreakerFigures, type BreakerRecord, type BreakerStore, MemoryBreakerStore, RedisBreakerStore } from './reject-breaker.store.js';
+import {
+  type BreakerFigures,
+  type BreakerRecord,
+  type BreakerStore,
+  MemoryBreakerStore,
+  RedisBreakerStore,
+} from './reject-breaker.store.js';
 import { RiskMetrics } from './risk.metrics.js';
 import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';
@@ -64,7 +79,13 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     this.store = redis ? new RedisBreakerStore(redis, config.redis?.keyPrefix ?? '') : this.fallback;
     this.config = config.risk.breaker;
     this.resyncMs = config.risk.stateResyncMs;
-    this.open = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: RejectBreaker.name, inForce: (record) => record.until > clock.wallNow() });
+    this.open = new LatchedSet(this.store, {
+      resyncMs: this.resyncMs,
+      clock,
+      redis,
+      name: RejectBreaker.name,
+      inForce: (record) => record.until > clock.wallNow(),
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -102,7 +123,15 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
       `The reject breaker of client ${client.id} is open: ${record.observed} upstream rejects within ${record.windowSeconds} s (limit ${record.limit} in ${record.windowSeconds} s); new orders are refused until ${until} or an admin resets it. Cancels pass; nothing was sent.`,
       {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil((record.until - now) / 1_000))) },
-        extensions: { scope: `client:${client.id}`, limit: record.limit, windowSeconds: record.windowSeconds, observed: record.observed, since: new Date(record.since).toISOString(), until, order: path },
+        extensions: {
+          scope: `client:${client.id}`,
+          limit: record.limit,
+          windowSeconds: record.windowSeconds,
+          observed: record.observed,
+          since: new Date(record.since).toISOString(),
+          until,
+          order: path,
+        },
       },
     );
   }
@@ -135,7 +164,9 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   list(): BreakerRecord[] {
     const now = this.clock.wallNow();
     const clients = new Set([...this.open.values(), ...this.fallbackRecords()].map((record) => record.client));
-    return [...clients].map((client) => this.openRecord(client, now)).filter((record): record is BreakerRecord => record !== undefined);
+    return [...clients]
+      .map((client) => this.openRecord(client, now))
+      .filter((record): record is BreakerRecord => record !== undefined);
   }
 
   /** Closes the client's breaker on every instance; answers the record that was open, if one was. */
@@ -144,7 +175,11 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.store.reset(clientId);
     } catch (error) {
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'The breaker could not be reset (its store is unreachable); nothing changed.', { cause: error, headers: { 'Retry-After': '1' } });
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The breaker could not be reset (its store is unreachable); nothing changed.',
+        { cause: error, headers: { 'Retry-After': '1' } },
+      );
     }
     await this.fallback.reset(clientId);
     this.open.apply(clientId, null);
@@ -164,8 +199,12 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** An exchange insert's orders are awaited on the order stream (held for it); answers their keys. */
-  private awaitOnStream(call: Pick<WatchedCall<unknown>, 'operation' | 'account' | 'clordIds'>, clientId: string): string[] {
-    if (this.config.orderStream === 'never' || !INSERTS.has(call.operation) || !call.account || !call.clordIds?.length) return [];
+  private awaitOnStream(
+    call: Pick<WatchedCall<unknown>, 'operation' | 'account' | 'clordIds'>,
+    clientId: string,
+  ): string[] {
+    if (this.config.orderStream === 'never' || !INSERTS.has(call.operation) || !call.account || !call.clordIds?.length)
+      return [];
     this.lastInsertAt = this.clock.now();
     this.releaseStream ??= this.orderUpdates.hold();
     return this.stream.expect(clientId, call.account, call.clordIds, this.lastInsertAt);
@@ -197,6 +236,9 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     if (!tripped) return;
     this.open.apply(clientId, tripped);
     this.metrics.breakerTripped(clientId);
-    this.logger.warn({ breaker: tripped }, `reject breaker of ${clientId} tripped: ${tripped.observed} upstream rejects within ${figures.windowSeconds} s; new orders refused until ${new Date(tripped.until).toISOString()}`);
+    this.logger.warn(
+      { breaker: tripped },
+      `reject breaker of ${clientId} tripped: ${tripped.observed} upstream rejects within ${figures.windowSeconds} s; new orders refused until ${new Date(tripped.until).toISOString()}`,
+    );
   }
 }

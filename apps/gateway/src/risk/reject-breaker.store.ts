@@ -62,7 +62,12 @@ export class MemoryBreakerStore implements BreakerStore {
   private readonly rejects = new Map<string, number[]>();
   private readonly open = new Map<string, BreakerRecord>();
 
-  async count(client: string, rejects: number, figures: BreakerFigures, now: number): Promise<BreakerRecord | undefined> {
+  async count(
+    client: string,
+    rejects: number,
+    figures: BreakerFigures,
+    now: number,
+  ): Promise<BreakerRecord | undefined> {
     const windowMs = figures.windowSeconds * 1_000;
     const times = (this.rejects.get(client) ?? []).filter((at) => at > now - windowMs);
     for (let i = 0; i < rejects; i++) times.push(now);
@@ -70,7 +75,14 @@ export class MemoryBreakerStore implements BreakerStore {
     if (times.length < figures.rejects) return undefined;
     const current = this.open.get(client);
     if (current && current.until > now) return undefined;
-    const record: BreakerRecord = { client, limit: figures.rejects, windowSeconds: figures.windowSeconds, observed: times.length, since: now, until: now + figures.coolOffSeconds * 1_000 };
+    const record: BreakerRecord = {
+      client,
+      limit: figures.rejects,
+      windowSeconds: figures.windowSeconds,
+      observed: times.length,
+      since: now,
+      until: now + figures.coolOffSeconds * 1_000,
+    };
     this.open.set(client, record);
     this.rejects.delete(client);
     return record;
@@ -114,9 +126,22 @@ export class RedisBreakerStore implements BreakerStore {
     this.rejectsPrefix = `${prefix}{risk}:breaker:rejects:`;
   }
 
-  async count(client: string, rejects: number, figures: BreakerFigures, now: number): Promise<BreakerRecord | undefined> {
+  async count(
+    client: string,
+    rejects: number,
+    figures: BreakerFigures,
+    now: number,
+  ): Promise<BreakerRecord | undefined> {
     const keys = [this.rejectsPrefix + client, this.open.hashKey];
-    const args = [now, figures.windowSeconds * 1_000, figures.rejects, figures.coolOffSeconds * 1_000, randomUUID(), client, rejects];
+    const args = [
+      now,
+      figures.windowSeconds * 1_000,
+      figures.rejects,
+      figures.coolOffSeconds * 1_000,
+      randomUUID(),
+      client,
+      rejects,
+    ];
     const answer = (await COUNT_REJECTS.run(this.redis, keys, args)) as [number, number, string | null];
     if (Number(answer[1]) !== 1 || typeof answer[2] !== 'string') return undefined;
     const record = JSON.parse(answer[2]) as BreakerRecord;
@@ -129,7 +154,11 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   async reset(client: string): Promise<boolean> {
-    const [[, removed]] = ((await this.redis.multi().hdel(this.open.hashKey, client).del(this.rejectsPrefix + client).exec()) ?? [[null, 0]]) as [unknown, number][];
+    const [[, removed]] = ((await this.redis
+      .multi()
+      .hdel(this.open.hashKey, client)
+      .del(this.rejectsPrefix + client)
+      .exec()) ?? [[null, 0]]) as [unknown, number][];
     await this.open.publish(client, null);
     return Number(removed) > 0;
   }

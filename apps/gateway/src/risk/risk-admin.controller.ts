@@ -10,7 +10,12 @@ import { AdminRecord } from './admin-record.service.js';
 import { type KillReport, KillSwitch } from './kill-switch.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import type { BreakerRecord } from './reject-breaker.store.js';
-import { TRADING_STATES, type TradingStateChange, type TradingStateRecord, TradingScopeSchema } from './trading-state.js';
+import {
+  TRADING_STATES,
+  type TradingStateChange,
+  type TradingStateRecord,
+  TradingScopeSchema,
+} from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 
@@ -51,14 +56,27 @@ export class RiskAdminController {
   ) {}
 
   @Get()
-  async view(): Promise<{ states: TradingStateRecord[]; limits: RiskLimit[]; changes: TradingStateChange[]; breakers: BreakerRecord[] }> {
-    return { states: this.states.list(), limits: this.config.risk.limits, changes: await this.states.changes(50), breakers: this.breaker.list() };
+  async view(): Promise<{
+    states: TradingStateRecord[];
+    limits: RiskLimit[];
+    changes: TradingStateChange[];
+    breakers: BreakerRecord[];
+  }> {
+    return {
+      states: this.states.list(),
+      limits: this.config.risk.limits,
+      changes: await this.states.changes(50),
+      breakers: this.breaker.list(),
+    };
   }
 
   /** Closes a client's reject breaker on every instance before its cool-off ends; journaled (who, when, why, what was open). */
   @Post('breakers/reset')
   @HttpCode(200)
-  async resetBreaker(@CurrentClient() admin: AuthenticatedClient, @ZodBody(ResetBreakerSchema) body: ResetBreaker): Promise<{ client: string; was: BreakerRecord | null; journaled: boolean }> {
+  async resetBreaker(
+    @CurrentClient() admin: AuthenticatedClient,
+    @ZodBody(ResetBreakerSchema) body: ResetBreaker,
+  ): Promise<{ client: string; was: BreakerRecord | null; journaled: boolean }> {
     const was = await this.breaker.reset(body.client);
     const journaled = await this.record.breakerReset(body.client, admin.id, body.reason, new Date().toISOString(), was);
     return { client: body.client, was: was ?? null, journaled };
@@ -71,7 +89,10 @@ export class RiskAdminController {
    */
   @Post('states')
   @HttpCode(200)
-  async set(@CurrentClient() admin: AuthenticatedClient, @ZodBody(SetStateSchema) body: SetState): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
+  async set(
+    @CurrentClient() admin: AuthenticatedClient,
+    @ZodBody(SetStateSchema) body: SetState,
+  ): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
     const change = await this.states.set(body.scope, body.state, body.reason, admin.id);
     const changeJournaled = await this.record.stateChanged(change);
     if (body.state !== 'halt-and-cancel') return { change, journaled: changeJournaled };

@@ -49,16 +49,24 @@ export class RiskGate {
     const record = this.states.verdict(client, order.market);
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
     this.checkLimits(client, order, await this.events.of(order.market, order.path));
-    if (record?.state === 'reduce-only' && !(await this.reduces(order, positionOf))) throw tradingStateRefusal(record, order.path);
+    if (record?.state === 'reduce-only' && !(await this.reduces(order, positionOf)))
+      throw tradingStateRefusal(record, order.path);
   }
 
   /** `event`: the order's market's event, for limits narrowed to one (MarketEvents). */
   checkLimits(client: AuthenticatedClient, order: OrderTerms, event?: string): void {
     const qtyLimit = this.limits.binding('maxOrderQty', client, order.market, event);
-    if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value) throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
+    if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value)
+      throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
     const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market, event);
     if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {
-      throw limitRefusal(ErrorCode.RISK_MAX_NOTIONAL, 'Order notional (USD, worst case)', notionalLimit, round(order.notional), order.path);
+      throw limitRefusal(
+        ErrorCode.RISK_MAX_NOTIONAL,
+        'Order notional (USD, worst case)',
+        notionalLimit,
+        round(order.notional),
+        order.path,
+      );
     }
   }
 

@@ -33,7 +33,10 @@ function matchesMarket(limit: RiskLimit, market: string | undefined, event: stri
 }
 
 /** Where a limit is narrowed to, as a refusal names it. */
-const narrowing = (limit: RiskLimit) => ({ ...(limit.market ? { market: limit.market } : {}), ...(limit.event ? { event: limit.event } : {}) });
+const narrowing = (limit: RiskLimit) => ({
+  ...(limit.market ? { market: limit.market } : {}),
+  ...(limit.event ? { event: limit.event } : {}),
+});
 /** The part of a count's key that names its narrowing. */
 const keyOf = (limit: RiskLimit) => (limit.event ? `@event:${limit.event}` : limit.market ? `@${limit.market}` : '');
 
@@ -57,7 +60,12 @@ export class RiskLimits {
     this.namesEvents = limits.some((limit) => limit.event !== undefined);
   }
 
-  binding(name: LimitName, client: { id: string; team: string }, market: string | undefined, event?: string): BindingLimit | undefined {
+  binding(
+    name: LimitName,
+    client: { id: string; team: string },
+    market: string | undefined,
+    event?: string,
+  ): BindingLimit | undefined {
     let tightest: BindingLimit | undefined;
     for (const limit of this.limits) {
       const value = limit[name];
@@ -74,7 +82,13 @@ export class RiskLimits {
       if (limit.maxOpenOrders === undefined) continue;
       const key = scopeName(limit) + keyOf(limit);
       const current = found.get(key);
-      if (!current || limit.maxOpenOrders < current.max) found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit), ...(limit.market ? { market: limit.market } : {}) });
+      if (!current || limit.maxOpenOrders < current.max)
+        found.set(key, {
+          key,
+          max: limit.maxOpenOrders,
+          scope: scopeName(limit),
+          ...(limit.market ? { market: limit.market } : {}),
+        });
     }
     return [...found.values()];
   }
@@ -95,25 +109,49 @@ export class RiskLimits {
       if (!appliesTo(limit, client) || !matchesMarket(limit, market, event)) continue;
       const scope = scopeName(limit);
       if (limit.maxOpenNotional !== undefined) {
-        keep({ kind: 'notional', key: `notional:${scope}${keyOf(limit)}`, max: Math.round(limit.maxOpenNotional * 1_000_000), scope, ...narrowing(limit) });
+        keep({
+          kind: 'notional',
+          key: `notional:${scope}${keyOf(limit)}`,
+          max: Math.round(limit.maxOpenNotional * 1_000_000),
+          scope,
+          ...narrowing(limit),
+        });
       }
       if (limit.maxNetPosition !== undefined && limit.event !== undefined) {
-        keep({ kind: 'position', key: `position:${scope}@event:${limit.event}`, max: limit.maxNetPosition, scope, event: limit.event });
+        keep({
+          kind: 'position',
+          key: `position:${scope}@event:${limit.event}`,
+          max: limit.maxNetPosition,
+          scope,
+          event: limit.event,
+        });
       } else if (limit.maxNetPosition !== undefined) {
         const counted = limit.market?.endsWith('*') ? limit.market : market;
-        keep({ kind: 'position', key: `position:${scope}@${counted}`, max: limit.maxNetPosition, scope, market: counted });
+        keep({
+          kind: 'position',
+          key: `position:${scope}@${counted}`,
+          max: limit.maxNetPosition,
+          scope,
+          market: counted,
+        });
       }
     }
     return [...found.values()];
   }
 
-  openOrderScopes(client: { id: string; team: string }, market: string | undefined, event?: string): { key: string; max: number; scope: string }[] {
+  openOrderScopes(
+    client: { id: string; team: string },
+    market: string | undefined,
+    event?: string,
+  ): { key: string; max: number; scope: string }[] {
     const found = new Map<string, { key: string; max: number; scope: string }>();
     for (const limit of this.limits) {
-      if (limit.maxOpenOrders === undefined || !appliesTo(limit, client) || !matchesMarket(limit, market, event)) continue;
+      if (limit.maxOpenOrders === undefined || !appliesTo(limit, client) || !matchesMarket(limit, market, event))
+        continue;
       const key = scopeName(limit) + keyOf(limit);
       const current = found.get(key);
-      if (!current || limit.maxOpenOrders < current.max) found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit) });
+      if (!current || limit.maxOpenOrders < current.max)
+        found.set(key, { key, max: limit.maxOpenOrders, scope: scopeName(limit) });
     }
     return [...found.values()];
   }

@@ -5,25 +5,65 @@ import type { TradingStateRecord } from './trading-state.js';
 /** A refusal by a trading state: names the scope, the state and who latched it, when and why. */
 export function tradingStateRefusal(record: TradingStateRecord, path: string): DomainError {
   const code = record.state === 'reduce-only' ? ErrorCode.TRADING_REDUCE_ONLY : ErrorCode.TRADING_HALTED;
-  const what = record.state === 'reduce-only' ? 'only orders that reduce exposure are accepted' : 'no new orders are accepted (cancels are)';
-  return new DomainError(code, `Trading is ${record.state} at scope ${record.scope} (set by ${record.by} at ${record.at}: ${record.reason}); ${what}.`, {
-    extensions: { scope: record.scope, state: record.state, haltedBy: record.by, since: record.at, reason: record.reason, order: path },
-  });
+  const what =
+    record.state === 'reduce-only'
+      ? 'only orders that reduce exposure are accepted'
+      : 'no new orders are accepted (cancels are)';
+  return new DomainError(
+    code,
+    `Trading is ${record.state} at scope ${record.scope} (set by ${record.by} at ${record.at}: ${record.reason}); ${what}.`,
+    {
+      extensions: {
+        scope: record.scope,
+        state: record.state,
+        haltedBy: record.by,
+        since: record.at,
+        reason: record.reason,
+        order: path,
+      },
+    },
+  );
 }
 
-export type LimitCode = ErrorCode.RISK_MAX_QUANTITY | ErrorCode.RISK_MAX_NOTIONAL | ErrorCode.RISK_MAX_OPEN_ORDERS | ErrorCode.RISK_OPEN_NOTIONAL | ErrorCode.RISK_POSITION_LIMIT;
+export type LimitCode =
+  | ErrorCode.RISK_MAX_QUANTITY
+  | ErrorCode.RISK_MAX_NOTIONAL
+  | ErrorCode.RISK_MAX_OPEN_ORDERS
+  | ErrorCode.RISK_OPEN_NOTIONAL
+  | ErrorCode.RISK_POSITION_LIMIT;
 
 /** A refusal by a risk limit: the limit, the observed value, the scope that set it and the order it refused. */
-export function limitRefusal(code: LimitCode, name: string, limit: { value: number; scope: string; market?: string; event?: string }, observed: number, path: string): DomainError {
+export function limitRefusal(
+  code: LimitCode,
+  name: string,
+  limit: { value: number; scope: string; market?: string; event?: string },
+  observed: number,
+  path: string,
+): DomainError {
   const where = limit.market ? ` for ${limit.market}` : limit.event ? ` for event ${limit.event}` : '';
-  return new DomainError(code, `${name} ${observed} exceeds the limit ${limit.value} set at scope ${limit.scope}${where}; nothing was sent.`, {
-    extensions: { limit: limit.value, observed, scope: limit.scope, ...(limit.market ? { market: limit.market } : {}), ...(limit.event ? { event: limit.event } : {}), order: path },
-  });
+  return new DomainError(
+    code,
+    `${name} ${observed} exceeds the limit ${limit.value} set at scope ${limit.scope}${where}; nothing was sent.`,
+    {
+      extensions: {
+        limit: limit.value,
+        observed,
+        scope: limit.scope,
+        ...(limit.market ? { market: limit.market } : {}),
+        ...(limit.event ? { event: limit.event } : {}),
+        order: path,
+      },
+    },
+  );
 }
 
 export function notEntitled(field: string, path: string): DomainError {
-  return new DomainError(ErrorCode.RISK_FIELD_NOT_ENTITLED, `${field} may be set only by a client whose config entitles it; nothing was sent.`, {
-    errors: [{ path: `${path}.${field}`, message: 'not entitled' }],
-    extensions: { field, order: path },
-  });
+  return new DomainError(
+    ErrorCode.RISK_FIELD_NOT_ENTITLED,
+    `${field} may be set only by a client whose config entitles it; nothing was sent.`,
+    {
+      errors: [{ path: `${path}.${field}`, message: 'not entitled' }],
+      extensions: { field, order: path },
+    },
+  );
 }

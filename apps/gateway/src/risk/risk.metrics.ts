@@ -40,18 +40,33 @@ export class RiskMetrics {
   private readonly breakerRejects: Counter<'client' | 'source'>;
 
   constructor(registry: MetricsRegistry, states: TradingStates) {
-    this.refusals = new Counter({ name: 'gateway_risk_refusals_total', help: 'Orders refused by a trading state or a risk limit, by problem code and the scope that refused', labelNames: ['code', 'scope'], registers: [registry] });
-    this.killRuns = new Counter({ name: 'gateway_kill_switch_runs_total', help: 'Halt-and-cancel runs, by scope', labelNames: ['scope'], registers: [registry] });
+    this.refusals = new Counter({
+      name: 'gateway_risk_refusals_total',
+      help: 'Orders refused by a trading state or a risk limit, by problem code and the scope that refused',
+      labelNames: ['code', 'scope'],
+      registers: [registry],
+    });
+    this.killRuns = new Counter({
+      name: 'gateway_kill_switch_runs_total',
+      help: 'Halt-and-cancel runs, by scope',
+      labelNames: ['scope'],
+      registers: [registry],
+    });
     this.killOrders = new Counter({
       name: 'gateway_kill_switch_orders_total',
       help: 'Orders met by halt-and-cancel runs, by scope and outcome (cancelled, filled_first, unresolved)',
       labelNames: ['scope', 'outcome'],
       registers: [registry],
     });
-    this.breakerTrips = new Counter({ name: 'gateway_risk_breaker_trips_total', help: 'Reject breakers tripped (N upstream rejects of a client within M seconds), by client', labelNames: ['client'], registers: [registry] });
+    this.breakerTrips = new Counter({
+      name: 'gateway_risk_breaker_trips_total',
+      help: 'Reject breakers tripped (N upstream rejects of a client within M seconds), by client',
+      labelNames: ['client'],
+      registers: [registry],
+    });
     this.breakerRejects = new Counter({
       name: 'gateway_risk_breaker_rejects_total',
-      help: 'Upstream rejects of clients\' orders counted by the reject breaker, by client and where the reject was seen (answer: the call\'s answer; stream: the order stream, after a 200)',
+      help: "Upstream rejects of clients' orders counted by the reject breaker, by client and where the reject was seen (answer: the call's answer; stream: the order stream, after a 200)",
       labelNames: ['client', 'source'],
       registers: [registry],
     });

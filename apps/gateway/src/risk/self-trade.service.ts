@@ -8,7 +8,16 @@ import { z } from 'zod';
 import { isAggressive } from './price-band.js';
 
 const OpenOrdersSchema = z.looseObject({
-  orders: z.array(z.looseObject({ symbol: z.string().optional(), side: z.string().optional(), price: z.string().optional(), type: z.string().optional() })).default([]),
+  orders: z
+    .array(
+      z.looseObject({
+        symbol: z.string().optional(),
+        side: z.string().optional(),
+        price: z.string().optional(),
+        type: z.string().optional(),
+      }),
+    )
+    .default([]),
 });
 
 /** The guard's reads spend the shared budget under this name, not any team's share (the open-orders snapshot has no published limit). */
@@ -50,7 +59,14 @@ export class SelfTradeGuard {
     throw new DomainError(
       ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
       `This order would cross a resting order of another of the firm's participants at ${crossed.price ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
-      { extensions: { policy: this.policy, symbol: order.symbol, restingPrice: crossed.price === undefined ? undefined : Number(crossed.price), order: path } },
+      {
+        extensions: {
+          policy: this.policy,
+          symbol: order.symbol,
+          restingPrice: crossed.price === undefined ? undefined : Number(crossed.price),
+          order: path,
+        },
+      },
     );
   }
 
@@ -65,5 +81,7 @@ export class SelfTradeGuard {
 function crosses(order: OrderRequest, rest: { side?: string; price?: string }): boolean {
   if (rest.side === undefined || rest.side === order.side) return false;
   if (order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT' || rest.price === undefined) return true;
-  return order.side === 'SIDE_BUY' ? Number(rest.price) <= Number(order.price) : Number(rest.price) >= Number(order.price);
+  return order.side === 'SIDE_BUY'
+    ? Number(rest.price) <= Number(order.price)
+    : Number(rest.price) >= Number(order.price);
 }

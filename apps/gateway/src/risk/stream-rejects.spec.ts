@@ -3,8 +3,13 @@ import type { ExecutionMessage } from '@lib/exchange';
 import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
 
 const ACCOUNT = 'firms/F/users/alice';
-const execution = (clordId: string, type: string, state: string, account = ACCOUNT): ExecutionMessage => ({ id: `E-${clordId}-${type}`, type, order: { id: `O-${clordId}`, account, state, clordId } });
-const rejected = (clordId: string, account?: string) => execution(clordId, 'EXECUTION_TYPE_REJECTED', 'ORDER_STATE_REJECTED', account);
+const execution = (clordId: string, type: string, state: string, account = ACCOUNT): ExecutionMessage => ({
+  id: `E-${clordId}-${type}`,
+  type,
+  order: { id: `O-${clordId}`, account, state, clordId },
+});
+const rejected = (clordId: string, account?: string) =>
+  execution(clordId, 'EXECUTION_TYPE_REJECTED', 'ORDER_STATE_REJECTED', account);
 const accepted = (clordId: string) => execution(clordId, 'EXECUTION_TYPE_NEW', 'ORDER_STATE_NEW');
 
 describe('StreamRejects: the order stream tells the fate of the inserts this instance sent', () => {

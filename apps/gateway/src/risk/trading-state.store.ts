@@ -42,7 +42,9 @@ export class MemoryTradingStateStore implements TradingStateStore {
   }
 
   async watch(listener: (key: string, record: TradingStateRecord | null) => void): Promise<void> {
-    this.events.on('record', (record: TradingStateRecord) => listener(record.scope, record.state === 'active' ? null : record));
+    this.events.on('record', (record: TradingStateRecord) =>
+      listener(record.scope, record.state === 'active' ? null : record),
+    );
   }
 
   async close(): Promise<void> {
@@ -78,7 +80,9 @@ export class RedisTradingStateStore implements TradingStateStore {
   }
 
   async changes(count: number): Promise<TradingStateChange[]> {
-    return (await this.redis.lrange(this.changesKey, 0, count - 1)).map((text) => JSON.parse(text) as TradingStateChange);
+    return (await this.redis.lrange(this.changesKey, 0, count - 1)).map(
+      (text) => JSON.parse(text) as TradingStateChange,
+    );
   }
 
   watch(listener: (key: string, record: TradingStateRecord | null) => void): Promise<void> {

@@ -8,7 +8,9 @@ export type TradingState = (typeof TRADING_STATES)[number];
 export const SEVERITY: Record<TradingState, number> = { active: 0, 'reduce-only': 1, halted: 2, 'halt-and-cancel': 3 };
 
 /** `firm`, `team:<id>`, `client:<id>` or `market:<symbol or slug>`. */
-export const TradingScopeSchema = z.string().regex(/^(firm|(team|client|market):[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'firm, team:<id>, client:<id> or market:<slug>');
+export const TradingScopeSchema = z
+  .string()
+  .regex(/^(firm|(team|client|market):[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'firm, team:<id>, client:<id> or market:<slug>');
 
 /** One scope's latched state and who put it there. */
 export interface TradingStateRecord {

@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 
 import { LatchedSet } from './latched/latched-set.js';
-import { SEVERITY, type TradingState, type TradingStateChange, type TradingStateRecord, scopesOf } from './trading-state.js';
+import {
+  SEVERITY,
+  type TradingState,
+  type TradingStateChange,
+  type TradingStateRecord,
+  scopesOf,
+} from './trading-state.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
 
 /**
@@ -26,7 +32,9 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     @Inject(REDIS) redis: RedisClient | null,
     private readonly clock: Clock,
   ) {
-    this.store = redis ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '') : new MemoryTradingStateStore();
+    this.store = redis
+      ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '')
+      : new MemoryTradingStateStore();
     this.resyncMs = config.risk.stateResyncMs;
     this.maxAgeMs = config.risk.maxStateAgeMs;
     this.states = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: TradingStates.name });
@@ -57,11 +65,18 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     if (readAt !== undefined && now - readAt <= this.maxAgeMs) return;
     // The last read as a wall-clock instant (a reader compares it with other clocks): its age on the steady clock, taken from the wall clock now.
     const lastRead = readAt === undefined ? null : new Date(this.clock.wallNow() - (now - readAt)).toISOString();
-    const why = lastRead === null ? 'have not been read since this instance started' : `were last read at ${lastRead}, more than ${this.maxAgeMs} ms ago`;
-    throw new DomainError(ErrorCode.TRADING_STATE_UNKNOWN, `The trading states ${why} (their store is unreachable): a latched halt may be in force, so new orders are refused. Cancels pass; nothing was sent.`, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.resyncMs / 1_000))) },
-      extensions: { lastRead, maxStateAgeMs: this.maxAgeMs, order: path },
-    });
+    const why =
+      lastRead === null
+        ? 'have not been read since this instance started'
+        : `were last read at ${lastRead}, more than ${this.maxAgeMs} ms ago`;
+    throw new DomainError(
+      ErrorCode.TRADING_STATE_UNKNOWN,
+      `The trading states ${why} (their store is unreachable): a latched halt may be in force, so new orders are refused. Cancels pass; nothing was sent.`,
+      {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(this.resyncMs / 1_000))) },
+        extensions: { lastRead, maxStateAgeMs: this.maxAgeMs, order: path },
+      },
+    );
   }
 
   stateOf(scope: string): TradingStateRecord | undefined {
@@ -84,7 +99,11 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.store.write(record, change);
     } catch (error) {
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'The trading state could not be latched (its store is unreachable); nothing changed.', { cause: error, extensions: { scope } });
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'The trading state could not be latched (its store is unreachable); nothing changed.',
+        { cause: error, extensions: { scope } },
+      );
     }
     this.states.apply(scope, state === 'active' ? null : record);
     this.logger.warn({ tradingState: change }, `trading state of ${scope}: ${from} → ${state} by ${by} (${reason})`);

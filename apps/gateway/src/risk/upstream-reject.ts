@@ -15,7 +15,9 @@ export function rejectsInError(error: unknown): number {
 }
 
 const BatchAnswer = z.looseObject({ responses: z.array(z.looseObject({ error: z.unknown().optional() })) });
-const RetailAnswer = z.looseObject({ executions: z.array(z.looseObject({ type: z.string().optional(), orderRejectReason: z.string().optional() })) });
+const RetailAnswer = z.looseObject({
+  executions: z.array(z.looseObject({ type: z.string().optional(), orderRejectReason: z.string().optional() })),
+});
 
 /** Rejects inside a 200 answer: refused batch children, a retail order that came back rejected. */
 export function rejectsInAnswer(text: string): number {
@@ -28,6 +30,7 @@ export function rejectsInAnswer(text: string): number {
   const batch = BatchAnswer.safeParse(body);
   if (batch.success) return batch.data.responses.filter((item) => item.error !== undefined).length;
   const retail = RetailAnswer.safeParse(body);
-  if (retail.success) return retail.data.executions.some((execution) => execution.type === 'EXECUTION_TYPE_REJECTED') ? 1 : 0;
+  if (retail.success)
+    return retail.data.executions.some((execution) => execution.type === 'EXECUTION_TYPE_REJECTED') ? 1 : 0;
   return 0;
 }

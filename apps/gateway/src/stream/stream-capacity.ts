@@ -33,6 +33,11 @@ export function streamCapacity(config: GatewayConfig): CapacitySettings {
   };
 }
 
-function overrides(clients: Record<string, ClientStreamsConfig>, key: 'maxExchangeTopics' | 'maxMarketDataSymbols'): Record<string, number> {
-  return Object.fromEntries(Object.entries(clients).flatMap(([id, caps]) => (caps[key] === undefined ? [] : [[id, caps[key]]])));
+function overrides(
+  clients: Record<string, ClientStreamsConfig>,
+  key: 'maxExchangeTopics' | 'maxMarketDataSymbols',
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(clients).flatMap(([id, caps]) => (caps[key] === undefined ? [] : [[id, caps[key]]])),
+  );
 }

@@ -6,7 +6,9 @@ import { ClientMessageSchema, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js
 
 type JsonSchema = Record<string, unknown>;
 
-const [subscribe, unsubscribe, ping] = ClientMessageSchema.options.map((option) => z.toJSONSchema(option) as JsonSchema);
+const [subscribe, unsubscribe, ping] = ClientMessageSchema.options.map(
+  (option) => z.toJSONSchema(option) as JsonSchema,
+);
 
 const str = { type: 'string' };
 
@@ -33,7 +35,10 @@ const serverSchemasOf = (topic: JsonSchema): Record<string, JsonSchema> => ({
     type: 'object',
     required: ['type', 'topic', 'epoch', 'seq', 'ts', 'data'],
     properties: {
-      type: { enum: ['snapshot', 'update', 'resync'], description: 'resync: the state after a gap or in a new epoch; replace what you hold' },
+      type: {
+        enum: ['snapshot', 'update', 'resync'],
+        description: 'resync: the state after a gap or in a new epoch; replace what you hold',
+      },
       topic,
       epoch: {
         type: 'string',
@@ -41,12 +46,19 @@ const serverSchemasOf = (topic: JsonSchema): Record<string, JsonSchema> => ({
           'the holding that numbered the frame (opaque). seq compares only within one epoch; a new epoch arrives only as a resync with the fresh state. ' +
           'An instance that lost Redis or stopped hearing the holder serves the topic under an epoch of its own; two instances never serve one epoch.',
       },
-      seq: { type: 'integer', description: 'per topic and epoch, +1 per frame and never decreasing; the same on every gateway instance' },
+      seq: {
+        type: 'integer',
+        description: 'per topic and epoch, +1 per frame and never decreasing; the same on every gateway instance',
+      },
       ts: { type: 'integer', description: 'ms since epoch when the gateway received the data' },
       data: { description: 'the upstream payload, unchanged' },
     },
   },
-  ack: { type: 'object', required: ['type', 'id', 'topics'], properties: { type: { const: 'ack' }, id: str, topics: { type: 'array', items: topic } } },
+  ack: {
+    type: 'object',
+    required: ['type', 'id', 'topics'],
+    properties: { type: { const: 'ack' }, id: str, topics: { type: 'array', items: topic } },
+  },
   error: {
     type: 'object',
     required: ['type', 'code', 'message'],
@@ -70,7 +82,12 @@ const serverSchemasOf = (topic: JsonSchema): Record<string, JsonSchema> => ({
   pong: { type: 'object', required: ['type'], properties: { type: { const: 'pong' }, id: str } },
 });
 
-const message = (name: string, payload: JsonSchema, summary: string) => ({ name, contentType: 'application/json', summary, payload });
+const message = (name: string, payload: JsonSchema, summary: string) => ({
+  name,
+  contentType: 'application/json',
+  summary,
+  payload,
+});
 const ref = (name: string) => ({ $ref: `#/channels/stream/messages/${name}` });
 
 /**
@@ -102,7 +119,13 @@ export function wsAsyncApiOf(families: readonly TopicFamily[]) {
         'The topics: ' +
         families.map((family) => `${family.syntax} (${family.scope}): ${family.description}`).join(' '),
     },
-    servers: { gateway: { host: 'gateway', protocol: 'wss', security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }] } },
+    servers: {
+      gateway: {
+        host: 'gateway',
+        protocol: 'wss',
+        security: [{ $ref: '#/components/securitySchemes/apiKey' }, { $ref: '#/components/securitySchemes/ticket' }],
+      },
+    },
     channels: {
       stream: {
         address: '/ws',
@@ -121,21 +144,42 @@ export function wsAsyncApiOf(families: readonly TopicFamily[]) {
           unsubscribe: message('unsubscribe', unsubscribe, 'Leave topics'),
           ping: message('ping', ping, 'Application-level ping; answered with pong'),
           frame: message('frame', serverSchemas.frame, 'snapshot, update or resync of one topic'),
-          ack: message('ack', serverSchemas.ack, 'The listed topics are subscribed (sent after their snapshot) or left'),
-          error: message('error', serverSchemas.error, 'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value'),
+          ack: message(
+            'ack',
+            serverSchemas.ack,
+            'The listed topics are subscribed (sent after their snapshot) or left',
+          ),
+          error: message(
+            'error',
+            serverSchemas.error,
+            'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value',
+          ),
           pong: message('pong', serverSchemas.pong, 'Answer to ping'),
         },
       },
     },
     operations: {
-      sendRequests: { action: 'send', channel: { $ref: '#/channels/stream' }, messages: ['subscribe', 'unsubscribe', 'ping'].map(ref) },
-      receiveFrames: { action: 'receive', channel: { $ref: '#/channels/stream' }, messages: ['frame', 'ack', 'error', 'pong'].map(ref) },
+      sendRequests: {
+        action: 'send',
+        channel: { $ref: '#/channels/stream' },
+        messages: ['subscribe', 'unsubscribe', 'ping'].map(ref),
+      },
+      receiveFrames: {
+        action: 'receive',
+        channel: { $ref: '#/channels/stream' },
+        messages: ['frame', 'ack', 'error', 'pong'].map(ref),
+      },
     },
     components: {
       schemas: { topic: topicSchemaOf(families) },
       securitySchemes: {
         apiKey: { type: 'httpApiKey', in: 'header', name: 'Authorization', description: 'Bearer <api key> (servers)' },
-        ticket: { type: 'httpApiKey', in: 'query', name: 'ticket', description: `one-time ticket from POST /ws/tickets, valid ${WS_LIMITS.ticketTtlMs / 1000} s (browsers)` },
+        ticket: {
+          type: 'httpApiKey',
+          in: 'query',
+          name: 'ticket',
+          description: `one-time ticket from POST /ws/tickets, valid ${WS_LIMITS.ticketTtlMs / 1000} s (browsers)`,
+        },
       },
     },
   } as const;

@@ -29,8 +29,15 @@ describe(WsConnectionCounter.name, () => {
     for (let i = 0; i < 3; i++) sut.admit('dashboard', socket());
     sut.admit('bot', socket());
 
-    expect(() => sut.admit('dashboard', socket())).toThrow(expect.objectContaining({ extensions: { cap: 'connections', limit: 3 }, message: expect.stringContaining('streams.clients.dashboard.maxConnections') }));
-    expect(() => sut.admit('bot', socket())).toThrow(expect.objectContaining({ extensions: { cap: 'connections', limit: 1 } }));
+    expect(() => sut.admit('dashboard', socket())).toThrow(
+      expect.objectContaining({
+        extensions: { cap: 'connections', limit: 3 },
+        message: expect.stringContaining('streams.clients.dashboard.maxConnections'),
+      }),
+    );
+    expect(() => sut.admit('bot', socket())).toThrow(
+      expect.objectContaining({ extensions: { cap: 'connections', limit: 1 } }),
+    );
   });
 
   it('gives the slot back when the socket closes, handshake done or not', async () => {

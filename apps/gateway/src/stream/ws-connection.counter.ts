@@ -21,7 +21,9 @@ export class WsConnectionCounter {
 
   /** The default cap and every client's own, from the `streams` section. */
   static of(streams: StreamsConfig): WsConnectionCounter {
-    const own = Object.entries(streams.clients).flatMap(([id, caps]) => (caps.maxConnections === undefined ? [] : [[id, caps.maxConnections] as const]));
+    const own = Object.entries(streams.clients).flatMap(([id, caps]) =>
+      caps.maxConnections === undefined ? [] : [[id, caps.maxConnections] as const],
+    );
     return new WsConnectionCounter(streams.maxConnectionsPerClient, Object.fromEntries(own));
   }
 
@@ -31,11 +33,16 @@ export class WsConnectionCounter {
     const own = this.overrides[clientId];
     const limit = own ?? this.maxPerClient;
     if (count >= limit) {
-      const setting = own === undefined ? 'streams.maxConnectionsPerClient' : `streams.clients.${clientId}.maxConnections`;
-      throw new RateLimitedError(`This client already holds ${count} WebSocket connections on this instance, its cap (${setting} is ${limit}).`, RETRY_AFTER_SECONDS, {
-        cap: 'connections',
-        limit,
-      });
+      const setting =
+        own === undefined ? 'streams.maxConnectionsPerClient' : `streams.clients.${clientId}.maxConnections`;
+      throw new RateLimitedError(
+        `This client already holds ${count} WebSocket connections on this instance, its cap (${setting} is ${limit}).`,
+        RETRY_AFTER_SECONDS,
+        {
+          cap: 'connections',
+          limit,
+        },
+      );
     }
     this.open.set(clientId, count + 1);
     socket.once('close', () => this.release(clientId));

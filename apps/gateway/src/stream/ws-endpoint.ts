@@ -3,7 +3,15 @@ import type { Duplex } from 'node:stream';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, clip, requestIdOf, toDomainError } from '@lib/core';
+import {
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  clip,
+  requestIdOf,
+  toDomainError,
+} from '@lib/core';
 import { FanoutHub, TopicSourceRegistry } from '@lib/fanout';
 import { RetailTopics } from '@lib/retail';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -36,12 +44,17 @@ interface WsLogin {
 export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WsEndpoint.name);
   // perMessageDeflate stays off: the hub writes pre-framed, uncompressed frames straight to the socket.
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: WS_LIMITS.maxFrameBytes, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: WS_LIMITS.maxFrameBytes,
+    perMessageDeflate: false,
+  });
   private readonly sessions = new Set<WsSession>();
   private readonly sockets = new Set<WebSocket>();
   private readonly connections: WsConnectionCounter;
   private pingTimer: NodeJS.Timeout | undefined;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    void this.upgrade(req, socket, head);
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -58,7 +71,10 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.adapterHost.httpAdapter.getHttpServer().on('upgrade', this.onUpgrade);
-    this.pingTimer = setInterval(() => this.sessions.forEach((session) => session.heartbeat()), WS_LIMITS.pingIntervalMs);
+    this.pingTimer = setInterval(
+      () => this.sessions.forEach((session) => session.heartbeat()),
+      WS_LIMITS.pingIntervalMs,
+    );
     this.pingTimer.unref();
   }
 
@@ -72,7 +88,12 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname !== WS_PATH) return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`));
+    if (url.pathname !== WS_PATH)
+      return refuse(
+        req,
+        socket,
+        new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`),
+      );
     let login: WsLogin;
     let graceMs: number | undefined;
     try {
@@ -89,7 +110,10 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   /** `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs write:orders). */
   private cancelOnDisconnectOf(caller: AuthenticatedClient, url: URL): number | undefined {
     const graceMs = CancelOnDisconnect.graceOf(url.searchParams.get('cancelOnDisconnect'));
-    if (graceMs !== undefined && !caller.scopes.has('write:orders')) throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', { extensions: { scope: 'write:orders' } });
+    if (graceMs !== undefined && !caller.scopes.has('write:orders'))
+      throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', {
+        extensions: { scope: 'write:orders' },
+      });
     return graceMs;
   }
 
@@ -100,13 +124,22 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const redeemed = await this.tickets.redeem(ticket);
     const caller = redeemed === undefined ? undefined : this.auth.clientById(redeemed.clientId);
     // A bad ticket is a failed login like a bad key: counted, and slowed once too many.
-    if (!caller) this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
+    if (!caller)
+      this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
     return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics, this.declared) : undefined };
   }
 
   private accept(ws: WebSocket, { caller, allowance }: WsLogin, graceMs: number | undefined): void {
     if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id);
-    const session = new WsSession(ws, this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)), caller, this.hub, this.declared, this.retailTopics.defaultAccount, allowance);
+    const session = new WsSession(
+      ws,
+      this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)),
+      caller,
+      this.hub,
+      this.declared,
+      this.retailTopics.defaultAccount,
+      allowance,
+    );
     this.sessions.add(session);
     this.sockets.add(ws);
     ws.on('error', (error) => this.logger.debug(`WebSocket of ${caller.id}: ${error.message}`));

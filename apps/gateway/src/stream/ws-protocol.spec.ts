@@ -61,11 +61,21 @@ describe('topicRule', () => {
 
 describe('parseClientMessage', () => {
   it('accepts a subscribe with resumeFrom naming the epoch, or a bare seq (the older form)', () => {
-    expect(parseClientMessage('{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":{"epoch":"e1","seq":4}}}')).toMatchObject({
+    expect(
+      parseClientMessage(
+        '{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":{"epoch":"e1","seq":4}}}',
+      ),
+    ).toMatchObject({
       resumeFrom: { 'retail.orders': { epoch: 'e1', seq: 4 } },
     });
-    expect(parseClientMessage('{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":4}}')).toMatchObject({ type: 'subscribe' });
-    expect(parseClientMessage('{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":{"seq":4}}}')).toMatch(/resumeFrom/);
+    expect(
+      parseClientMessage('{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":4}}'),
+    ).toMatchObject({ type: 'subscribe' });
+    expect(
+      parseClientMessage(
+        '{"type":"subscribe","id":"1","topics":["retail.orders"],"resumeFrom":{"retail.orders":{"seq":4}}}',
+      ),
+    ).toMatch(/resumeFrom/);
   });
 
   it('names what is wrong with a refused frame', () => {

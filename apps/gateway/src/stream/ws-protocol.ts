@@ -53,13 +53,23 @@ const resumePoint = z.union([seq, z.object({ epoch: z.string().min(1).max(64), s
 const topics = z.array(z.string().min(1).max(200)).min(1).max(WS_LIMITS.maxSubscriptions);
 
 export const ClientMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), id, topics, resumeFrom: z.record(z.string(), resumePoint).optional() }).strict(),
+  z
+    .object({ type: z.literal('subscribe'), id, topics, resumeFrom: z.record(z.string(), resumePoint).optional() })
+    .strict(),
   z.object({ type: z.literal('unsubscribe'), id, topics }).strict(),
   z.object({ type: z.literal('ping'), id: id.optional() }).strict(),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
-export const WS_ERROR_CODES = ['bad_request', 'unknown_topic', 'forbidden', 'too_many_subscriptions', 'too_many_streams', 'rate_limited', 'upstream_failed'] as const;
+export const WS_ERROR_CODES = [
+  'bad_request',
+  'unknown_topic',
+  'forbidden',
+  'too_many_subscriptions',
+  'too_many_streams',
+  'rate_limited',
+  'upstream_failed',
+] as const;
 export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 export interface AckMessage {

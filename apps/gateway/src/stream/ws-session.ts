@@ -5,7 +5,14 @@ import type { RawData, WebSocket } from 'ws';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { TopicAllowance } from './ws-topic-allowance.js';
-import { type ClientMessage, type ErrorMessage, WS_LIMITS, idOf, parseClientMessage, topicRule } from './ws-protocol.js';
+import {
+  type ClientMessage,
+  type ErrorMessage,
+  WS_LIMITS,
+  idOf,
+  parseClientMessage,
+  topicRule,
+} from './ws-protocol.js';
 
 /** RFC 6455 §7.4.1: 1008 policy violation. */
 const POLICY_VIOLATION = 1008;
@@ -51,8 +58,11 @@ export class WsSession {
 
   private onFrame(data: RawData, isBinary: boolean): void {
     if (!this.withinRate()) return;
-    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8');
-    if (isBinary) return this.error({ code: 'bad_request', message: 'binary frames are not accepted: send JSON text frames' });
+    const text = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8');
+    if (isBinary)
+      return this.error({ code: 'bad_request', message: 'binary frames are not accepted: send JSON text frames' });
     const message = parseClientMessage(text);
     if (typeof message === 'string') return this.error({ id: idOf(text), code: 'bad_request', message });
     void this.handle(message);
@@ -88,14 +98,24 @@ export class WsSession {
     }
   }
 
-  private async subscribe(id: string, topics: string[], resumeFrom: Record<string, number | ResumePoint>): Promise<void> {
+  private async subscribe(
+    id: string,
+    topics: string[],
+    resumeFrom: Record<string, number | ResumePoint>,
+  ): Promise<void> {
     const wanted = [...new Set(topics)].filter((topic) => this.admit(id, topic));
     const fresh = wanted.filter((topic) => !this.topics.has(topic));
     if (this.topics.size + fresh.length > WS_LIMITS.maxSubscriptions) {
-      return this.error({ id, code: 'too_many_subscriptions', message: `at most ${WS_LIMITS.maxSubscriptions} topics per connection` });
+      return this.error({
+        id,
+        code: 'too_many_subscriptions',
+        message: `at most ${WS_LIMITS.maxSubscriptions} topics per connection`,
+      });
     }
     fresh.forEach((topic) => this.topics.add(topic));
-    const results = await Promise.all(wanted.map((topic) => this.subscribeOne(id, topic, resumePointOf(resumeFrom[topic]))));
+    const results = await Promise.all(
+      wanted.map((topic) => this.subscribeOne(id, topic, resumePointOf(resumeFrom[topic]))),
+    );
     const acked = wanted.filter((_, i) => results[i]);
     if (acked.length > 0) this.client.sendJson({ type: 'ack', id, topics: acked });
   }
@@ -108,7 +128,12 @@ export class WsSession {
       return false;
     }
     if (this.allowance && !this.allowance.permits(topic, rule.family)) {
-      this.error({ id, topic, code: 'forbidden', message: `This connection's ticket does not allow ${topic}: its minter narrowed it to ${this.allowance.entries.length} topics or families.` });
+      this.error({
+        id,
+        topic,
+        code: 'forbidden',
+        message: `This connection's ticket does not allow ${topic}: its minter narrowed it to ${this.allowance.entries.length} topics or families.`,
+      });
       return false;
     }
     if (!this.caller.scopes.has(rule.scope)) {
@@ -117,11 +142,21 @@ export class WsSession {
     }
     const account = rule.accountName ?? this.retailAccount;
     if (rule.account && !(account && this.caller.retailAccounts.includes(account))) {
-      this.error({ id, topic, code: 'forbidden', message: `This client may not read the retail account ${account ?? '(none configured)'}.` });
+      this.error({
+        id,
+        topic,
+        code: 'forbidden',
+        message: `This client may not read the retail account ${account ?? '(none configured)'}.`,
+      });
       return false;
     }
     if (rule.participant !== undefined && !this.caller.participants.includes(rule.participant)) {
-      this.error({ id, topic, code: 'forbidden', message: `This client may not read the participant ${rule.participant}.` });
+      this.error({
+        id,
+        topic,
+        code: 'forbidden',
+        message: `This client may not read the participant ${rule.participant}.`,
+      });
       return false;
     }
     return true;

@@ -17,7 +17,10 @@ export const WsTicketRequestSchema = z
       .array(z.string().min(1).max(200))
       .min(1)
       .max(MAX_ALLOWANCE_ENTRIES)
-      .refine((entries) => entries.reduce((sum, entry) => sum + entry.length, 0) <= MAX_ALLOWANCE_CHARS, `at most ${MAX_ALLOWANCE_CHARS} characters in all`),
+      .refine(
+        (entries) => entries.reduce((sum, entry) => sum + entry.length, 0) <= MAX_ALLOWANCE_CHARS,
+        `at most ${MAX_ALLOWANCE_CHARS} characters in all`,
+      ),
   })
   .strict()
   .optional();

@@ -50,7 +50,9 @@ export class WsTicketStore {
     if (!this.redis) {
       const entry = this.local.get(ticket);
       this.local.delete(ticket);
-      return entry && entry.expiresAt > this.clock.now() ? { clientId: entry.clientId, topics: entry.topics } : undefined;
+      return entry && entry.expiresAt > this.clock.now()
+        ? { clientId: entry.clientId, topics: entry.topics }
+        : undefined;
     }
     try {
       const stored = await this.redis.getdel(this.prefix + ticket);
@@ -67,7 +69,11 @@ export class WsTicketStore {
     try {
       await this.redis?.set(this.prefix + ticket, encode(holder), 'PX', WS_LIMITS.ticketTtlMs);
     } catch (error) {
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'WebSocket tickets cannot be issued while Redis is unreachable; servers can connect with their API key.', { cause: error });
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'WebSocket tickets cannot be issued while Redis is unreachable; servers can connect with their API key.',
+        { cause: error },
+      );
     }
   }
 
@@ -89,7 +95,8 @@ function decode(stored: string): RedeemedTicket | undefined {
   if (!stored.startsWith('{')) return { clientId: stored };
   try {
     const { client, topics } = JSON.parse(stored) as { client?: unknown; topics?: unknown };
-    if (typeof client !== 'string' || !Array.isArray(topics) || !topics.every((t) => typeof t === 'string')) return undefined;
+    if (typeof client !== 'string' || !Array.isArray(topics) || !topics.every((t) => typeof t === 'string'))
+      return undefined;
     return { clientId: client, topics: topics as string[] };
   } catch {
     return undefined;

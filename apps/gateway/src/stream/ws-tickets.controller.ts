@@ -22,8 +22,13 @@ export class WsTicketsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: `A one-time ticket (valid ${WS_LIMITS.ticketTtlMs / 1000} s) for opening /ws?ticket=… from a browser, optionally narrowed to a list of topics and topic families` })
-  issue(@CurrentClient() client: AuthenticatedClient, @ZodBody(WsTicketRequestSchema) body: WsTicketRequest): Promise<IssuedTicket> {
+  @ApiOperation({
+    summary: `A one-time ticket (valid ${WS_LIMITS.ticketTtlMs / 1000} s) for opening /ws?ticket=… from a browser, optionally narrowed to a list of topics and topic families`,
+  })
+  issue(
+    @CurrentClient() client: AuthenticatedClient,
+    @ZodBody(WsTicketRequestSchema) body: WsTicketRequest,
+  ): Promise<IssuedTicket> {
     const errors = (body?.topics ?? []).flatMap((entry, i): FieldError[] => {
       const problem = allowanceEntryProblem(this.declared, entry);
       return problem ? [{ path: `body.topics.${i}`, message: problem }] : [];

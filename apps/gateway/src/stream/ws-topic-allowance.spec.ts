@@ -27,9 +27,17 @@ describe('WsTicketRequestSchema', () => {
   it('takes no body, or 1 to 100 entries of at most 8,192 characters in all', () => {
     const topic = (i: number) => `exchange.marketData.${'s'.repeat(40)}-${i}`;
     expect(WsTicketRequestSchema.safeParse(undefined).success).toBe(true);
-    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 100 }, (_, i) => topic(i)) }).success).toBe(true);
-    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 101 }, (_, i) => topic(i)) }).success).toBe(false);
-    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 50 }, (_, i) => `exchange.marketData.${'s'.repeat(150)}-${i}`) }).success).toBe(false);
+    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 100 }, (_, i) => topic(i)) }).success).toBe(
+      true,
+    );
+    expect(WsTicketRequestSchema.safeParse({ topics: Array.from({ length: 101 }, (_, i) => topic(i)) }).success).toBe(
+      false,
+    );
+    expect(
+      WsTicketRequestSchema.safeParse({
+        topics: Array.from({ length: 50 }, (_, i) => `exchange.marketData.${'s'.repeat(150)}-${i}`),
+      }).success,
+    ).toBe(false);
     expect(WsTicketRequestSchema.safeParse({ topics: [] }).success).toBe(false);
   });
 });
@@ -40,7 +48,10 @@ describe(`${WsTicketStore.name} without Redis`, () => {
     const narrowed = await sut.issue('dashboard', ['exchange.marketData.<symbol>']);
     const plain = await sut.issue('bot');
 
-    expect(await sut.redeem(narrowed.ticket)).toEqual({ clientId: 'dashboard', topics: ['exchange.marketData.<symbol>'] });
+    expect(await sut.redeem(narrowed.ticket)).toEqual({
+      clientId: 'dashboard',
+      topics: ['exchange.marketData.<symbol>'],
+    });
     expect(await sut.redeem(narrowed.ticket)).toBeUndefined();
     expect(await sut.redeem(plain.ticket)).toEqual({ clientId: 'bot', topics: undefined });
   });

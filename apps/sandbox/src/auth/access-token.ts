@@ -29,9 +29,11 @@ export interface AccessGrant {
   expiresAtMs: number;
 }
 
-export type AccessTokenRejection = 'malformed' | 'bad_signature' | 'foreign_token' | 'expired' | 'revoked' | 'unknown_client';
+export type AccessTokenRejection =
+  'malformed' | 'bad_signature' | 'foreign_token' | 'expired' | 'revoked' | 'unknown_client';
 
-export type AccessTokenCheck = { ok: true; grant: AccessGrant } | { ok: false; reason: AccessTokenRejection; message: string };
+export type AccessTokenCheck =
+  { ok: true; grant: AccessGrant } | { ok: false; reason: AccessTokenRejection; message: string };
 
 /**
  * Access tokens are JWTs signed by the sandbox itself (RFC 9068 style) with the granted scopes in
@@ -62,15 +64,19 @@ export function issueAccessToken(parts: AccessTokenParts, client: RegisteredExch
 export function verifyAccessToken(parts: AccessTokenParts, token: string): AccessTokenCheck {
   const { clock, addresses, tokens, exchangeClients } = parts;
   const jwt = parseCompactJwt(token);
-  if (!jwt || jwt.header.alg !== 'RS256') return { ok: false, reason: 'malformed', message: 'access token is malformed' };
-  if (!verifyRs256(jwt, tokens.signingKey.publicKey)) return { ok: false, reason: 'bad_signature', message: 'access token is not valid' };
+  if (!jwt || jwt.header.alg !== 'RS256')
+    return { ok: false, reason: 'malformed', message: 'access token is malformed' };
+  if (!verifyRs256(jwt, tokens.signingKey.publicKey))
+    return { ok: false, reason: 'bad_signature', message: 'access token is not valid' };
   const { iss, aud, sub, exp, scope, epoch } = jwt.payload;
   if (iss !== addresses.urls.auth || aud !== addresses.urls.exchange) {
     return { ok: false, reason: 'foreign_token', message: 'access token was not issued for this API' };
   }
-  if (typeof exp !== 'number' || exp * 1000 <= clock.now()) return { ok: false, reason: 'expired', message: 'access token has expired' };
+  if (typeof exp !== 'number' || exp * 1000 <= clock.now())
+    return { ok: false, reason: 'expired', message: 'access token has expired' };
   if (epoch !== tokens.epoch) return { ok: false, reason: 'revoked', message: 'access token has been revoked' };
   const client = typeof sub === 'string' ? exchangeClients.get(sub) : undefined;
-  if (!client || typeof scope !== 'string') return { ok: false, reason: 'unknown_client', message: 'access token names no known client' };
+  if (!client || typeof scope !== 'string')
+    return { ok: false, reason: 'unknown_client', message: 'access token names no known client' };
   return { ok: true, grant: { client, scopes: new Set(scope.split(' ').filter(Boolean)), expiresAtMs: exp * 1000 } };
 }

@@ -10,13 +10,26 @@ const NOW = NOW_MS / 1000;
 describe(verifyClientAssertion.name, () => {
   const current = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const next = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const expected: AssertionExpectations = { clientId: 'desk', publicKeys: [current.publicKey, next.publicKey], tokenUrl: TOKEN_URL, nowMs: NOW_MS };
+  const expected: AssertionExpectations = {
+    clientId: 'desk',
+    publicKeys: [current.publicKey, next.publicKey],
+    tokenUrl: TOKEN_URL,
+    nowMs: NOW_MS,
+  };
   const claims = { iss: 'desk', sub: 'desk', aud: TOKEN_URL, iat: NOW, exp: NOW + 300, jti: 'j-1' };
-  const assertion = (overrides: Record<string, unknown> = {}, key = current.privateKey): string => signRs256({}, { ...claims, ...overrides }, key);
+  const assertion = (overrides: Record<string, unknown> = {}, key = current.privateKey): string =>
+    signRs256({}, { ...claims, ...overrides }, key);
 
   it('accepts an assertion signed by either key of a rotation', () => {
-    expect(verifyClientAssertion(assertion(), expected)).toMatchObject({ ok: true, jti: 'j-1', key: current.publicKey });
-    expect(verifyClientAssertion(assertion({}, next.privateKey), expected)).toMatchObject({ ok: true, key: next.publicKey });
+    expect(verifyClientAssertion(assertion(), expected)).toMatchObject({
+      ok: true,
+      jti: 'j-1',
+      key: current.publicKey,
+    });
+    expect(verifyClientAssertion(assertion({}, next.privateKey), expected)).toMatchObject({
+      ok: true,
+      key: next.publicKey,
+    });
   });
 
   it('accepts an audience array that holds the token URL (RFC 7519 §4.1.3)', () => {
@@ -29,7 +42,11 @@ describe(verifyClientAssertion.name, () => {
 
   it('answers invalid_client when no registered key verifies the signature', () => {
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    expect(verifyClientAssertion(assertion({}, stranger), expected)).toMatchObject({ ok: false, error: 'invalid_client', reason: 'bad_signature' });
+    expect(verifyClientAssertion(assertion({}, stranger), expected)).toMatchObject({
+      ok: false,
+      error: 'invalid_client',
+      reason: 'bad_signature',
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -43,6 +60,10 @@ describe(verifyClientAssertion.name, () => {
     ['an empty jti', { jti: '' }, 'invalid_claim'],
     ['a null jti', { jti: null }, 'missing_claim'],
   ])('answers invalid_client_assertion for %s', (_, overrides, reason) => {
-    expect(verifyClientAssertion(assertion(overrides), expected)).toMatchObject({ ok: false, error: 'invalid_client_assertion', reason });
+    expect(verifyClientAssertion(assertion(overrides), expected)).toMatchObject({
+      ok: false,
+      error: 'invalid_client_assertion',
+      reason,
+    });
   });
 });

@@ -24,7 +24,12 @@ export interface AssertionExpectations {
 
 export type AssertionVerdict =
   | { ok: true; jti: string; key: KeyObject }
-  | { ok: false; error: 'invalid_client' | 'invalid_client_assertion'; reason: AssertionRejection; description: string };
+  | {
+      ok: false;
+      error: 'invalid_client' | 'invalid_client_assertion';
+      reason: AssertionRejection;
+      description: string;
+    };
 
 type Rejected = Extract<AssertionVerdict, { ok: false }>;
 
@@ -51,7 +56,8 @@ const REQUIRED_CLAIMS = ['iss', 'sub', 'aud', 'iat', 'exp', 'jti'] as const;
 export function verifyClientAssertion(assertion: string, expected: AssertionExpectations): AssertionVerdict {
   const jwt = parseCompactJwt(assertion);
   if (!jwt) return reject('malformed', 'client_assertion is not a well-formed signed JWT');
-  if (jwt.header.alg !== 'RS256') return reject('wrong_alg', `client_assertion must be signed with RS256, not ${String(jwt.header.alg)}`);
+  if (jwt.header.alg !== 'RS256')
+    return reject('wrong_alg', `client_assertion must be signed with RS256, not ${String(jwt.header.alg)}`);
   const key = expected.publicKeys.find((candidate) => verifyRs256(jwt, candidate));
   if (!key) {
     const description = 'client_assertion signature does not verify against any key registered for this client';
@@ -69,7 +75,8 @@ function readClaims({ payload }: CompactJwt): AssertionClaims | Rejected {
   if (typeof iss !== 'string' || typeof sub !== 'string') return reject('invalid_claim', 'iss and sub must be strings');
   const audOk = typeof aud === 'string' || (Array.isArray(aud) && aud.every((entry) => typeof entry === 'string'));
   if (!audOk) return reject('invalid_claim', 'aud must be a string or an array of strings');
-  if (!isNumericDate(iat) || !isNumericDate(exp)) return reject('invalid_claim', 'iat and exp must be Unix times in seconds');
+  if (!isNumericDate(iat) || !isNumericDate(exp))
+    return reject('invalid_claim', 'iat and exp must be Unix times in seconds');
   if (typeof jti !== 'string' || jti.length === 0) return reject('invalid_claim', 'jti must be a non-empty string');
   return { iss, sub, aud: aud as string | string[], iat, exp, jti };
 }
@@ -80,7 +87,8 @@ function checkClaims(claims: AssertionClaims, expected: AssertionExpectations): 
     return reject('iss_sub_mismatch', 'iss and sub must both be the client id');
   }
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audiences.includes(expected.tokenUrl)) return reject('wrong_aud', `aud must be the token URL ${expected.tokenUrl}`);
+  if (!audiences.includes(expected.tokenUrl))
+    return reject('wrong_aud', `aud must be the token URL ${expected.tokenUrl}`);
   if (claims.iat > nowSeconds + IAT_LEEWAY_SECONDS) return reject('iat_in_future', 'iat is in the future');
   if (claims.exp <= nowSeconds) return reject('expired', 'client_assertion has expired');
   if (claims.exp <= claims.iat || claims.exp - claims.iat > MAX_ASSERTION_LIFETIME_SECONDS) {

@@ -21,11 +21,17 @@ export function parseCompactJwt(token: string): CompactJwt | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [header, payload, signature] = parts;
-  if (!isBase64Url(header, SEGMENT) || !isBase64Url(payload, SEGMENT) || !isBase64Url(signature, SIGNATURE_SEGMENT)) return undefined;
+  if (!isBase64Url(header, SEGMENT) || !isBase64Url(payload, SEGMENT) || !isBase64Url(signature, SIGNATURE_SEGMENT))
+    return undefined;
   const headerJson = decodeJsonObject(header);
   const payloadJson = decodeJsonObject(payload);
   if (!headerJson || !payloadJson) return undefined;
-  return { header: headerJson, payload: payloadJson, signingInput: `${header}.${payload}`, signature: Buffer.from(signature, 'base64url') };
+  return {
+    header: headerJson,
+    payload: payloadJson,
+    signingInput: `${header}.${payload}`,
+    signature: Buffer.from(signature, 'base64url'),
+  };
 }
 
 /** RS256 = RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3); false for any key that is not RSA. */
@@ -38,7 +44,11 @@ export function verifyRs256(jwt: CompactJwt, key: KeyObject): boolean {
   }
 }
 
-export function signRs256(header: Record<string, unknown>, payload: Record<string, unknown>, privateKey: KeyObject): string {
+export function signRs256(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  privateKey: KeyObject,
+): string {
   const signingInput = `${encodeJson({ ...header, alg: 'RS256' })}.${encodeJson(payload)}`;
   return `${signingInput}.${sign('RSA-SHA256', Buffer.from(signingInput, 'ascii'), privateKey).toString('base64url')}`;
 }
@@ -51,7 +61,9 @@ function isBase64Url(segment: string, alphabet: RegExp): boolean {
 function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -7,7 +7,9 @@ import { type ResolvedError, SurfaceErrorFilter } from '../shared/surface-error.
 export class OAuthErrorFilter extends SurfaceErrorFilter {
   protected override resolve(error: ResolvedError): ResolvedError {
     // A body Fastify has no parser for (a form post, say) is a malformed token request: 400, not 415.
-    return error.status === 415 ? { status: 400, message: 'content-type must be application/json', code: 'invalid_request' } : error;
+    return error.status === 415
+      ? { status: 400, message: 'content-type must be application/json', code: 'invalid_request' }
+      : error;
   }
 
   protected body({ status, message, code }: ResolvedError): object {

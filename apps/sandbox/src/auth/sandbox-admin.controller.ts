@@ -9,7 +9,10 @@ import { SandboxCounters } from '../shared/sandbox-counters.js';
 
 const ClockBody = z.object({ skewMs: z.number().int() }).strict();
 const KeyBody = z.object({ publicKeyPem: z.string().min(1) }).strict();
-const FaultsBody = z.object({ authDown: z.boolean(), latencyRejectNext: z.number().int().min(0) }).partial().strict();
+const FaultsBody = z
+  .object({ authDown: z.boolean(), latencyRejectNext: z.number().int().min(0) })
+  .partial()
+  .strict();
 
 interface ClientKeys {
   clientId: string;

@@ -1,6 +1,7 @@
 import { SurfaceError } from '../shared/surface-error.js';
 
-export type OAuthErrorCode = 'invalid_request' | 'unsupported_grant_type' | 'invalid_client' | 'invalid_client_assertion';
+export type OAuthErrorCode =
+  'invalid_request' | 'unsupported_grant_type' | 'invalid_client' | 'invalid_client_assertion';
 
 /** A refused token request; `reason` is finer than the OAuth code and only feeds the counters. */
 export class TokenRefusal extends SurfaceError {

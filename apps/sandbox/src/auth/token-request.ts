@@ -33,10 +33,18 @@ export function parseTokenRequest(contentType: string | undefined, body: unknown
   const absent = REQUIRED_FIELDS.find((name) => text(name) === undefined);
   if (absent) throw new TokenRefusal('missing_field', 'invalid_request', `${absent} is required and must be a string`);
   if (text('client_assertion_type') !== CLIENT_ASSERTION_TYPE) {
-    throw new TokenRefusal('wrong_assertion_type', 'invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+    throw new TokenRefusal(
+      'wrong_assertion_type',
+      'invalid_request',
+      `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`,
+    );
   }
   if (text('audience') !== exchangeUrl) {
-    throw new TokenRefusal('wrong_audience', 'invalid_request', `audience must be the exchange API address ${exchangeUrl}`);
+    throw new TokenRefusal(
+      'wrong_audience',
+      'invalid_request',
+      `audience must be the exchange API address ${exchangeUrl}`,
+    );
   }
   return { clientId: text('client_id') as string, clientAssertion: text('client_assertion') as string };
 }

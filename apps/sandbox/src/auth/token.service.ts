@@ -3,7 +3,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { publicKeyFingerprint } from '../keys/key-material.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { ACCESS_TOKEN_PARTS, type AccessTokenParts, issueAccessToken } from './access-token.js';
-import { IAT_LEEWAY_SECONDS, MAX_ASSERTION_LIFETIME_SECONDS, verifyClientAssertion } from './client-assertion.verifier.js';
+import {
+  IAT_LEEWAY_SECONDS,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+  verifyClientAssertion,
+} from './client-assertion.verifier.js';
 import { JtiReplayCache } from './jti-replay-cache.js';
 import { parseTokenRequest } from './token-request.js';
 import { TokenRefusal } from './token-refusal.error.js';

@@ -76,7 +76,10 @@ export class CatalogData {
     const section = q.section ?? 'general';
     const excluded = new Set((q.excludeEventId ?? []).map(String));
     const chosen = events.filter((e) => e.kind === type && !excluded.has(e.event.id));
-    const order = section === 'trending' ? { orderBy: ['volume24hr'], orderDirection: 'desc' as const } : { orderBy: ['startTime'] };
+    const order =
+      section === 'trending'
+        ? { orderBy: ['volume24hr'], orderDirection: 'desc' as const }
+        : { orderBy: ['startTime'] };
     const page = sortAndPage(chosen, { ...order, limit: q.limit, offset: q.offset }, (e) => e.event);
     return {
       type,

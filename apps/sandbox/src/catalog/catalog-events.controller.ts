@@ -41,7 +41,8 @@ export class CatalogEventsController {
     const q = parseInput(SearchQuery, raw, 'query');
     const text = q.query?.toLowerCase();
     const found = this.data.fixture.events.filter(({ event, seriesId, gameStatus }) => {
-      if (text && ![event.title, event.slug, event.description].some((field) => field.toLowerCase().includes(text))) return false;
+      if (text && ![event.title, event.slug, event.description].some((field) => field.toLowerCase().includes(text)))
+        return false;
       if (q.seriesIds && !q.seriesIds.includes(seriesId)) return false;
       if (q.status === 'active') return event.active && !event.closed;
       if (q.status === 'closed') return event.closed;

@@ -6,6 +6,8 @@ import { SurfaceError } from '../shared/surface-error.js';
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'query' | 'path'): z.infer<S> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => `${[where, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+  const issues = result.error.issues.map(
+    (issue) => `${[where, ...issue.path.map(String)].join('.')}: ${issue.message}`,
+  );
   throw new SurfaceError(400, issues.join('; '));
 }

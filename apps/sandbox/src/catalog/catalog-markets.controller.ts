@@ -19,19 +19,31 @@ export class CatalogMarketsController {
   markets(@Query() raw: unknown): { markets: object[] } {
     const query = parseInput(MarketsQuery, raw, 'query');
     const markets = this.data.fixture.markets.filter((entry) => marketMatches(entry, query));
-    return { markets: sortAndPage(markets, query, (m) => m.market).map((m) => renderMarket(m.market, 'detail', this.data.live)) };
+    return {
+      markets: sortAndPage(markets, query, (m) => m.market).map((m) =>
+        renderMarket(m.market, 'detail', this.data.live),
+      ),
+    };
   }
 
   @Get('market/id/:id')
   @CatalogRoute('market')
   market(@Param() raw: unknown): { market: object } {
-    return { market: renderMarket(this.data.marketById(parseInput(IdParams, raw, 'path').id).market, 'detail', this.data.live) };
+    return {
+      market: renderMarket(this.data.marketById(parseInput(IdParams, raw, 'path').id).market, 'detail', this.data.live),
+    };
   }
 
   @Get('market/slug/:slug')
   @CatalogRoute('marketBySlug')
   marketBySlug(@Param() raw: unknown): { market: object } {
-    return { market: renderMarket(this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).market, 'detail', this.data.live) };
+    return {
+      market: renderMarket(
+        this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug).market,
+        'detail',
+        this.data.live,
+      ),
+    };
   }
 
   /** The live book of the engine instrument whose symbol is the slug. */
@@ -53,6 +65,10 @@ export class CatalogMarketsController {
   settlement(@Param() raw: unknown): { marketSlug: string; settlementPrice: object; settledAt: string } {
     const entry = this.data.marketBySlug(parseInput(SlugParams, raw, 'path').slug);
     if (!entry.settlement) throw new SurfaceError(404, `market ${entry.market.slug} is not settled`);
-    return { marketSlug: entry.market.slug, settlementPrice: { value: entry.settlement.price.toFixed(2), currency: 'USD' }, settledAt: entry.settlement.settledAt };
+    return {
+      marketSlug: entry.market.slug,
+      settlementPrice: { value: entry.settlement.price.toFixed(2), currency: 'USD' },
+      settledAt: entry.settlement.settledAt,
+    };
   }
 }

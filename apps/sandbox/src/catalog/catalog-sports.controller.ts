@@ -6,11 +6,31 @@ import { CatalogData } from './catalog-data.service.js';
 import type { League, Series, Team } from './fixture/catalog-model.js';
 import { PROVIDER, type SportEntry } from './fixture/reference-data.js';
 import { equalsIfSet, inList, sortAndPage } from './query/sort-page.js';
-import { IdParams, NoQuery, SectionQuery, SeriesIdParams, SeriesQuery, SlugParams, TeamsQuery } from './wire/catalog-query.wire.js';
+import {
+  IdParams,
+  NoQuery,
+  SectionQuery,
+  SeriesIdParams,
+  SeriesQuery,
+  SlugParams,
+  TeamsQuery,
+} from './wire/catalog-query.wire.js';
 
 /** League summary (spec 2.13): what a sport lists of each league. */
-const summary = ({ name, slug, image, isOperational, automaticResolution }: League) => ({ name, slug, image, isOperational, automaticResolution });
-const sportOf = ({ sport, leagues }: SportEntry) => ({ id: sport.id, name: sport.name, slug: sport.slug, image: sport.image, leagues: leagues.map(summary) });
+const summary = ({ name, slug, image, isOperational, automaticResolution }: League) => ({
+  name,
+  slug,
+  image,
+  isOperational,
+  automaticResolution,
+});
+const sportOf = ({ sport, leagues }: SportEntry) => ({
+  id: sport.id,
+  name: sport.name,
+  slug: sport.slug,
+  image: sport.image,
+  leagues: leagues.map(summary),
+});
 
 @Controller()
 export class CatalogSportsController {
@@ -21,7 +41,12 @@ export class CatalogSportsController {
   series(@Query() raw: unknown): { series: Series[] } {
     const q = parseInput(SeriesQuery, raw, 'query');
     const chosen = this.data.fixture.ref.series.filter(
-      (s) => inList(s.slug, q.slug) && equalsIfSet(s.archived, q.archived) && equalsIfSet(s.active, q.active) && equalsIfSet(s.closed, q.closed) && equalsIfSet(s.recurrence, q.recurrence),
+      (s) =>
+        inList(s.slug, q.slug) &&
+        equalsIfSet(s.archived, q.archived) &&
+        equalsIfSet(s.active, q.active) &&
+        equalsIfSet(s.closed, q.closed) &&
+        equalsIfSet(s.recurrence, q.recurrence),
     );
     return { series: sortAndPage(chosen, q, (s) => s) };
   }
@@ -73,7 +98,10 @@ export class CatalogSportsController {
       automaticResolution: league.automaticResolution,
     };
     // The series decides whether these are games or futures; `type` still filters within it.
-    return { ...this.data.section(entries, { ...q, type: q.type ?? (series.seriesType === 'futures' ? 'futures' : 'sport') }), category };
+    return {
+      ...this.data.section(entries, { ...q, type: q.type ?? (series.seriesType === 'futures' ? 'futures' : 'sport') }),
+      category,
+    };
   }
 
   @Get('v2/sports/:slug')
@@ -87,6 +115,12 @@ export class CatalogSportsController {
   leagueEvents(@Param() raw: unknown, @Query() rawQuery: unknown): object {
     const league = this.data.league(parseInput(SlugParams, raw, 'path').slug);
     const q = parseInput(SectionQuery, rawQuery, 'query');
-    return { ...this.data.section(this.data.fixture.events.filter((e) => e.league === league), q), league: summary(league) };
+    return {
+      ...this.data.section(
+        this.data.fixture.events.filter((e) => e.league === league),
+        q,
+      ),
+      league: summary(league),
+    };
   }
 }

@@ -29,7 +29,12 @@ export interface CatalogSurfaceParts {
 export class CatalogSurfaceModule {
   static forRoot(parts: CatalogSurfaceParts): DynamicModule {
     return {
-      controllers: [CatalogEventsController, CatalogHealthController, CatalogMarketsController, CatalogSportsController],
+      controllers: [
+        CatalogEventsController,
+        CatalogHealthController,
+        CatalogMarketsController,
+        CatalogSportsController,
+      ],
       module: CatalogSurfaceModule,
       providers: [
         CatalogData,

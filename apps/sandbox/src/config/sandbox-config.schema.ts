@@ -24,7 +24,13 @@ export const SandboxConfigSchema = z
     publicHost: z.string().optional(),
     /** 0 = an ephemeral port (tests). Each surface has its own origin, as upstream does. */
     ports: z
-      .object({ auth: port.default(4001), exchange: port.default(4002), grpc: port.default(4003), retail: port.default(4004), catalog: port.default(4005) })
+      .object({
+        auth: port.default(4001),
+        exchange: port.default(4002),
+        grpc: port.default(4003),
+        retail: port.default(4004),
+        catalog: port.default(4005),
+      })
       .strict()
       .prefault({}),
     /** Where the private halves are written for the gateway's dev config to read. */
@@ -38,10 +44,19 @@ export const SandboxConfigSchema = z
         tier: z.enum(EXCHANGE_TIERS).default('T1'),
         /** Per-class replacements of the published limits: a lower one makes upstream throttle first, 'off' lifts it (benchmarks). */
         limits: z
-          .partialRecord(z.enum(EXCHANGE_LIMIT_CLASSES), z.union([z.literal('off'), z.object({ limit: z.int().positive(), perSeconds: z.number().positive() }).strict()]))
+          .partialRecord(
+            z.enum(EXCHANGE_LIMIT_CLASSES),
+            z.union([
+              z.literal('off'),
+              z.object({ limit: z.int().positive(), perSeconds: z.number().positive() }).strict(),
+            ]),
+          )
           .default({}),
         /** Path segments of `POST /v1/<processor>/deposits`; spec 4.1 names checkout and hides the other as <processor_a>. */
-        depositProcessors: z.array(z.string().regex(/^[a-z0-9-]+$/)).min(1).default(['checkout', 'processor-a']),
+        depositProcessors: z
+          .array(z.string().regex(/^[a-z0-9-]+$/))
+          .min(1)
+          .default(['checkout', 'processor-a']),
         /** More binary contracts (open) after the fixture's, for tests that need many symbols. */
         extraGames: z
           .array(
@@ -52,7 +67,10 @@ export const SandboxConfigSchema = z
                 home: z.string().regex(/^[a-z0-9]+$/),
                 date: z.iso.date(),
                 /** The event the contract belongs to (`eventAttributes.eventId`, `metadata.eventSlug`); default its own game. Several markets of one event share it. */
-                eventId: z.string().regex(/^[a-z0-9-]+$/).optional(),
+                eventId: z
+                  .string()
+                  .regex(/^[a-z0-9-]+$/)
+                  .optional(),
               })
               .strict(),
           )

@@ -18,10 +18,16 @@ export function aggress(ctx: EngineContext, book: OrderBook, rec: OrderRecord, e
     missMinimum(ctx, book, rec);
     return;
   }
-  const result = walkContra(book, order, limitPx, { maxQty: order.leavesQty, cash: Number.POSITIVE_INFINITY }, {
-    take: (resting, qty, px) => ctx.fill(book, rec, resting, qty, px),
-    meetSelf: (resting) => preventSelfMatch(ctx, book, rec, resting),
-  });
+  const result = walkContra(
+    book,
+    order,
+    limitPx,
+    { maxQty: order.leavesQty, cash: Number.POSITIVE_INFINITY },
+    {
+      take: (resting, qty, px) => ctx.fill(book, rec, resting, qty, px),
+      meetSelf: (resting) => preventSelfMatch(ctx, book, rec, resting),
+    },
+  );
   if (order.leavesQty === 0) return;
   if (result.selfStopped) cancelForSelfMatch(ctx, book, rec);
   else settleRemainder(ctx, book, rec);
@@ -46,7 +52,9 @@ function missMinimum(ctx: EngineContext, book: OrderBook, rec: OrderRecord): voi
 function settleRemainder(ctx: EngineContext, book: OrderBook, rec: OrderRecord): void {
   const order = rec.order;
   if (isImmediate(order)) {
-    ctx.close(book, rec, 'ORDER_STATE_CANCELED', 'EXECUTION_TYPE_CANCELED', { text: 'immediate order remainder canceled' });
+    ctx.close(book, rec, 'ORDER_STATE_CANCELED', 'EXECUTION_TYPE_CANCELED', {
+      text: 'immediate order remainder canceled',
+    });
     return;
   }
   if (order.price === 0) {

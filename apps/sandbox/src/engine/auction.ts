@@ -27,7 +27,12 @@ export function uncrossPrice(book: OrderBook): number | undefined {
   for (const px of prices) {
     const buy = sumWhere(bids, (levelPx) => levelPx >= px);
     const sell = sumWhere(asks, (levelPx) => levelPx <= px);
-    const candidate = { px, volume: Math.min(buy, sell), imbalance: Math.abs(buy - sell), distance: Math.abs(px - reference) };
+    const candidate = {
+      px,
+      volume: Math.min(buy, sell),
+      imbalance: Math.abs(buy - sell),
+      distance: Math.abs(px - reference),
+    };
     if (!best || better(candidate, best)) best = candidate;
   }
   return best?.px;
@@ -53,7 +58,10 @@ export function runAuction(ctx: EngineContext, book: OrderBook): void {
 
 /** The later of the two orders counts as the aggressor, and its instruction decides who is canceled. */
 function preventAuctionSelfMatch(ctx: EngineContext, book: OrderBook, a: OrderRecord, b: OrderRecord): void {
-  const [earlier, later] = a.order.insertTime < b.order.insertTime || (a.order.insertTime === b.order.insertTime && a.seq < b.seq) ? [a, b] : [b, a];
+  const [earlier, later] =
+    a.order.insertTime < b.order.insertTime || (a.order.insertTime === b.order.insertTime && a.seq < b.seq)
+      ? [a, b]
+      : [b, a];
   const instruction = later.order.selfMatchPreventionInstruction;
   if (instruction !== 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING') cancelForSelfMatch(ctx, book, later);
   if (instruction !== 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR') cancelForSelfMatch(ctx, book, earlier);

@@ -8,7 +8,14 @@ export function bookSnapshot(book: OrderBook, depth: number, openInterest: numbe
   const indicativeOpenPx = allowsMatching(state) ? undefined : uncrossPrice(book);
   const stats: BookStats = { ...book.stats, openInterest };
   if (indicativeOpenPx !== undefined) stats.indicativeOpenPx = indicativeOpenPx;
-  return { symbol: book.symbol, bids: book.bids.depth(depth), offers: book.offers.depth(depth), state, stats, transactTime: now };
+  return {
+    symbol: book.symbol,
+    bids: book.bids.depth(depth),
+    offers: book.offers.depth(depth),
+    state,
+    stats,
+    transactTime: now,
+  };
 }
 
 export function bestBidOffer(book: OrderBook, openInterest: number, now: number): Bbo {

@@ -25,7 +25,13 @@ export interface WalkResult {
  * Walks the resting orders an aggressor reaches, best price first and time priority within a price,
  * trading at the resting price. A resting all-or-none order is passed over unless it can be filled whole.
  */
-export function walkContra(book: OrderBook, order: Order, limitPx: number, budget: WalkBudget, handlers: WalkHandlers): WalkResult {
+export function walkContra(
+  book: OrderBook,
+  order: Order,
+  limitPx: number,
+  budget: WalkBudget,
+  handlers: WalkHandlers,
+): WalkResult {
   const contra = book.contra(order.side);
   const unit = book.instrument.multiplier;
   const levels = contra.levels;
@@ -35,9 +41,12 @@ export function walkContra(book: OrderBook, order: Order, limitPx: number, budge
   for (let i = levels.length - 1; i >= 0; i--) {
     const px = levels[i].price;
     if (!contra.reachable(px, limitPx)) break;
-    for (let rec = levels[i].head; rec; ) {
+    for (let rec = levels[i].head; rec;) {
       const next: OrderRecord | null = rec.next;
-      const room = cashLeft === Number.POSITIVE_INFINITY ? budget.maxQty - taken : Math.min(budget.maxQty - taken, Math.floor(cashLeft / (px * unit)));
+      const room =
+        cashLeft === Number.POSITIVE_INFINITY
+          ? budget.maxQty - taken
+          : Math.min(budget.maxQty - taken, Math.floor(cashLeft / (px * unit)));
       if (room <= 0) return { taken, selfStopped: false };
       const resting = rec.order;
       if (preventsSelfMatch(order, resting)) {

@@ -12,7 +12,10 @@ import { tradeDateOf } from './trade-date.js';
 
 /** Fields an execution sets beyond the defaults. */
 export type ExecutionDetails = Partial<
-  Pick<Execution, 'lastShares' | 'lastPx' | 'tradeId' | 'aggressor' | 'text' | 'orderRejectReason' | 'unsolicitedCancelReason'>
+  Pick<
+    Execution,
+    'lastShares' | 'lastPx' | 'tradeId' | 'aggressor' | 'text' | 'orderRejectReason' | 'unsolicitedCancelReason'
+  >
 >;
 
 /**
@@ -63,7 +66,10 @@ export class EngineContext {
   assertClordIdFree(account: string, clordId: string): void {
     const holder = clordId ? this.clordIds.get(clordKey(account, clordId)) : undefined;
     if (holder && !holder.closed && holder.order.clordId === clordId) {
-      throw new EngineError(EngineErrorCode.DUPLICATE_CLORD_ID, `clordId ${clordId} is already in use by an open order of this account`);
+      throw new EngineError(
+        EngineErrorCode.DUPLICATE_CLORD_ID,
+        `clordId ${clordId} is already in use by an open order of this account`,
+      );
     }
   }
 
@@ -79,7 +85,10 @@ export class EngineContext {
       ? this.byId.get(request.orderId)
       : this.clordIds.get(clordKey(request.account, request.clordId ?? ''));
     if (!rec || rec.order.account !== request.account) {
-      throw new EngineError(EngineErrorCode.ORDER_NOT_FOUND, `order ${request.orderId ?? request.clordId ?? ''} not found`);
+      throw new EngineError(
+        EngineErrorCode.ORDER_NOT_FOUND,
+        `order ${request.orderId ?? request.clordId ?? ''} not found`,
+      );
     }
     return rec;
   }
@@ -122,7 +131,13 @@ export class EngineContext {
   }
 
   /** Ends an order's working life: out of the book and the indexes, leaves zeroed, one execution. */
-  close(book: OrderBook | undefined, rec: OrderRecord, state: OrderState, type: ExecutionType, details: ExecutionDetails = {}): Execution {
+  close(
+    book: OrderBook | undefined,
+    rec: OrderRecord,
+    state: OrderState,
+    type: ExecutionType,
+    details: ExecutionDetails = {},
+  ): Execution {
     if (book) this.untrack(book, rec);
     const order = rec.order;
     order.leavesQty = 0;
@@ -172,7 +187,14 @@ export class EngineContext {
       if (order.side === 'SIDE_BUY') openOrders += order.leavesQty * order.price * this.multiplier(order.symbol);
     }
     const buyingPower = cash.amount - openOrders;
-    return { account, currency: 'USD', currentBalance: cash.amount, buyingPower, openOrders, updateTime: cash.updateTime };
+    return {
+      account,
+      currency: 'USD',
+      currentBalance: cash.amount,
+      buyingPower,
+      openOrders,
+      updateTime: cash.updateTime,
+    };
   }
 
   /** A position changed, and with it the account's cash. */
@@ -201,7 +223,10 @@ export class EngineContext {
     const type = done ? 'EXECUTION_TYPE_FILL' : 'EXECUTION_TYPE_PARTIAL_FILL';
     this.execute(rec, type, { lastShares: qty, lastPx: px, tradeId: trade.tradeId, aggressor });
     const signed = order.side === 'SIDE_BUY' ? qty : -qty;
-    this.positionMoved(book.symbol, this.ledger.applyFill(order.account, book.symbol, signed, px, book.instrument.multiplier, trade.transactTime));
+    this.positionMoved(
+      book.symbol,
+      this.ledger.applyFill(order.account, book.symbol, signed, px, book.instrument.multiplier, trade.transactTime),
+    );
   }
 
   private untrack(book: OrderBook, rec: OrderRecord): void {

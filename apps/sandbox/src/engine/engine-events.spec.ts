@@ -9,11 +9,31 @@ describe(MatchingEngine.name, () => {
   beforeEach(() => {
     sut = new MatchingEngine({ clock: new ManualClock().read });
     seen = [];
-    sut.on('execution', (e) => seen.push({ kind: 'execution', symbol: e.symbol, seq: e.seq, detail: e.execution.type }));
-    sut.on('trade', (e) => seen.push({ kind: 'trade', symbol: e.symbol, seq: e.seq, detail: `${e.trade.qty}@${e.trade.px}` }));
-    sut.on('book', (e) => seen.push({ kind: 'book', symbol: e.symbol, seq: e.seq, detail: JSON.stringify([e.bids, e.offers]) }));
-    sut.on('position', (e) => seen.push({ kind: 'position', symbol: e.symbol, seq: e.seq, detail: `${e.position.account}:${e.position.netPosition}` }));
-    sut.on('balance', (e) => seen.push({ kind: 'balance', symbol: e.symbol, seq: e.seq, detail: `${e.balance.account}:${e.balance.currentBalance}` }));
+    sut.on('execution', (e) =>
+      seen.push({ kind: 'execution', symbol: e.symbol, seq: e.seq, detail: e.execution.type }),
+    );
+    sut.on('trade', (e) =>
+      seen.push({ kind: 'trade', symbol: e.symbol, seq: e.seq, detail: `${e.trade.qty}@${e.trade.px}` }),
+    );
+    sut.on('book', (e) =>
+      seen.push({ kind: 'book', symbol: e.symbol, seq: e.seq, detail: JSON.stringify([e.bids, e.offers]) }),
+    );
+    sut.on('position', (e) =>
+      seen.push({
+        kind: 'position',
+        symbol: e.symbol,
+        seq: e.seq,
+        detail: `${e.position.account}:${e.position.netPosition}`,
+      }),
+    );
+    sut.on('balance', (e) =>
+      seen.push({
+        kind: 'balance',
+        symbol: e.symbol,
+        seq: e.seq,
+        detail: `${e.balance.account}:${e.balance.currentBalance}`,
+      }),
+    );
   });
 
   describe('events', () => {

@@ -59,7 +59,15 @@ type ListenerTable = { [K in EngineEventKind]: EngineListener<K>[] };
  * Nothing is built for a kind nobody listens to, which keeps the hot path free.
  */
 export class EngineEvents {
-  private readonly listeners: ListenerTable = { book: [], execution: [], trade: [], position: [], balance: [], instrument: [], cancelReject: [] };
+  private readonly listeners: ListenerTable = {
+    book: [],
+    execution: [],
+    trade: [],
+    position: [],
+    balance: [],
+    instrument: [],
+    cancelReject: [],
+  };
   private readonly seqs = new Map<string, number>();
   private queue: ((errors: unknown[]) => void)[] = [];
   private dirtyBooks = new Set<string>();

@@ -5,7 +5,12 @@
 export const SIDES = ['SIDE_BUY', 'SIDE_SELL'] as const;
 export type Side = (typeof SIDES)[number];
 
-export const ORDER_TYPES = ['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_LIMIT', 'ORDER_TYPE_STOP', 'ORDER_TYPE_STOP_LIMIT'] as const;
+export const ORDER_TYPES = [
+  'ORDER_TYPE_MARKET_TO_LIMIT',
+  'ORDER_TYPE_LIMIT',
+  'ORDER_TYPE_STOP',
+  'ORDER_TYPE_STOP_LIMIT',
+] as const;
 export type OrderType = (typeof ORDER_TYPES)[number];
 
 export const TIME_IN_FORCES = [

@@ -21,8 +21,23 @@ export class ManualClock {
   }
 }
 
-function order(side: Side, account: string, orderQty: number, price: number, extra: Partial<OrderRequest>): OrderRequest {
-  return { symbol: SYMBOL, side, account, orderQty, price, type: 'ORDER_TYPE_LIMIT', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', ...extra };
+function order(
+  side: Side,
+  account: string,
+  orderQty: number,
+  price: number,
+  extra: Partial<OrderRequest>,
+): OrderRequest {
+  return {
+    symbol: SYMBOL,
+    side,
+    account,
+    orderQty,
+    price,
+    type: 'ORDER_TYPE_LIMIT',
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    ...extra,
+  };
 }
 
 /** A good-till-cancel limit buy on SYMBOL unless `extra` says otherwise. */

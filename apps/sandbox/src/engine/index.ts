@@ -9,7 +9,18 @@ export type * from './instrument.types.js';
 export type * from './order.types.js';
 export type { Bbo, BookSnapshot, BookStats } from './book-snapshot.types.js';
 export type { BookLevel } from './book-side.js';
-export type { BalanceEvent, BookEvent, CancelRejectEvent, EngineEventKind, EngineEventMap, EngineListener, ExecutionEvent, InstrumentEvent, PositionEvent, TradeEvent } from './engine-events.js';
+export type {
+  BalanceEvent,
+  BookEvent,
+  CancelRejectEvent,
+  EngineEventKind,
+  EngineEventMap,
+  EngineListener,
+  ExecutionEvent,
+  InstrumentEvent,
+  PositionEvent,
+  TradeEvent,
+} from './engine-events.js';
 export type { StateChangeOptions } from './instrument-states.js';
 export type { PreviewResult } from './order-entry.js';
 export type { SessionStats } from './order-book.js';

@@ -31,7 +31,9 @@ describe(MatchingEngine.name, () => {
       const second = sut.insert(bid(ALICE, 1, 40)).orderId;
       sut.setState(SYMBOL, 'INSTRUMENT_STATE_SUSPENDED');
 
-      expect(() => sut.replace({ orderId: first, account: ALICE, price: 41 })).toThrow(expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }));
+      expect(() => sut.replace({ orderId: first, account: ALICE, price: 41 })).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }),
+      );
       expect(sut.cancel({ orderId: second, account: ALICE }).type).toBe('EXECUTION_TYPE_CANCELED');
     });
 
@@ -39,7 +41,9 @@ describe(MatchingEngine.name, () => {
       const id = sut.insert(bid(ALICE, 1, 40)).orderId;
       sut.setState(SYMBOL, state);
 
-      expect(() => sut.cancel({ orderId: id, account: ALICE })).toThrow(expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }));
+      expect(() => sut.cancel({ orderId: id, account: ALICE })).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }),
+      );
       expect(sut.cancelAll(ALICE)).toEqual([]);
     });
 
@@ -59,7 +63,10 @@ describe(MatchingEngine.name, () => {
 
       sut.setState(SYMBOL, 'INSTRUMENT_STATE_EXPIRED');
 
-      expect([sut.order(resting)?.state, sut.order(stop)?.state]).toEqual(['ORDER_STATE_EXPIRED', 'ORDER_STATE_EXPIRED']);
+      expect([sut.order(resting)?.state, sut.order(stop)?.state]).toEqual([
+        'ORDER_STATE_EXPIRED',
+        'ORDER_STATE_EXPIRED',
+      ]);
       expect(sut.openOrders(ALICE)).toEqual([]);
     });
 
@@ -71,11 +78,18 @@ describe(MatchingEngine.name, () => {
       sut.setState(SYMBOL, 'INSTRUMENT_STATE_TERMINATED', { settlementPx: 100 });
 
       expect(sut.lastExecution(resting)?.unsolicitedCancelReason).toBe('UNSOLICITED_CXL_REASON_INSTRUMENT_TERMINATED');
-      expect(sut.book(SYMBOL)).toMatchObject({ bids: [], offers: [], state: 'INSTRUMENT_STATE_TERMINATED', stats: { settlementPx: 100 } });
+      expect(sut.book(SYMBOL)).toMatchObject({
+        bids: [],
+        offers: [],
+        state: 'INSTRUMENT_STATE_TERMINATED',
+        stats: { settlementPx: 100 },
+      });
       expect(sut.position(ALICE, SYMBOL)).toMatchObject({ netPosition: 0, realized: 120, expired: true });
       expect(sut.balance(ALICE).currentBalance).toBe(120);
       expect(sut.balance(BOB).currentBalance).toBe(-120);
-      expect(() => sut.setState(SYMBOL, 'INSTRUMENT_STATE_OPEN')).toThrow(expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }));
+      expect(() => sut.setState(SYMBOL, 'INSTRUMENT_STATE_OPEN')).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INSTRUMENT_STATE }),
+      );
     });
   });
 
@@ -98,7 +112,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('refuses immediate and market orders in PREOPEN', () => {
-      const ioc = sut.insert(bid(ALICE, 1, 40, { symbol: PREOPEN_SYMBOL, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' }));
+      const ioc = sut.insert(
+        bid(ALICE, 1, 40, { symbol: PREOPEN_SYMBOL, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' }),
+      );
       const market = sut.insert(bid(ALICE, 1, 0, { symbol: PREOPEN_SYMBOL, type: 'ORDER_TYPE_MARKET_TO_LIMIT' }));
 
       expect(ioc.executions[0].orderRejectReason).toBe('ORD_REJECT_REASON_INVALID_TIME_IN_FORCE');
@@ -115,7 +131,11 @@ describe(MatchingEngine.name, () => {
         [8, 51, undefined],
         [2, 51, undefined],
       ]);
-      expect(sut.book(PREOPEN_SYMBOL)).toMatchObject({ bids: [{ px: 50, qty: 5 }], offers: [{ px: 51, qty: 4 }], stats: { openPx: 51 } });
+      expect(sut.book(PREOPEN_SYMBOL)).toMatchObject({
+        bids: [{ px: 50, qty: 5 }],
+        offers: [{ px: 51, qty: 4 }],
+        stats: { openPx: 51 },
+      });
     });
 
     it('does not auction when PREOPEN moves anywhere but OPEN', () => {

@@ -17,7 +17,12 @@ export interface StateChangeOptions {
  * PREOPEN for OPEN (or leaving MATCH_AND_CLOSE_AUCTION), DAY orders expiring on CLOSED, every order
  * expiring on EXPIRED, and on TERMINATED the book emptied and positions settled. TERMINATED is final.
  */
-export function changeState(ctx: EngineContext, symbol: string, to: InstrumentState, options: StateChangeOptions = {}): void {
+export function changeState(
+  ctx: EngineContext,
+  symbol: string,
+  to: InstrumentState,
+  options: StateChangeOptions = {},
+): void {
   const book = ctx.books.get(symbol);
   if (!book) throw new EngineError(EngineErrorCode.UNKNOWN_SYMBOL, `unknown symbol ${symbol}`);
   const instrument = book.instrument;
@@ -29,7 +34,11 @@ export function changeState(ctx: EngineContext, symbol: string, to: InstrumentSt
   if (auctionsOn(from, to)) runAuction(ctx, book);
   instrument.state = to;
   instrument.updateTime = ctx.now();
-  ctx.events.push('instrument', symbol, (seq) => ({ symbol, seq, instrument: { symbol, state: to, nonTradable: instrument.nonTradable, updateTime: instrument.updateTime } }));
+  ctx.events.push('instrument', symbol, (seq) => ({
+    symbol,
+    seq,
+    instrument: { symbol, state: to, nonTradable: instrument.nonTradable, updateTime: instrument.updateTime },
+  }));
   ctx.events.bookChanged(symbol);
   if (to === 'INSTRUMENT_STATE_CLOSED') expireOrders(ctx, book, (order) => order.timeInForce === 'TIME_IN_FORCE_DAY');
   if (to === 'INSTRUMENT_STATE_EXPIRED') expireOrders(ctx, book, () => true);

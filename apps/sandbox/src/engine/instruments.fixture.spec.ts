@@ -11,7 +11,9 @@ describe(MatchingEngine.name, () => {
       expect(instrumentsFixture()).toEqual(instruments);
       expect(new Set(instruments.map((i) => i.symbol)).size).toBe(instruments.length);
       expect(new Set(instruments.map((i) => i.state))).toEqual(new Set(INSTRUMENT_STATES));
-      expect(instruments.filter((i) => i.state === 'INSTRUMENT_STATE_OPEN').length).toBeGreaterThan(instruments.length / 2);
+      expect(instruments.filter((i) => i.state === 'INSTRUMENT_STATE_OPEN').length).toBeGreaterThan(
+        instruments.length / 2,
+      );
     });
 
     it('describes a binary contract priced in cents', () => {
@@ -24,7 +26,11 @@ describe(MatchingEngine.name, () => {
         priceLimit: { low: 1, high: 99, lowSet: true, highSet: true },
         startDate: { year: 2026, month: 11, day: 8 },
         expirationDate: { year: 2026, month: 11, day: 23 },
-        eventAttributes: { question: 'Will KC beat BUF on 2026-11-22?', eventId: 'nfl-buf-kc-2026-11-22', payoutValue: '100' },
+        eventAttributes: {
+          question: 'Will KC beat BUF on 2026-11-22?',
+          eventId: 'nfl-buf-kc-2026-11-22',
+          payoutValue: '100',
+        },
       });
     });
 

@@ -49,7 +49,16 @@ export function binaryContract(spec: BinaryContractSpec): Instrument {
     updateTime: listed,
     metadata: { league, eventSlug: eventId, away, home },
     tradingSchedule: structuredClone(SCHEDULE),
-    priceLimit: { low: 1, high: 99, lowSet: true, highSet: true, relativeLow: 0, relativeHigh: 0, relativeLowSet: false, relativeHighSet: false },
+    priceLimit: {
+      low: 1,
+      high: 99,
+      lowSet: true,
+      highSet: true,
+      relativeLow: 0,
+      relativeHigh: 0,
+      relativeLowSet: false,
+      relativeHighSet: false,
+    },
     orderSizeLimit: {
       low: 1,
       high: 100_000,
@@ -78,8 +87,22 @@ export function binaryContract(spec: BinaryContractSpec): Instrument {
 /** Every day: a half-hour pre-open at 13:00 UTC, then open until 13:00 the next day (Sunday=0). */
 const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
 const SCHEDULE: TradingScheduleEntry[] = [
-  { daysOfWeek: EVERY_DAY, timeOfDay: { hours: 13, minutes: 0, seconds: 0 }, duration: '1800s', state: 'INSTRUMENT_STATE_PREOPEN', hideMarketData: false, expireAllOrders: false },
-  { daysOfWeek: EVERY_DAY, timeOfDay: { hours: 13, minutes: 30, seconds: 0 }, duration: '84600s', state: 'INSTRUMENT_STATE_OPEN', hideMarketData: false, expireAllOrders: false },
+  {
+    daysOfWeek: EVERY_DAY,
+    timeOfDay: { hours: 13, minutes: 0, seconds: 0 },
+    duration: '1800s',
+    state: 'INSTRUMENT_STATE_PREOPEN',
+    hideMarketData: false,
+    expireAllOrders: false,
+  },
+  {
+    daysOfWeek: EVERY_DAY,
+    timeOfDay: { hours: 13, minutes: 30, seconds: 0 },
+    duration: '84600s',
+    state: 'INSTRUMENT_STATE_OPEN',
+    hideMarketData: false,
+    expireAllOrders: false,
+  },
 ];
 
 function dateObject(ms: number): DateObject {

@@ -11,8 +11,22 @@ import { cancelAllOrders, cancelOrder, replaceOrder } from './order-amend.js';
 import { OrderBook } from './order-book.js';
 import { insertOrder, previewOrder, type PreviewResult } from './order-entry.js';
 import { endTradingDay, expireDue } from './order-expiry.js';
-import { listTrades, searchOrders, type OrderSearchQuery, type OrderSearchResult, type TradeListQuery } from './order-search.js';
-import type { CancelRequest, Execution, Order, OrderRequest, OrderResult, ReplaceRequest, Trade } from './order.types.js';
+import {
+  listTrades,
+  searchOrders,
+  type OrderSearchQuery,
+  type OrderSearchResult,
+  type TradeListQuery,
+} from './order-search.js';
+import type {
+  CancelRequest,
+  Execution,
+  Order,
+  OrderRequest,
+  OrderResult,
+  ReplaceRequest,
+  Trade,
+} from './order.types.js';
 import type { Balance, Position } from './position-ledger.js';
 import { tradeStatistics, type TradeStatsQuery, type TradeStatsResult } from './trade-stats.js';
 

@@ -52,23 +52,28 @@ describe(MatchingEngine.name, () => {
     it('refuses a clordId while the account has an open order with it; another account may use it', () => {
       sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' }));
 
-      expect(() => sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' }))).toThrow(withCode(EngineErrorCode.DUPLICATE_CLORD_ID));
+      expect(() => sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' }))).toThrow(
+        withCode(EngineErrorCode.DUPLICATE_CLORD_ID),
+      );
       expect(sut.insert(bid(BOB, 1, 40, { clordId: 'c-1' })).order.state).toBe('ORDER_STATE_NEW');
     });
 
     it.each([
       ['canceled', (id: string) => sut.cancel({ orderId: id, account: ALICE })],
       ['filled', () => sut.insert(ask(BOB, 1, 40))],
-    ])('accepts the clordId of a %s order again as a new order, and a cancel by clordId then names the new one', (_state, finish) => {
-      const first = sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' })).orderId;
-      finish(first);
+    ])(
+      'accepts the clordId of a %s order again as a new order, and a cancel by clordId then names the new one',
+      (_state, finish) => {
+        const first = sut.insert(bid(ALICE, 1, 40, { clordId: 'c-1' })).orderId;
+        finish(first);
 
-      const second = sut.insert(bid(ALICE, 1, 39, { clordId: 'c-1' }));
+        const second = sut.insert(bid(ALICE, 1, 39, { clordId: 'c-1' }));
 
-      expect(second.order).toMatchObject({ state: 'ORDER_STATE_NEW', clordId: 'c-1' });
-      expect(second.orderId).not.toBe(first);
-      expect(sut.cancel({ clordId: 'c-1', account: ALICE }).order.id).toBe(second.orderId);
-    });
+        expect(second.order).toMatchObject({ state: 'ORDER_STATE_NEW', clordId: 'c-1' });
+        expect(second.orderId).not.toBe(first);
+        expect(sut.cancel({ clordId: 'c-1', account: ALICE }).order.id).toBe(second.orderId);
+      },
+    );
 
     it('accepts the clordId of an immediate-or-cancel order that finished at once (a resend makes a second order)', () => {
       const ioc = { clordId: 'ioc-1', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' } as const;
@@ -85,7 +90,9 @@ describe(MatchingEngine.name, () => {
       sut.replace({ orderId: id, account: ALICE, clordId: 'new' });
 
       expect(sut.insert(bid(ALICE, 1, 41, { clordId: 'old' })).order.state).toBe('ORDER_STATE_NEW');
-      expect(() => sut.insert(bid(ALICE, 1, 41, { clordId: 'new' }))).toThrow(withCode(EngineErrorCode.DUPLICATE_CLORD_ID));
+      expect(() => sut.insert(bid(ALICE, 1, 41, { clordId: 'new' }))).toThrow(
+        withCode(EngineErrorCode.DUPLICATE_CLORD_ID),
+      );
     });
   });
 
@@ -97,7 +104,10 @@ describe(MatchingEngine.name, () => {
       const replaced = sut.replace({ orderId: first, account: ALICE, orderQty: 3 });
       sut.insert(bid(BOB, 3, 45));
 
-      expect(replaced.executions[0]).toMatchObject({ type: 'EXECUTION_TYPE_REPLACE', order: { orderQty: 3, leavesQty: 3 } });
+      expect(replaced.executions[0]).toMatchObject({
+        type: 'EXECUTION_TYPE_REPLACE',
+        order: { orderQty: 3, leavesQty: 3 },
+      });
       expect(sut.order(first)?.state).toBe('ORDER_STATE_FILLED');
       expect(sut.book(SYMBOL).offers).toEqual([{ px: 45, qty: 5 }]);
     });
@@ -130,7 +140,10 @@ describe(MatchingEngine.name, () => {
       sut.insert(ask(BOB, 2, 40));
 
       expect(() => sut.replace({ orderId: id, account: ALICE, price: 40.5 })).toThrow(
-        expect.objectContaining({ code: EngineErrorCode.INVALID_REQUEST, rejectReason: 'ORD_REJECT_REASON_INVALID_PRICE_INCREMENT' }),
+        expect.objectContaining({
+          code: EngineErrorCode.INVALID_REQUEST,
+          rejectReason: 'ORD_REJECT_REASON_INVALID_PRICE_INCREMENT',
+        }),
       );
       expect(() => sut.replace({ orderId: id, account: ALICE, orderQty: 2 })).toThrow(
         expect.objectContaining({ rejectReason: 'ORD_REJECT_REASON_INVALID_QUANTITY' }),
@@ -142,9 +155,13 @@ describe(MatchingEngine.name, () => {
       sut.insert(bid(ALICE, 1, 30, { clordId: 'taken' }));
       const id = sut.insert(bid(ALICE, 1, 40)).orderId;
 
-      expect(() => sut.replace({ orderId: id, account: ALICE, clordId: 'taken' })).toThrow(withCode(EngineErrorCode.DUPLICATE_CLORD_ID));
+      expect(() => sut.replace({ orderId: id, account: ALICE, clordId: 'taken' })).toThrow(
+        withCode(EngineErrorCode.DUPLICATE_CLORD_ID),
+      );
       sut.insert(ask(BOB, 1, 40));
-      expect(() => sut.replace({ orderId: id, account: ALICE, price: 41 })).toThrow(withCode(EngineErrorCode.ORDER_NOT_OPEN));
+      expect(() => sut.replace({ orderId: id, account: ALICE, price: 41 })).toThrow(
+        withCode(EngineErrorCode.ORDER_NOT_OPEN),
+      );
     });
   });
 
@@ -170,7 +187,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('moves the expiry of an order replaced with a later goodTillTime', () => {
-      const id = sut.insert(bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now + 1000 })).orderId;
+      const id = sut.insert(
+        bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now + 1000 }),
+      ).orderId;
 
       sut.replace({ orderId: id, account: ALICE, goodTillTime: clock.now + 5000 });
       clock.advance(2000);
@@ -204,7 +223,10 @@ describe(MatchingEngine.name, () => {
       const id = sut.insert(bid(ALICE, 1, 40)).orderId;
 
       const [replaced] = sut.replaceBatch([{ orderId: id, account: ALICE, price: 41 }]);
-      const [canceled, missing] = sut.cancelBatch([{ orderId: id, account: ALICE }, { orderId: 'nope', account: ALICE }]);
+      const [canceled, missing] = sut.cancelBatch([
+        { orderId: id, account: ALICE },
+        { orderId: 'nope', account: ALICE },
+      ]);
 
       expect(replaced.ok && replaced.value.order.price).toBe(41);
       expect(canceled.ok).toBe(true);

@@ -37,7 +37,13 @@ export function cancelOrder(ctx: EngineContext, request: CancelRequest): Executi
       // Another account's order stays unnamed: the reject goes to the requester's streams.
       const order = found?.account === request.account ? found : undefined;
       const symbol = order?.symbol ?? '';
-      const reject = { account: request.account, orderId: request.orderId ?? order?.id ?? '', clordId: request.clordId ?? '', text: error.message, transactTime: ctx.now() };
+      const reject = {
+        account: request.account,
+        orderId: request.orderId ?? order?.id ?? '',
+        clordId: request.clordId ?? '',
+        text: error.message,
+        transactTime: ctx.now(),
+      };
       ctx.events.push('cancelReject', symbol, (seq) => ({ symbol, seq, reject }));
     }
     throw error;
@@ -48,7 +54,10 @@ function cancelOpenOrder(ctx: EngineContext, request: CancelRequest): Execution 
   const rec = ctx.owned(request);
   const book = openBookOf(ctx, rec);
   if (!allowsCancel(book.instrument.state)) {
-    throw new EngineError(EngineErrorCode.INSTRUMENT_STATE, `${book.symbol} is ${book.instrument.state}: cancels are not accepted`);
+    throw new EngineError(
+      EngineErrorCode.INSTRUMENT_STATE,
+      `${book.symbol} is ${book.instrument.state}: cancels are not accepted`,
+    );
   }
   return ctx.close(book, rec, 'ORDER_STATE_CANCELED', 'EXECUTION_TYPE_CANCELED');
 }
@@ -58,7 +67,8 @@ export function cancelAllOrders(ctx: EngineContext, account: string, symbols: re
   const canceled: string[] = [];
   for (const rec of [...(ctx.openByAccount.get(account) ?? [])]) {
     const book = ctx.books.get(rec.order.symbol);
-    if (!book || (symbols.length > 0 && !symbols.includes(book.symbol)) || !allowsCancel(book.instrument.state)) continue;
+    if (!book || (symbols.length > 0 && !symbols.includes(book.symbol)) || !allowsCancel(book.instrument.state))
+      continue;
     ctx.close(book, rec, 'ORDER_STATE_CANCELED', 'EXECUTION_TYPE_CANCELED');
     canceled.push(rec.order.id);
   }
@@ -77,7 +87,10 @@ export function replaceOrder(ctx: EngineContext, request: ReplaceRequest): Order
     throw new EngineError(EngineErrorCode.INVALID_REQUEST, 'a replace cannot change the symbol');
   }
   if (!allowsEntry(book.instrument.state)) {
-    throw new EngineError(EngineErrorCode.INSTRUMENT_STATE, `${book.symbol} is ${book.instrument.state}: orders cannot be modified`);
+    throw new EngineError(
+      EngineErrorCode.INSTRUMENT_STATE,
+      `${book.symbol} is ${book.instrument.state}: orders cannot be modified`,
+    );
   }
   const changed = withChanges(rec.order, request);
   const reason = replaceRejectReason(ctx, book, rec, changed);
@@ -94,7 +107,9 @@ function applyReplace(ctx: EngineContext, book: OrderBook, rec: OrderRecord, cha
   const order = rec.order;
   const side = book.side(order.side);
   // An order that turns immediate goes back in too, so it trades or cancels instead of resting as an IOC.
-  const requeue = rec.level !== null && (changed.price !== order.price || changed.leavesQty > order.leavesQty || isImmediate(changed));
+  const requeue =
+    rec.level !== null &&
+    (changed.price !== order.price || changed.leavesQty > order.leavesQty || isImmediate(changed));
   if (requeue) side.remove(rec);
   else side.adjust(rec, changed.leavesQty - order.leavesQty);
   ctx.goodTill.delete(rec);
@@ -108,7 +123,12 @@ function applyReplace(ctx: EngineContext, book: OrderBook, rec: OrderRecord, cha
   }
 }
 
-function replaceRejectReason(ctx: EngineContext, book: OrderBook, rec: OrderRecord, changed: Order): OrdRejectReason | undefined {
+function replaceRejectReason(
+  ctx: EngineContext,
+  book: OrderBook,
+  rec: OrderRecord,
+  changed: Order,
+): OrdRejectReason | undefined {
   const reason = termsRejectReason(changed, book.instrument, book.stats.lastTradePx, ctx.now());
   if (reason) return reason;
   if (changed.orderQty <= rec.order.cumQty) return 'ORD_REJECT_REASON_INVALID_QUANTITY';

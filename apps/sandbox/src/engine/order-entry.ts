@@ -24,7 +24,10 @@ export function insertOrder(ctx: EngineContext, request: OrderRequest): OrderRes
   const reason = admissionRejectReason(ctx, book, rec.order);
   if (reason !== undefined || !book) {
     const orderRejectReason = reason ?? 'ORD_REJECT_REASON_UNKNOWN_SYMBOL';
-    ctx.close(undefined, rec, 'ORDER_STATE_REJECTED', 'EXECUTION_TYPE_REJECTED', { orderRejectReason, text: orderRejectReason });
+    ctx.close(undefined, rec, 'ORDER_STATE_REJECTED', 'EXECUTION_TYPE_REJECTED', {
+      orderRejectReason,
+      text: orderRejectReason,
+    });
   } else {
     ctx.accept(rec);
     route(ctx, book, rec, true);
@@ -42,11 +45,19 @@ export function previewOrder(ctx: EngineContext, request: OrderRequest): Preview
 
 export function resultOf(ctx: EngineContext, rec: OrderRecord): OrderResult {
   const id = rec.order.id;
-  return { orderId: id, order: rec.snapshot(), executions: ctx.opExecutions.filter((execution) => execution.order.id === id) };
+  return {
+    orderId: id,
+    order: rec.snapshot(),
+    executions: ctx.opExecutions.filter((execution) => execution.order.id === id),
+  };
 }
 
 /** The request's terms first, then what only the current book can tell (when the order would trade now). */
-function admissionRejectReason(ctx: EngineContext, book: OrderBook | undefined, order: Order): OrdRejectReason | undefined {
+function admissionRejectReason(
+  ctx: EngineContext,
+  book: OrderBook | undefined,
+  order: Order,
+): OrdRejectReason | undefined {
   const reason = entryRejectReason(order, book?.instrument, book?.stats.lastTradePx, ctx.now());
   if (reason || !book || isStop(order) || !allowsMatching(book.instrument.state)) return reason;
   return bookRejectReason(book, order);
@@ -54,10 +65,13 @@ function admissionRejectReason(ctx: EngineContext, book: OrderBook | undefined, 
 
 function bookRejectReason(book: OrderBook, order: Order): OrdRejectReason | undefined {
   const limitPx = limitPriceOf(book, order);
-  if (order.participateDontInitiate && crossesBook(book, order, limitPx)) return 'ORD_REJECT_REASON_WOULD_MATCH_IMMEDIATELY';
+  if (order.participateDontInitiate && crossesBook(book, order, limitPx))
+    return 'ORD_REJECT_REASON_WOULD_MATCH_IMMEDIATELY';
   if (isCashOrder(order)) sizeCashOrder(book, order, limitPx);
-  if (order.price === 0 && (order.leavesQty === 0 || !crossesBook(book, order, limitPx))) return 'ORD_REJECT_REASON_NO_LIQUIDITY';
-  const rejectsAggressor = order.selfMatchPreventionInstruction === 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR';
+  if (order.price === 0 && (order.leavesQty === 0 || !crossesBook(book, order, limitPx)))
+    return 'ORD_REJECT_REASON_NO_LIQUIDITY';
+  const rejectsAggressor =
+    order.selfMatchPreventionInstruction === 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR';
   return rejectsAggressor && meetsSelfMatchFirst(book, order, limitPx) ? 'ORD_REJECT_REASON_SELF_MATCH' : undefined;
 }
 

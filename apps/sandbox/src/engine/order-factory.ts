@@ -94,7 +94,8 @@ export function newOrder(id: string, input: OrderRequest, now: number): Order {
     side: request.side,
     timeInForce: request.timeInForce ?? 'TIME_IN_FORCE_DAY',
     state: 'ORDER_STATE_PENDING_NEW',
-    selfMatchPreventionInstruction: request.selfMatchPreventionInstruction ?? 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR',
+    selfMatchPreventionInstruction:
+      request.selfMatchPreventionInstruction ?? 'SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR',
     orderCapacity: request.orderCapacity,
     manualOrderIndicator: request.manualOrderIndicator,
   };

@@ -15,7 +15,9 @@ export function isCashOrder(order: Order): boolean {
 }
 
 export function isImmediate(order: Order): boolean {
-  return order.timeInForce === 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' || order.timeInForce === 'TIME_IN_FORCE_FILL_OR_KILL';
+  return (
+    order.timeInForce === 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' || order.timeInForce === 'TIME_IN_FORCE_FILL_OR_KILL'
+  );
 }
 
 /**
@@ -23,7 +25,11 @@ export function isImmediate(order: Order): boolean {
  * selfMatchPreventionId (upstream-facts.md, "Order safety"); two participants of one firm simply trade.
  */
 export function preventsSelfMatch(a: Order, b: Order): boolean {
-  return a.selfMatchPreventionId !== '' && a.selfMatchPreventionId === b.selfMatchPreventionId && a.participant === b.participant;
+  return (
+    a.selfMatchPreventionId !== '' &&
+    a.selfMatchPreventionId === b.selfMatchPreventionId &&
+    a.participant === b.participant
+  );
 }
 
 /** A buy stop fires when the market trades at or above its stop price, a sell stop at or below. */

@@ -63,11 +63,16 @@ export function stateMatches(filter: OrderStateFilter, state: OrderState): boole
 export function searchOrders(records: readonly OrderRecord[], query: OrderSearchQuery): OrderSearchResult {
   const tests = orderTests(query);
   const page = pageOf(records, query, 'orders', (rec) => tests.every((test) => test(rec.order)));
-  const lastExecutions = query.withLastExecution ? page.items.flatMap((rec) => (rec.lastExecution ? [rec.lastExecution] : [])) : [];
+  const lastExecutions = query.withLastExecution
+    ? page.items.flatMap((rec) => (rec.lastExecution ? [rec.lastExecution] : []))
+    : [];
   return { order: page.items.map((rec) => rec.snapshot()), nextPageToken: page.nextPageToken, lastExecutions };
 }
 
-export function listTrades(trades: readonly Trade[], query: TradeListQuery): { trades: Trade[]; nextPageToken: string } {
+export function listTrades(
+  trades: readonly Trade[],
+  query: TradeListQuery,
+): { trades: Trade[]; nextPageToken: string } {
   const accounts = query.accounts && query.accounts.length > 0 ? new Set(query.accounts) : undefined;
   const keep = (trade: Trade): boolean =>
     (!query.symbol || trade.symbol === query.symbol) &&
@@ -98,7 +103,8 @@ function orderTests(query: OrderSearchQuery): ((order: Order) => boolean)[] {
   const { accounts, orderStateFilter: filter, startTransactTradeDate: from, endTransactTradeDate: to } = query;
   if (accounts && accounts.length > 0) tests.push((order) => accounts.includes(order.account));
   if (filter) tests.push((order) => stateMatches(filter, order.state));
-  if (query.startTime !== undefined || query.endTime !== undefined) tests.push((order) => within(order.createTime, query.startTime, query.endTime));
+  if (query.startTime !== undefined || query.endTime !== undefined)
+    tests.push((order) => within(order.createTime, query.startTime, query.endTime));
   if (from || to) {
     const [low, high] = [from ? dateKey(from) : undefined, to ? dateKey(to) : undefined];
     tests.push((order) => within(dateKey(tradeDateOf(order.lastTransactTime)), low, high));

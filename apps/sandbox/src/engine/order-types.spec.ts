@@ -15,7 +15,13 @@ describe(MatchingEngine.name, () => {
       const result = sut.insert(bid(ALICE, 10, 40));
 
       expect(result.executions.map((e) => e.type)).toEqual(['EXECUTION_TYPE_NEW']);
-      expect(result.order).toMatchObject({ state: 'ORDER_STATE_NEW', leavesQty: 10, cumQty: 0, symbol: SYMBOL, participant: ALICE });
+      expect(result.order).toMatchObject({
+        state: 'ORDER_STATE_NEW',
+        leavesQty: 10,
+        cumQty: 0,
+        symbol: SYMBOL,
+        participant: ALICE,
+      });
       expect(sut.book(SYMBOL).bids).toEqual([{ px: 40, qty: 10 }]);
     });
 
@@ -62,7 +68,11 @@ describe(MatchingEngine.name, () => {
       sut.insert(ask(BOB, 1, 40));
 
       expect(result.executions[0].order).toMatchObject({ state: 'ORDER_STATE_NEW', cumQty: 0 });
-      expect(sut.lastExecution(result.orderId)?.order).toMatchObject({ state: 'ORDER_STATE_FILLED', cumQty: 2, avgPx: 40 });
+      expect(sut.lastExecution(result.orderId)?.order).toMatchObject({
+        state: 'ORDER_STATE_FILLED',
+        cumQty: 2,
+        avgPx: 40,
+      });
     });
   });
 
@@ -80,7 +90,10 @@ describe(MatchingEngine.name, () => {
     it('is rejected when there is nothing to take', () => {
       const result = sut.insert(bid(BOB, 10, 0, { type: 'ORDER_TYPE_MARKET_TO_LIMIT' }));
 
-      expect(result.executions[0]).toMatchObject({ type: 'EXECUTION_TYPE_REJECTED', orderRejectReason: 'ORD_REJECT_REASON_NO_LIQUIDITY' });
+      expect(result.executions[0]).toMatchObject({
+        type: 'EXECUTION_TYPE_REJECTED',
+        orderRejectReason: 'ORD_REJECT_REASON_NO_LIQUIDITY',
+      });
     });
 
     it('buys as many contracts as a cash amount pays for and cancels the rest', () => {
@@ -89,7 +102,12 @@ describe(MatchingEngine.name, () => {
 
       const result = sut.insert(bid(BOB, 0, 0, { type: 'ORDER_TYPE_MARKET_TO_LIMIT', cashOrderQty: 230 }));
 
-      expect(result.order).toMatchObject({ orderQty: 5, cumQty: 5, state: 'ORDER_STATE_FILLED', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' });
+      expect(result.order).toMatchObject({
+        orderQty: 5,
+        cumQty: 5,
+        state: 'ORDER_STATE_FILLED',
+        timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+      });
       expect(sut.balance(BOB).currentBalance).toBe(-230);
     });
   });

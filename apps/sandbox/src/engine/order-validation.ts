@@ -7,7 +7,12 @@ import type { Order } from './order.types.js';
 type Reason = OrdRejectReason | undefined;
 
 /** Why a new order cannot be accepted, checked before it touches the book; undefined when it can. */
-export function entryRejectReason(order: Order, instrument: Instrument | undefined, lastTradePx: number | undefined, now: number): Reason {
+export function entryRejectReason(
+  order: Order,
+  instrument: Instrument | undefined,
+  lastTradePx: number | undefined,
+  now: number,
+): Reason {
   if (!instrument) return 'ORD_REJECT_REASON_UNKNOWN_SYMBOL';
   if (!order.account) return 'ORD_REJECT_REASON_INVALID_ACCOUNT';
   if (instrument.nonTradable || !allowsEntry(instrument.state)) return 'ORD_REJECT_REASON_EXCHANGE_CLOSED';
@@ -16,10 +21,17 @@ export function entryRejectReason(order: Order, instrument: Instrument | undefin
 }
 
 /** The order's own terms against the instrument's limits; a replace checks these again. */
-export function termsRejectReason(order: Order, instrument: Instrument, lastTradePx: number | undefined, now: number): Reason {
+export function termsRejectReason(
+  order: Order,
+  instrument: Instrument,
+  lastTradePx: number | undefined,
+  now: number,
+): Reason {
   return (
     quantityReason(order, instrument) ??
-    (hasLimitPrice(order) || order.price !== 0 ? priceReason(order.price, order, instrument, 'ORD_REJECT_REASON_MISSING_PRICE') : undefined) ??
+    (hasLimitPrice(order) || order.price !== 0
+      ? priceReason(order.price, order, instrument, 'ORD_REJECT_REASON_MISSING_PRICE')
+      : undefined) ??
     (isStop(order) ? stopReason(order, instrument, lastTradePx) : undefined) ??
     expiryReason(order, now)
   );
@@ -32,13 +44,25 @@ function quantityReason(order: Order, instrument: Instrument): Reason {
   }
   const limit = instrument.orderSizeLimit;
   if (!Number.isSafeInteger(order.orderQty) || order.orderQty <= 0) return 'ORD_REJECT_REASON_INVALID_QUANTITY';
-  if (outside(order.orderQty, limit.low, limit.lowSet, limit.high, limit.highSet)) return 'ORD_REJECT_REASON_QUANTITY_OUT_OF_RANGE';
+  if (outside(order.orderQty, limit.low, limit.lowSet, limit.high, limit.highSet))
+    return 'ORD_REJECT_REASON_QUANTITY_OUT_OF_RANGE';
   const notional = order.orderQty * order.price * instrument.multiplier;
-  if (hasLimitPrice(order) && outside(notional, limit.totalNotionalLow, limit.totalNotionalLowSet, limit.totalNotionalHigh, limit.totalNotionalHighSet)) {
+  if (
+    hasLimitPrice(order) &&
+    outside(
+      notional,
+      limit.totalNotionalLow,
+      limit.totalNotionalLowSet,
+      limit.totalNotionalHigh,
+      limit.totalNotionalHighSet,
+    )
+  ) {
     return 'ORD_REJECT_REASON_NOTIONAL_OUT_OF_RANGE';
   }
   const { minQty } = order;
-  return Number.isSafeInteger(minQty) && minQty >= 0 && minQty <= order.orderQty ? undefined : 'ORD_REJECT_REASON_INVALID_MIN_QTY';
+  return Number.isSafeInteger(minQty) && minQty >= 0 && minQty <= order.orderQty
+    ? undefined
+    : 'ORD_REJECT_REASON_INVALID_MIN_QTY';
 }
 
 /** A price of 0 is an absent price (proto3), hence `missing`. */
@@ -46,7 +70,8 @@ function priceReason(px: number, order: Order, instrument: Instrument, missing: 
   if (px === 0) return missing;
   if (!Number.isSafeInteger(px) || px % instrument.tickSize !== 0) return 'ORD_REJECT_REASON_INVALID_PRICE_INCREMENT';
   const band = instrument.priceLimit;
-  if (!order.ignorePriceValidityChecks && outside(px, band.low, band.lowSet, band.high, band.highSet)) return 'ORD_REJECT_REASON_PRICE_OUT_OF_RANGE';
+  if (!order.ignorePriceValidityChecks && outside(px, band.low, band.lowSet, band.high, band.highSet))
+    return 'ORD_REJECT_REASON_PRICE_OUT_OF_RANGE';
   return undefined;
 }
 
@@ -58,7 +83,9 @@ function stopReason(order: Order, instrument: Instrument, lastTradePx: number | 
 
 function expiryReason(order: Order, now: number): Reason {
   if (order.timeInForce !== 'TIME_IN_FORCE_GOOD_TILL_TIME') return undefined;
-  return order.goodTillTime !== undefined && order.goodTillTime > now ? undefined : 'ORD_REJECT_REASON_INVALID_EXPIRE_TIME';
+  return order.goodTillTime !== undefined && order.goodTillTime > now
+    ? undefined
+    : 'ORD_REJECT_REASON_INVALID_EXPIRE_TIME';
 }
 
 /** Before the auction nothing trades, so terms that only mean something on a trade are refused. */

@@ -52,7 +52,10 @@ export class PositionLedger {
     this.trade(position, qty, px * multiplier);
     position.updateTime = now;
     this.moveCash(account, -qty * px * multiplier, now);
-    this.openInterest.set(symbol, this.openInterestOf(symbol) + Math.max(position.netPosition, 0) - Math.max(before, 0));
+    this.openInterest.set(
+      symbol,
+      this.openInterestOf(symbol) + Math.max(position.netPosition, 0) - Math.max(before, 0),
+    );
     return position;
   }
 

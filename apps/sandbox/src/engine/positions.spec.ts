@@ -12,7 +12,13 @@ describe(MatchingEngine.name, () => {
 
   describe('positions and balances', () => {
     it('books a fill on both sides: position, cost and cash', () => {
-      expect(sut.position(ALICE, SYMBOL)).toMatchObject({ netPosition: 10, qtyBought: 10, qtySold: 0, cost: 400, realized: 0 });
+      expect(sut.position(ALICE, SYMBOL)).toMatchObject({
+        netPosition: 10,
+        qtyBought: 10,
+        qtySold: 0,
+        cost: 400,
+        realized: 0,
+      });
       expect(sut.position(BOB, SYMBOL)).toMatchObject({ netPosition: -10, qtyBought: 0, qtySold: 10, cost: -400 });
       expect(sut.balance(ALICE).currentBalance).toBe(9_600);
       expect(sut.balance(BOB).currentBalance).toBe(10_400);
@@ -37,7 +43,12 @@ describe(MatchingEngine.name, () => {
     it('counts open buy orders against buying power', () => {
       sut.insert(bid(ALICE, 5, 30));
 
-      expect(sut.balance(ALICE)).toMatchObject({ currentBalance: 9_600, openOrders: 150, buyingPower: 9_450, currency: 'USD' });
+      expect(sut.balance(ALICE)).toMatchObject({
+        currentBalance: 9_600,
+        openOrders: 150,
+        buyingPower: 9_450,
+        currency: 'USD',
+      });
     });
 
     it('tracks open interest as the sum of long positions', () => {

@@ -37,7 +37,14 @@ describe(MatchingEngine.name, () => {
       ['filled state', () => ({ orderStateFilter: 'ORDER_STATE_FILTER_FILLED' as const }), [1, 3]],
       ['new state', () => ({ orderStateFilter: 'ORDER_STATE_FILTER_NEW' as const }), [0, 2]],
       ['time range', () => ({ startTime: clock.now - 1000, endTime: clock.now }), [3]],
-      ['trade date', () => ({ startTransactTradeDate: { year: 2026, month: 11, day: 22 }, endTransactTradeDate: { year: 2026, month: 11, day: 22 } }), [0, 1, 2, 3]],
+      [
+        'trade date',
+        () => ({
+          startTransactTradeDate: { year: 2026, month: 11, day: 22 },
+          endTransactTradeDate: { year: 2026, month: 11, day: 22 },
+        }),
+        [0, 1, 2, 3],
+      ],
     ])('filters by %s', (_, query, expected) => {
       expect(sut.searchOrders(query()).order.map((order) => order.id)).toEqual(expected.map((i) => ids[i]));
     });
@@ -52,7 +59,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('refuses a token it did not issue', () => {
-      expect(() => sut.searchOrders({ pageToken: 'garbage' })).toThrow(expect.objectContaining({ code: EngineErrorCode.INVALID_PAGE_TOKEN }));
+      expect(() => sut.searchOrders({ pageToken: 'garbage' })).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INVALID_PAGE_TOKEN }),
+      );
     });
 
     it('adds the last execution of each order on request', () => {
@@ -71,7 +80,9 @@ describe(MatchingEngine.name, () => {
 
       const page = sut.trades({ accounts: [ALICE], pageSize: 1 });
 
-      expect(page.trades).toMatchObject([{ px: 40, qty: 1, buyAccount: ALICE, sellAccount: BOB, aggressorSide: 'SIDE_SELL' }]);
+      expect(page.trades).toMatchObject([
+        { px: 40, qty: 1, buyAccount: ALICE, sellAccount: BOB, aggressorSide: 'SIDE_SELL' },
+      ]);
       expect(page.nextPageToken).toBe('');
     });
   });
@@ -90,7 +101,9 @@ describe(MatchingEngine.name, () => {
       expect(() => sut.trades({ symbol: OTHER_SYMBOL, pageToken: first.nextPageToken })).toThrow(
         expect.objectContaining({ code: EngineErrorCode.INVALID_PAGE_TOKEN }),
       );
-      expect(() => sut.searchOrders({ pageToken: first.nextPageToken })).toThrow(expect.objectContaining({ code: EngineErrorCode.INVALID_PAGE_TOKEN }));
+      expect(() => sut.searchOrders({ pageToken: first.nextPageToken })).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INVALID_PAGE_TOKEN }),
+      );
     });
   });
 
@@ -111,8 +124,16 @@ describe(MatchingEngine.name, () => {
       const result = sut.tradeStats({ symbol: SYMBOL, startTime: start, endTime: start + 40_000, bars: 4 });
 
       expect(result.stats).toEqual({
-        first: '40', last: '50', high: '50', low: '40', totalTradeCount: '4', clearedTradeCount: '4',
-        volume: '10', clearedVolume: '10', notional: '456', clearedNotional: '456',
+        first: '40',
+        last: '50',
+        high: '50',
+        low: '40',
+        totalTradeCount: '4',
+        clearedTradeCount: '4',
+        volume: '10',
+        clearedVolume: '10',
+        notional: '456',
+        clearedNotional: '456',
       });
       expect(result.bars.map((bar) => [bar.totalTradeCount, bar.volume, bar.first, bar.last])).toEqual([
         ['1', '1', '40', '40'],
@@ -125,7 +146,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('refuses an end before the start', () => {
-      expect(() => sut.tradeStats({ startTime: 10, endTime: 5 })).toThrow(expect.objectContaining({ code: EngineErrorCode.INVALID_REQUEST }));
+      expect(() => sut.tradeStats({ startTime: 10, endTime: 5 })).toThrow(
+        expect.objectContaining({ code: EngineErrorCode.INVALID_REQUEST }),
+      );
     });
   });
 
@@ -154,11 +177,24 @@ describe(MatchingEngine.name, () => {
       const book = sut.book(SYMBOL);
 
       expect(book.offers).toHaveLength(3);
-      expect(book.stats).toMatchObject({ openPx: 55, lastTradePx: 55, highPx: 55, lowPx: 55, sharesTraded: 1, notionalTraded: 55, openInterest: 1 });
+      expect(book.stats).toMatchObject({
+        openPx: 55,
+        lastTradePx: 55,
+        highPx: 55,
+        lowPx: 55,
+        sharesTraded: 1,
+        notionalTraded: 55,
+        openInterest: 1,
+      });
     });
 
     it('gives the best bid and offer', () => {
-      expect(sut.bbo(SYMBOL)).toMatchObject({ bestBid: { px: 42, qty: 6 }, bestAsk: { px: 55, qty: 1 }, bidDepth: 5, askDepth: 4 });
+      expect(sut.bbo(SYMBOL)).toMatchObject({
+        bestBid: { px: 42, qty: 6 },
+        bestAsk: { px: 55, qty: 1 },
+        bidDepth: 5,
+        askDepth: 4,
+      });
     });
 
     it('refuses an unknown symbol', () => {

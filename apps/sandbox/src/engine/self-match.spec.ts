@@ -4,8 +4,14 @@ import { MatchingEngine } from './matching-engine.js';
 // upstream-facts.md, "Order safety": prevention applies only between orders of one participant that
 // carry the same selfMatchPreventionId; the incoming order's instruction decides who is canceled.
 const SMP = { selfMatchPreventionId: 'desk-1' };
-const CANCEL_RESTING = { ...SMP, selfMatchPreventionInstruction: 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING' } as const;
-const REMOVE_BOTH = { ...SMP, selfMatchPreventionInstruction: 'SELF_MATCH_PREVENTION_INSTRUCTION_REMOVE_BOTH' } as const;
+const CANCEL_RESTING = {
+  ...SMP,
+  selfMatchPreventionInstruction: 'SELF_MATCH_PREVENTION_INSTRUCTION_CANCEL_RESTING',
+} as const;
+const REMOVE_BOTH = {
+  ...SMP,
+  selfMatchPreventionInstruction: 'SELF_MATCH_PREVENTION_INSTRUCTION_REMOVE_BOTH',
+} as const;
 
 describe(MatchingEngine.name, () => {
   let sut: MatchingEngine;
@@ -20,7 +26,10 @@ describe(MatchingEngine.name, () => {
 
       const result = sut.insert(bid(ALICE, 5, 45, SMP));
 
-      expect(result.executions[0]).toMatchObject({ type: 'EXECUTION_TYPE_REJECTED', orderRejectReason: 'ORD_REJECT_REASON_SELF_MATCH' });
+      expect(result.executions[0]).toMatchObject({
+        type: 'EXECUTION_TYPE_REJECTED',
+        orderRejectReason: 'ORD_REJECT_REASON_SELF_MATCH',
+      });
       expect(result.order.selfMatchPreventionInstruction).toBe('SELF_MATCH_PREVENTION_INSTRUCTION_REJECT_AGGRESSOR');
       expect(sut.order(resting)?.state).toBe('ORDER_STATE_NEW');
     });

@@ -27,7 +27,11 @@ describe(MatchingEngine.name, () => {
 
       const result = sut.insert(bid(ALICE, 5, 45, { timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' }));
 
-      expect(result.executions.map((e) => e.type)).toEqual(['EXECUTION_TYPE_NEW', 'EXECUTION_TYPE_PARTIAL_FILL', 'EXECUTION_TYPE_CANCELED']);
+      expect(result.executions.map((e) => e.type)).toEqual([
+        'EXECUTION_TYPE_NEW',
+        'EXECUTION_TYPE_PARTIAL_FILL',
+        'EXECUTION_TYPE_CANCELED',
+      ]);
       expect(result.order).toMatchObject({ state: 'ORDER_STATE_CANCELED', cumQty: 3, leavesQty: 0 });
       expect(sut.book(SYMBOL).bids).toEqual([]);
     });
@@ -51,7 +55,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('expires a GOOD_TILL_TIME order on tick once its time has come', () => {
-      const id = sut.insert(bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now + 60_000 })).orderId;
+      const id = sut.insert(
+        bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now + 60_000 }),
+      ).orderId;
 
       clock.advance(59_999);
       sut.tick();
@@ -73,7 +79,9 @@ describe(MatchingEngine.name, () => {
     });
 
     it('rejects a GOOD_TILL_TIME order whose time has passed or is missing', () => {
-      const past = sut.insert(bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now }));
+      const past = sut.insert(
+        bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: clock.now }),
+      );
       const missing = sut.insert(bid(ALICE, 1, 40, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME' }));
 
       expect(past.executions[0].orderRejectReason).toBe('ORD_REJECT_REASON_INVALID_EXPIRE_TIME');
@@ -131,7 +139,10 @@ describe(MatchingEngine.name, () => {
 
       const result = sut.insert(bid(ALICE, 1, 45, { participateDontInitiate: true }));
 
-      expect(result.executions[0]).toMatchObject({ type: 'EXECUTION_TYPE_REJECTED', orderRejectReason: 'ORD_REJECT_REASON_WOULD_MATCH_IMMEDIATELY' });
+      expect(result.executions[0]).toMatchObject({
+        type: 'EXECUTION_TYPE_REJECTED',
+        orderRejectReason: 'ORD_REJECT_REASON_WOULD_MATCH_IMMEDIATELY',
+      });
     });
 
     it('rests a post-only order that does not cross', () => {

@@ -8,8 +8,16 @@ import { ExchangePublic } from './exchange-auth.decorators.js';
 import { InstrumentState } from './wire/exchange-request.wire.js';
 
 const StateBody = z.strictObject({ state: InstrumentState, settlementPx: z.int().optional() });
-const AnswerFaultBody = z.strictObject({ every: z.int().min(1), drop: z.int().min(0), hold: z.int().min(0), holdMs: z.int().min(0) });
-const FaultsBody = z.strictObject({ delayMs: z.record(z.string(), z.int().min(0)).optional(), answers: z.record(z.string(), AnswerFaultBody).optional() });
+const AnswerFaultBody = z.strictObject({
+  every: z.int().min(1),
+  drop: z.int().min(0),
+  hold: z.int().min(0),
+  holdMs: z.int().min(0),
+});
+const FaultsBody = z.strictObject({
+  delayMs: z.record(z.string(), z.int().min(0)).optional(),
+  answers: z.record(z.string(), AnswerFaultBody).optional(),
+});
 
 /**
  * The operator's side of the exchange (not an upstream route), for tests: instrument state changes
@@ -40,6 +48,9 @@ export class ExchangeAdminController {
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
     const { delayMs, answers } = parseBody(FaultsBody, body);
-    return this.faults.set({ ...(delayMs ? { exchangeDelayMs: delayMs } : {}), ...(answers ? { exchangeAnswerFaults: answers } : {}) });
+    return this.faults.set({
+      ...(delayMs ? { exchangeDelayMs: delayMs } : {}),
+      ...(answers ? { exchangeAnswerFaults: answers } : {}),
+    });
   }
 }

@@ -7,7 +7,11 @@ import type { UpstreamScope } from '../config/sandbox-config.schema.js';
 import { singleHeader } from '../shared/single-header.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { ACCOUNT_SCOPED, EXCHANGE_PUBLIC, EXCHANGE_SCOPE } from './exchange-auth.decorators.js';
-import { EXCHANGE_AUTHORIZATION, type ExchangeAuthorizationParts, authorizeExchangeCall } from './exchange-authorization.js';
+import {
+  EXCHANGE_AUTHORIZATION,
+  type ExchangeAuthorizationParts,
+  authorizeExchangeCall,
+} from './exchange-authorization.js';
 
 /** Global on the exchange surface: deny by default, so a route added without a declared scope fails loudly. */
 @Injectable()
@@ -25,7 +29,10 @@ export class ExchangeAuthGuard implements CanActivate {
     const accountScoped = this.reflector.getAllAndOverride<boolean | undefined>(ACCOUNT_SCOPED, targets) ?? false;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const credentials = { authorization: singleHeader(request.headers.authorization), participantId: singleHeader(request.headers['x-participant-id']) };
+    const credentials = {
+      authorization: singleHeader(request.headers.authorization),
+      participantId: singleHeader(request.headers['x-participant-id']),
+    };
     const result = authorizeExchangeCall(this.authorization, credentials, { scope, accountScoped });
     if (!result.ok) throw new SurfaceError(result.grpcCode === GrpcStatus.UNAUTHENTICATED ? 401 : 403, result.message);
     request.exchangeCaller = result.caller;

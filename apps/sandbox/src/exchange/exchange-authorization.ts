@@ -34,11 +34,17 @@ export interface ExchangeCredentials {
   participantId?: string;
 }
 
-export type ExchangeRejection = 'no_token' | AccessTokenRejection | 'missing_scope' | 'no_participant' | 'foreign_participant';
+export type ExchangeRejection =
+  'no_token' | AccessTokenRejection | 'missing_scope' | 'no_participant' | 'foreign_participant';
 
 export type ExchangeAuthorization =
   | { ok: true; caller: ExchangeCaller }
-  | { ok: false; reason: ExchangeRejection; grpcCode: GrpcStatus.UNAUTHENTICATED | GrpcStatus.PERMISSION_DENIED; message: string };
+  | {
+      ok: false;
+      reason: ExchangeRejection;
+      grpcCode: GrpcStatus.UNAUTHENTICATED | GrpcStatus.PERMISSION_DENIED;
+      message: string;
+    };
 
 const BEARER = /^Bearer +(\S+)$/i;
 const PARTICIPANT = /^firms\/([^/]+)\/users\/([^/]+)$/;
@@ -48,13 +54,21 @@ const PARTICIPANT = /^firms\/([^/]+)\/users\/([^/]+)$/;
  * token (else UNAUTHENTICATED), the route's scope, then the participant (else PERMISSION_DENIED).
  * Plain function so that REST (a Nest guard) and gRPC (metadata) share it; it counts each outcome.
  */
-export function authorizeExchangeCall(parts: ExchangeAuthorizationParts, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+export function authorizeExchangeCall(
+  parts: ExchangeAuthorizationParts,
+  credentials: ExchangeCredentials,
+  requirement: ExchangeRequirement,
+): ExchangeAuthorization {
   const result = authorize(parts, credentials, requirement);
   parts.counters.count(result.ok ? 'exchange.accepted' : `exchange.rejected.${result.reason}`);
   return result;
 }
 
-function authorize(parts: AccessTokenParts, credentials: ExchangeCredentials, requirement: ExchangeRequirement): ExchangeAuthorization {
+function authorize(
+  parts: AccessTokenParts,
+  credentials: ExchangeCredentials,
+  requirement: ExchangeRequirement,
+): ExchangeAuthorization {
   const token = BEARER.exec(credentials.authorization ?? '')?.[1];
   if (!token) return unauthenticated('no_token', 'a bearer access token is required');
   const check = verifyAccessToken(parts, token);

@@ -15,7 +15,10 @@ export class ExchangeErrorFilter extends SurfaceErrorFilter {
       host.switchToHttp().getResponse<FastifyReply>().header('retry-after', String(exception.retryAfterSeconds));
     }
     // The engine's refusals carry the status the exchange gives them (409 duplicate, 404 unknown, ...).
-    const error = exception instanceof EngineError ? new SurfaceError(engineErrorStatus(exception.code), exception.message) : exception;
+    const error =
+      exception instanceof EngineError
+        ? new SurfaceError(engineErrorStatus(exception.code), exception.message)
+        : exception;
     super.catch(error, host);
   }
 

@@ -12,4 +12,5 @@ export interface ExchangeOperationMeta {
 }
 
 /** Names an exchange operation for the counters, the per-firm limits and delay faults. */
-export const ExchangeOperation = (name: string, limit?: ExchangeLimitClass) => SetMetadata(EXCHANGE_OPERATION, { name, limit } satisfies ExchangeOperationMeta);
+export const ExchangeOperation = (name: string, limit?: ExchangeLimitClass) =>
+  SetMetadata(EXCHANGE_OPERATION, { name, limit } satisfies ExchangeOperationMeta);

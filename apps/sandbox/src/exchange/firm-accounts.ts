@@ -30,6 +30,7 @@ export function visibleAccounts(caller: ExchangeCaller, requested: readonly stri
 /** The account of an order of the caller's firm, by id; any other order is reported missing, as the engine does. */
 export function ownerOf(engine: MatchingEngine, caller: ExchangeCaller, orderId: string): string {
   const order = engine.order(orderId);
-  if (!order || !firmAccounts(caller).includes(order.account)) throw new SurfaceError(404, `order ${orderId} not found`);
+  if (!order || !firmAccounts(caller).includes(order.account))
+    throw new SurfaceError(404, `order ${orderId} not found`);
   return order.account;
 }

@@ -14,7 +14,9 @@ import { type BalanceRecord, balanceRecord } from './wire/ledger-wire.js';
 
 /** The deposit payload is not shown upstream; the sandbox's: an amount in cents, USD only. */
 const DepositBody = z.strictObject({
-  amount: Int64String.refine((amount) => !amount.startsWith('-') && amount !== '0', { message: 'a deposit must be positive' }),
+  amount: Int64String.refine((amount) => !amount.startsWith('-') && amount !== '0', {
+    message: 'a deposit must be positive',
+  }),
   currency: z.literal('USD').optional(),
   fundingAccountId: z.string().optional(),
 });
@@ -41,11 +43,20 @@ export class FundingController {
   @HttpCode(200)
   @ExchangeScope('write:funding')
   @ExchangeOperation('deposit')
-  deposit(@Participant() participant: string, @Param('processor') processor: string, @Body() body: unknown): { deposit: Deposit; balance: BalanceRecord } {
+  deposit(
+    @Participant() participant: string,
+    @Param('processor') processor: string,
+    @Body() body: unknown,
+  ): { deposit: Deposit; balance: BalanceRecord } {
     if (!this.funding.knows(processor)) throw new SurfaceError(404, `no deposit processor ${processor}`);
     const request = parseBody(DepositBody, body);
     const amount = engineInt(request.amount, 'amount') as number;
-    const deposit = this.funding.deposit(participant, processor, { amount, fundingAccountId: request.fundingAccountId }, this.clock.now());
+    const deposit = this.funding.deposit(
+      participant,
+      processor,
+      { amount, fundingAccountId: request.fundingAccountId },
+      this.clock.now(),
+    );
     return { deposit, balance: balanceRecord(this.engine.balance(participant)) };
   }
 }

@@ -40,7 +40,11 @@ export class ReferenceDataController {
   @ExchangeOperation('symbols', 'instruments')
   symbols(@Body() body: unknown): { symbols: string[]; nextPageToken: string; eof: boolean } {
     const page = listInstruments(this.engine.instruments(), parseBody(InstrumentListRequest, body));
-    return { symbols: page.instruments.map((instrument) => instrument.symbol), nextPageToken: page.nextPageToken, eof: page.eof };
+    return {
+      symbols: page.instruments.map((instrument) => instrument.symbol),
+      nextPageToken: page.nextPageToken,
+      eof: page.eof,
+    };
   }
 
   /** No published limit for metadata. A symbol asked for by name must exist (404). */
@@ -52,9 +56,15 @@ export class ReferenceDataController {
     const all = this.engine.instruments();
     const unknown = symbols?.find((symbol) => !all.some((instrument) => instrument.symbol === symbol));
     if (unknown !== undefined) throw new SurfaceError(404, `unknown symbol ${unknown}`);
-    const wanted = symbols && symbols.length > 0 ? all.filter((instrument) => symbols.includes(instrument.symbol)) : all;
+    const wanted =
+      symbols && symbols.length > 0 ? all.filter((instrument) => symbols.includes(instrument.symbol)) : all;
     return {
-      metadata: wanted.map(({ symbol, metadata, eventAttributes, jsonAttributes }) => ({ symbol, metadata, eventAttributes, jsonAttributes })),
+      metadata: wanted.map(({ symbol, metadata, eventAttributes, jsonAttributes }) => ({
+        symbol,
+        metadata,
+        eventAttributes,
+        jsonAttributes,
+      })),
     };
   }
 }

@@ -50,20 +50,35 @@ export class ReportsController {
     const { startTime, endTime, accounts: requested, ...query } = parseBody(OrderSearchRequest, body);
     const accounts = visibleAccounts(caller, requested);
     if (accounts.length === 0) return { order: [], nextPageToken: '', lastExecutions: [] };
-    const found = this.engine.searchOrders({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
-    return { order: found.order.map(orderRecord), nextPageToken: found.nextPageToken, lastExecutions: found.lastExecutions.map(executionRecord) };
+    const found = this.engine.searchOrders({
+      ...query,
+      accounts,
+      startTime: epochMs(startTime),
+      endTime: epochMs(endTime),
+    });
+    return {
+      order: found.order.map(orderRecord),
+      nextPageToken: found.nextPageToken,
+      lastExecutions: found.lastExecutions.map(executionRecord),
+    };
   }
 
   @Post('trades/search')
   @HttpCode(200)
   @ExchangeOperation('searchTrades', 'search')
-  searchTrades(@Caller() caller: ExchangeCaller, @Body() body: unknown): { trades: TradeRecord[]; nextPageToken: string } {
+  searchTrades(
+    @Caller() caller: ExchangeCaller,
+    @Body() body: unknown,
+  ): { trades: TradeRecord[]; nextPageToken: string } {
     const { startTime, endTime, accounts: requested, ...query } = parseBody(TradeSearchBody, body);
     const accounts = visibleAccounts(caller, requested);
     if (accounts.length === 0) return { trades: [], nextPageToken: '' };
     const found = this.engine.trades({ ...query, accounts, startTime: epochMs(startTime), endTime: epochMs(endTime) });
     const own = new Set(firmAccounts(caller));
-    return { trades: found.trades.map((trade) => tradeRecord(trade, (account) => own.has(account))), nextPageToken: found.nextPageToken };
+    return {
+      trades: found.trades.map((trade) => tradeRecord(trade, (account) => own.has(account))),
+      nextPageToken: found.nextPageToken,
+    };
   }
 
   /** Scope not shown upstream; read:reports is the documented one closest to it. Market-wide, like upstream's. */
@@ -73,6 +88,11 @@ export class ReportsController {
   tradeStats(@Body() body: unknown): TradeStatsAnswer {
     const { startTime, endTime, ...query } = parseBody(TradeStatsRequest, body);
     const stats = this.engine.tradeStats({ ...query, startTime: epochMs(startTime), endTime: epochMs(endTime) });
-    return { stats: stats.stats, bars: stats.bars, barStartTime: stats.barStartTime.map(isoTime), barEndTime: stats.barEndTime.map(isoTime) };
+    return {
+      stats: stats.stats,
+      bars: stats.bars,
+      barStartTime: stats.barStartTime.map(isoTime),
+      barEndTime: stats.barEndTime.map(isoTime),
+    };
   }
 }

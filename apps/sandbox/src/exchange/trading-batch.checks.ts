@@ -13,7 +13,8 @@ export function checkBatchInsert(engine: MatchingEngine, requests: readonly Orde
   requests.forEach((request, i) => {
     if (!request.clordId) return;
     const key = `${request.account}\n${request.clordId}`;
-    if (seen.has(key)) throw new SurfaceError(409, `requests.${i}.clordId: ${request.clordId} appears twice in the batch`);
+    if (seen.has(key))
+      throw new SurfaceError(409, `requests.${i}.clordId: ${request.clordId} appears twice in the batch`);
     seen.add(key);
     // A preview inserts nothing but refuses a clordId the account has used, as insert would.
     engine.preview(request);
@@ -21,7 +22,11 @@ export function checkBatchInsert(engine: MatchingEngine, requests: readonly Orde
 }
 
 /** Every order named must be the firm's (else 404) and still working (else 409); answers each order's account. */
-export function checkBatchReplace(engine: MatchingEngine, caller: ExchangeCaller, requests: readonly WireReplaceRequest[]): string[] {
+export function checkBatchReplace(
+  engine: MatchingEngine,
+  caller: ExchangeCaller,
+  requests: readonly WireReplaceRequest[],
+): string[] {
   return requests.map((request, i) => {
     const account = ownerOf(engine, caller, request.orderId);
     const order = engine.order(request.orderId);

@@ -10,13 +10,33 @@ import { grpcCodeOf } from './exchange-error.filter.js';
 import { ExchangeOperation } from './exchange-operation.decorator.js';
 import { accountFor, ownerOf } from './firm-accounts.js';
 import { checkBatchInsert, checkBatchReplace } from './trading-batch.checks.js';
-import { BatchInsertRequest, BatchReplaceRequest, MAX_BATCH_ORDERS, OrderRequest, PreviewOrderRequest } from './wire/exchange-request.wire.js';
-import { type ExecutionRecord, type OrderRecord, engineOrderRequest, engineReplaceRequest, executionRecord, orderRecord } from './wire/order-wire.js';
+import {
+  BatchInsertRequest,
+  BatchReplaceRequest,
+  MAX_BATCH_ORDERS,
+  OrderRequest,
+  PreviewOrderRequest,
+} from './wire/exchange-request.wire.js';
+import {
+  type ExecutionRecord,
+  type OrderRecord,
+  engineOrderRequest,
+  engineReplaceRequest,
+  executionRecord,
+  orderRecord,
+} from './wire/order-wire.js';
 
 /** The cancel payload is not shown upstream; the sandbox takes the order by id or by the account's clordId. */
 const CancelBody = z
-  .strictObject({ orderId: z.string().min(1).optional(), clordId: z.string().min(1).optional(), account: z.string().optional(), symbol: z.string().optional() })
-  .refine((body) => body.orderId !== undefined || body.clordId !== undefined, { message: 'orderId or clordId is required' });
+  .strictObject({
+    orderId: z.string().min(1).optional(),
+    clordId: z.string().min(1).optional(),
+    account: z.string().optional(),
+    symbol: z.string().optional(),
+  })
+  .refine((body) => body.orderId !== undefined || body.clordId !== undefined, {
+    message: 'orderId or clordId is required',
+  });
 
 /** Spec 4.1 /v1/trading/*: order entry on the shared engine, for the x-participant-id's firm. */
 @Controller('v1/trading')
@@ -28,7 +48,11 @@ export class TradingController {
   @HttpCode(200)
   @ExchangeScope('write:orders')
   @ExchangeOperation('insertOrder', 'order-entry')
-  insert(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { orderId: string } {
+  insert(
+    @Caller() caller: ExchangeCaller,
+    @Participant() participant: string,
+    @Body() body: unknown,
+  ): { orderId: string } {
     const request = parseBody(OrderRequest, body);
     const result = this.engine.insert(engineOrderRequest(request, accountFor(caller, request.account), participant));
     return { orderId: result.orderId };
@@ -39,9 +63,15 @@ export class TradingController {
   @HttpCode(200)
   @ExchangeScope('read:orders')
   @ExchangeOperation('previewOrder')
-  preview(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { previewOrder: OrderRecord } {
+  preview(
+    @Caller() caller: ExchangeCaller,
+    @Participant() participant: string,
+    @Body() body: unknown,
+  ): { previewOrder: OrderRecord } {
     const { request } = parseBody(PreviewOrderRequest, body);
-    const preview = this.engine.preview(engineOrderRequest(request, accountFor(caller, request.account), participant, 'request.'));
+    const preview = this.engine.preview(
+      engineOrderRequest(request, accountFor(caller, request.account), participant, 'request.'),
+    );
     return { previewOrder: orderRecord(preview.order) };
   }
 
@@ -49,7 +79,11 @@ export class TradingController {
   @HttpCode(200)
   @ExchangeScope('write:orders')
   @ExchangeOperation('insertBatch', 'batch')
-  insertBatch(@Caller() caller: ExchangeCaller, @Participant() participant: string, @Body() body: unknown): { responses: object[] } {
+  insertBatch(
+    @Caller() caller: ExchangeCaller,
+    @Participant() participant: string,
+    @Body() body: unknown,
+  ): { responses: object[] } {
     assertBatchSize(body);
     const requests = parseBody(BatchInsertRequest, body).requests.map((request, i) =>
       engineOrderRequest(request, accountFor(caller, request.account), participant, `requests.${i}.`),
@@ -84,8 +118,12 @@ export class TradingController {
   @ExchangeOperation('cancelOrder', 'cancel')
   cancel(@Caller() caller: ExchangeCaller, @Body() body: unknown): { execution: ExecutionRecord } {
     const request = parseBody(CancelBody, body);
-    const account = request.orderId ? ownerOf(this.engine, caller, request.orderId) : accountFor(caller, request.account);
-    return { execution: executionRecord(this.engine.cancel({ account, orderId: request.orderId, clordId: request.clordId })) };
+    const account = request.orderId
+      ? ownerOf(this.engine, caller, request.orderId)
+      : accountFor(caller, request.account);
+    return {
+      execution: executionRecord(this.engine.cancel({ account, orderId: request.orderId, clordId: request.clordId })),
+    };
   }
 }
 

@@ -64,13 +64,19 @@ export function ed25519Seed(privateKey: KeyObject): Buffer {
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export function ed25519PublicFromSeed(seed: Buffer): KeyObject {
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return createPublicKey(privateKey);
 }
 
 /** SHA-256 of the key's SubjectPublicKeyInfo DER, hex: how the operator names a key (rotation, counters). */
 export function publicKeyFingerprint(key: KeyObject): string {
-  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
 }
 
 const MIN_RSA_BITS = 2048;

@@ -1,4 +1,3 @@
-
 import type { MatchingEngine, Trade } from '../engine/index.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { retailPriceOf } from './retail-intents.js';
@@ -32,33 +31,47 @@ export class RetailActivities {
     const descending = query.sortOrder !== 'SORT_ORDER_ASCENDING';
     const all = this.entries(keyId);
     const keep = (entry: Entry) =>
-      (!query.types || query.types.includes(entry.activity.type)) && (!query.marketSlug || entry.activity.trade?.marketSlug === query.marketSlug);
+      (!query.types || query.types.includes(entry.activity.type)) &&
+      (!query.marketSlug || entry.activity.trade?.marketSlug === query.marketSlug);
     const positions = all.map((_, index) => index).filter((index) => keep(all[index]));
     if (descending) positions.reverse();
     const after = cursorPosition(query.cursor, descending);
-    const start = after === undefined ? 0 : positions.findIndex((index) => (descending ? index < after : index > after));
+    const start =
+      after === undefined ? 0 : positions.findIndex((index) => (descending ? index < after : index > after));
     const limit = query.limit ?? DEFAULT_LIMIT;
     const chosen = start < 0 ? [] : positions.slice(start, start + limit);
     const eof = start < 0 || start + limit >= positions.length;
     const last = chosen[chosen.length - 1];
-    return { activities: chosen.map((index) => all[index].activity), ...(eof || last === undefined ? {} : { nextCursor: cursorOf(last, descending) }), eof };
+    return {
+      activities: chosen.map((index) => all[index].activity),
+      ...(eof || last === undefined ? {} : { nextCursor: cursorOf(last, descending) }),
+      eof,
+    };
   }
 
   private entries(keyId: string): Entry[] {
-    const deposits: Entry[] = this.venue.deposits.filter((deposit) => deposit.keyId === keyId).map((deposit) => ({
-      time: deposit.time,
-      activity: {
-        type: 'ACTIVITY_TYPE_ACCOUNT_DEPOSIT',
-        accountBalanceChange: {
-          transactionId: deposit.transactionId,
-          status: 'ACCOUNT_BALANCE_CHANGE_STATUS_COMPLETED',
-          amount: amountOf(deposit.amount, CASH_SCALE),
-          createTime: isoOf(deposit.time),
-          updateTime: isoOf(deposit.time),
-          transactions: [{ transactionId: deposit.transactionId, status: 'ACCOUNT_BALANCE_CHANGE_STATUS_COMPLETED', amount: amountOf(deposit.amount, CASH_SCALE) }],
+    const deposits: Entry[] = this.venue.deposits
+      .filter((deposit) => deposit.keyId === keyId)
+      .map((deposit) => ({
+        time: deposit.time,
+        activity: {
+          type: 'ACTIVITY_TYPE_ACCOUNT_DEPOSIT',
+          accountBalanceChange: {
+            transactionId: deposit.transactionId,
+            status: 'ACCOUNT_BALANCE_CHANGE_STATUS_COMPLETED',
+            amount: amountOf(deposit.amount, CASH_SCALE),
+            createTime: isoOf(deposit.time),
+            updateTime: isoOf(deposit.time),
+            transactions: [
+              {
+                transactionId: deposit.transactionId,
+                status: 'ACCOUNT_BALANCE_CHANGE_STATUS_COMPLETED',
+                amount: amountOf(deposit.amount, CASH_SCALE),
+              },
+            ],
+          },
         },
-      },
-    }));
+      }));
     const trades = this.tradeEntries(keyId);
     // Both lists are in time order; a stable sort keeps deposits before trades of the same millisecond.
     return [...deposits, ...trades].sort((a, b) => a.time - b.time);
@@ -70,7 +83,11 @@ export class RetailActivities {
       const buys = trade.buyAccount === keyId;
       const orderId = buys ? trade.buyOrderId : trade.sellOrderId;
       const order = this.engine.order(orderId);
-      const intent = order ? this.records.terms(order).intent : buys ? 'ORDER_INTENT_BUY_LONG' : 'ORDER_INTENT_SELL_LONG';
+      const intent = order
+        ? this.records.terms(order).intent
+        : buys
+          ? 'ORDER_INTENT_BUY_LONG'
+          : 'ORDER_INTENT_SELL_LONG';
       const { scale, payout } = this.records.frame(trade.symbol);
       const { opening, realized } = replay(ledger, trade.symbol, buys ? trade.qty : -trade.qty, trade.px);
       const price = retailPriceOf(intent, trade.px, payout);
@@ -109,7 +126,12 @@ export class RetailActivities {
 }
 
 /** Average-cost replay of one fill, like the engine's ledger: how much of it opens, and the P&L of the part that closes. */
-function replay(ledger: Map<string, { net: number; cost: number }>, symbol: string, qty: number, px: number): { opening: number; realized: number } {
+function replay(
+  ledger: Map<string, { net: number; cost: number }>,
+  symbol: string,
+  qty: number,
+  px: number,
+): { opening: number; realized: number } {
   const book = ledger.get(symbol) ?? { net: 0, cost: 0 };
   ledger.set(symbol, book);
   if (book.net === 0 || Math.sign(book.net) === Math.sign(qty)) {
@@ -139,6 +161,7 @@ function cursorOf(index: number, descending: boolean): string {
 function cursorPosition(cursor: string | undefined, descending: boolean): number | undefined {
   if (cursor === undefined) return undefined;
   const match = /^([ad]):(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match || (match[1] === 'd') !== descending) throw new SurfaceError(400, 'cursor is not one this feed issued for this sort order');
+  if (!match || (match[1] === 'd') !== descending)
+    throw new SurfaceError(400, 'cursor is not one this feed issued for this sort order');
   return Number(match[2]);
 }

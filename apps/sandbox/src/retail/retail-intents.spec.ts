@@ -1,4 +1,3 @@
-
 import { enginePriceOf, engineSideOf, retailSideOf } from './retail-intents.js';
 import type { OrderIntent } from './wire/retail-enums.wire.js';
 

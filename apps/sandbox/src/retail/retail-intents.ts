@@ -31,7 +31,9 @@ export function isShort(intent: OrderIntent): boolean {
 
 /** The retail side names the verb of the intent: buying NO is a buy, even though the engine sells YES. */
 export function retailSideOf(intent: OrderIntent): OrderSide {
-  return intent === 'ORDER_INTENT_BUY_LONG' || intent === 'ORDER_INTENT_BUY_SHORT' ? 'ORDER_SIDE_BUY' : 'ORDER_SIDE_SELL';
+  return intent === 'ORDER_INTENT_BUY_LONG' || intent === 'ORDER_INTENT_BUY_SHORT'
+    ? 'ORDER_SIDE_BUY'
+    : 'ORDER_SIDE_SELL';
 }
 
 /** A retail price (engine units) as the engine price; 0 stays 0, the engine's "no price". */

@@ -1,4 +1,3 @@
-
 import type { Execution, MatchingEngine, Order, OrderResult, OrderState } from '../engine/index.js';
 import { SurfaceError } from '../shared/surface-error.js';
 import { engineCall } from './retail-engine-error.js';
@@ -7,7 +6,14 @@ import { ENGINE_TIF, engineOrderOf } from './retail-order-terms.js';
 import { unitsOf } from './retail-prices.js';
 import type { RetailRecords } from './retail-records.js';
 import type { RetailVenue } from './retail-venue.js';
-import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, PreviewOrder } from './wire/retail-request.wire.js';
+import type {
+  CancelAllOrders,
+  CancelOrder,
+  ClosePosition,
+  CreateOrder,
+  ModifyOrder,
+  PreviewOrder,
+} from './wire/retail-request.wire.js';
 import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
 
 /** spec 2.10 gives no default block; the sandbox waits this long without maxBlockTime, and never longer than the cap. */
@@ -15,7 +21,12 @@ const DEFAULT_BLOCK_MS = 10_000;
 const MAX_BLOCK_MS = 300_000;
 /** GOOD_TILL_DATE orders expire when the engine is next called; a blocking call keeps calling it. */
 const EXPIRY_TICK_MS = 100;
-const DONE: ReadonlySet<OrderState> = new Set(['ORDER_STATE_FILLED', 'ORDER_STATE_CANCELED', 'ORDER_STATE_REJECTED', 'ORDER_STATE_EXPIRED']);
+const DONE: ReadonlySet<OrderState> = new Set([
+  'ORDER_STATE_FILLED',
+  'ORDER_STATE_CANCELED',
+  'ORDER_STATE_REJECTED',
+  'ORDER_STATE_EXPIRED',
+]);
 
 /** Retail order entry on the shared engine: create, preview, close, modify, cancel, cancel all. */
 export class RetailOrderDesk {
@@ -49,7 +60,13 @@ export class RetailOrderDesk {
     const net = this.engine.position(keyId, body.marketSlug)?.netPosition ?? 0;
     if (net === 0) throw new SurfaceError(400, `no open position in ${body.marketSlug}`);
     const { marketSlug, ...rest } = body;
-    return this.create(keyId, { ...rest, marketSlug, intent: net > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT', type: 'ORDER_TYPE_MARKET', quantity: Math.abs(net) });
+    return this.create(keyId, {
+      ...rest,
+      marketSlug,
+      intent: net > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT',
+      type: 'ORDER_TYPE_MARKET',
+      quantity: Math.abs(net),
+    });
   }
 
   modify(keyId: string, orderId: string, body: ModifyOrder): Record<string, never> {
@@ -63,7 +80,9 @@ export class RetailOrderDesk {
         ...(body.price ? { price: enginePriceOf(terms.intent, unitsOf(body.price.value, scale), payout) } : {}),
         ...(body.quantity === undefined ? {} : { orderQty: body.quantity }),
         ...(body.tif ? { timeInForce: ENGINE_TIF[body.tif] } : {}),
-        ...(body.participateDontInitiate === undefined ? {} : { participateDontInitiate: body.participateDontInitiate }),
+        ...(body.participateDontInitiate === undefined
+          ? {}
+          : { participateDontInitiate: body.participateDontInitiate }),
         ...(body.goodTillTime ? { goodTillTime: Date.parse(body.goodTillTime) } : {}),
       }),
     );
@@ -85,12 +104,16 @@ export class RetailOrderDesk {
   ownOrder(keyId: string, orderId: string, marketSlug?: string): Order {
     const order = this.engine.order(orderId);
     if (!this.records.owns(keyId, order)) throw new SurfaceError(404, `order ${orderId} not found`);
-    if (marketSlug !== undefined && order.symbol !== marketSlug) throw new SurfaceError(400, `order ${orderId} is not in market ${marketSlug}`);
+    if (marketSlug !== undefined && order.symbol !== marketSlug)
+      throw new SurfaceError(400, `order ${orderId} is not in market ${marketSlug}`);
     return order;
   }
 
   /** `{id}`; with `executions` when the caller blocked for them or the order was rejected outright. */
-  private async respond(result: OrderResult, body: Pick<CreateOrder, 'synchronousExecution' | 'maxBlockTime'>): Promise<CreateOrderResponse> {
+  private async respond(
+    result: OrderResult,
+    body: Pick<CreateOrder, 'synchronousExecution' | 'maxBlockTime'>,
+  ): Promise<CreateOrderResponse> {
     const executions = [...result.executions];
     if (body.synchronousExecution && !DONE.has(result.order.state)) {
       const seconds = body.maxBlockTime === undefined ? DEFAULT_BLOCK_MS : Number(body.maxBlockTime) * 1_000;

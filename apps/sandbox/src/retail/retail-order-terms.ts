@@ -1,4 +1,3 @@
-
 import type { Instrument, ManualOrderIndicator, MatchingEngine, OrderRequest, TimeInForce } from '../engine/index.js';
 import { enginePriceOf, engineSideOf, retailPriceOf, retailSideOf } from './retail-intents.js';
 import { type PriceFrame, priceFrameOf, unitsOf } from './retail-prices.js';
@@ -26,12 +25,23 @@ const MANUAL: Record<NonNullable<CreateOrder['manualOrderIndicator']>, ManualOrd
  * turns it into a limit at currentPrice ± tolerance; a cash order the engine cannot size itself (a
  * short intent, or one with a limit) is sized here against the book.
  */
-export function engineOrderOf(engine: MatchingEngine, keyId: string, clordId: string, body: CreateOrder): { request: OrderRequest; terms: RetailOrderTerms } {
+export function engineOrderOf(
+  engine: MatchingEngine,
+  keyId: string,
+  clordId: string,
+  body: CreateOrder,
+): { request: OrderRequest; terms: RetailOrderTerms } {
   const instrument = engine.instrument(body.marketSlug);
   const frame = priceFrameOf(instrument);
   const type = body.type ?? 'ORDER_TYPE_LIMIT';
-  const tif = body.tif ?? (type === 'ORDER_TYPE_MARKET' ? 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' : 'TIME_IN_FORCE_GOOD_TILL_CANCEL');
-  const terms: RetailOrderTerms = { intent: body.intent, type, tif, ...(body.cashOrderQty ? { cashOrderQty: body.cashOrderQty.value } : {}) };
+  const tif =
+    body.tif ?? (type === 'ORDER_TYPE_MARKET' ? 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' : 'TIME_IN_FORCE_GOOD_TILL_CANCEL');
+  const terms: RetailOrderTerms = {
+    intent: body.intent,
+    type,
+    tif,
+    ...(body.cashOrderQty ? { cashOrderQty: body.cashOrderQty.value } : {}),
+  };
   const request: OrderRequest = {
     symbol: body.marketSlug,
     side: engineSideOf(body.intent),
@@ -49,17 +59,39 @@ export function engineOrderOf(engine: MatchingEngine, keyId: string, clordId: st
   return { request: { ...request, ...marketTerms(engine, instrument, frame, body) }, terms };
 }
 
-function marketTerms(engine: MatchingEngine, instrument: Instrument | undefined, frame: PriceFrame, body: CreateOrder): Partial<OrderRequest> {
-  const limit = instrument && body.slippageTolerance ? slippageLimit(instrument, frame, body.intent, body.slippageTolerance) : undefined;
+function marketTerms(
+  engine: MatchingEngine,
+  instrument: Instrument | undefined,
+  frame: PriceFrame,
+  body: CreateOrder,
+): Partial<OrderRequest> {
+  const limit =
+    instrument && body.slippageTolerance
+      ? slippageLimit(instrument, frame, body.intent, body.slippageTolerance)
+      : undefined;
   const cash = body.cashOrderQty ? unitsOf(body.cashOrderQty.value, frame.scale) : undefined;
-  const nativeCash = cash !== undefined && limit === undefined && (body.intent === 'ORDER_INTENT_BUY_LONG' || body.intent === 'ORDER_INTENT_SELL_LONG');
-  const orderQty = body.quantity ?? (cash === undefined || nativeCash || !instrument ? undefined : cashQuantity(engine, instrument, frame, body, cash, limit));
+  const nativeCash =
+    cash !== undefined &&
+    limit === undefined &&
+    (body.intent === 'ORDER_INTENT_BUY_LONG' || body.intent === 'ORDER_INTENT_SELL_LONG');
+  const orderQty =
+    body.quantity ??
+    (cash === undefined || nativeCash || !instrument
+      ? undefined
+      : cashQuantity(engine, instrument, frame, body, cash, limit));
   const size = nativeCash ? { cashOrderQty: cash } : { orderQty };
-  return limit === undefined ? { type: 'ORDER_TYPE_MARKET_TO_LIMIT', ...size } : { type: 'ORDER_TYPE_LIMIT', price: limit, ...size };
+  return limit === undefined
+    ? { type: 'ORDER_TYPE_MARKET_TO_LIMIT', ...size }
+    : { type: 'ORDER_TYPE_LIMIT', price: limit, ...size };
 }
 
 /** The engine limit price of `currentPrice` moved against the order by ticks and bips, kept inside the price band. */
-function slippageLimit(instrument: Instrument, frame: PriceFrame, intent: OrderIntent, tolerance: SlippageTolerance): number {
+function slippageLimit(
+  instrument: Instrument,
+  frame: PriceFrame,
+  intent: OrderIntent,
+  tolerance: SlippageTolerance,
+): number {
   const current = unitsOf(tolerance.currentPrice.value, frame.scale);
   const tick = instrument.tickSize;
   const room = (tolerance.ticks ?? 0) * tick + (current * (tolerance.bips ?? 0)) / 10_000;
@@ -71,7 +103,14 @@ function slippageLimit(instrument: Instrument, frame: PriceFrame, intent: OrderI
 }
 
 /** How many contracts `cash` buys (or, selling, raises) walking the book at retail prices, within `limit`. */
-function cashQuantity(engine: MatchingEngine, instrument: Instrument, frame: PriceFrame, body: CreateOrder, cash: number, limit: number | undefined): number {
+function cashQuantity(
+  engine: MatchingEngine,
+  instrument: Instrument,
+  frame: PriceFrame,
+  body: CreateOrder,
+  cash: number,
+  limit: number | undefined,
+): number {
   const side = engineSideOf(body.intent);
   const book = engine.book(instrument.symbol, 1_000);
   const levels = side === 'SIDE_BUY' ? book.offers : book.bids;

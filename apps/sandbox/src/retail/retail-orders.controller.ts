@@ -7,7 +7,15 @@ import { RetailOrderDesk } from './retail-order-desk.js';
 import { RetailRoute } from './retail-rate-limit.guard.js';
 import { RetailRecords } from './retail-records.js';
 import type { CreateOrderResponse, RetailOrder } from './wire/retail-records.wire.js';
-import { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, OpenOrdersQuery, PreviewOrder } from './wire/retail-request.wire.js';
+import {
+  CancelAllOrders,
+  CancelOrder,
+  ClosePosition,
+  CreateOrder,
+  ModifyOrder,
+  OpenOrdersQuery,
+  PreviewOrder,
+} from './wire/retail-request.wire.js';
 
 /** Retail order routes (upstream-facts "Retail base, signed"); POSTs answer 200 like the upstream's gRPC gateway. */
 @Controller('v1')

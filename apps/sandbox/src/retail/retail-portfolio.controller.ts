@@ -28,11 +28,17 @@ export class RetailPortfolioController {
   /** `{positions: {slug: position}, nextCursor?, eof}`, by slug; the cursor is the last slug sent. */
   @Get('portfolio/positions')
   @RetailRoute('positions')
-  positions(@RetailKeyId() keyId: string, @Query() raw: unknown): { positions: Record<string, RetailPosition>; nextCursor?: string; eof: boolean } {
+  positions(
+    @RetailKeyId() keyId: string,
+    @Query() raw: unknown,
+  ): { positions: Record<string, RetailPosition>; nextCursor?: string; eof: boolean } {
     const query = parseBody(PositionsQuery, raw);
     const after = query.cursor === undefined ? undefined : Buffer.from(query.cursor, 'base64url').toString();
-    if (after !== undefined && !/^[a-z0-9-]+$/.test(after)) throw new SurfaceError(400, 'cursor is not one this list issued');
-    const all = this.portfolio.positions(keyId).filter((p) => (!query.market || p.symbol === query.market) && (after === undefined || p.symbol > after));
+    if (after !== undefined && !/^[a-z0-9-]+$/.test(after))
+      throw new SurfaceError(400, 'cursor is not one this list issued');
+    const all = this.portfolio
+      .positions(keyId)
+      .filter((p) => (!query.market || p.symbol === query.market) && (after === undefined || p.symbol > after));
     const page = all.slice(0, query.limit ?? DEFAULT_POSITIONS_PAGE);
     const eof = page.length === all.length;
     const last = page[page.length - 1];
@@ -45,7 +51,10 @@ export class RetailPortfolioController {
 
   @Get('portfolio/activities')
   @RetailRoute('activities')
-  activities(@RetailKeyId() keyId: string, @Query() raw: unknown): { activities: Activity[]; nextCursor?: string; eof: boolean } {
+  activities(
+    @RetailKeyId() keyId: string,
+    @Query() raw: unknown,
+  ): { activities: Activity[]; nextCursor?: string; eof: boolean } {
     return this.feed.page(keyId, parseBody(ActivitiesQuery, raw));
   }
 }

@@ -1,4 +1,3 @@
-
 import type { MatchingEngine, Position } from '../engine/index.js';
 import { enginePriceOf } from './retail-intents.js';
 import { amountOf, dollarsOf, isoOf } from './retail-prices.js';
@@ -39,7 +38,10 @@ export class RetailPortfolioRecords {
 
   balance(keyId: string): RetailBalance {
     const engineBalance = this.engine.balance(keyId);
-    const collateral = this.positions(keyId).reduce((sum, p) => sum + Math.max(0, -p.netPosition) * this.records.frame(p.symbol).payout, 0);
+    const collateral = this.positions(keyId).reduce(
+      (sum, p) => sum + Math.max(0, -p.netPosition) * this.records.frame(p.symbol).payout,
+      0,
+    );
     const cash = engineBalance.currentBalance - collateral;
     const reserved = this.openOrderReservation(keyId);
     const updated = engineBalance.updateTime || undefined;

@@ -16,11 +16,15 @@ interface RetailRouteSpec {
 
 /** The route name a handler was given with RetailRoute ('unnamed' without one). */
 export function retailRouteName(reflector: Reflector, context: ExecutionContext): string {
-  return reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [context.getHandler(), context.getClass()])?.name ?? 'unnamed';
+  return (
+    reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [context.getHandler(), context.getClass()])
+      ?.name ?? 'unnamed'
+  );
 }
 
 /** Names a retail route for the per-route counters and says which spec 8 limit it also counts against. */
-export const RetailRoute = (name: string, bucket?: RetailBucket) => SetMetadata(RETAIL_ROUTE, { name, ...(bucket ? { bucket } : {}) } satisfies RetailRouteSpec);
+export const RetailRoute = (name: string, bucket?: RetailBucket) =>
+  SetMetadata(RETAIL_ROUTE, { name, ...(bucket ? { bucket } : {}) } satisfies RetailRouteSpec);
 
 /** upstream-facts "Retail extras": the 429 body is `{"status": 429, "message": "Too Many Requests"}`, with Retry-After. */
 export class RetailRateLimitedError extends SurfaceError {
@@ -45,7 +49,10 @@ export class RetailRateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const key = context.switchToHttp().getRequest<FastifyRequest>().retailKey;
     if (!key) return true; // a sandbox-only public route
-    const route = this.reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [context.getHandler(), context.getClass()]);
+    const route = this.reflector.getAllAndOverride<RetailRouteSpec | undefined>(RETAIL_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     const name = route?.name ?? 'unnamed';
     const { retail } = this;
     const throttled = retail.takeThrottle(name);

@@ -20,7 +20,11 @@ describe(RetailLimiter.name, () => {
   it('refuses the 56th open-orders request within 10 s, and says when one frees up', () => {
     for (let i = 0; i < 55; i++) expect(sut.take('k', ['openOrders', 'all']).allowed).toBe(true);
     now += 4_000;
-    expect(sut.take('k', ['openOrders', 'all'])).toEqual({ allowed: false, bucket: 'openOrders', retryAfterSeconds: 6 });
+    expect(sut.take('k', ['openOrders', 'all'])).toEqual({
+      allowed: false,
+      bucket: 'openOrders',
+      retryAfterSeconds: 6,
+    });
     now += RETAIL_WINDOW_MS - 4_000;
     expect(sut.take('k', ['openOrders', 'all']).allowed).toBe(true);
   });

@@ -5,7 +5,8 @@ import { RetailKeyRate } from './retail-key-rate.js';
  * sandbox checks the gateway rather than agreeing with it. Sliding windows per key: a request counts
  * against its route's bucket and against `all`, both or neither.
  */
-export type RetailBucket = 'create' | 'cancel' | 'modify' | 'cancelAll' | 'closePosition' | 'openOrders' | 'getOrder' | 'all';
+export type RetailBucket =
+  'create' | 'cancel' | 'modify' | 'cancelAll' | 'closePosition' | 'openOrders' | 'getOrder' | 'all';
 
 /** spec 8, per 10 s: 440 create, cancel and modify each; 110 cancel all; 220 close; 55 open orders; 55 one order; 2,000 all. */
 export const RETAIL_LIMIT_DEFAULTS: Readonly<Record<RetailBucket, number>> = {
@@ -21,7 +22,8 @@ export const RETAIL_LIMIT_DEFAULTS: Readonly<Record<RetailBucket, number>> = {
 
 export const RETAIL_WINDOW_MS = 10_000;
 
-export type LimitDecision = { allowed: true } | { allowed: false; bucket: RetailBucket | 'key'; retryAfterSeconds: number };
+export type LimitDecision =
+  { allowed: true } | { allowed: false; bucket: RetailBucket | 'key'; retryAfterSeconds: number };
 
 export class RetailLimiter {
   /** Mutable so tests (and an operator) can lower a limit; spec 8 is the default. */
@@ -42,7 +44,11 @@ export class RetailLimiter {
     if (full) {
       // Until the oldest counted request leaves the window (a limit of 0 never frees up: one window).
       const oldest = full.times[full.times.length - this.limits[full.bucket]] ?? now;
-      return { allowed: false, bucket: full.bucket, retryAfterSeconds: Math.max(1, Math.ceil((oldest + RETAIL_WINDOW_MS - now) / 1_000)) };
+      return {
+        allowed: false,
+        bucket: full.bucket,
+        retryAfterSeconds: Math.max(1, Math.ceil((oldest + RETAIL_WINDOW_MS - now) / 1_000)),
+      };
     }
     for (const { times } of windows) times.push(now);
     return { allowed: true };

@@ -1,4 +1,3 @@
-
 import type { Execution, Instrument, MatchingEngine, Order, TimeInForce } from '../engine/index.js';
 import { intentOfEngineSide, retailPriceOf, retailSideOf } from './retail-intents.js';
 import { type PriceFrame, amountOf, isoOf, priceFrameOf } from './retail-prices.js';
@@ -76,12 +75,17 @@ export class RetailRecords {
   execution(execution: Execution): RetailExecution {
     const order = this.order(execution.order);
     const { scale, payout } = this.frame(execution.order.symbol);
-    const reject = execution.orderRejectReason === 'ORD_REJECT_REASON_UNKNOWN_SYMBOL' ? 'ORD_REJECT_REASON_UNKNOWN_MARKET' : execution.orderRejectReason;
+    const reject =
+      execution.orderRejectReason === 'ORD_REJECT_REASON_UNKNOWN_SYMBOL'
+        ? 'ORD_REJECT_REASON_UNKNOWN_MARKET'
+        : execution.orderRejectReason;
     return {
       id: execution.id,
       order,
       lastShares: String(execution.lastShares),
-      ...(execution.lastShares > 0 ? { lastPx: amountOf(retailPriceOf(order.intent, execution.lastPx, payout), scale) } : {}),
+      ...(execution.lastShares > 0
+        ? { lastPx: amountOf(retailPriceOf(order.intent, execution.lastPx, payout), scale) }
+        : {}),
       type: execution.type,
       text: reject ?? execution.text,
       ...optional('orderRejectReason', reject),
@@ -97,7 +101,12 @@ export class RetailRecords {
   metadata(symbol: string): RetailOrder['marketMetadata'] {
     const instrument = this.engine.instrument(symbol);
     if (!instrument) return { slug: symbol };
-    return { slug: symbol, title: instrument.eventAttributes.question, outcome: 'Yes', eventSlug: instrument.metadata.eventSlug ?? '' };
+    return {
+      slug: symbol,
+      title: instrument.eventAttributes.question,
+      outcome: 'Yes',
+      eventSlug: instrument.metadata.eventSlug ?? '',
+    };
   }
 }
 

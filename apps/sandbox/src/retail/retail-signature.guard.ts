@@ -15,7 +15,8 @@ export class RetailSignatureGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    if (this.reflector.getAllAndOverride<boolean>(RETAIL_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(RETAIL_PUBLIC, [context.getHandler(), context.getClass()]))
+      return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const result = verifyRetailSignature(this.signature, request.method, request.url, request.headers);
     if (!result.ok) throw new SurfaceError(401, result.message);

@@ -19,17 +19,23 @@ describe(verifyRetailSignature.name, () => {
   });
 
   it('signs `<timestamp><METHOD><pathname>` with no separators', () => {
-    expect(retailSigningInput('1700000000000', 'post', '/v1/orders').toString('utf8')).toBe('1700000000000POST/v1/orders');
+    expect(retailSigningInput('1700000000000', 'post', '/v1/orders').toString('utf8')).toBe(
+      '1700000000000POST/v1/orders',
+    );
   });
 
   it('accepts a request target with a query string, which is not signed', () => {
     const now = state.clock.now();
-    expect(verifyRetailSignature(state, 'GET', '/v1/orders/open?slugs=a', headers(now, `${now}GET/v1/orders/open`))).toMatchObject({ ok: true });
+    expect(
+      verifyRetailSignature(state, 'GET', '/v1/orders/open?slugs=a', headers(now, `${now}GET/v1/orders/open`)),
+    ).toMatchObject({ ok: true });
   });
 
   it('accepts a timestamp just inside the 30 s window', () => {
     const edge = state.clock.now() - RETAIL_TIMESTAMP_WINDOW_MS + 50;
-    expect(verifyRetailSignature(state, 'GET', '/v1/orders/open', headers(edge, `${edge}GET/v1/orders/open`)).ok).toBe(true);
+    expect(verifyRetailSignature(state, 'GET', '/v1/orders/open', headers(edge, `${edge}GET/v1/orders/open`)).ok).toBe(
+      true,
+    );
   });
 
   it.each([
@@ -38,16 +44,25 @@ describe(verifyRetailSignature.name, () => {
   ])('refuses a signature made for %s', (_, variant) => {
     const now = state.clock.now();
     const signed = variant.startsWith('/') ? `${now}GET${variant}` : `${now}${variant}/v1/orders/open`;
-    expect(verifyRetailSignature(state, 'GET', '/v1/orders/open', headers(now, signed))).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expect(verifyRetailSignature(state, 'GET', '/v1/orders/open', headers(now, signed))).toMatchObject({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('refuses a repeated key header as missing', () => {
     const now = state.clock.now();
     const repeated = { ...headers(now, `${now}GET/v1/x`), 'x-pm-access-key': [KEY_ID, KEY_ID] };
-    expect(verifyRetailSignature(state, 'GET', '/v1/x', repeated)).toMatchObject({ ok: false, reason: 'missing_header' });
+    expect(verifyRetailSignature(state, 'GET', '/v1/x', repeated)).toMatchObject({
+      ok: false,
+      reason: 'missing_header',
+    });
   });
 
   it('refuses a timestamp that is not milliseconds', () => {
-    expect(verifyRetailSignature(state, 'GET', '/v1/x', headers(Number.NaN, 'x'))).toMatchObject({ ok: false, reason: 'bad_timestamp' });
+    expect(verifyRetailSignature(state, 'GET', '/v1/x', headers(Number.NaN, 'x'))).toMatchObject({
+      ok: false,
+      reason: 'bad_timestamp',
+    });
   });
 });

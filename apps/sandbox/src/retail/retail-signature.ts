@@ -6,9 +6,11 @@ import type { SandboxClock } from '../shared/sandbox-clock.js';
 import type { SandboxCounters } from '../shared/sandbox-counters.js';
 import { singleHeader } from '../shared/single-header.js';
 
-export type RetailRejection = 'missing_header' | 'unknown_key' | 'bad_timestamp' | 'stale_timestamp' | 'malformed_signature' | 'bad_signature';
+export type RetailRejection =
+  'missing_header' | 'unknown_key' | 'bad_timestamp' | 'stale_timestamp' | 'malformed_signature' | 'bad_signature';
 
-export type RetailSignatureCheck = { ok: true; key: RegisteredRetailKey } | { ok: false; reason: RetailRejection; message: string };
+export type RetailSignatureCheck =
+  { ok: true; key: RegisteredRetailKey } | { ok: false; reason: RetailRejection; message: string };
 
 /** What a signature check needs: the onboarded keys, the server clock, and the counters its outcomes go to. */
 export interface RetailSignatureParts {
@@ -35,7 +37,12 @@ export function retailSigningInput(timestamp: string, method: string, pathname: 
  * Checks the three X-PM-* headers of a retail REST request or WebSocket upgrade and counts the
  * outcome. `pathname` may be a whole request target: its query string is dropped, as it is not signed.
  */
-export function verifyRetailSignature(parts: RetailSignatureParts, method: string, pathname: string, headers: IncomingHttpHeaders): RetailSignatureCheck {
+export function verifyRetailSignature(
+  parts: RetailSignatureParts,
+  method: string,
+  pathname: string,
+  headers: IncomingHttpHeaders,
+): RetailSignatureCheck {
   const result = check(parts, method, pathname.split('?')[0], headers);
   if (result.ok) {
     parts.counters.count(`retail.accepted.key.${result.key.keyId}`);
@@ -46,7 +53,12 @@ export function verifyRetailSignature(parts: RetailSignatureParts, method: strin
   return result;
 }
 
-function check(parts: RetailSignatureParts, method: string, pathname: string, headers: IncomingHttpHeaders): RetailSignatureCheck {
+function check(
+  parts: RetailSignatureParts,
+  method: string,
+  pathname: string,
+  headers: IncomingHttpHeaders,
+): RetailSignatureCheck {
   const keyId = singleHeader(headers['x-pm-access-key']);
   const timestamp = singleHeader(headers['x-pm-timestamp']);
   const signature = singleHeader(headers['x-pm-signature']);
@@ -59,8 +71,14 @@ function check(parts: RetailSignatureParts, method: string, pathname: string, he
   if (Math.abs(Number(timestamp) - parts.clock.now()) > RETAIL_TIMESTAMP_WINDOW_MS) {
     return reject('stale_timestamp', 'X-PM-Timestamp is more than 30 seconds from server time');
   }
-  if (!SIGNATURE.test(signature)) return reject('malformed_signature', 'X-PM-Signature must be a base64 Ed25519 signature');
-  const valid = verify(null, retailSigningInput(timestamp, method, pathname), key.publicKey, Buffer.from(signature, 'base64'));
+  if (!SIGNATURE.test(signature))
+    return reject('malformed_signature', 'X-PM-Signature must be a base64 Ed25519 signature');
+  const valid = verify(
+    null,
+    retailSigningInput(timestamp, method, pathname),
+    key.publicKey,
+    Buffer.from(signature, 'base64'),
+  );
   return valid ? { ok: true, key } : reject('bad_signature', 'signature does not match the request');
 }
 

@@ -50,9 +50,21 @@ export class RetailSurfaceModule {
         { provide: SandboxClock, useValue: parts.clock },
         { provide: SandboxCounters, useValue: parts.counters },
         { provide: RetailRecords, useFactory: () => new RetailRecords(engine, retail) },
-        { provide: RetailPortfolioRecords, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailPortfolioRecords(engine, r) },
-        { provide: RetailActivities, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailActivities(engine, retail, r) },
-        { provide: RetailOrderDesk, inject: [RetailRecords], useFactory: (r: RetailRecords) => new RetailOrderDesk(engine, retail, r) },
+        {
+          provide: RetailPortfolioRecords,
+          inject: [RetailRecords],
+          useFactory: (r: RetailRecords) => new RetailPortfolioRecords(engine, r),
+        },
+        {
+          provide: RetailActivities,
+          inject: [RetailRecords],
+          useFactory: (r: RetailRecords) => new RetailActivities(engine, retail, r),
+        },
+        {
+          provide: RetailOrderDesk,
+          inject: [RetailRecords],
+          useFactory: (r: RetailRecords) => new RetailOrderDesk(engine, retail, r),
+        },
         {
           provide: RetailWsMessages,
           inject: [RetailRecords, RetailPortfolioRecords],

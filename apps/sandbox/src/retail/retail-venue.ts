@@ -1,4 +1,3 @@
-
 import type { MatchingEngine } from '../engine/index.js';
 import { CASH_SCALE } from './retail-prices.js';
 import { RetailLimiter } from './retail-rate-limits.js';

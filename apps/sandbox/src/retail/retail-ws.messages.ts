@@ -1,4 +1,3 @@
-
 import { retailBbo, retailBook } from './retail-book-render.js';
 import type { Execution, MatchingEngine, Position, Trade } from '../engine/index.js';
 import { intentOfEngineSide, retailSideOf } from './retail-intents.js';
@@ -32,10 +31,24 @@ export class RetailWsMessages {
         return [];
       case 'SUBSCRIPTION_TYPE_ORDER':
       case 'SUBSCRIPTION_TYPE_ORDER_SNAPSHOT':
-        return [{ orderSubscriptionSnapshot: { orders: this.engine.openOrders(keyId, slugs).map((order) => this.records.order(order)), eof: true } }];
+        return [
+          {
+            orderSubscriptionSnapshot: {
+              orders: this.engine.openOrders(keyId, slugs).map((order) => this.records.order(order)),
+              eof: true,
+            },
+          },
+        ];
       case 'SUBSCRIPTION_TYPE_POSITION': {
         const positions = this.portfolio.positions(keyId).filter((p) => slugs.length === 0 || slugs.includes(p.symbol));
-        return [{ positionSubscriptionSnapshot: { positions: Object.fromEntries(positions.map((p) => [p.symbol, this.portfolio.position(p)])), eof: true } }];
+        return [
+          {
+            positionSubscriptionSnapshot: {
+              positions: Object.fromEntries(positions.map((p) => [p.symbol, this.portfolio.position(p)])),
+              eof: true,
+            },
+          },
+        ];
       }
       case 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE':
         return [{ accountBalanceSubscriptionSnapshot: this.balance(keyId) }];

@@ -1,7 +1,13 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer } from 'ws';
 
@@ -52,7 +58,11 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
     this.wss.close();
   }
 
-  private readonly upgrade = (request: Parameters<WebSocketServer['handleUpgrade']>[0], socket: Duplex, head: Buffer): void => {
+  private readonly upgrade = (
+    request: Parameters<WebSocketServer['handleUpgrade']>[0],
+    socket: Duplex,
+    head: Buffer,
+  ): void => {
     const target = request.url ?? '/';
     const channel = CHANNELS[target.split('?')[0]];
     if (!channel) return this.refuse(socket, 404, 'Not Found', 'no such channel');
@@ -60,7 +70,14 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
     if (!check.ok) return this.refuse(socket, 401, 'Unauthorized', check.message);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.counters.count(`retail.ws.connected.${channel}`);
-      const session = new RetailWsSession(ws, channel, check.key.keyId, this.engine, this.messages, this.retail.heartbeatMs);
+      const session = new RetailWsSession(
+        ws,
+        channel,
+        check.key.keyId,
+        this.engine,
+        this.messages,
+        this.retail.heartbeatMs,
+      );
       this.adopt(session);
       ws.on('close', () => this.forget(session));
     });
@@ -105,7 +122,9 @@ export class RetailWebSockets implements OnApplicationBootstrap, BeforeApplicati
       try {
         deliver(session);
       } catch (error) {
-        this.logger.error(`retail channel update failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.logger.error(
+          `retail channel update failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
       }
     }
   }

@@ -1,13 +1,27 @@
 import type { WebSocket } from 'ws';
 
-import type { BalanceEvent, BookEvent, ExecutionEvent, MatchingEngine, PositionEvent, TradeEvent } from '../engine/index.js';
+import type {
+  BalanceEvent,
+  BookEvent,
+  ExecutionEvent,
+  MatchingEngine,
+  PositionEvent,
+  TradeEvent,
+} from '../engine/index.js';
 import type { RetailWsMessages } from './retail-ws.messages.js';
 import type { DroppableConnection } from './retail-venue.js';
-import { MARKET_SUBSCRIPTION_TYPES, PRIVATE_SUBSCRIPTION_TYPES, type RetailSubscriptionType } from './wire/retail-enums.wire.js';
+import {
+  MARKET_SUBSCRIPTION_TYPES,
+  PRIVATE_SUBSCRIPTION_TYPES,
+  type RetailSubscriptionType,
+} from './wire/retail-enums.wire.js';
 
 export type RetailWsChannel = 'markets' | 'private';
 
-const CHANNEL_TYPES: Record<RetailWsChannel, readonly string[]> = { markets: MARKET_SUBSCRIPTION_TYPES, private: PRIVATE_SUBSCRIPTION_TYPES };
+const CHANNEL_TYPES: Record<RetailWsChannel, readonly string[]> = {
+  markets: MARKET_SUBSCRIPTION_TYPES,
+  private: PRIVATE_SUBSCRIPTION_TYPES,
+};
 /** upstream-facts "Retail extras": at most 100 markets per subscription. */
 const MAX_MARKETS = 100;
 
@@ -18,7 +32,8 @@ interface Subscription {
   lastBalance?: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * One client connection to `/v1/ws/markets` or `/v1/ws/private` of one key: subscribe and unsubscribe
@@ -54,14 +69,17 @@ export class RetailWsSession implements DroppableConnection {
   book(event: BookEvent): void {
     for (const [requestId, sub] of this.subscriptions) {
       if (!sub.slugs?.has(event.symbol)) continue;
-      if (sub.type === 'SUBSCRIPTION_TYPE_MARKET_DATA') this.data(requestId, sub, this.messages.marketData(event.symbol));
-      if (sub.type === 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE') this.data(requestId, sub, this.messages.marketDataLite(event.symbol));
+      if (sub.type === 'SUBSCRIPTION_TYPE_MARKET_DATA')
+        this.data(requestId, sub, this.messages.marketData(event.symbol));
+      if (sub.type === 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE')
+        this.data(requestId, sub, this.messages.marketDataLite(event.symbol));
     }
   }
 
   trade(event: TradeEvent): void {
     for (const [requestId, sub] of this.subscriptions) {
-      if (sub.type === 'SUBSCRIPTION_TYPE_TRADE' && sub.slugs?.has(event.symbol)) this.data(requestId, sub, this.messages.trade(event.trade));
+      if (sub.type === 'SUBSCRIPTION_TYPE_TRADE' && sub.slugs?.has(event.symbol))
+        this.data(requestId, sub, this.messages.trade(event.trade));
     }
   }
 
@@ -69,7 +87,8 @@ export class RetailWsSession implements DroppableConnection {
   execution(event: ExecutionEvent): void {
     if (event.execution.order.account !== this.keyId) return;
     for (const [requestId, sub] of this.subscriptions) {
-      if (sub.type === 'SUBSCRIPTION_TYPE_ORDER' && this.covers(sub, event.symbol)) this.data(requestId, sub, this.messages.orderUpdate(event.execution));
+      if (sub.type === 'SUBSCRIPTION_TYPE_ORDER' && this.covers(sub, event.symbol))
+        this.data(requestId, sub, this.messages.orderUpdate(event.execution));
     }
     this.balanceChanged();
   }
@@ -77,7 +96,8 @@ export class RetailWsSession implements DroppableConnection {
   position(event: PositionEvent): void {
     if (event.position.account !== this.keyId) return;
     for (const [requestId, sub] of this.subscriptions) {
-      if (sub.type === 'SUBSCRIPTION_TYPE_POSITION' && this.covers(sub, event.symbol)) this.data(requestId, sub, this.messages.positionUpdate(event.position));
+      if (sub.type === 'SUBSCRIPTION_TYPE_POSITION' && this.covers(sub, event.symbol))
+        this.data(requestId, sub, this.messages.positionUpdate(event.position));
     }
   }
 
@@ -104,20 +124,26 @@ export class RetailWsSession implements DroppableConnection {
     if (refusal) return this.send({ ...(requestId ? { requestId } : {}), error: refusal });
     const type = request.subscriptionType as RetailSubscriptionType;
     const slugs = (request.marketSlugs ?? []) as string[];
-    const sub: Subscription = { type, ...(slugs.length > 0 && type !== 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' ? { slugs: new Set(slugs) } : {}) };
+    const sub: Subscription = {
+      type,
+      ...(slugs.length > 0 && type !== 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' ? { slugs: new Set(slugs) } : {}),
+    };
     // ORDER_SNAPSHOT is the state once, with no updates after it.
     if (type !== 'SUBSCRIPTION_TYPE_ORDER_SNAPSHOT') this.subscriptions.set(requestId!, sub);
     for (const payload of this.messages.snapshot(type, this.keyId, slugs)) this.data(requestId!, sub, payload);
-    if (type === 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE') sub.lastBalance = JSON.stringify(this.messages.balance(this.keyId));
+    if (type === 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE')
+      sub.lastBalance = JSON.stringify(this.messages.balance(this.keyId));
   }
 
   private refusal(request: Record<string, unknown>, requestId: string | undefined): string | undefined {
     if (!requestId) return 'subscribe.requestId is required';
     if (this.subscriptions.has(requestId)) return `requestId ${requestId} is already subscribed`;
     const type = request.subscriptionType;
-    if (typeof type !== 'string' || !CHANNEL_TYPES[this.channel].includes(type)) return `subscriptionType ${String(type)} is not served on /v1/ws/${this.channel}`;
+    if (typeof type !== 'string' || !CHANNEL_TYPES[this.channel].includes(type))
+      return `subscriptionType ${String(type)} is not served on /v1/ws/${this.channel}`;
     const slugs = request.marketSlugs ?? [];
-    if (!Array.isArray(slugs) || !slugs.every((slug) => typeof slug === 'string')) return 'marketSlugs must be an array of market slugs';
+    if (!Array.isArray(slugs) || !slugs.every((slug) => typeof slug === 'string'))
+      return 'marketSlugs must be an array of market slugs';
     if (slugs.length > MAX_MARKETS) return `at most ${MAX_MARKETS} markets per subscription`;
     if (this.channel === 'markets' && slugs.length === 0) return 'marketSlugs is required';
     const unknown = (slugs as string[]).find((slug) => !this.engine.instrument(slug));

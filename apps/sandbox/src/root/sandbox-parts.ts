@@ -47,7 +47,10 @@ export function composeSandbox(config: SandboxConfig): SandboxParts {
   const now = () => clock.now();
   const counters = new SandboxCounters();
   const count = (name: string, by?: number) => counters.count(name, by);
-  const engine = new MatchingEngine({ clock: now, instruments: [...instrumentsFixture(), ...config.exchange.extraGames.map(binaryContract)] });
+  const engine = new MatchingEngine({
+    clock: now,
+    instruments: [...instrumentsFixture(), ...config.exchange.extraGames.map(binaryContract)],
+  });
   return {
     config,
     clock,
@@ -74,7 +77,16 @@ export function authSurfaceParts(parts: SandboxParts): AuthSurfaceParts {
 
 export function exchangeSurfaceParts(parts: SandboxParts): ExchangeSurfaceParts {
   const { config, engine, clock, counters, faults, streams, dropCopy } = parts;
-  return { config: config.exchange, authorization: exchangeAuthorization(parts), engine, clock, counters, faults, streams, dropCopy };
+  return {
+    config: config.exchange,
+    authorization: exchangeAuthorization(parts),
+    engine,
+    clock,
+    counters,
+    faults,
+    streams,
+    dropCopy,
+  };
 }
 
 export function exchangeGrpcParts(parts: SandboxParts): ExchangeGrpcParts {
@@ -92,6 +104,12 @@ export function catalogSurfaceParts(parts: SandboxParts): CatalogSurfaceParts {
   return { config: config.catalog, engine, counters, faults };
 }
 
-function exchangeAuthorization({ clock, addresses, tokens, exchangeClients, counters }: SandboxParts): ExchangeSurfaceParts['authorization'] {
+function exchangeAuthorization({
+  clock,
+  addresses,
+  tokens,
+  exchangeClients,
+  counters,
+}: SandboxParts): ExchangeSurfaceParts['authorization'] {
   return { clock, addresses, tokens, exchangeClients, counters };
 }

@@ -34,7 +34,8 @@ export class ExchangeClients {
   addKey(clientId: string, publicKeyPem: string): string {
     const client = this.known(clientId);
     const key = parseRsaPublicKeyPem(publicKeyPem);
-    if (!key) throw new SurfaceError(400, 'publicKeyPem must be a PEM RSA public key of at least 2048 bits', 'invalid_request');
+    if (!key)
+      throw new SurfaceError(400, 'publicKeyPem must be a PEM RSA public key of at least 2048 bits', 'invalid_request');
     const fingerprint = publicKeyFingerprint(key);
     if (!client.publicKeys.some((known) => publicKeyFingerprint(known) === fingerprint)) client.publicKeys.push(key);
     return fingerprint;

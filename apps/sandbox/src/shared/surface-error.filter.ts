@@ -14,7 +14,8 @@ export interface ResolvedError {
  * unknown routes, and Fastify's body-parsing errors (which Nest hands over as HttpExceptions).
  */
 export function resolveError(exception: unknown): ResolvedError {
-  if (exception instanceof SurfaceError) return { status: exception.status, message: exception.message, code: exception.code };
+  if (exception instanceof SurfaceError)
+    return { status: exception.status, message: exception.message, code: exception.code };
   if (exception instanceof HttpException) return { status: exception.getStatus(), message: exception.message };
   return { status: 500, message: 'internal error' };
 }
@@ -25,9 +26,13 @@ export abstract class SurfaceErrorFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const error = this.resolve(resolveError(exception));
-    if (error.status >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    if (error.status >= 500)
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(this.body(error)));
+    reply
+      .status(error.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(this.body(error)));
   }
 
   /** A surface may restate an error in its upstream's terms before it is rendered. */

@@ -62,11 +62,17 @@ describe(EnvironmentBinding.name, () => {
     expect(sut.assertRetailTarget(target)).toBe(pathStart);
   });
 
-  it.each(['http://retail.example.com/v1/orders', 'ws://retail.example.com/v1/ws/private', 'https://retail.example.com:444/v1/orders', 'https://api.example.com/v1/orders'])(
-    'keeps a retail signature from %s, saying where without the path',
-    (target) => {
-      expect(() => sut.assertRetailTarget(target)).toThrow(new CredentialTargetError('production retail signature', target));
-      expect(() => sut.assertRetailTarget(target)).toThrow(/^Refusing to attach the production retail signature to a request for \w+:\/\/[^/]+\.$/);
-    },
-  );
+  it.each([
+    'http://retail.example.com/v1/orders',
+    'ws://retail.example.com/v1/ws/private',
+    'https://retail.example.com:444/v1/orders',
+    'https://api.example.com/v1/orders',
+  ])('keeps a retail signature from %s, saying where without the path', (target) => {
+    expect(() => sut.assertRetailTarget(target)).toThrow(
+      new CredentialTargetError('production retail signature', target),
+    );
+    expect(() => sut.assertRetailTarget(target)).toThrow(
+      /^Refusing to attach the production retail signature to a request for \w+:\/\/[^/]+\.$/,
+    );
+  });
 });

@@ -1,12 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, type EnvironmentConfig, type EnvironmentName, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import {
+  DomainError,
+  type EnvironmentConfig,
+  type EnvironmentName,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+} from '@lib/core';
 
 import { OriginMatcher } from './origin-matcher.js';
 
 /** A credential of one environment was about to leave for an address that is not that environment's. */
 export class CredentialTargetError extends DomainError {
   constructor(credential: string, target: string) {
-    super(ErrorCode.INTERNAL, `Refusing to attach the ${credential} to a request for ${OriginMatcher.describe(target)}.`);
+    super(
+      ErrorCode.INTERNAL,
+      `Refusing to attach the ${credential} to a request for ${OriginMatcher.describe(target)}.`,
+    );
   }
 }
 
@@ -32,7 +42,10 @@ export class EnvironmentBinding {
     this.environment = environment;
     this.tokenUrl = `${environment.authUrl.replace(/\/+$/, '')}/oauth/token`;
     const grpcOrigin = new URL(`${environment.grpcTls ? 'https' : 'http'}://${environment.grpcTarget}`).origin;
-    this.exchangeTargets = new OriginMatcher([new URL(environment.exchangeUrl).origin, grpcOrigin], [environment.grpcTarget]);
+    this.exchangeTargets = new OriginMatcher(
+      [new URL(environment.exchangeUrl).origin, grpcOrigin],
+      [environment.grpcTarget],
+    );
     const retail = new URL(environment.retailUrl);
     const ws = new URL(retail.href);
     ws.protocol = retail.protocol === 'https:' ? 'wss:' : 'ws:';

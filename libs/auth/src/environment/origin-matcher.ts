@@ -43,7 +43,7 @@ export class OriginMatcher {
 function endsAuthority(target: string, at: number): boolean {
   if (target.length === at) return true;
   const c = target.charCodeAt(at);
-  return c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */;
+  return c === 47 /* / */ || c === 63 /* ? */ || c === 35; /* # */
 }
 
 /** Index where the path of an absolute URL starts (its length when it has none). */

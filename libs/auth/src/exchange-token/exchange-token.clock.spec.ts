@@ -28,7 +28,9 @@ describe(`${ExchangeTokenProvider.name} when our clock is wrong`, () => {
     server.reply = (n) => {
       const iat = decodeJwt(String(server.requests[n - 1].client_assertion)).iat ?? 0;
       iats.push({ ours: iat - Math.floor(clock.now() / 1000), server: iat - Math.floor(Date.now() / 1000) });
-      return iat > Date.now() / 1000 + IAT_LEEWAY_SECONDS ? { status: 400, body: { error: 'invalid_client_assertion', error_description: 'iat is in the future' } } : grant(n);
+      return iat > Date.now() / 1000 + IAT_LEEWAY_SECONDS
+        ? { status: 400, body: { error: 'invalid_client_assertion', error_description: 'iat is in the future' } }
+        : grant(n);
     };
     await expect(sut.authorization(EXCHANGE)).resolves.toBe('Bearer token-2');
     expect(server.requests).toHaveLength(2);

@@ -47,9 +47,14 @@ describe(`${ExchangeTokenProvider.name} when the auth server fails`, () => {
     const inFlight = server.requests.length;
     await eventually(() => server.requests.length > inFlight); // a retry is now waiting on the server
     const failures = await Promise.allSettled(Array.from({ length: 50 }, () => sut.authorization(EXCHANGE)));
-    expect(failures.map((f) => f.status === 'rejected' && (f.reason as DomainError).code)).toEqual(Array(50).fill(UNAVAILABLE.code));
+    expect(failures.map((f) => f.status === 'rejected' && (f.reason as DomainError).code)).toEqual(
+      Array(50).fill(UNAVAILABLE.code),
+    );
     expect(server.requests.length).toBe(inFlight + 1); // callers did not add requests, nor wait for the one in flight
-    expect(await readiness.run('exchange-token')).toMatchObject({ status: 'down', details: { hasToken: false, lastError: 'server_error' } });
+    expect(await readiness.run('exchange-token')).toMatchObject({
+      status: 'down',
+      details: { hasToken: false, lastError: 'server_error' },
+    });
 
     healthy = true;
     server.gate = undefined;
@@ -57,13 +62,21 @@ describe(`${ExchangeTokenProvider.name} when the auth server fails`, () => {
     await eventually(() => sut.status().hasToken);
     await expect(sut.authorization(EXCHANGE)).resolves.toMatch(/^Bearer token-\d+$/);
     expect(await readiness.run('exchange-token')).toMatchObject({ status: 'up', details: { lastError: null } });
-    expect(await registry.metrics()).toMatch(/gateway_exchange_token_refresh_failures_total\{reason="server_error"\} [1-9]/);
+    expect(await registry.metrics()).toMatch(
+      /gateway_exchange_token_refresh_failures_total\{reason="server_error"\} [1-9]/,
+    );
   });
 
   it('says why a cold start failed and keeps retrying in the background', async () => {
-    server.reply = (n) => (n <= 2 ? { status: 401, body: { error: 'invalid_client', error_description: 'signature does not verify' } } : grant(n));
+    server.reply = (n) =>
+      n <= 2
+        ? { status: 401, body: { error: 'invalid_client', error_description: 'signature does not verify' } }
+        : grant(n);
 
-    await expect(sut.authorization(EXCHANGE)).rejects.toMatchObject({ ...UNAVAILABLE, detail: expect.stringContaining('invalid_client') });
+    await expect(sut.authorization(EXCHANGE)).rejects.toMatchObject({
+      ...UNAVAILABLE,
+      detail: expect.stringContaining('invalid_client'),
+    });
     expect(sut.status()).toMatchObject({ hasToken: false, lastError: 'invalid_client', failureCount: 1 });
 
     await eventually(() => sut.status().hasToken);
@@ -92,14 +105,18 @@ describe(`${ExchangeTokenProvider.name} when the auth server fails`, () => {
     expect(logs.text()).toContain(reason);
   });
 
-  it('gives the token request its own deadline, not the order calls\' (exchange.tokenTimeoutMs)', async () => {
+  it("gives the token request its own deadline, not the order calls' (exchange.tokenTimeoutMs)", async () => {
     // Order calls may time out after 50 ms; a token that takes 200 ms is still had.
-    sut = await harness.build((input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 50, tokenTimeoutMs: 2_000 }));
+    sut = await harness.build(
+      (input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 50, tokenTimeoutMs: 2_000 }),
+    );
     server.reply = (n) => ({ ...grant(n), delayMs: 200 });
     await expect(sut.authorization(EXCHANGE)).resolves.toMatch(/^Bearer token-\d+$/);
 
     // And the token's own deadline holds.
-    sut = await harness.build((input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 2_000, tokenTimeoutMs: 50 }));
+    sut = await harness.build(
+      (input) => void (input.exchange = { ...input.exchange, requestTimeoutMs: 2_000, tokenTimeoutMs: 50 }),
+    );
     await expect(sut.authorization(EXCHANGE)).rejects.toMatchObject(UNAVAILABLE);
     expect(sut.status().lastError).toBe('timeout');
   });
@@ -115,7 +132,9 @@ describe(`${ExchangeTokenProvider.name} when the auth server fails`, () => {
 
 describe(fullJitterDelay.name, () => {
   it('draws between zero and a cap that doubles up to the maximum', () => {
-    expect([1, 2, 3, 4, 10].map((n) => fullJitterDelay(n, 250, 15_000, () => 0.999999))).toEqual([249, 499, 999, 1999, 14999]);
+    expect([1, 2, 3, 4, 10].map((n) => fullJitterDelay(n, 250, 15_000, () => 0.999999))).toEqual([
+      249, 499, 999, 1999, 14999,
+    ]);
     expect(fullJitterDelay(5, 250, 15_000, () => 0)).toBe(0);
   });
 });

@@ -52,9 +52,23 @@ describe(ExchangeTokenProvider.name, () => {
     expect(decodeProtectedHeader(assertion)).toEqual({ alg: 'RS256', typ: 'JWT' });
     const iat = Math.floor(clock.ms / 1000);
     const claims = decodeJwt(assertion);
-    expect(claims).toEqual({ iss: 'gateway-test', sub: 'gateway-test', aud: `${authUrl}/oauth/token`, iat, exp: iat + 60, jti: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(claims).toEqual({
+      iss: 'gateway-test',
+      sub: 'gateway-test',
+      aud: `${authUrl}/oauth/token`,
+      iat,
+      exp: iat + 60,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     const [header, payload, signature] = assertion.split('.');
-    expect(verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), harness.keys.exchangePublicKey, Buffer.from(signature, 'base64url'))).toBe(true);
+    expect(
+      verify(
+        'RSA-SHA256',
+        Buffer.from(`${header}.${payload}`),
+        harness.keys.exchangePublicKey,
+        Buffer.from(signature, 'base64url'),
+      ),
+    ).toBe(true);
   });
 
   it('uses a fresh jti and the configured lifetime for every assertion', async () => {
@@ -163,7 +177,14 @@ describe(ExchangeTokenProvider.name, () => {
     const status = sut.status();
     const report = await readiness.run('exchange-token');
     const metrics = await registry.metrics();
-    expect(status).toEqual({ hasToken: true, tokenAgeSeconds: 10, expiresInSeconds: 170, refreshCount: 1, failureCount: 0, lastError: null });
+    expect(status).toEqual({
+      hasToken: true,
+      tokenAgeSeconds: 10,
+      expiresInSeconds: 170,
+      refreshCount: 1,
+      failureCount: 0,
+      lastError: null,
+    });
     expect(report).toEqual({ status: 'up', details: status });
     expect(metrics).toMatch(/gateway_exchange_token_refreshes_total 1\n/);
     expect(metrics).toMatch(/gateway_exchange_token_expires_in_seconds 170\n/);

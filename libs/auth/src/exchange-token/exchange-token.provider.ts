@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import {
   Clock,
   DomainError,
@@ -79,11 +86,22 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   ) {
     this.clock = clock ?? new SystemClock();
     this.settings = config.exchange;
-    this.authClock = new ServerClockOffset(config.retail.clockSkewWarnMs, registry, { metric: 'gateway_exchange_auth_clock_offset_seconds', server: 'exchange auth server' });
-    this.endpoint = new TokenEndpoint(http, binding.tokenUrl, binding.environment.exchangeUrl, config.exchange.tokenTimeoutMs);
+    this.authClock = new ServerClockOffset(config.retail.clockSkewWarnMs, registry, {
+      metric: 'gateway_exchange_auth_clock_offset_seconds',
+      server: 'exchange auth server',
+    });
+    this.endpoint = new TokenEndpoint(
+      http,
+      binding.tokenUrl,
+      binding.environment.exchangeUrl,
+      config.exchange.tokenTimeoutMs,
+    );
     this.metrics = new TokenMetrics(registry, () => {
       const status = this.status();
-      return { ageSeconds: status.tokenAgeSeconds ?? undefined, expiresInSeconds: status.expiresInSeconds ?? undefined };
+      return {
+        ageSeconds: status.tokenAgeSeconds ?? undefined,
+        expiresInSeconds: status.expiresInSeconds ?? undefined,
+      };
     });
     if (this.configured) readiness.register('exchange-token', () => this.readiness());
   }
@@ -248,7 +266,8 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.scheduleRefresh(token);
-    if (recovered) this.logger.log(`Exchange token obtained again after failures; valid for ${grant.expiresInSeconds} s`);
+    if (recovered)
+      this.logger.log(`Exchange token obtained again after failures; valid for ${grant.expiresInSeconds} s`);
     return token;
   }
 
@@ -261,8 +280,14 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
     const remaining = this.token ? this.token.expiresAt - this.clock.now() : 0;
     const http = error.status === undefined ? '' : `, HTTP ${error.status}`;
     const tail = `attempt ${this.consecutiveFailures}; next try in ${delay} ms`;
-    if (remaining > 0) this.logger.warn(`Exchange token request failed (${error.reason}${http}), ${tail}; the current token stays valid for ${Math.round(remaining / 1000)} s`);
-    else this.logger.error(`Exchange token request failed (${error.reason}${http}), ${tail}; exchange requests fail until a token is obtained`);
+    if (remaining > 0)
+      this.logger.warn(
+        `Exchange token request failed (${error.reason}${http}), ${tail}; the current token stays valid for ${Math.round(remaining / 1000)} s`,
+      );
+    else
+      this.logger.error(
+        `Exchange token request failed (${error.reason}${http}), ${tail}; exchange requests fail until a token is obtained`,
+      );
   }
 
   private scheduleRefresh(token: CachedToken): void {
@@ -277,7 +302,11 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     if (this.closed) return 0;
-    const delay = fullJitterDelay(this.consecutiveFailures, this.settings.refreshBackoffInitialMs, this.settings.refreshBackoffMaxMs);
+    const delay = fullJitterDelay(
+      this.consecutiveFailures,
+      this.settings.refreshBackoffInitialMs,
+      this.settings.refreshBackoffMaxMs,
+    );
     this.retryAt = this.clock.now() + delay;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -293,11 +322,19 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   }
 
   private unavailable(): DomainError {
-    if (!this.configured) return new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, `No exchange client is configured for the ${this.binding.name} environment.`);
+    if (!this.configured)
+      return new DomainError(
+        ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
+        `No exchange client is configured for the ${this.binding.name} environment.`,
+      );
     const retryAfter = Math.max(1, Math.ceil((this.retryAt - this.clock.now()) / 1000));
     const reason = this.lastError ? ` (last token request: ${this.lastError})` : '';
-    return new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, `No valid exchange access token is available${reason}.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    return new DomainError(
+      ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
+      `No valid exchange access token is available${reason}.`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+      },
+    );
   }
 }

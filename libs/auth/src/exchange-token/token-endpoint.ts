@@ -22,7 +22,9 @@ export class TokenRequestError extends Error {
     readonly reason: TokenFailureReason,
     readonly status?: number,
   ) {
-    super(status === undefined ? `token request failed: ${reason}` : `token request failed: ${reason} (HTTP ${status})`);
+    super(
+      status === undefined ? `token request failed: ${reason}` : `token request failed: ${reason} (HTTP ${status})`,
+    );
     this.name = 'TokenRequestError';
   }
 }
@@ -78,7 +80,8 @@ export class TokenEndpoint {
       throw new TokenRequestError(isTimeout(error) ? 'timeout' : 'network');
     }
     try {
-      if (status >= 200 && status < 300) return { ...parseGrant(text, status), ...(date === undefined ? {} : { date }) };
+      if (status >= 200 && status < 300)
+        return { ...parseGrant(text, status), ...(date === undefined ? {} : { date }) };
       throw new TokenRequestError(rejectionReason(status, text), status);
     } catch (error) {
       if (error instanceof TokenRequestError) error.date = date;
@@ -93,7 +96,13 @@ function parseGrant(text: string, status: number): TokenGrant {
   const expiresIn = body?.expires_in;
   const tokenType = body?.token_type;
   const validType = tokenType === undefined || (typeof tokenType === 'string' && tokenType.toLowerCase() === 'bearer');
-  if (typeof accessToken !== 'string' || accessToken === '' || typeof expiresIn !== 'number' || !(expiresIn > 0) || !validType)
+  if (
+    typeof accessToken !== 'string' ||
+    accessToken === '' ||
+    typeof expiresIn !== 'number' ||
+    !(expiresIn > 0) ||
+    !validType
+  )
     throw new TokenRequestError('bad_response', status);
   return { accessToken, expiresInSeconds: expiresIn };
 }
@@ -118,5 +127,11 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 function isTimeout(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   const code = (error as { code?: unknown } | null)?.code;
-  return name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+  return (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
 }

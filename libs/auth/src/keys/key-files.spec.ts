@@ -49,8 +49,14 @@ describe(parseRsaPrivateKey.name, () => {
   });
 
   it('refuses a key that is not RSA, or too short for RS256', async () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
+    const short = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     expect((await problemOf(() => parseRsaPrivateKey(FILE, ec))).problem).toBe('expected an RSA key, found ec');
     expect((await problemOf(() => parseRsaPrivateKey(FILE, short))).problem).toContain('1024 bits');
   });
@@ -69,7 +75,11 @@ describe(parseEd25519Secret.name, () => {
     ['an empty file', '', 'file is empty'],
     ['text that is not base64', 'this is not base64!', 'not base64 (standard alphabet)'],
     ['a wrong length', Buffer.alloc(48, 7).toString('base64'), 'decodes to 48 bytes, expected 32 or 64'],
-    ['a 64-byte secret whose halves do not match', Buffer.alloc(64, 9).toString('base64'), 'the last 32 bytes are not the public key of the first 32'],
+    [
+      'a 64-byte secret whose halves do not match',
+      Buffer.alloc(64, 9).toString('base64'),
+      'the last 32 bytes are not the public key of the first 32',
+    ],
   ])('refuses %s without echoing it', (_case, text, problem) => {
     let error: unknown;
     try {

@@ -32,7 +32,14 @@ export async function readKeyFile(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const problem = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'unknown error'})`;
+    const problem =
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : `cannot read (${code ?? 'unknown error'})`;
     throw new KeyFileError(file, problem);
   }
 }
@@ -42,7 +49,8 @@ export const pemBegin = (label: string) => `-----BEGIN ${label}-----`;
 
 /** An RSA private key in PEM: a PKCS#8 block, or a PKCS#1 (RSA) block, converted. */
 export async function parseRsaPrivateKey(file: string, pem: string): Promise<RsaPrivateKey> {
-  if (pem.includes(pemBegin('ENCRYPTED PRIVATE KEY'))) throw new KeyFileError(file, 'encrypted private keys are not supported');
+  if (pem.includes(pemBegin('ENCRYPTED PRIVATE KEY')))
+    throw new KeyFileError(file, 'encrypted private keys are not supported');
   const pkcs1 = pem.includes(pemBegin('RSA PRIVATE KEY'));
   if (!pkcs1 && !pem.includes(pemBegin('PRIVATE KEY')))
     throw new KeyFileError(file, 'not a PEM private key (expected a PKCS#8 or PKCS#1 RSA block)');
@@ -53,7 +61,8 @@ export async function parseRsaPrivateKey(file: string, pem: string): Promise<Rsa
     // OpenSSL's message is not shown: it says nothing more useful and must not risk echoing content.
     throw new KeyFileError(file, 'the PEM block does not decode to a private key');
   }
-  if (keyObject.asymmetricKeyType !== 'rsa') throw new KeyFileError(file, `expected an RSA key, found ${keyObject.asymmetricKeyType ?? 'an unknown type'}`);
+  if (keyObject.asymmetricKeyType !== 'rsa')
+    throw new KeyFileError(file, `expected an RSA key, found ${keyObject.asymmetricKeyType ?? 'an unknown type'}`);
   const bits = keyObject.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS) throw new KeyFileError(file, `RSA modulus of ${bits} bits is shorter than ${MIN_RSA_BITS}`);
   const pkcs8 = pkcs1 ? (keyObject.export({ type: 'pkcs8', format: 'pem' }) as string) : pem;
@@ -72,9 +81,14 @@ export function parseEd25519Secret(file: string, text: string): Ed25519PrivateKe
   if (encoded === '') throw new KeyFileError(file, 'file is empty');
   if (!BASE64.test(encoded)) throw new KeyFileError(file, 'not base64 (standard alphabet)');
   const bytes = Buffer.from(encoded, 'base64');
-  if (bytes.length !== 32 && bytes.length !== 64) throw new KeyFileError(file, `decodes to ${bytes.length} bytes, expected 32 or 64`);
+  if (bytes.length !== 32 && bytes.length !== 64)
+    throw new KeyFileError(file, `decodes to ${bytes.length} bytes, expected 32 or 64`);
   const seed = new Uint8Array(bytes.subarray(0, 32));
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const publicKey = createPublicKey(privateKey);
   // In the 64-byte form the second half is the public key: a mismatch means a damaged or mixed-up file.
   if (bytes.length === 64 && !bytes.subarray(32).equals(rawEd25519PublicKey(publicKey)))
@@ -89,5 +103,8 @@ export function rawEd25519PublicKey(publicKey: KeyObject): Buffer {
 }
 
 function fingerprintOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }

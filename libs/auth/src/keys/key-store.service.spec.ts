@@ -2,7 +2,14 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
-import { authConfig, eventually, type KeyDir, newEd25519Secret, newRsaPem, writeKeyDir } from '../testing/auth.fixtures.js';
+import {
+  authConfig,
+  eventually,
+  type KeyDir,
+  newEd25519Secret,
+  newRsaPem,
+  writeKeyDir,
+} from '../testing/auth.fixtures.js';
 import { LogCapture } from '../testing/log-capture.js';
 import { KeyLoadError } from './key-load.error.js';
 import { KeyStore } from './key-store.service.js';
@@ -75,7 +82,9 @@ describe(KeyStore.name, () => {
 
     expect(sut.current).toBe(before);
     const errors = logs.lines.filter((l) => l.level === 'error').map((l) => l.message);
-    expect(errors).toEqual([expect.stringContaining(`${keys.exchangeFile}: the PEM block does not decode to a private key`)]);
+    expect(errors).toEqual([
+      expect.stringContaining(`${keys.exchangeFile}: the PEM block does not decode to a private key`),
+    ]);
     expect(errors[0]).not.toContain(pem.split('\n')[1]);
   });
 

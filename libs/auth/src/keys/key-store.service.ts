@@ -2,7 +2,13 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyFileWatcher } from './key-file-watcher.js';
-import { type Ed25519PrivateKey, parseEd25519Secret, parseRsaPrivateKey, readKeyFile, type RsaPrivateKey } from './key-files.js';
+import {
+  type Ed25519PrivateKey,
+  parseEd25519Secret,
+  parseRsaPrivateKey,
+  readKeyFile,
+  type RsaPrivateKey,
+} from './key-files.js';
 import { KeyFileError, type KeyFileProblem, KeyLoadError } from './key-load.error.js';
 
 export interface ExchangeCredential {
@@ -64,7 +70,10 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
   /** Every key file of the running environment. */
   files(): string[] {
     const env = this.binding.environment;
-    return [...(env.exchangeClient ? [env.exchangeClient.privateKeyFile] : []), ...env.retailAccounts.map((a) => a.secretKeyFile)];
+    return [
+      ...(env.exchangeClient ? [env.exchangeClient.privateKeyFile] : []),
+      ...env.retailAccounts.map((a) => a.secretKeyFile),
+    ];
   }
 
   /** First load: throws a KeyLoadError naming every bad file, so the application does not start. */
@@ -129,11 +138,17 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
     const problems: KeyFileProblem[] = [];
     const collect = <T>(work: Promise<T>): Promise<T | undefined> =>
       work.catch((error: unknown) => {
-        problems.push(error instanceof KeyFileError ? { file: error.file, problem: error.problem } : { file: '(unknown)', problem: 'unexpected error' });
+        problems.push(
+          error instanceof KeyFileError
+            ? { file: error.file, problem: error.problem }
+            : { file: '(unknown)', problem: 'unexpected error' },
+        );
         return undefined;
       });
     const client = env.exchangeClient;
-    const exchangeKey = client ? collect(readKeyFile(client.privateKeyFile).then((pem) => parseRsaPrivateKey(client.privateKeyFile, pem))) : undefined;
+    const exchangeKey = client
+      ? collect(readKeyFile(client.privateKeyFile).then((pem) => parseRsaPrivateKey(client.privateKeyFile, pem)))
+      : undefined;
     const retailKeys = env.retailAccounts.map((account) =>
       collect(readKeyFile(account.secretKeyFile).then((text) => parseEd25519Secret(account.secretKeyFile, text))),
     );
@@ -141,15 +156,22 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
     const accounts = new Map<string, RetailCredential>();
     env.retailAccounts.forEach((account, i) => {
       const key = retail[i];
-      if (accounts.has(account.name)) problems.push({ file: account.secretKeyFile, problem: `retail account "${account.name}" is configured twice` });
+      if (accounts.has(account.name))
+        problems.push({ file: account.secretKeyFile, problem: `retail account "${account.name}" is configured twice` });
       if (key) accounts.set(account.name, { name: account.name, keyId: account.keyId, key });
     });
     if (problems.length > 0) throw new KeyLoadError(problems);
-    return { generation, exchange: client && exchange ? { clientId: client.clientId, key: exchange } : undefined, retail: accounts };
+    return {
+      generation,
+      exchange: client && exchange ? { clientId: client.clientId, key: exchange } : undefined,
+      retail: accounts,
+    };
   }
 
   private describe(keys: KeySet): string {
-    const exchange = keys.exchange ? `exchange key of ${keys.exchange.clientId} (${keys.exchange.key.fingerprint})` : 'no exchange key';
+    const exchange = keys.exchange
+      ? `exchange key of ${keys.exchange.clientId} (${keys.exchange.key.fingerprint})`
+      : 'no exchange key';
     const retail = [...keys.retail.values()].map((r) => `${r.name} (${r.key.fingerprint})`);
     return `${exchange} and ${retail.length} retail key(s)${retail.length ? `: ${retail.join(', ')}` : ''}`;
   }
@@ -158,9 +180,11 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
 /** Names of the keys whose public fingerprint differs between two sets. */
 function changedKeys(before: KeySet, after: KeySet): string[] {
   const changed: string[] = [];
-  if (before.exchange?.key.fingerprint !== after.exchange?.key.fingerprint) changed.push(`exchange key (now ${after.exchange?.key.fingerprint ?? 'none'})`);
+  if (before.exchange?.key.fingerprint !== after.exchange?.key.fingerprint)
+    changed.push(`exchange key (now ${after.exchange?.key.fingerprint ?? 'none'})`);
   for (const [name, credential] of after.retail) {
-    if (before.retail.get(name)?.key.fingerprint !== credential.key.fingerprint) changed.push(`retail key ${name} (now ${credential.key.fingerprint})`);
+    if (before.retail.get(name)?.key.fingerprint !== credential.key.fingerprint)
+      changed.push(`retail key ${name} (now ${credential.key.fingerprint})`);
   }
   return changed;
 }

@@ -5,7 +5,15 @@ import { MetricsRegistry } from '@lib/core';
 
 import { CredentialTargetError, EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyStore } from '../keys/key-store.service.js';
-import { authConfig, HEDGE_KEY_ID, type KeyDir, ManualClock, newEd25519Secret, RETAIL_KEY_ID, writeKeyDir } from '../testing/auth.fixtures.js';
+import {
+  authConfig,
+  HEDGE_KEY_ID,
+  type KeyDir,
+  ManualClock,
+  newEd25519Secret,
+  RETAIL_KEY_ID,
+  writeKeyDir,
+} from '../testing/auth.fixtures.js';
 import { LogCapture } from '../testing/log-capture.js';
 import { signWithNodeCrypto, signWithNoble } from './ed25519.js';
 import { RetailSigner } from './retail-signer.service.js';
@@ -41,7 +49,11 @@ describe(RetailSigner.name, () => {
   it('signs <timestamp><METHOD><pathname> and sends the key id and timestamp beside it', () => {
     const headers = sut.sign('main', 'post', `${RETAIL}/v1/orders`);
 
-    expect(headers).toEqual({ 'X-PM-Access-Key': RETAIL_KEY_ID, 'X-PM-Timestamp': String(clock.ms), 'X-PM-Signature': expect.stringMatching(/^[A-Za-z0-9+/]{86}==$/) });
+    expect(headers).toEqual({
+      'X-PM-Access-Key': RETAIL_KEY_ID,
+      'X-PM-Timestamp': String(clock.ms),
+      'X-PM-Signature': expect.stringMatching(/^[A-Za-z0-9+/]{86}==$/),
+    });
     expect(verifies(headers, `${clock.ms}POST/v1/orders`, keys.retailPublicKey)).toBe(true);
   });
 
@@ -49,7 +61,9 @@ describe(RetailSigner.name, () => {
     const headers = sut.sign('main', 'GET', `${RETAIL}/v1/portfolio/activities?limit=5&types=A&types=B#top`);
 
     expect(verifies(headers, `${clock.ms}GET/v1/portfolio/activities`, keys.retailPublicKey)).toBe(true);
-    expect(headers['X-PM-Signature']).toBe(sut.sign('main', 'GET', `${RETAIL}/v1/portfolio/activities`)['X-PM-Signature']);
+    expect(headers['X-PM-Signature']).toBe(
+      sut.sign('main', 'GET', `${RETAIL}/v1/portfolio/activities`)['X-PM-Signature'],
+    );
   });
 
   it('signs a WebSocket upgrade as GET of the channel path', () => {
@@ -66,10 +80,13 @@ describe(RetailSigner.name, () => {
   });
 
   it('produces the same bytes with node:crypto as with @noble/ed25519', () => {
-    const messages = ['', '1800000000000GET/', '1800000000000POST/v1/orders', 'é ünïcode ✓'.repeat(40)].map((m) => Buffer.from(m, 'utf8'));
+    const messages = ['', '1800000000000GET/', '1800000000000POST/v1/orders', 'é ünïcode ✓'.repeat(40)].map((m) =>
+      Buffer.from(m, 'utf8'),
+    );
     for (const name of ['main', 'hedge']) {
       const key = store.retail(name)!.key;
-      for (const message of messages) expect(Buffer.from(signWithNodeCrypto(key, message))).toEqual(Buffer.from(signWithNoble(key, message)));
+      for (const message of messages)
+        expect(Buffer.from(signWithNodeCrypto(key, message))).toEqual(Buffer.from(signWithNoble(key, message)));
     }
   });
 
@@ -88,7 +105,9 @@ describe(RetailSigner.name, () => {
     expect(sut.accountNames()).toEqual(['main', 'hedge']);
     expect(sut.hasAccount('hedge')).toBe(true);
     expect(sut.hasAccount('other')).toBe(false);
-    expect(() => sut.sign('other', 'GET', `${RETAIL}/v1/orders/open`)).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
+    expect(() => sut.sign('other', 'GET', `${RETAIL}/v1/orders/open`)).toThrow(
+      expect.objectContaining({ code: 'FORBIDDEN' }),
+    );
   });
 
   it('signs with the new key after a rotation', async () => {

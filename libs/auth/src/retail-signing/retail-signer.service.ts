@@ -1,5 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, SystemClock } from '@lib/core';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  MetricsRegistry,
+  SystemClock,
+} from '@lib/core';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyStore } from '../keys/key-store.service.js';
@@ -35,7 +43,11 @@ export class RetailSigner {
   sign(account: string, method: string, url: string): RetailAuthHeaders {
     const pathStart = this.binding.assertRetailTarget(url);
     const credential = this.keys.retail(account);
-    if (credential === undefined) throw new DomainError(ErrorCode.FORBIDDEN, `No retail account named "${account}" in the ${this.binding.name} environment.`);
+    if (credential === undefined)
+      throw new DomainError(
+        ErrorCode.FORBIDDEN,
+        `No retail account named "${account}" in the ${this.binding.name} environment.`,
+      );
     const timestamp = String(Math.round(this.clock.now() + this.offset.offsetMs));
     const message = Buffer.from(timestamp + method.toUpperCase() + pathnameOf(url, pathStart), 'utf8');
     // node:crypto rather than @noble/ed25519: byte-identical signatures, about ten times the rate (bench/auth.bench.ts).

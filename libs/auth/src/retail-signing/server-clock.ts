@@ -70,7 +70,9 @@ export class ServerClockOffset {
   private report(): void {
     const beyond = Math.abs(this.offset) > this.warnMs;
     if (beyond && !this.warned) {
-      this.logger.warn(`The ${this.naming.server} clock differs from ours by ${this.offset} ms (over ${this.warnMs} ms); signed times are corrected, but check NTP`);
+      this.logger.warn(
+        `The ${this.naming.server} clock differs from ours by ${this.offset} ms (over ${this.warnMs} ms); signed times are corrected, but check NTP`,
+      );
     } else if (!beyond && this.warned) {
       this.logger.log(`The ${this.naming.server} clock is back within ${this.warnMs} ms of ours (${this.offset} ms)`);
     } else {

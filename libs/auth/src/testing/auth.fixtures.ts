@@ -59,7 +59,11 @@ export function writeKeyDir(): KeyDir {
   const rsa = (sharedRsa ??= newRsaPem());
   const retail = newEd25519Secret();
   const hedge = newEd25519Secret(64);
-  const files = { exchangeFile: join(dir, 'exchange.pem'), retailFile: join(dir, 'retail-main.key'), hedgeFile: join(dir, 'retail-hedge.key') };
+  const files = {
+    exchangeFile: join(dir, 'exchange.pem'),
+    retailFile: join(dir, 'retail-main.key'),
+    hedgeFile: join(dir, 'retail-hedge.key'),
+  };
   writeFileSync(files.exchangeFile, rsa.pem);
   writeFileSync(files.retailFile, retail.secret + '\n');
   writeFileSync(files.hedgeFile, hedge.secret);
@@ -80,7 +84,11 @@ export interface Addresses {
 }
 
 /** A validated config whose running environment (development) uses `keys` and `addresses`. */
-export function authConfig(keys: KeyDir, addresses: Addresses, edit: (input: GatewayConfigInput) => void = () => undefined): GatewayConfig {
+export function authConfig(
+  keys: KeyDir,
+  addresses: Addresses,
+  edit: (input: GatewayConfigInput) => void = () => undefined,
+): GatewayConfig {
   const input: GatewayConfigInput = {
     environment: 'development',
     environments: {

@@ -35,7 +35,15 @@ export class TokenHarness {
     this.http = new UpstreamHttp(this.config);
     this.registry = new MetricsRegistry();
     this.readiness = new Readiness();
-    this.sut = new ExchangeTokenProvider(this.config, this.binding, this.store, this.http, this.registry, this.readiness, this.clock);
+    this.sut = new ExchangeTokenProvider(
+      this.config,
+      this.binding,
+      this.store,
+      this.http,
+      this.registry,
+      this.readiness,
+      this.clock,
+    );
     return this.sut;
   }
 

@@ -3,7 +3,9 @@ import { canonicalKey, canonicalQuery, upstreamTarget } from './canonical-key.js
 describe(canonicalQuery.name, () => {
   it('sorts keys, so parameter order does not split the cache', () => {
     expect(canonicalQuery({ limit: 10, active: true, offset: 0 })).toBe('active=true&limit=10&offset=0');
-    expect(canonicalQuery({ offset: 0, limit: 10, active: true })).toBe(canonicalQuery({ limit: 10, active: true, offset: 0 }));
+    expect(canonicalQuery({ offset: 0, limit: 10, active: true })).toBe(
+      canonicalQuery({ limit: 10, active: true, offset: 0 }),
+    );
   });
 
   it('sorts and deduplicates repeated set-like keys', () => {
@@ -13,7 +15,9 @@ describe(canonicalQuery.name, () => {
 
   it('keeps the order of orderBy, which changes the upstream sort', () => {
     expect(canonicalQuery({ orderBy: ['volume', 'startDate'] })).toBe('orderBy=volume&orderBy=startDate');
-    expect(canonicalQuery({ orderBy: ['startDate', 'volume'] })).not.toBe(canonicalQuery({ orderBy: ['volume', 'startDate'] }));
+    expect(canonicalQuery({ orderBy: ['startDate', 'volume'] })).not.toBe(
+      canonicalQuery({ orderBy: ['volume', 'startDate'] }),
+    );
   });
 
   it('drops absent values and escapes the rest', () => {

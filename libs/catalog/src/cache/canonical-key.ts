@@ -16,7 +16,9 @@ const ORDERED_LISTS: ReadonlySet<string> = new Set(['orderBy']);
  * so the cache key and the upstream request are one and the same.
  */
 export function canonicalQuery(query: Readonly<Record<string, CanonicalValue>>): string {
-  return queryString(query, Object.keys(query).sort(), (key, items) => (ORDERED_LISTS.has(key) ? items : [...new Set(items)].sort()));
+  return queryString(query, Object.keys(query).sort(), (key, items) =>
+    ORDERED_LISTS.has(key) ? items : [...new Set(items)].sort(),
+  );
 }
 
 /** Path and canonical query, as requested upstream. */

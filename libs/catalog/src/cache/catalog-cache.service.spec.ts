@@ -15,7 +15,9 @@ class ManualClock extends Clock {
 const URL = 'http://127.0.0.1:1';
 const config = GatewayConfigSchema.parse({
   environment: 'development',
-  environments: { development: { authUrl: URL, exchangeUrl: URL, grpcTarget: '127.0.0.1:1', retailUrl: URL, catalogUrl: URL } },
+  environments: {
+    development: { authUrl: URL, exchangeUrl: URL, grpcTarget: '127.0.0.1:1', retailUrl: URL, catalogUrl: URL },
+  },
   catalog: { staleWhileRevalidateSeconds: 10, staleIfErrorSeconds: 60 },
 });
 
@@ -31,7 +33,12 @@ describe(CatalogCache.name, () => {
 
   beforeEach(() => {
     clock = new ManualClock();
-    sut = new CatalogCache(new MemoryCatalogStore(100, () => clock.now()), config, new CatalogMetrics(new MetricsRegistry()), clock);
+    sut = new CatalogCache(
+      new MemoryCatalogStore(100, () => clock.now()),
+      config,
+      new CatalogMetrics(new MetricsRegistry()),
+      clock,
+    );
     calls = 0;
     answer = async () => entryOf(200, `{"at":${clock.now()}}`, 'application/json', clock.now(), 5_000);
   });

@@ -62,7 +62,10 @@ export class CatalogCache implements OnApplicationShutdown {
   ) {
     const catalog = config.catalog;
     this.local = new Lru(catalog.lruEntries, catalog.lruMaxBytes);
-    this.windows = { staleWhileRevalidateMs: catalog.staleWhileRevalidateSeconds * 1000, staleIfErrorMs: catalog.staleIfErrorSeconds * 1000 };
+    this.windows = {
+      staleWhileRevalidateMs: catalog.staleWhileRevalidateSeconds * 1000,
+      staleIfErrorMs: catalog.staleIfErrorSeconds * 1000,
+    };
     this.lockMs = catalog.lockMs;
     this.followerWaitMs = catalog.followerWaitMs;
     store.onPurge((match) => {
@@ -113,7 +116,11 @@ export class CatalogCache implements OnApplicationShutdown {
       const { entry: loaded, elsewhere } = await fill;
       return this.served(lookup, loaded, joined || elsewhere ? 'coalesced' : 'miss');
     } catch (error) {
-      const fallback = entry && usableOnError(entry, this.clock.now(), this.windows) && error instanceof DomainError && STALE_IF.has(error.code);
+      const fallback =
+        entry &&
+        usableOnError(entry, this.clock.now(), this.windows) &&
+        error instanceof DomainError &&
+        STALE_IF.has(error.code);
       if (entry && fallback) return this.served(lookup, entry, 'stale');
       throw error;
     }
@@ -126,7 +133,11 @@ export class CatalogCache implements OnApplicationShutdown {
     try {
       return { shared: await this.store.purge(match), local };
     } catch (error) {
-      throw new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'Local copies were purged, but the shared cache cannot be reached.', { cause: error });
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        'Local copies were purged, but the shared cache cannot be reached.',
+        { cause: error },
+      );
     }
   }
 

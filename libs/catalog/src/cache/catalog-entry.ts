@@ -13,7 +13,13 @@ export interface CatalogEntry {
   ttlMs: number;
 }
 
-export function entryOf(status: number, body: string, contentType: string, storedAt: number, ttlMs: number): CatalogEntry {
+export function entryOf(
+  status: number,
+  body: string,
+  contentType: string,
+  storedAt: number,
+  ttlMs: number,
+): CatalogEntry {
   return { status, body, contentType, etag: strongEtag(body), storedAt, ttlMs };
 }
 

@@ -64,7 +64,8 @@ describe(Lru.name, () => {
 
   it('purges the keys a filter selects', () => {
     const sut = new Lru<string>(10);
-    for (const key of ['events|/v1/events', 'events|/v1/events?limit=1', 'sports|/v1/sports']) sut.set(key, key, 1, 100);
+    for (const key of ['events|/v1/events', 'events|/v1/events?limit=1', 'sports|/v1/sports'])
+      sut.set(key, key, 1, 100);
     expect(sut.purge((key) => key.startsWith('events|'))).toBe(2);
     expect(sut.get('sports|/v1/sports', 0)).toBeDefined();
   });

@@ -6,7 +6,9 @@ import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js'
 import { type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
 
 /** Compare-and-delete: only the lock's owner releases it, never a later leader's lock. */
-const RELEASE = new LuaScript("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end");
+const RELEASE = new LuaScript(
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+);
 /** Poll intervals of a waiting follower: quick at first (a catalog answer takes milliseconds), then steady. */
 const POLL_MS = [2, 5, 10, 20, 25];
 
@@ -155,7 +157,8 @@ export class RedisCatalogStore implements CatalogStore {
   }
 
   private failed<T>(error: unknown, fallback: T): T {
-    if (this.failures++ % 1_000 === 0) this.logger.warn(`Redis unavailable for the catalog cache, serving locally: ${(error as Error).message}`);
+    if (this.failures++ % 1_000 === 0)
+      this.logger.warn(`Redis unavailable for the catalog cache, serving locally: ${(error as Error).message}`);
     return fallback;
   }
 }

@@ -58,12 +58,17 @@ export class CatalogUpstream {
       }));
     } catch (error) {
       // A refusal of the budget or of the in-flight bound never reached the upstream; a transport failure did try.
-      if (!(error instanceof DomainError && (error.code === ErrorCode.RATE_LIMITED || error.code === ErrorCode.IN_FLIGHT_LIMITED))) this.metrics.upstreamCall(call.route, 0);
+      if (!(
+        error instanceof DomainError &&
+        (error.code === ErrorCode.RATE_LIMITED || error.code === ErrorCode.IN_FLIGHT_LIMITED)
+      ))
+        this.metrics.upstreamCall(call.route, 0);
       throw error;
     }
     this.metrics.upstreamCall(call.route, reply.status);
     if (reply.status === 200 || reply.status === 404) {
-      const contentType = typeof reply.headers['content-type'] === 'string' ? reply.headers['content-type'] : DEFAULT_CONTENT_TYPE;
+      const contentType =
+        typeof reply.headers['content-type'] === 'string' ? reply.headers['content-type'] : DEFAULT_CONTENT_TYPE;
       return entryOf(reply.status, reply.text, contentType, this.clock.now(), this.ttlSeconds[call.route] * 1000);
     }
     // Anything but 200 and 404 is a failure, mapped by the HTTP table (okOrThrow throws it); a redirect

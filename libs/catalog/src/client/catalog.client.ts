@@ -28,15 +28,29 @@ export class CatalogClient {
    * A fresh copy in this instance's memory is answered at once, not as a promise: a cache hit, the most
    * frequent answer, then costs no promise and no microtask. Anything else goes through the cache tiers.
    */
-  get<R extends CatalogRouteName>(route: R, params: CatalogParams<R>, query: CatalogQuery<R>, context: CatalogCallContext = {}): Served | Promise<Served> {
-    const target = upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>);
+  get<R extends CatalogRouteName>(
+    route: R,
+    params: CatalogParams<R>,
+    query: CatalogQuery<R>,
+    context: CatalogCallContext = {},
+  ): Served | Promise<Served> {
+    const target = upstreamTarget(
+      pathOf(route, params as Record<string, string>),
+      query as Record<string, CanonicalValue>,
+    );
     const key = canonicalKey(route, target);
-    return this.cache.peek({ route, key }) ?? this.cache.get({ route, key, fetch: () => this.upstream.fetch({ route, target, ...context }) });
+    return (
+      this.cache.peek({ route, key }) ??
+      this.cache.get({ route, key, fetch: () => this.upstream.fetch({ route, target, ...context }) })
+    );
   }
 
   /** The cache key get() uses for these validated parameters. */
   keyOf<R extends CatalogRouteName>(route: R, params: CatalogParams<R>, query: CatalogQuery<R>): string {
-    return canonicalKey(route, upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>));
+    return canonicalKey(
+      route,
+      upstreamTarget(pathOf(route, params as Record<string, string>), query as Record<string, CanonicalValue>),
+    );
   }
 
   /**

@@ -23,7 +23,8 @@ export interface CatalogRoute {
   readonly ttlSeconds: number;
 }
 
-const route = <P extends z.ZodObject, Q extends z.ZodObject>(path: string, params: P, query: Q, ttlSeconds: number) => ({ path, params, query, ttlSeconds }) as const;
+const route = <P extends z.ZodObject, Q extends z.ZodObject>(path: string, params: P, query: Q, ttlSeconds: number) =>
+  ({ path, params, query, ttlSeconds }) as const;
 
 // Default freshness: listings and records change within seconds around game time, books and best prices every trade, reference data (sports, series, teams) rarely.
 const RECORD = 5;
@@ -62,18 +63,30 @@ export const CATALOG_ROUTE_NAMES = Object.keys(CATALOG_ROUTES) as CatalogRouteNa
 
 /** Each route's freshness: its declared default unless `catalog.ttlSeconds` names it. */
 export function catalogTtlSeconds(overrides: Readonly<Record<string, number>>): Record<CatalogRouteName, number> {
-  return Object.fromEntries(CATALOG_ROUTE_NAMES.map((name) => [name, overrides[name] ?? CATALOG_ROUTES[name].ttlSeconds])) as Record<CatalogRouteName, number>;
+  return Object.fromEntries(
+    CATALOG_ROUTE_NAMES.map((name) => [name, overrides[name] ?? CATALOG_ROUTES[name].ttlSeconds]),
+  ) as Record<CatalogRouteName, number>;
 }
 
 /** The config check the app adds to its schema: `catalog.ttlSeconds` may name only the routes declared here. */
-export function catalogConfigCheck(config: { catalog: { ttlSeconds: Readonly<Record<string, number>> } }, ctx: z.RefinementCtx): void {
+export function catalogConfigCheck(
+  config: { catalog: { ttlSeconds: Readonly<Record<string, number>> } },
+  ctx: z.RefinementCtx,
+): void {
   for (const name of Object.keys(config.catalog.ttlSeconds)) {
-    if (!(name in CATALOG_ROUTES)) ctx.addIssue({ code: 'custom', path: ['catalog', 'ttlSeconds', name], message: `"${name}" is not a catalog route` });
+    if (!(name in CATALOG_ROUTES))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['catalog', 'ttlSeconds', name],
+        message: `"${name}" is not a catalog route`,
+      });
   }
 }
 
 /** Each route's path split at its `{name}` segments: even indexes literal text, odd ones parameter names. */
-const PATH_PARTS = Object.fromEntries(CATALOG_ROUTE_NAMES.map((name) => [name, CATALOG_ROUTES[name].path.split(/\{(\w+)\}/)])) as Record<CatalogRouteName, string[]>;
+const PATH_PARTS = Object.fromEntries(
+  CATALOG_ROUTE_NAMES.map((name) => [name, CATALOG_ROUTES[name].path.split(/\{(\w+)\}/)]),
+) as Record<CatalogRouteName, string[]>;
 
 /** The upstream path of a route with its parameters filled in (each one a validated slug or id). */
 export function pathOf(name: CatalogRouteName, params: Record<string, string>): string {

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 
-import { numericId, ordering, paging, queryBoolean, queryDate, queryInt, queryList, queryNumber, queryText, slug } from './query-primitives.js';
+import {
+  numericId,
+  ordering,
+  paging,
+  queryBoolean,
+  queryDate,
+  queryInt,
+  queryList,
+  queryNumber,
+  queryText,
+  slug,
+} from './query-primitives.js';
 
 // Query names are those the official client sends (upstream-facts "Catalog base"). Every schema is
 // strict: a parameter the upstream does not know is refused with its name, not silently dropped.
@@ -87,7 +98,10 @@ export const SearchQuerySchema = z
 export const TeamsQuerySchema = z
   .object({
     teamIds: queryList(queryText(64)).optional(),
-    provider: z.string().regex(/^PROVIDER_[A-Z0-9_]{1,60}$/, 'expected PROVIDER_<NAME>').optional(),
+    provider: z
+      .string()
+      .regex(/^PROVIDER_[A-Z0-9_]{1,60}$/, 'expected PROVIDER_<NAME>')
+      .optional(),
     league: slug().optional(),
   })
   .strict();

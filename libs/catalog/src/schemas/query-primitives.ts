@@ -11,17 +11,20 @@ const INT32_MAX = 2 ** 31 - 1;
 export const queryInt = (min = -(2 ** 31), max = INT32_MAX) =>
   z.string().regex(INT, 'expected an integer').transform(Number).pipe(z.number().int().min(min).max(max));
 
-export const queryNumber = () => z.string().regex(DECIMAL, 'expected a decimal number').transform(Number).pipe(z.number());
+export const queryNumber = () =>
+  z.string().regex(DECIMAL, 'expected a decimal number').transform(Number).pipe(z.number());
 
 export const queryBoolean = () => z.enum(['true', 'false'], 'expected true or false').transform((v) => v === 'true');
 
 /** A calendar date or an ISO 8601 date-time, passed on as written. */
-export const queryDate = () => z.union([z.iso.date(), z.iso.datetime({ offset: true })], 'expected YYYY-MM-DD or an ISO 8601 date-time');
+export const queryDate = () =>
+  z.union([z.iso.date(), z.iso.datetime({ offset: true })], 'expected YYYY-MM-DD or an ISO 8601 date-time');
 
 export const queryText = (max = 256) => z.string().min(1).max(max);
 
 /** Slugs are URL path segments upstream: letters, digits, dots, dashes and underscores, no slash. */
-export const slug = () => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/, 'expected a slug (letters, digits, . _ -)');
+export const slug = () =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/, 'expected a slug (letters, digits, . _ -)');
 
 /** A numeric identifier in a path: digits only, so nothing but an id reaches the upstream path. */
 export const numericId = () => z.string().regex(/^\d{1,19}$/, 'expected a numeric id');

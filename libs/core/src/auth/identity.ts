@@ -15,5 +15,12 @@ export const IDENTITY_KEYWORD = 'x-identity';
  * - `funding-account`: a funding account id; it must be one of the chosen participant's funding accounts
  *   (one naming a participant the client may not use is refused at once), else 403 naming the field.
  */
-export const IDENTITY_KINDS = ['account', 'participant', 'accounts', 'order', 'retail-order', 'funding-account'] as const;
+export const IDENTITY_KINDS = [
+  'account',
+  'participant',
+  'accounts',
+  'order',
+  'retail-order',
+  'funding-account',
+] as const;
 export type IdentityKind = (typeof IDENTITY_KINDS)[number];

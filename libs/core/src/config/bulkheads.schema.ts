@@ -49,6 +49,9 @@ export const BulkheadsSchema = z
 export const TeamBulkheadSchema = z.object({ perTeam: cap, blockingPerTeam: cap }).partial().strict();
 
 /** A client's own bounds, overriding the defaults above (`clients[].bulkhead`); the team bound still holds. */
-export const ClientBulkheadSchema = z.object({ perClient: cap, blockingPerClient: cap, maxBlockSeconds: cap.max(300) }).partial().strict();
+export const ClientBulkheadSchema = z
+  .object({ perClient: cap, blockingPerClient: cap, maxBlockSeconds: cap.max(300) })
+  .partial()
+  .strict();
 
 export type BulkheadsConfig = z.infer<typeof BulkheadsSchema>;

@@ -15,7 +15,11 @@ export const CatalogSchema = z
     staleIfErrorSeconds: seconds.default(300),
     /** In-process LRU in front of the shared cache: hits cost no Redis round trip. */
     lruEntries: z.number().int().min(0).default(1_000),
-    lruMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
+    lruMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
     /** Without Redis the whole cache is in process, bounded by this many entries. */
     memoryEntries: z.number().int().positive().default(10_000),
     /** Cross-instance coalescing: how long a leader holds the fill lock, and how long followers wait for its result. */

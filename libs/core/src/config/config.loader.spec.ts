@@ -70,12 +70,16 @@ describe('loadGatewayConfig', () => {
   });
 
   it('names an unknown team and a malformed key hash', () => {
-    const problems = problemsOf(VALID.replace('team: platform\n    keyHash: sha256:' + 'a'.repeat(64), 'team: nobody\n    keyHash: plain-key'));
+    const problems = problemsOf(
+      VALID.replace('team: platform\n    keyHash: sha256:' + 'a'.repeat(64), 'team: nobody\n    keyHash: plain-key'),
+    );
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^clients\.0\.keyHash: /)]));
   });
 
   it('names a stream share of an unknown team', () => {
-    expect(problemsOf(`${VALID}streams: { exchange: { teamShares: { nobody: 2 } } }\n`)).toEqual([expect.stringMatching(/^streams\.exchange\.teamShares\.nobody: unknown team/)]);
+    expect(problemsOf(`${VALID}streams: { exchange: { teamShares: { nobody: 2 } } }\n`)).toEqual([
+      expect.stringMatching(/^streams\.exchange\.teamShares\.nobody: unknown team/),
+    ]);
   });
 
   it('reports an unreadable file as a config error', () => {
@@ -88,7 +92,16 @@ describe('loadGatewayConfig', () => {
   });
 
   it('lets REDIS_CLUSTER_NODES switch on a Redis Cluster', () => {
-    const config = loadGatewayConfig({ GATEWAY_CONFIG: write(VALID), REDIS_CLUSTER_NODES: 'redis-node-1:6379, redis-node-2:6379' });
-    expect(config.redis).toMatchObject({ mode: 'cluster', nodes: [{ host: 'redis-node-1', port: 6379 }, { host: 'redis-node-2', port: 6379 }] });
+    const config = loadGatewayConfig({
+      GATEWAY_CONFIG: write(VALID),
+      REDIS_CLUSTER_NODES: 'redis-node-1:6379, redis-node-2:6379',
+    });
+    expect(config.redis).toMatchObject({
+      mode: 'cluster',
+      nodes: [
+        { host: 'redis-node-1', port: 6379 },
+        { host: 'redis-node-2', port: 6379 },
+      ],
+    });
   });
 });

@@ -49,7 +49,10 @@ export function readYamlFile(path: string): unknown {
  * `GATEWAY_CONFIG` names the file; `REDIS_URL` (one node), `REDIS_CLUSTER_NODES` (`host:port,…`) and
  * `LOG_LEVEL` override it. The app passes its assembled schema (the core sections plus its libs' checks).
  */
-export function loadGatewayConfig(env: Env = process.env, schema: z.ZodType<GatewayConfig> = GatewayConfigSchema): GatewayConfig {
+export function loadGatewayConfig(
+  env: Env = process.env,
+  schema: z.ZodType<GatewayConfig> = GatewayConfigSchema,
+): GatewayConfig {
   const path = env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
   const raw = readYamlFile(path);
   return validateConfig(schema, applyEnvOverrides(raw, env), path);
@@ -66,9 +69,11 @@ function applyEnvOverrides(raw: unknown, env: Env): unknown {
   if (typeof raw !== 'object' || raw === null) return raw;
   const config = { ...(raw as Record<string, unknown>) };
   if (env.REDIS_URL) config.redis = { ...((config.redis as object) ?? {}), mode: 'single', url: env.REDIS_URL };
-  if (env.REDIS_CLUSTER_NODES) config.redis = { ...((config.redis as object) ?? {}), mode: 'cluster', nodes: hostPorts(env.REDIS_CLUSTER_NODES) };
+  if (env.REDIS_CLUSTER_NODES)
+    config.redis = { ...((config.redis as object) ?? {}), mode: 'cluster', nodes: hostPorts(env.REDIS_CLUSTER_NODES) };
   if (env.JOURNAL_URL) config.journal = { ...((config.journal as object) ?? {}), url: env.JOURNAL_URL };
-  if (env.JOURNAL_MIGRATION_URL) config.journal = { ...((config.journal as object) ?? {}), migrationUrl: env.JOURNAL_MIGRATION_URL };
+  if (env.JOURNAL_MIGRATION_URL)
+    config.journal = { ...((config.journal as object) ?? {}), migrationUrl: env.JOURNAL_MIGRATION_URL };
   if (env.LOG_LEVEL) config.logging = { ...((config.logging as object) ?? {}), level: env.LOG_LEVEL };
   if (env.GATEWAY_PORT) config.server = { ...((config.server as object) ?? {}), port: Number(env.GATEWAY_PORT) };
   return config;

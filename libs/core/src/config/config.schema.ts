@@ -44,7 +44,9 @@ const ServerSchema = z
      * the right-most address not in this list. Only loopback by default: the firm's own apps live in
      * private ranges, so trusting those would let any of them write another's address.
      */
-    trustedProxies: z.array(z.string().refine(isCidr, 'expected an address or CIDR (10.0.0.0/8, fd00::/8)')).default(['127.0.0.0/8', '::1/128']),
+    trustedProxies: z
+      .array(z.string().refine(isCidr, 'expected an address or CIDR (10.0.0.0/8, fd00::/8)'))
+      .default(['127.0.0.0/8', '::1/128']),
     /** The request line and headers must arrive within this (slow-header clients are cut). */
     headersTimeoutMs: z.number().int().positive().default(10_000),
     /** The whole request, headers and body, must arrive within this (slow-body clients are cut). */
@@ -59,7 +61,10 @@ const ServerSchema = z
     maxJsonDepth: z.number().int().min(1).max(1_000).default(32),
   })
   .strict()
-  .refine((server) => server.headersTimeoutMs <= server.requestTimeoutMs, { path: ['headersTimeoutMs'], message: 'must not exceed requestTimeoutMs' });
+  .refine((server) => server.headersTimeoutMs <= server.requestTimeoutMs, {
+    path: ['headersTimeoutMs'],
+    message: 'must not exceed requestTimeoutMs',
+  });
 
 const RedisSchema = z
   .object({
@@ -76,9 +81,14 @@ const RedisSchema = z
   })
   .strict()
   .superRefine((redis, ctx) => {
-    if (redis.mode === 'single' && !redis.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required when mode is single' });
+    if (redis.mode === 'single' && !redis.url)
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'required when mode is single' });
     if (redis.mode === 'sentinel' && (!redis.sentinels?.length || !redis.sentinelName))
-      ctx.addIssue({ code: 'custom', path: ['sentinels'], message: 'sentinels and sentinelName are required when mode is sentinel' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sentinels'],
+        message: 'sentinels and sentinelName are required when mode is sentinel',
+      });
     if (redis.mode === 'cluster' && !redis.nodes?.length)
       ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'required when mode is cluster' });
   });
@@ -112,7 +122,10 @@ const EnvironmentSchema = z
     grpcTls: z.boolean().default(true),
     retailUrl: url,
     catalogUrl: url,
-    exchangeClient: z.object({ clientId: z.string().min(1), privateKeyFile: secretFile }).strict().optional(),
+    exchangeClient: z
+      .object({ clientId: z.string().min(1), privateKeyFile: secretFile })
+      .strict()
+      .optional(),
     retailAccounts: z.array(RetailAccountSchema).default([]),
   })
   .strict();
@@ -136,7 +149,10 @@ const ExchangeSchema = z
      * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other
      * vendor as `<processor_a>`; operators put its real name here).
      */
-    depositProcessors: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/)).min(1).default(['checkout', 'processor-a']),
+    depositProcessors: z
+      .array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/))
+      .min(1)
+      .default(['checkout', 'processor-a']),
   })
   .strict();
 
@@ -173,7 +189,9 @@ const ClientSchema = z
   })
   .strict();
 
-const TeamSchema = z.object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() }).strict();
+const TeamSchema = z
+  .object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() })
+  .strict();
 
 const InboundSchema = z
   .object({
@@ -188,7 +206,10 @@ const InboundSchema = z
 export const GatewayConfigSchema = z
   .object({
     server: ServerSchema.prefault({}),
-    logging: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().prefault({}),
+    logging: z
+      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+      .strict()
+      .prefault({}),
     redis: RedisSchema.optional(),
     http: HttpSchema.prefault({}),
     bulkheads: BulkheadsSchema.prefault({}),
@@ -209,31 +230,51 @@ export const GatewayConfigSchema = z
   .superRefine((config, ctx) => {
     const active = config.environments[config.environment];
     if (!active) {
-      ctx.addIssue({ code: 'custom', path: ['environments', config.environment], message: `the running environment "${config.environment}" has no addresses` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environments', config.environment],
+        message: `the running environment "${config.environment}" has no addresses`,
+      });
     }
     const teams = new Set(config.teams.map((t) => t.id));
     const accounts = new Set((active?.retailAccounts ?? []).map((a) => a.name));
     for (const team of Object.keys(config.streams.exchange.teamShares)) {
-      if (!teams.has(team)) ctx.addIssue({ code: 'custom', path: ['streams', 'exchange', 'teamShares', team], message: `unknown team "${team}"` });
+      if (!teams.has(team))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['streams', 'exchange', 'teamShares', team],
+          message: `unknown team "${team}"`,
+        });
     }
     const clientIds = new Set(config.clients.map((c) => c.id));
     for (const id of Object.keys(config.streams.clients)) {
-      if (!clientIds.has(id)) ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
+      if (!clientIds.has(id))
+        ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
     }
     config.risk.limits.forEach((limit, i) => {
-      if (limit.scope === 'team' && !teams.has(limit.id ?? '')) ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
-      if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id)) ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
+      if (limit.scope === 'team' && !teams.has(limit.id ?? ''))
+        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
+      if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id))
+        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
     });
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {
-      if (!teams.has(client.team)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'team'], message: `unknown team "${client.team}"` });
-      if (ids.has(client.id)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'id'], message: `duplicate client id "${client.id}"` });
-      if (hashes.has(client.keyHash)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'keyHash'], message: 'two clients share one key' });
+      if (!teams.has(client.team))
+        ctx.addIssue({ code: 'custom', path: ['clients', i, 'team'], message: `unknown team "${client.team}"` });
+      if (ids.has(client.id))
+        ctx.addIssue({ code: 'custom', path: ['clients', i, 'id'], message: `duplicate client id "${client.id}"` });
+      if (hashes.has(client.keyHash))
+        ctx.addIssue({ code: 'custom', path: ['clients', i, 'keyHash'], message: 'two clients share one key' });
       ids.add(client.id);
       hashes.add(client.keyHash);
       client.retailAccounts.forEach((name, j) => {
-        if (!accounts.has(name)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'retailAccounts', j], message: `unknown retail account "${name}"` });
+        if (!accounts.has(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clients', i, 'retailAccounts', j],
+            message: `unknown retail account "${name}"`,
+          });
       });
     });
   });

@@ -80,7 +80,10 @@ export const LimitsSchema = z
      */
     redisLatencyAllowanceMs: z.number().int().nonnegative().default(50),
     /** Names this instance's egress address for per-IP buckets; instances behind one NAT share one name. */
-    egressId: z.string().regex(/^[A-Za-z0-9._-]+$/).default('shared'),
+    egressId: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .default('shared'),
     /** Waiting requests held per queue before new ones are refused outright. */
     maxQueued: z.number().int().positive().default(10_000),
     /** Longest wait a client may ask for with `Prefer: wait=<seconds>` (RFC 7240) before a 429. */
@@ -93,7 +96,10 @@ export const LimitsSchema = z
  * the cap). A key is a bucket name, a dotted prefix of one, or `*`; the app checks the keys against the
  * declared buckets.
  */
-export const TeamSharesSchema = z.record(z.string().regex(/^(\*|[a-z0-9-]+(\.[a-z0-9-]+)*)$/, 'expected a bucket, a bucket prefix or *'), fraction);
+export const TeamSharesSchema = z.record(
+  z.string().regex(/^(\*|[a-z0-9-]+(\.[a-z0-9-]+)*)$/, 'expected a bucket, a bucket prefix or *'),
+  fraction,
+);
 
 export type LimitsConfig = z.infer<typeof LimitsSchema>;
 export type BucketOverride = z.infer<typeof BucketOverrideSchema>;

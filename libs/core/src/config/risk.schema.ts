@@ -52,9 +52,16 @@ const RiskLimitSchema = z
   })
   .strict()
   .superRefine((limit, ctx) => {
-    if (limit.scope === 'firm' && limit.id !== undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: 'a firm limit names no id' });
-    if (limit.scope !== 'firm' && limit.id === undefined) ctx.addIssue({ code: 'custom', path: ['id'], message: `a ${limit.scope} limit names its ${limit.scope} id` });
-    if (limit.market !== undefined && limit.event !== undefined) ctx.addIssue({ code: 'custom', path: ['event'], message: 'a limit is narrowed to a market or to an event, not both' });
+    if (limit.scope === 'firm' && limit.id !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'a firm limit names no id' });
+    if (limit.scope !== 'firm' && limit.id === undefined)
+      ctx.addIssue({ code: 'custom', path: ['id'], message: `a ${limit.scope} limit names its ${limit.scope} id` });
+    if (limit.market !== undefined && limit.event !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['event'],
+        message: 'a limit is narrowed to a market or to an event, not both',
+      });
   });
 export type RiskLimit = z.infer<typeof RiskLimitSchema>;
 

@@ -76,17 +76,35 @@ export const StreamsSchema = z
     const named = Object.values(teamShares).reduce((sum, share) => sum + share, 0);
     const marketDataStreams = Math.ceil(streams.exchange.marketDataSymbols / SYMBOLS_PER_STREAM);
     if (reserve < marketDataStreams) {
-      ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: `must cover the ${marketDataStreams} market-data streams that ${streams.exchange.marketDataSymbols} symbols need` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exchange', 'reserve'],
+        message: `must cover the ${marketDataStreams} market-data streams that ${streams.exchange.marketDataSymbols} symbols need`,
+      });
     }
-    if (reserve >= firmStreams) ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: 'must leave teams at least one stream' });
+    if (reserve >= firmStreams)
+      ctx.addIssue({ code: 'custom', path: ['exchange', 'reserve'], message: 'must leave teams at least one stream' });
     if (named > firmStreams - reserve) {
-      ctx.addIssue({ code: 'custom', path: ['exchange', 'teamShares'], message: `the shares sum to ${named}, more than the ${firmStreams - reserve} streams teams may take` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exchange', 'teamShares'],
+        message: `the shares sum to ${named}, more than the ${firmStreams - reserve} streams teams may take`,
+      });
     }
     const namedSymbols = Object.values(streams.exchange.teamSymbolShares).reduce((sum, share) => sum + share, 0);
     if (namedSymbols > streams.exchange.marketDataSymbols) {
-      ctx.addIssue({ code: 'custom', path: ['exchange', 'teamSymbolShares'], message: `the shares sum to ${namedSymbols}, more than the ${streams.exchange.marketDataSymbols} symbols` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exchange', 'teamSymbolShares'],
+        message: `the shares sum to ${namedSymbols}, more than the ${streams.exchange.marketDataSymbols} symbols`,
+      });
     }
-    if (renewEveryMs * 2 > holdingTtlMs) ctx.addIssue({ code: 'custom', path: ['exchange', 'renewEveryMs'], message: 'must be at most half of holdingTtlMs' });
+    if (renewEveryMs * 2 > holdingTtlMs)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exchange', 'renewEveryMs'],
+        message: 'must be at most half of holdingTtlMs',
+      });
   });
 
 export type StreamsConfig = z.infer<typeof StreamsSchema>;
@@ -107,11 +125,17 @@ export function teamSymbolShares(streams: StreamsConfig, teams: readonly string[
   return evenShares(marketDataSymbols, named, teams);
 }
 
-function evenShares(total: number, configured: Record<string, number>, teams: readonly string[]): Record<string, number> {
+function evenShares(
+  total: number,
+  configured: Record<string, number>,
+  teams: readonly string[],
+): Record<string, number> {
   const others = teams.filter((team) => configured[team] === undefined);
   const named = teams.reduce((sum, team) => sum + (configured[team] ?? 0), 0);
   const left = Math.max(0, total - named);
   const even = others.length > 0 ? Math.floor(left / others.length) : 0;
   const remainder = others.length > 0 ? left % others.length : 0;
-  return Object.fromEntries(teams.map((team) => [team, configured[team] ?? even + (others.indexOf(team) < remainder ? 1 : 0)]));
+  return Object.fromEntries(
+    teams.map((team) => [team, configured[team] ?? even + (others.indexOf(team) < remainder ? 1 : 0)]),
+  );
 }

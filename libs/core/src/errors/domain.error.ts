@@ -61,7 +61,12 @@ export class NotFoundError extends DomainError {
 }
 
 export class RateLimitedError extends DomainError {
-  constructor(detail: string, retryAfterSeconds: number, extensions: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    detail: string,
+    retryAfterSeconds: number,
+    extensions: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(ErrorCode.RATE_LIMITED, detail, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))), ...headers },
       extensions,

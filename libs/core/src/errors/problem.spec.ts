@@ -25,7 +25,9 @@ describe('problem details', () => {
   });
 
   it('keeps extension members but never lets them override the standard ones', () => {
-    const error = new DomainError(ErrorCode.UPSTREAM_CONFLICT, 'dup', { extensions: { status: 200, upstream: { code: 6 } } });
+    const error = new DomainError(ErrorCode.UPSTREAM_CONFLICT, 'dup', {
+      extensions: { status: 200, upstream: { code: 6 } },
+    });
     expect(problemOf(error, undefined)).toMatchObject({ status: 409, upstream: { code: 6 } });
   });
 
@@ -39,6 +41,8 @@ describe('problem details', () => {
     expect(internal.code).toBe(ErrorCode.INTERNAL);
     expect(internal.detail).not.toContain('hunter2');
     expect(toDomainError({ statusCode: 413, message: 'too big' }).code).toBe(ErrorCode.PAYLOAD_TOO_LARGE);
-    expect(toDomainError({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', message: 'empty' }).code).toBe(ErrorCode.MALFORMED_REQUEST);
+    expect(toDomainError({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY', message: 'empty' }).code).toBe(
+      ErrorCode.MALFORMED_REQUEST,
+    );
   });
 });

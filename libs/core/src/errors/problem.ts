@@ -40,8 +40,11 @@ export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   const status = statusOf(error);
   const client = status === undefined ? undefined : CLIENT_ERRORS[status];
-  if (client) return new DomainError(client.code, status === 400 ? safeFrameworkMessage(error, client.detail) : client.detail);
-  return new DomainError(ErrorCode.INTERNAL, 'An internal error occurred. Quote the request id when reporting it.', { cause: error });
+  if (client)
+    return new DomainError(client.code, status === 400 ? safeFrameworkMessage(error, client.detail) : client.detail);
+  return new DomainError(ErrorCode.INTERNAL, 'An internal error occurred. Quote the request id when reporting it.', {
+    cause: error,
+  });
 }
 
 /** Framework and static-file statuses a client can cause, with what the problem says; nothing the client sent is echoed. */
@@ -51,9 +54,15 @@ const CLIENT_ERRORS: Record<number, { code: ErrorCode; detail: string }> = {
   404: { code: ErrorCode.NOT_FOUND, detail: 'No such route.' },
   405: { code: ErrorCode.METHOD_NOT_ALLOWED, detail: 'Method not allowed on this route.' },
   408: { code: ErrorCode.REQUEST_TIMEOUT, detail: 'The request did not arrive in time.' },
-  412: { code: ErrorCode.PRECONDITION_FAILED, detail: 'A precondition header (If-Match, If-Unmodified-Since) did not hold.' },
+  412: {
+    code: ErrorCode.PRECONDITION_FAILED,
+    detail: 'A precondition header (If-Match, If-Unmodified-Since) did not hold.',
+  },
   413: { code: ErrorCode.PAYLOAD_TOO_LARGE, detail: 'The request body is larger than the gateway accepts.' },
-  414: { code: ErrorCode.URI_TOO_LONG, detail: 'The URL or one of its path parameters is longer than the gateway accepts.' },
+  414: {
+    code: ErrorCode.URI_TOO_LONG,
+    detail: 'The URL or one of its path parameters is longer than the gateway accepts.',
+  },
   415: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, detail: 'Send application/json.' },
   416: { code: ErrorCode.RANGE_NOT_SATISFIABLE, detail: 'The Range header asks for bytes the file does not have.' },
   431: { code: ErrorCode.HEADERS_TOO_LARGE, detail: 'The request headers are larger than the gateway accepts.' },

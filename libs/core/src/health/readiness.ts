@@ -31,7 +31,11 @@ export class Readiness {
   async report(): Promise<{ status: ReadinessStatus; checks: Record<string, ReadinessReport> }> {
     const entries = await Promise.all(this.names().map(async (name) => [name, await this.run(name)] as const));
     const statuses = entries.map(([, r]) => r.status);
-    const status: ReadinessStatus = statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'up';
+    const status: ReadinessStatus = statuses.includes('down')
+      ? 'down'
+      : statuses.includes('degraded')
+        ? 'degraded'
+        : 'up';
     return { status, checks: Object.fromEntries(entries) };
   }
 

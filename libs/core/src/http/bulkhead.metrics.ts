@@ -16,7 +16,12 @@ export class BulkheadMetrics {
     const registers = [registry];
     this.refusals =
       (registry.getSingleMetric('gateway_upstream_in_flight_refused_total') as Counter<'cap' | 'team'> | undefined) ??
-      new Counter({ name: 'gateway_upstream_in_flight_refused_total', help: 'Upstream calls refused 429 IN_FLIGHT_LIMITED, by bound (cap) and team.', labelNames: ['cap', 'team'], registers });
+      new Counter({
+        name: 'gateway_upstream_in_flight_refused_total',
+        help: 'Upstream calls refused 429 IN_FLIGHT_LIMITED, by bound (cap) and team.',
+        labelNames: ['cap', 'team'],
+        registers,
+      });
     if (!registry.getSingleMetric('gateway_upstream_in_flight')) {
       new Gauge({
         name: 'gateway_upstream_in_flight',

@@ -5,7 +5,15 @@ const HASH = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
 const configOf = (extra: Partial<GatewayConfigInput> = {}) =>
   GatewayConfigSchema.parse({
     environment: 'development',
-    environments: { development: { authUrl: 'http://127.0.0.1:1', exchangeUrl: 'http://127.0.0.1:1', grpcTarget: '127.0.0.1:1', retailUrl: 'http://127.0.0.1:1', catalogUrl: 'http://127.0.0.1:1' } },
+    environments: {
+      development: {
+        authUrl: 'http://127.0.0.1:1',
+        exchangeUrl: 'http://127.0.0.1:1',
+        grpcTarget: '127.0.0.1:1',
+        retailUrl: 'http://127.0.0.1:1',
+        catalogUrl: 'http://127.0.0.1:1',
+      },
+    },
     http: { connectionsPerOrigin: 8 },
     teams: [{ id: 'desk' }, { id: 'ops' }],
     clients: [
@@ -16,7 +24,14 @@ const configOf = (extra: Partial<GatewayConfigInput> = {}) =>
     ...extra,
   });
 
-const call = (client: string, team: string, more: Partial<InFlightCall> = {}): InFlightCall => ({ origin: 'http://retail', surface: 'retail', lane: 'ordinary', client, team, ...more });
+const call = (client: string, team: string, more: Partial<InFlightCall> = {}): InFlightCall => ({
+  origin: 'http://retail',
+  surface: 'retail',
+  lane: 'ordinary',
+  client,
+  team,
+  ...more,
+});
 const refusal = async (run: () => Promise<unknown>): Promise<InFlightLimitedError> => {
   try {
     await run();
@@ -39,7 +54,12 @@ describe(Bulkheads.name, () => {
 
   it('refuses the team past its bound whichever of its clients asks, naming the bound, and frees the place on release', async () => {
     const sut = new Bulkheads(configOf({ bulkheads: noWait }));
-    const held = await Promise.all([sut.enter(call('a1', 'desk')), sut.enter(call('a1', 'desk')), sut.enter(call('a2', 'desk')), sut.enter(call('a2', 'desk'))]);
+    const held = await Promise.all([
+      sut.enter(call('a1', 'desk')),
+      sut.enter(call('a1', 'desk')),
+      sut.enter(call('a2', 'desk')),
+      sut.enter(call('a2', 'desk')),
+    ]);
     const error = await refusal(() => sut.enter(call('a2', 'desk')));
     expect(error.extensions).toMatchObject({ cap: 'bulkheads.perTeam', limit: 4, surface: 'retail' });
     expect(error.headers['Retry-After']).toBe('1');
@@ -54,12 +74,21 @@ describe(Bulkheads.name, () => {
   });
 
   it('applies per-client and per-team overrides, and never refuses a cancel', async () => {
-    const sut = new Bulkheads(configOf({ bulkheads: noWait, teams: [{ id: 'desk', bulkhead: { blockingPerTeam: 1 } }, { id: 'ops' }] }));
+    const sut = new Bulkheads(
+      configOf({ bulkheads: noWait, teams: [{ id: 'desk', bulkhead: { blockingPerTeam: 1 } }, { id: 'ops' }] }),
+    );
     await sut.enter(call('b1', 'ops'));
-    expect((await refusal(() => sut.enter(call('b1', 'ops')))).extensions).toMatchObject({ cap: 'bulkheads.perClient', limit: 1 });
+    expect((await refusal(() => sut.enter(call('b1', 'ops')))).extensions).toMatchObject({
+      cap: 'bulkheads.perClient',
+      limit: 1,
+    });
     await sut.enter(call('b1', 'ops', { exempt: true }));
     await sut.enter(call('a1', 'desk', { lane: 'blocking' }));
-    expect((await refusal(() => sut.enter(call('a2', 'desk', { lane: 'blocking' })))).extensions).toMatchObject({ cap: 'bulkheads.blocking.perTeam', limit: 1, lane: 'blocking' });
+    expect((await refusal(() => sut.enter(call('a2', 'desk', { lane: 'blocking' })))).extensions).toMatchObject({
+      cap: 'bulkheads.blocking.perTeam',
+      limit: 1,
+      lane: 'blocking',
+    });
     expect(sut.maxBlockSeconds('b1')).toBe(120);
   });
 
@@ -82,7 +111,9 @@ describe(Bulkheads.name, () => {
   });
 
   it('takes configured defaults over the even split', () => {
-    const sut = new Bulkheads(configOf({ bulkheads: { perTeam: 3, perClient: 2, blocking: { perTeam: 2, maxBlockSeconds: 10 } } }));
+    const sut = new Bulkheads(
+      configOf({ bulkheads: { perTeam: 3, perClient: 2, blocking: { perTeam: 2, maxBlockSeconds: 10 } } }),
+    );
     expect(sut.capsOf({ lane: 'ordinary', team: 'desk', client: 'a1' })).toEqual({ team: 3, client: 2 });
     expect(sut.capsOf({ lane: 'blocking', team: 'desk', client: 'a1' })).toEqual({ team: 2, client: 2 });
     expect(sut.maxBlockSeconds('a1')).toBe(10);

@@ -24,17 +24,22 @@ export interface InFlightCall {
 }
 
 /** Config names of the bounds, as a refusal names them (`cap`). */
-export type InFlightCap = 'bulkheads.perClient' | 'bulkheads.perTeam' | 'bulkheads.blocking.perClient' | 'bulkheads.blocking.perTeam';
+export type InFlightCap =
+  'bulkheads.perClient' | 'bulkheads.perTeam' | 'bulkheads.blocking.perClient' | 'bulkheads.blocking.perTeam';
 
 /** Past a bound on calls in flight: 429, before any budget is spent, naming the bound and its value. */
 export class InFlightLimitedError extends DomainError {
   constructor(cap: InFlightCap, limit: number, call: InFlightCall) {
     const who = cap.endsWith('perTeam') ? `team ${call.team ?? ''}` : `client ${call.client ?? ''}`;
     const what = call.lane === 'blocking' ? 'blocking calls' : 'calls';
-    super(ErrorCode.IN_FLIGHT_LIMITED, `${who} already has ${limit} ${call.surface} ${what} in flight (${cap} is ${limit}); retry when one has been answered.`, {
-      headers: { 'Retry-After': '1' },
-      extensions: { cap, limit, surface: call.surface, lane: call.lane },
-    });
+    super(
+      ErrorCode.IN_FLIGHT_LIMITED,
+      `${who} already has ${limit} ${call.surface} ${what} in flight (${cap} is ${limit}); retry when one has been answered.`,
+      {
+        headers: { 'Retry-After': '1' },
+        extensions: { cap, limit, surface: call.surface, lane: call.lane },
+      },
+    );
   }
 }
 
@@ -64,7 +69,13 @@ export class Bulkheads {
   private readonly queues = new Map<string, Waiter[]>();
   private readonly teamCaps = new Map<string, { ordinary: number; blocking: number }>();
   private readonly clientCaps = new Map<string, { ordinary?: number; blocking?: number; maxBlockSeconds?: number }>();
-  private readonly defaults: { ordinary: number; blocking: number; clientOrdinary?: number; clientBlocking?: number; maxBlockSeconds: number };
+  private readonly defaults: {
+    ordinary: number;
+    blocking: number;
+    clientOrdinary?: number;
+    clientBlocking?: number;
+    maxBlockSeconds: number;
+  };
   private readonly queueMs: Record<Lane, number>;
   private readonly maxQueued: number;
   private readonly metrics?: BulkheadMetrics;
@@ -83,22 +94,32 @@ export class Bulkheads {
     this.queueMs = { ordinary: bulkheads.queueMs, blocking: bulkheads.blocking.queueMs };
     this.maxQueued = bulkheads.maxQueued;
     for (const team of config.teams) {
-      this.teamCaps.set(team.id, { ordinary: team.bulkhead?.perTeam ?? this.defaults.ordinary, blocking: team.bulkhead?.blockingPerTeam ?? this.defaults.blocking });
+      this.teamCaps.set(team.id, {
+        ordinary: team.bulkhead?.perTeam ?? this.defaults.ordinary,
+        blocking: team.bulkhead?.blockingPerTeam ?? this.defaults.blocking,
+      });
     }
     for (const client of config.clients) {
       const own = client.bulkhead ?? {};
-      this.clientCaps.set(client.id, { ordinary: own.perClient, blocking: own.blockingPerClient, maxBlockSeconds: own.maxBlockSeconds });
+      this.clientCaps.set(client.id, {
+        ordinary: own.perClient,
+        blocking: own.blockingPerClient,
+        maxBlockSeconds: own.maxBlockSeconds,
+      });
     }
   }
 
   /** The longest `maxBlockTime` this client may ask for, in seconds. */
   maxBlockSeconds(client: string | undefined): number {
-    return (client === undefined ? undefined : this.clientCaps.get(client)?.maxBlockSeconds) ?? this.defaults.maxBlockSeconds;
+    return (
+      (client === undefined ? undefined : this.clientCaps.get(client)?.maxBlockSeconds) ?? this.defaults.maxBlockSeconds
+    );
   }
 
   /** The bounds that apply to `call`: the team's, then the client's (default: the team's). */
   capsOf(call: Pick<InFlightCall, 'lane' | 'team' | 'client'>): { team?: number; client?: number } {
-    const team = call.team === undefined ? undefined : (this.teamCaps.get(call.team)?.[call.lane] ?? this.defaults[call.lane]);
+    const team =
+      call.team === undefined ? undefined : (this.teamCaps.get(call.team)?.[call.lane] ?? this.defaults[call.lane]);
     const own = call.client === undefined ? undefined : this.clientCaps.get(call.client)?.[call.lane];
     const fallback = call.lane === 'blocking' ? this.defaults.clientBlocking : this.defaults.clientOrdinary;
     return { team, client: call.client === undefined ? undefined : (own ?? fallback ?? team) };
@@ -114,7 +135,9 @@ export class Bulkheads {
     const pool = `${call.lane}|${call.origin}`;
     const queue = this.queues.get(pool) ?? [];
     // First come, first served on a bound someone already waits for; never behind a wait on a bound this call does not share.
-    const ahead = queue.some((waiter) => waiter.keys.some((gate) => this.full(gate) && keys.some((own) => own.key === gate.key)));
+    const ahead = queue.some((waiter) =>
+      waiter.keys.some((gate) => this.full(gate) && keys.some((own) => own.key === gate.key)),
+    );
     if (call.exempt === true || (!ahead && this.fits(keys, call))) return Promise.resolve(this.take(keys, pool));
     const wait = Math.max(this.queueMs[call.lane], waitMs);
     if (wait <= 0 || queue.length >= this.maxQueued) return Promise.reject(this.refusal(keys, call));
@@ -142,8 +165,14 @@ export class Bulkheads {
     const prefix = `${call.lane}|${call.origin}|`;
     const lane = call.lane === 'blocking' ? 'blocking.' : '';
     const gates: Gate[] = [];
-    if (call.client !== undefined) gates.push({ key: `${prefix}c|${call.client}`, cap: caps.client, name: `bulkheads.${lane}perClient` as InFlightCap });
-    if (call.team !== undefined) gates.push({ key: `${prefix}t|${call.team}`, cap: caps.team, name: `bulkheads.${lane}perTeam` as InFlightCap });
+    if (call.client !== undefined)
+      gates.push({
+        key: `${prefix}c|${call.client}`,
+        cap: caps.client,
+        name: `bulkheads.${lane}perClient` as InFlightCap,
+      });
+    if (call.team !== undefined)
+      gates.push({ key: `${prefix}t|${call.team}`, cap: caps.team, name: `bulkheads.${lane}perTeam` as InFlightCap });
     return gates;
   }
 
@@ -180,7 +209,7 @@ export class Bulkheads {
   private admitWaiting(pool: string): void {
     const queue = this.queues.get(pool);
     if (!queue) return;
-    for (let i = 0; i < queue.length; ) {
+    for (let i = 0; i < queue.length;) {
       const waiter = queue[i]!;
       if (!this.fits(waiter.keys, waiter.call)) {
         i++;

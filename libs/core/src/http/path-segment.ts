@@ -22,6 +22,7 @@ export const PathSegmentSchema = z
  * cannot change the path), and never a dot segment, even if a caller skipped validation.
  */
 export function pathSegment(value: string, field = 'params'): string {
-  if (isDotOrEmptySegment(value)) throw new ValidationError([{ path: field, message: 'a path parameter may not be empty, "." or ".."' }]);
+  if (isDotOrEmptySegment(value))
+    throw new ValidationError([{ path: field, message: 'a path parameter may not be empty, "." or ".."' }]);
   return encodeURIComponent(value);
 }

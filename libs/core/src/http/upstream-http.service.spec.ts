@@ -6,7 +6,15 @@ import { UpstreamHttp, urlOf } from './upstream-http.service.js';
 
 const config = GatewayConfigSchema.parse({
   environment: 'development',
-  environments: { development: { authUrl: 'http://127.0.0.1:1', exchangeUrl: 'http://127.0.0.1:1', grpcTarget: '127.0.0.1:1', retailUrl: 'http://127.0.0.1:1', catalogUrl: 'http://127.0.0.1:1' } },
+  environments: {
+    development: {
+      authUrl: 'http://127.0.0.1:1',
+      exchangeUrl: 'http://127.0.0.1:1',
+      grpcTarget: '127.0.0.1:1',
+      retailUrl: 'http://127.0.0.1:1',
+      catalogUrl: 'http://127.0.0.1:1',
+    },
+  },
 });
 
 describe(UpstreamHttp.name, () => {
@@ -33,12 +41,25 @@ describe(UpstreamHttp.name, () => {
   });
 
   it('sends path, query, body and request id of the address urlOf builds, under a base with a path prefix', async () => {
-    const url = urlOf(`${origin}/api/`, { path: '/v1/orders', query: { slugs: ['a b', 'c'], limit: 5, skipped: undefined } });
+    const url = urlOf(`${origin}/api/`, {
+      path: '/v1/orders',
+      query: { slugs: ['a b', 'c'], limit: 5, skipped: undefined },
+    });
     expect(url).toBe(`${origin}/api/v1/orders?slugs=a+b&slugs=c&limit=5`);
-    const reply = await sut.json(url, { method: 'POST', body: { qty: 1 }, headers: { authorization: 'Bearer t' }, requestId: 'req-1' });
+    const reply = await sut.json(url, {
+      method: 'POST',
+      body: { qty: 1 },
+      headers: { authorization: 'Bearer t' },
+      requestId: 'req-1',
+    });
     expect(reply).toMatchObject({ status: 201, text: '{"ok":true}' });
     expect(seen.at(-1)).toMatchObject({ url: '/api/v1/orders?slugs=a+b&slugs=c&limit=5', body: '{"qty":1}' });
-    expect(seen.at(-1)?.headers).toMatchObject({ authorization: 'Bearer t', 'x-request-id': 'req-1', 'content-type': 'application/json', accept: 'application/json' });
+    expect(seen.at(-1)?.headers).toMatchObject({
+      authorization: 'Bearer t',
+      'x-request-id': 'req-1',
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
   });
 
   it('sends a query that follows the origin directly, as a target under /', async () => {

@@ -64,7 +64,8 @@ export function queryString(
   for (const key of keys) {
     const value = query[key];
     if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of items(key, (value as readonly (string | number)[]).map(String))) params.append(key, item);
+    if (Array.isArray(value))
+      for (const item of items(key, (value as readonly (string | number)[]).map(String))) params.append(key, item);
     else params.append(key, String(value));
   }
   return params.toString();

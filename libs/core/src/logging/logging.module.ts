@@ -28,9 +28,15 @@ export function pinoOptions(level: string): LoggerOptions {
       // scrub anything that looks like key material before it is written; error messages and stacks too.
       log: (object) => {
         const out: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(object)) out[name] = typeof value === 'string' ? scrubText(value) : value;
+        for (const [name, value] of Object.entries(object))
+          out[name] = typeof value === 'string' ? scrubText(value) : value;
         const err = object.err as { message?: unknown; stack?: unknown } | undefined;
-        if (err && typeof err === 'object') out.err = { ...err, message: scrubText(String(err.message ?? '')), stack: scrubText(String(err.stack ?? '')) };
+        if (err && typeof err === 'object')
+          out.err = {
+            ...err,
+            message: scrubText(String(err.message ?? '')),
+            stack: scrubText(String(err.stack ?? '')),
+          };
         return out;
       },
     },
@@ -69,7 +75,12 @@ const LOG_FLUSH_MS = 100;
  * what is left. What a SIGKILL costs: at most the last 100 ms of log lines (orders are on the journal).
  */
 function stdout(): DestinationStream {
-  stdoutDestination ??= pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+  stdoutDestination ??= pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
   return stdoutDestination;
 }
 
@@ -88,9 +99,7 @@ export class LoggingModule {
       // request, with its requestId), and an unhandled error's line names the requestId itself.
       imports: [LoggerModule.forRoot({ pinoHttp: { logger, autoLogging: false }, forRoutes: [] })],
       module: LoggingModule,
-      providers: [
-        { provide: LOG_DESTINATION, useValue: destination },
-      ],
+      providers: [{ provide: LOG_DESTINATION, useValue: destination }],
     };
   }
 }

@@ -7,7 +7,9 @@ describe('redaction', () => {
   });
 
   it('leaves a query that names no secret exactly as it came', () => {
-    expect(redactUrl('/v1/events?limit=5&tagIds=1&tagIds=2&tokenized=x&my_ticket=1')).toBe('/v1/events?limit=5&tagIds=1&tagIds=2&tokenized=x&my_ticket=1');
+    expect(redactUrl('/v1/events?limit=5&tagIds=1&tagIds=2&tokenized=x&my_ticket=1')).toBe(
+      '/v1/events?limit=5&tagIds=1&tagIds=2&tokenized=x&my_ticket=1',
+    );
   });
 
   it.each([
@@ -34,10 +36,18 @@ describe('redaction', () => {
 
   it.each([
     ['a gateway key as a path segment', '/me/pmgw_q3K9vL2mX8nB4cT7wY1zA6sD0fG5hJ2kL9pQ4rS7uV0', '/me/[redacted]'],
-    ['a gateway key in a query of any name', '/me?key=pmgw_q3K9vL2mX8nB4cT7wY1zA6sD0fG5hJ2kL9pQ4rS7uV0&x=1', '/me?key=[redacted]&x=1'],
+    [
+      'a gateway key in a query of any name',
+      '/me?key=pmgw_q3K9vL2mX8nB4cT7wY1zA6sD0fG5hJ2kL9pQ4rS7uV0&x=1',
+      '/me?key=[redacted]&x=1',
+    ],
     ['an escaped bearer value', '/me?auth=Bearer%20opaque-token-value-123', '/me?auth=[redacted]'],
     ['a padded base64 signature', `/v1/x?sig=${'Ab3+'.repeat(21)}Ab==`, '/v1/x?sig=[redacted]'],
-    ['a percent-encoded signature', `/v1/x?sig=${encodeURIComponent(`${'Ab3+'.repeat(21)}Ab==`)}&y=2`, '/v1/x?sig=[redacted]&y=2'],
+    [
+      'a percent-encoded signature',
+      `/v1/x?sig=${encodeURIComponent(`${'Ab3+'.repeat(21)}Ab==`)}&y=2`,
+      '/v1/x?sig=[redacted]&y=2',
+    ],
     ['an unpadded base64url secret', '/v1/x/q3K9vL2mX8nB4cT7wY1zA6sD0fG5hJ2kL9pQ4rS7uV0', '/v1/x/[redacted]'],
   ])('scrubs %s', (_, text, scrubbed) => {
     expect(scrubText(text)).toBe(scrubbed);
@@ -49,6 +59,7 @@ describe('redaction', () => {
       '/catalog/v1/events/slug/will-the-federal-reserve-cut-rates-in-december-2026',
       '/retail/v1/order/3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d/cancel',
       'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-    ]) expect(scrubText(text)).toBe(text);
+    ])
+      expect(scrubText(text)).toBe(text);
   });
 });

@@ -17,8 +17,20 @@ describe('series metrics', () => {
   it('exposes a histogram exactly as prom-client does', async () => {
     const theirs = new Registry();
     const ours = new Registry();
-    const reference = new Histogram({ name: 'h_seconds', help: 'help text', labelNames: ['route', 'status'], buckets, registers: [theirs] });
-    const histogram = new SeriesHistogram({ name: 'h_seconds', help: 'help text', labelNames: ['route', 'status'], buckets: [...buckets].reverse(), registers: [ours] });
+    const reference = new Histogram({
+      name: 'h_seconds',
+      help: 'help text',
+      labelNames: ['route', 'status'],
+      buckets,
+      registers: [theirs],
+    });
+    const histogram = new SeriesHistogram({
+      name: 'h_seconds',
+      help: 'help text',
+      labelNames: ['route', 'status'],
+      buckets: [...buckets].reverse(),
+      registers: [ours],
+    });
     for (const [route, status, value] of observations) {
       reference.observe({ route, status }, value);
       histogram.seriesOf(route, Number(status)).observe(value);
@@ -29,8 +41,18 @@ describe('series metrics', () => {
   it('exposes a counter exactly as prom-client does, and keeps resolved series through a reset', async () => {
     const theirs = new Registry();
     const ours = new Registry();
-    const reference = new Counter({ name: 'c_total', help: 'help text', labelNames: ['route', 'status'], registers: [theirs] });
-    const counter = new SeriesCounter({ name: 'c_total', help: 'help text', labelNames: ['route', 'status'], registers: [ours] });
+    const reference = new Counter({
+      name: 'c_total',
+      help: 'help text',
+      labelNames: ['route', 'status'],
+      registers: [theirs],
+    });
+    const counter = new SeriesCounter({
+      name: 'c_total',
+      help: 'help text',
+      labelNames: ['route', 'status'],
+      registers: [ours],
+    });
     for (const [route, status] of observations) {
       reference.inc({ route, status });
       counter.series({ route, status }).inc();

@@ -47,7 +47,8 @@ abstract class SeriesFamily<L extends string, S extends { labels: Readonly<Recor
    * the per-request lookup, one map per label and no key built.
    */
   seriesOf(...values: (string | number)[]): S {
-    if (values.length !== this.labelNames.length) throw new Error(`${this.name} has labels ${this.labelNames.join(', ')}`);
+    if (values.length !== this.labelNames.length)
+      throw new Error(`${this.name} has labels ${this.labelNames.join(', ')}`);
     let level = this.tree;
     const last = values.length - 1;
     for (let i = 0; i < last; i++) {
@@ -57,7 +58,9 @@ abstract class SeriesFamily<L extends string, S extends { labels: Readonly<Recor
     }
     let found = level.get(values[last]) as S | undefined;
     if (!found) {
-      found = this.series(Object.fromEntries(this.labelNames.map((name, i) => [name, String(values[i])])) as Record<L, string>);
+      found = this.series(
+        Object.fromEntries(this.labelNames.map((name, i) => [name, String(values[i])])) as Record<L, string>,
+      );
       level.set(values[last], found);
     }
     return found;
@@ -89,7 +92,13 @@ export class SeriesCounter<L extends string> extends SeriesFamily<L, CounterSeri
     super(config.name, config.help, config.labelNames, config.registers);
   }
 
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: { labels: Record<string, string>; value: number }[] }> {
+  get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { labels: Record<string, string>; value: number }[];
+  }> {
     const values = [...this.all.values()].map((s) => ({ labels: { ...s.labels }, value: s.value }));
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
@@ -130,12 +139,24 @@ export class SeriesHistogram<L extends string> extends SeriesFamily<L, Histogram
   readonly type = 'histogram';
   private readonly bounds: readonly number[];
 
-  constructor(config: { name: string; help: string; labelNames: readonly L[]; buckets: readonly number[]; registers: readonly Registry[] }) {
+  constructor(config: {
+    name: string;
+    help: string;
+    labelNames: readonly L[];
+    buckets: readonly number[];
+    registers: readonly Registry[];
+  }) {
     super(config.name, config.help, config.labelNames, config.registers);
     this.bounds = [...config.buckets].sort((a, b) => a - b);
   }
 
-  get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: { metricName: string; labels: Record<string, string | number>; value: number }[] }> {
+  get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: { metricName: string; labels: Record<string, string | number>; value: number }[];
+  }> {
     const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
     for (const s of this.all.values()) {
       let cumulative = 0;

@@ -41,7 +41,10 @@ export function duplicateRedis(client: RedisClient): RedisClient {
   // timed-out re-subscribe would be an unhandled rejection (a crash). Callers bound their own waits.
   const quiet = { commandTimeout: undefined };
   // On a Cluster, SSUBSCRIBE needs the sharded subscribers: one connection per shard, moved on failover.
-  const connection: RedisClient = client instanceof Cluster ? client.duplicate([], { shardedSubscribers: true, redisOptions: quiet }) : client.duplicate(quiet);
+  const connection: RedisClient =
+    client instanceof Cluster
+      ? client.duplicate([], { shardedSubscribers: true, redisOptions: quiet })
+      : client.duplicate(quiet);
   connection.on('error', () => undefined);
   return connection;
 }

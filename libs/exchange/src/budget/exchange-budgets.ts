@@ -16,16 +16,71 @@ export function exchangeBuckets(tier: ExchangeTier): BucketDeclaration[] {
   const entry = ORDER_ENTRY_PER_SECOND[tier];
   return [
     // Insert and cancel-replace are published as one figure; one shared bucket is the reading that cannot overshoot.
-    { name: 'exchange.orders.insert', scope: 'firm', limit: entry.insert, windowSeconds: 1, source: `${FACTS}: insert and cancel-replace, ${tier}` },
+    {
+      name: 'exchange.orders.insert',
+      scope: 'firm',
+      limit: entry.insert,
+      windowSeconds: 1,
+      source: `${FACTS}: insert and cancel-replace, ${tier}`,
+    },
     // The kill switch's cancels spend this bucket in its priority lane.
-    { name: 'exchange.orders.cancel', scope: 'firm', limit: entry.cancel, windowSeconds: 1, priorityLane: true, source: `${FACTS}: cancel, ${tier}` },
-    { name: 'exchange.orders.batch', scope: 'firm', limit: 50, windowSeconds: 1, source: `${FACTS}: batch operations 50/s, every tier` },
-    { name: 'exchange.trade-stats', scope: 'firm', limit: 60, windowSeconds: 60, source: `${FACTS}: trade statistics 60/min` },
-    { name: 'exchange.instruments', scope: 'firm', limit: 6, windowSeconds: 60, source: `${FACTS}: instruments and symbols 6/min` },
-    { name: 'exchange.book', scope: 'firm', limit: 12, windowSeconds: 60, source: `${FACTS}: order book and BBO 12/min` },
-    { name: 'exchange.search', scope: 'firm', limit: 12, windowSeconds: 60, source: `${FACTS}: order, execution, trade search 12/min` },
-    { name: 'exchange.settlement', scope: 'firm', limit: 10, windowSeconds: 1, source: `${FACTS}: instrument settlement 10/s` },
-    { name: 'exchange.public', scope: 'ip', limit: 20, windowSeconds: 1, source: `${FACTS}: public endpoints 20/s per IP` },
+    {
+      name: 'exchange.orders.cancel',
+      scope: 'firm',
+      limit: entry.cancel,
+      windowSeconds: 1,
+      priorityLane: true,
+      source: `${FACTS}: cancel, ${tier}`,
+    },
+    {
+      name: 'exchange.orders.batch',
+      scope: 'firm',
+      limit: 50,
+      windowSeconds: 1,
+      source: `${FACTS}: batch operations 50/s, every tier`,
+    },
+    {
+      name: 'exchange.trade-stats',
+      scope: 'firm',
+      limit: 60,
+      windowSeconds: 60,
+      source: `${FACTS}: trade statistics 60/min`,
+    },
+    {
+      name: 'exchange.instruments',
+      scope: 'firm',
+      limit: 6,
+      windowSeconds: 60,
+      source: `${FACTS}: instruments and symbols 6/min`,
+    },
+    {
+      name: 'exchange.book',
+      scope: 'firm',
+      limit: 12,
+      windowSeconds: 60,
+      source: `${FACTS}: order book and BBO 12/min`,
+    },
+    {
+      name: 'exchange.search',
+      scope: 'firm',
+      limit: 12,
+      windowSeconds: 60,
+      source: `${FACTS}: order, execution, trade search 12/min`,
+    },
+    {
+      name: 'exchange.settlement',
+      scope: 'firm',
+      limit: 10,
+      windowSeconds: 1,
+      source: `${FACTS}: instrument settlement 10/s`,
+    },
+    {
+      name: 'exchange.public',
+      scope: 'ip',
+      limit: 20,
+      windowSeconds: 1,
+      source: `${FACTS}: public endpoints 20/s per IP`,
+    },
   ];
 }
 

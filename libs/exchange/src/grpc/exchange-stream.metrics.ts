@@ -95,7 +95,14 @@ export class ExchangeStreamMetrics {
   /** Streams of each kind open now on this instance. */
   inUse(): Record<StreamKind, number> {
     const of = (kind: StreamKind) => this.counts.get(kind) ?? 0;
-    return { marketData: of('marketData'), orders: of('orders'), dropCopy: of('dropCopy'), trades: of('trades'), positions: of('positions'), instrumentState: of('instrumentState') };
+    return {
+      marketData: of('marketData'),
+      orders: of('orders'),
+      dropCopy: of('dropCopy'),
+      trades: of('trades'),
+      positions: of('positions'),
+      instrumentState: of('instrumentState'),
+    };
   }
 
   kind(kind: StreamKind): KindMetrics {

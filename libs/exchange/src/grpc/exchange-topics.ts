@@ -3,9 +3,24 @@ import { type TopicFamily, type TopicPolicy, TopicSourceRegistry } from '@lib/fa
 
 import type { StreamKind } from './exchange-stream.metrics.js';
 import { DROP_COPY_VIEW, TRADES_VIEW, firmWideFeed } from './firm-feed.view.js';
-import { EXCHANGE_INSTRUMENT_STATE_POLICY, EXCHANGE_INSTRUMENT_STATE_TOPIC, InstrumentStateFeed } from './instrument-state.feed.js';
-import { DropCopyFeed, EXCHANGE_DROP_COPY_POLICY, EXCHANGE_DROP_COPY_TOPIC, EXCHANGE_TRADES_TOPIC, TradeCaptureFeed } from './resumable-feed.js';
-import { EXCHANGE_MARKET_DATA_POLICY, EXCHANGE_MARKET_DATA_PREFIX, EXCHANGE_STREAM_POOL, MarketDataStreams } from './market-data-streams.service.js';
+import {
+  EXCHANGE_INSTRUMENT_STATE_POLICY,
+  EXCHANGE_INSTRUMENT_STATE_TOPIC,
+  InstrumentStateFeed,
+} from './instrument-state.feed.js';
+import {
+  DropCopyFeed,
+  EXCHANGE_DROP_COPY_POLICY,
+  EXCHANGE_DROP_COPY_TOPIC,
+  EXCHANGE_TRADES_TOPIC,
+  TradeCaptureFeed,
+} from './resumable-feed.js';
+import {
+  EXCHANGE_MARKET_DATA_POLICY,
+  EXCHANGE_MARKET_DATA_PREFIX,
+  EXCHANGE_STREAM_POOL,
+  MarketDataStreams,
+} from './market-data-streams.service.js';
 import { EXCHANGE_ORDERS_POLICY, EXCHANGE_ORDERS_PREFIX, OrderUpdates } from './order-updates.service.js';
 import { EXCHANGE_POSITIONS_POLICY, EXCHANGE_POSITIONS_PREFIX, PositionChanges } from './position-changes.service.js';
 
@@ -94,7 +109,8 @@ export const EXCHANGE_TOPIC_FAMILIES: { readonly [K in keyof ExchangeTopicSource
     scope: 'read:instruments',
     account: false,
     policy: claimingStreams(EXCHANGE_INSTRUMENT_STATE_POLICY, 'instrumentState'),
-    description: "snapshot {instruments: every instrument's current state}, then one update {instruments} per change; a resync with the current state after a lost upstream stream.",
+    description:
+      "snapshot {instruments: every instrument's current state}, then one update {instruments} per change; a resync with the current state after a lost upstream stream.",
   },
 };
 
@@ -116,6 +132,7 @@ export class ExchangeTopics implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    for (const key of Object.keys(EXCHANGE_TOPIC_FAMILIES) as (keyof ExchangeTopicSources)[]) this.registry?.add(EXCHANGE_TOPIC_FAMILIES[key], this.sources[key]);
+    for (const key of Object.keys(EXCHANGE_TOPIC_FAMILIES) as (keyof ExchangeTopicSources)[])
+      this.registry?.add(EXCHANGE_TOPIC_FAMILIES[key], this.sources[key]);
   }
 }

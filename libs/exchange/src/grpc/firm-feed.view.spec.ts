@@ -8,7 +8,16 @@ const execution = (id: string, account: string, extra: Record<string, unknown> =
   tradeId: 'T1',
   lastShares: '1',
   lastPx: '40',
-  order: { id: `O-${id}`, clordId: `c-${id}`, account, participant: account, submittingParticipant: account, symbol: 's', side: 'SIDE_BUY', ...extra },
+  order: {
+    id: `O-${id}`,
+    clordId: `c-${id}`,
+    account,
+    participant: account,
+    submittingParticipant: account,
+    symbol: 's',
+    side: 'SIDE_BUY',
+    ...extra,
+  },
 });
 
 describe('the firm-wide feeds narrowed to a viewer', () => {
@@ -31,6 +40,11 @@ describe('the firm-wide feeds narrowed to a viewer', () => {
     expect(viewed.tradeCaptureReports.map((t) => t.id)).toEqual(['T1']);
     const [trade] = viewed.tradeCaptureReports;
     expect(trade!.passive).toEqual(data.tradeCaptureReports[0]!.passive);
-    expect(trade!.aggressor).toEqual({ tradeId: 'T1', lastShares: '1', lastPx: '40', order: { symbol: 's', side: 'SIDE_BUY' } });
+    expect(trade!.aggressor).toEqual({
+      tradeId: 'T1',
+      lastShares: '1',
+      lastPx: '40',
+      order: { symbol: 's', side: 'SIDE_BUY' },
+    });
   });
 });

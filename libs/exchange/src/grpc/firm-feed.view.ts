@@ -5,8 +5,10 @@ const PARTICIPANT = /^firms\/[^/]+\/users\/[^/]+$/;
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const listOf = (data: unknown, field: string): Json[] => (isRecord(data) && Array.isArray(data[field]) ? data[field].filter(isRecord) : []);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const listOf = (data: unknown, field: string): Json[] =>
+  isRecord(data) && Array.isArray(data[field]) ? data[field].filter(isRecord) : [];
 
 /** An execution is its order's: the account it trades for, or the participant that entered it. */
 function owns(viewer: Viewer, execution: unknown): boolean {
@@ -24,7 +26,8 @@ function scrubbed(value: unknown, viewer: Viewer): unknown {
   return kept;
 }
 
-const foreign = (value: unknown, viewer: Viewer): boolean => typeof value === 'string' && PARTICIPANT.test(value) && !viewer.principals.has(value);
+const foreign = (value: unknown, viewer: Viewer): boolean =>
+  typeof value === 'string' && PARTICIPANT.test(value) && !viewer.principals.has(value);
 
 /**
  * The other side of a trade: what the trade itself says (quantity, price, side, time), none of who
@@ -34,8 +37,12 @@ const foreign = (value: unknown, viewer: Viewer): boolean => typeof value === 's
 function counterparty(execution: unknown): Json | undefined {
   if (!isRecord(execution)) return undefined;
   const order = isRecord(execution.order) ? execution.order : {};
-  const pick = (from: Json, fields: string[]) => Object.fromEntries(fields.filter((field) => field in from).map((field) => [field, from[field]]));
-  return { ...pick(execution, ['tradeId', 'lastShares', 'lastPx', 'type', 'aggressor', 'transactTime', 'transactTradeDate']), order: pick(order, ['symbol', 'side']) };
+  const pick = (from: Json, fields: string[]) =>
+    Object.fromEntries(fields.filter((field) => field in from).map((field) => [field, from[field]]));
+  return {
+    ...pick(execution, ['tradeId', 'lastShares', 'lastPx', 'type', 'aggressor', 'transactTime', 'transactTradeDate']),
+    order: pick(order, ['symbol', 'side']),
+  };
 }
 
 /** `exchange.dropcopy`: only the executions of the viewer's participants. */
@@ -50,7 +57,8 @@ export const TRADES_VIEW: TopicView = (data, viewer) => ({
   tradeCaptureReports: listOf(data, 'tradeCaptureReports')
     .filter((trade) => owns(viewer, trade.aggressor) || owns(viewer, trade.passive))
     .map((trade) => {
-      const side = (execution: unknown) => (owns(viewer, execution) ? scrubbed(execution, viewer) : counterparty(execution));
+      const side = (execution: unknown) =>
+        owns(viewer, execution) ? scrubbed(execution, viewer) : counterparty(execution);
       return scrubbed({ ...trade, aggressor: side(trade.aggressor), passive: side(trade.passive) }, viewer);
     }),
 });

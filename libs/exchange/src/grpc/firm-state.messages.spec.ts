@@ -5,17 +5,33 @@ const position = (symbol: string, netPosition: string) => ({ account: 'firms/F/u
 describe(applyPositionChanges.name, () => {
   it('keeps the latest position per symbol: a later change replaces the earlier one, a new symbol is added', () => {
     const held = { positions: [position('x', '1'), position('y', '2')] };
-    const update = { positionChanges: [{ position: position('x', '3') }, { position: position('z', '1') }, { position: position('x', '4') }] };
-    expect(applyPositionChanges(held, update)).toEqual({ positions: [position('x', '4'), position('y', '2'), position('z', '1')] });
+    const update = {
+      positionChanges: [
+        { position: position('x', '3') },
+        { position: position('z', '1') },
+        { position: position('x', '4') },
+      ],
+    };
+    expect(applyPositionChanges(held, update)).toEqual({
+      positions: [position('x', '4'), position('y', '2'), position('z', '1')],
+    });
     expect(held.positions[0]).toEqual(position('x', '1')); // the cached snapshot is not changed in place
   });
 });
 
 describe(applyInstruments.name, () => {
   it('replaces the state of the instruments an update names and leaves the others', () => {
-    const held = { instruments: [{ symbol: 'x', state: 'INSTRUMENT_STATE_OPEN' }, { symbol: 'y', state: 'INSTRUMENT_STATE_OPEN' }] };
+    const held = {
+      instruments: [
+        { symbol: 'x', state: 'INSTRUMENT_STATE_OPEN' },
+        { symbol: 'y', state: 'INSTRUMENT_STATE_OPEN' },
+      ],
+    };
     expect(applyInstruments(held, { instruments: [{ symbol: 'y', state: 'INSTRUMENT_STATE_HALTED' }] })).toEqual({
-      instruments: [{ symbol: 'x', state: 'INSTRUMENT_STATE_OPEN' }, { symbol: 'y', state: 'INSTRUMENT_STATE_HALTED' }],
+      instruments: [
+        { symbol: 'x', state: 'INSTRUMENT_STATE_OPEN' },
+        { symbol: 'y', state: 'INSTRUMENT_STATE_HALTED' },
+      ],
     });
   });
 });

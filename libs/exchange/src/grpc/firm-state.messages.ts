@@ -41,7 +41,12 @@ export function applyInstruments(snapshot: InstrumentsPayload, update: Instrumen
 }
 
 export function applyPositionChanges(snapshot: PositionsSnapshot, update: PositionsUpdate): PositionsSnapshot {
-  return { positions: latestBySymbol(snapshot.positions, update.positionChanges.map((change) => change.position)) };
+  return {
+    positions: latestBySymbol(
+      snapshot.positions,
+      update.positionChanges.map((change) => change.position),
+    ),
+  };
 }
 
 /** Never conflated or dropped (a halt or a fill must not be skipped); late joiners get the state with every update folded in. */

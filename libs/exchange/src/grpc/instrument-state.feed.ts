@@ -17,7 +17,8 @@ export const INSTRUMENT_STATE_SPEC: ResumableFeedSpec = {
   kind: 'instrumentState',
   call: 'CreateInstrumentStateChangeSubscription',
   records: 'instruments',
-  key: (instrument) => `${String(instrument.symbol)}:${String(instrument.state)}:${JSON.stringify(instrument.updateTime)}`,
+  key: (instrument) =>
+    `${String(instrument.symbol)}:${String(instrument.state)}:${JSON.stringify(instrument.updateTime)}`,
   participant: false,
   snapshotFirst: true,
 };
@@ -28,7 +29,12 @@ export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = foldingPolicy(apply
 /** `exchange.instrumentState` (scope read:instruments): the firm's one instrument-state call (the topic's lease). */
 @Injectable()
 export class InstrumentStateFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry, clock: Clock) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    tokens: ExchangeTokenProvider,
+    registry: MetricsRegistry,
+    clock: Clock,
+  ) {
     super(INSTRUMENT_STATE_SPEC, config, tokens, null, registry, clock);
   }
 }

@@ -4,7 +4,11 @@ import { FirstSnapshot, type TopicSink } from '@lib/fanout';
 
 import type { FeedTiming } from './feed-timing.js';
 import type { MarketDataMetrics } from './exchange-stream.metrics.js';
-import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataUpdateMessage } from './market-data.messages.js';
+import type {
+  MarketDataResponseMessage,
+  MarketDataStreamRequest,
+  MarketDataUpdateMessage,
+} from './market-data.messages.js';
 import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
 import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
 import type { CallListener, UpstreamCall } from './upstream-call.js';
@@ -63,7 +67,10 @@ export class MarketDataLane {
         unopened: (error) => this.refuseWaiting(error),
       },
       {
-        tokens: { authorization: () => deps.authorization(), rejected: (authorization) => deps.rejected(authorization) },
+        tokens: {
+          authorization: () => deps.authorization(),
+          rejected: (authorization) => deps.rejected(authorization),
+        },
         timing: deps.timing,
         metrics: deps.metrics,
         warn: (message) => deps.warn(`exchange market data (${this.slots.size} symbols): ${message}`),
@@ -124,7 +131,10 @@ export class MarketDataLane {
 
   private noSnapshot(symbol: string): DomainError {
     const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
-    return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no market data for ${symbol} within ${this.deps.timing.openTimeoutMs} ms${last}.`);
+    return new DomainError(
+      ErrorCode.UPSTREAM_UNAVAILABLE,
+      `The exchange sent no market data for ${symbol} within ${this.deps.timing.openTimeoutMs} ms${last}.`,
+    );
   }
 
   private abandon(symbol: string, error: Error): void {
@@ -179,7 +189,9 @@ export class MarketDataLane {
 
   private lost(status: StreamStatus, call: MarketDataCall): AfterLoss {
     if (status.code === GrpcStatus.UNIMPLEMENTED && call.bidirectional && this.deps.fallBack()) {
-      this.deps.warn('exchange market data: the exchange answered UNIMPLEMENTED to BiDirectionalStreamMarketData; using CreateMarketDataSubscription streams');
+      this.deps.warn(
+        'exchange market data: the exchange answered UNIMPLEMENTED to BiDirectionalStreamMarketData; using CreateMarketDataSubscription streams',
+      );
       return 'now';
     }
     // A refusal (unknown symbol, missing scope, the firm's streams all taken) fails the opens it answered.
@@ -204,5 +216,12 @@ export class MarketDataLane {
  * not changed) is not sent to subscribers again.
  */
 function bookStateKey(update: MarketDataUpdateMessage): string {
-  return JSON.stringify([update.bids, update.offers, update.state, update.stats, update.transactTime, update.bookHidden]);
+  return JSON.stringify([
+    update.bids,
+    update.offers,
+    update.state,
+    update.stats,
+    update.transactTime,
+    update.bookHidden,
+  ]);
 }

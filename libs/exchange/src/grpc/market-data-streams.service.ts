@@ -63,7 +63,11 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   /** Resolves once the symbol's first snapshot reached `sink`; a second open of a topic replaces the first. */
   async open(topic: string, sink: TopicSink): Promise<void> {
     const symbol = symbolOf(topic);
-    if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
+    if (!this.tokens.configured)
+      throw new DomainError(
+        ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
+        'No exchange client is configured for this environment.',
+      );
     const book = this.track(symbol);
     book.hub = sink;
     const current = book.view;
@@ -184,14 +188,32 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     const timing = this.deps.timing;
     const method = this.bidirectional ? proto.bidirectional : undefined;
     if (method) {
-      const stream = client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, metadata);
+      const stream = client.makeBidiStreamRequest(
+        method.path,
+        method.requestSerialize,
+        method.responseDeserialize,
+        metadata,
+      );
       const call: MarketDataCall = new UpstreamCall(stream, authorization, true, listener, this.metrics, timing, {});
       call.write({ addSymbols: symbols, depth: DEPTH });
       return call;
     }
     const { path, requestSerialize, responseDeserialize } = proto.subscribe;
-    const stream = client.makeServerStreamRequest(path, requestSerialize, responseDeserialize, { symbols, depth: DEPTH }, metadata);
-    return new UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>(stream, authorization, false, listener, this.metrics, timing);
+    const stream = client.makeServerStreamRequest(
+      path,
+      requestSerialize,
+      responseDeserialize,
+      { symbols, depth: DEPTH },
+      metadata,
+    );
+    return new UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>(
+      stream,
+      authorization,
+      false,
+      listener,
+      this.metrics,
+      timing,
+    );
   }
 
   /** Protos are read on first use, so a deployment without exchange streams never needs the files. */

@@ -63,4 +63,5 @@ export interface MarketDataStreamRequest {
 }
 
 /** `event` names the member of the `oneof event` that is set (proto-loader `oneofs: true`). */
-export type MarketDataResponseMessage = { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: MarketDataUpdateMessage };
+export type MarketDataResponseMessage =
+  { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: MarketDataUpdateMessage };

@@ -1,11 +1,20 @@
 import { resolve } from 'node:path';
 
-import { type GrpcObject, type MethodDefinition, type ServiceClientConstructor, loadPackageDefinition } from '@grpc/grpc-js';
+import {
+  type GrpcObject,
+  type MethodDefinition,
+  type ServiceClientConstructor,
+  loadPackageDefinition,
+} from '@grpc/grpc-js';
 import { type Options, loadSync } from '@grpc/proto-loader';
 
 export { DEFAULT_PROTO_DIR } from '@lib/core';
 
-import type { MarketDataResponseMessage, MarketDataStreamRequest, MarketDataSubscriptionRequest } from './market-data.messages.js';
+import type {
+  MarketDataResponseMessage,
+  MarketDataStreamRequest,
+  MarketDataSubscriptionRequest,
+} from './market-data.messages.js';
 
 export const MARKET_DATA_PROTO_FILE = 'polymarket/v1/market_data.proto';
 export const MARKET_DATA_SERVICE = 'polymarket.v1.MarketDataSubscriptionAPI';
@@ -15,7 +24,13 @@ export const MARKET_DATA_SERVICE = 'polymarket.v1.MarketDataSubscriptionAPI';
  * exchange's REST records; int64 as strings like REST (no precision loss past 2^53); enum names;
  * defaults on, so a receiver never tests for absent scalars; `oneofs` names the set `event` member.
  */
-export const PROTO_LOAD_OPTIONS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
+export const PROTO_LOAD_OPTIONS: Options = {
+  keepCase: false,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 export interface MarketDataProto {
   /** Client constructor; its `service` is what a server adds. */
@@ -32,9 +47,14 @@ export interface MarketDataProto {
 export function loadMarketDataProto(protoDir: string): MarketDataProto {
   const Client = loadExchangeService(protoDir, MARKET_DATA_PROTO_FILE, MARKET_DATA_SERVICE);
   const subscribe = Client.service.CreateMarketDataSubscription;
-  if (!subscribe?.responseStream) throw new Error(`${MARKET_DATA_SERVICE} in ${protoDir} has no server-streaming CreateMarketDataSubscription`);
+  if (!subscribe?.responseStream)
+    throw new Error(`${MARKET_DATA_SERVICE} in ${protoDir} has no server-streaming CreateMarketDataSubscription`);
   const bidirectional = Client.service.BiDirectionalStreamMarketData;
-  return { Client, subscribe, bidirectional: bidirectional?.requestStream && bidirectional.responseStream ? bidirectional : undefined };
+  return {
+    Client,
+    subscribe,
+    bidirectional: bidirectional?.requestStream && bidirectional.responseStream ? bidirectional : undefined,
+  };
 }
 
 /** Any exchange service from `file` under `protoDir`, found by its package and service name. */

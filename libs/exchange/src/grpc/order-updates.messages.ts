@@ -38,7 +38,13 @@ export interface OrdersSnapshot {
 export type OrdersUpdate = { execution: ExecutionMessage } | { cancelReject: CancelRejectMessage };
 
 /** Orders in these states are done: an execution that brings one there takes it off the working list. */
-const DONE = new Set(['ORDER_STATE_FILLED', 'ORDER_STATE_CANCELED', 'ORDER_STATE_REPLACED', 'ORDER_STATE_REJECTED', 'ORDER_STATE_EXPIRED']);
+const DONE = new Set([
+  'ORDER_STATE_FILLED',
+  'ORDER_STATE_CANCELED',
+  'ORDER_STATE_REPLACED',
+  'ORDER_STATE_REJECTED',
+  'ORDER_STATE_EXPIRED',
+]);
 
 /** The working orders after an update: the execution's order replaces (or joins) its entry, or leaves when done. */
 export function applyOrdersUpdate(snapshot: OrdersSnapshot, update: OrdersUpdate): OrdersSnapshot {

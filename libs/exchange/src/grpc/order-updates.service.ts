@@ -1,12 +1,25 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
-import { ACCOUNT_POLICY, FirstSnapshot, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+import {
+  ACCOUNT_POLICY,
+  FirstSnapshot,
+  type TopicPolicy,
+  type TopicSink,
+  type TopicSource,
+  UnknownTopicError,
+} from '@lib/fanout';
 
 import { ExchangeStreamMetrics, type KindMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
 import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
-import { type OrderResponseMessage, type OrderSubscriptionRequest, type OrdersSnapshot, type OrdersUpdate, applyOrdersUpdate } from './order-updates.messages.js';
+import {
+  type OrderResponseMessage,
+  type OrderSubscriptionRequest,
+  type OrdersSnapshot,
+  type OrdersUpdate,
+  applyOrdersUpdate,
+} from './order-updates.messages.js';
 import { OrderStreamTap } from './order-stream-tap.js';
 import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
@@ -53,7 +66,12 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     private readonly tap: OrderStreamTap,
   ) {
     this.grpc = grpcTargetOf(config);
-    this.method = new ServerStreamingMethod(this.grpc, ORDER_ENTRY_PROTO_FILE, ORDER_ENTRY_SERVICE, 'CreateOrderSubscription');
+    this.method = new ServerStreamingMethod(
+      this.grpc,
+      ORDER_ENTRY_PROTO_FILE,
+      ORDER_ENTRY_SERVICE,
+      'CreateOrderSubscription',
+    );
     this.accounts = [...new Set(config.clients.flatMap((client) => client.participants))];
     this.metrics = ExchangeStreamMetrics.of(registry).kind('orders');
     const logger = new Logger(OrderUpdates.name);
@@ -66,7 +84,10 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
         unopened: (error) => this.refuseWaiting(error),
       },
       {
-        tokens: { authorization: () => tokens.authorization(this.grpc.target), rejected: (authorization) => tokens.rejected(authorization) },
+        tokens: {
+          authorization: () => tokens.authorization(this.grpc.target),
+          rejected: (authorization) => tokens.rejected(authorization),
+        },
         timing: FEED_TIMING,
         metrics: this.metrics,
         warn: (message) => logger.warn(`exchange order updates: ${message}`),
@@ -78,7 +99,11 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   async open(topic: string, sink: TopicSink): Promise<void> {
     const participant = topic.startsWith(EXCHANGE_ORDERS_PREFIX) ? topic.slice(EXCHANGE_ORDERS_PREFIX.length) : '';
     if (!this.accounts.includes(participant)) throw new UnknownTopicError(topic);
-    if (!this.tokens.configured) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client is configured for this environment.');
+    if (!this.tokens.configured)
+      throw new DomainError(
+        ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
+        'No exchange client is configured for this environment.',
+      );
     this.sinks.set(participant, sink);
     const orders = this.working?.get(participant);
     if (orders) return sink.snapshot(orders);
@@ -135,7 +160,10 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
 
   private noSnapshot(): DomainError {
     const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
-    return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange sent no order snapshot within ${FEED_TIMING.openTimeoutMs} ms${last}.`);
+    return new DomainError(
+      ErrorCode.UPSTREAM_UNAVAILABLE,
+      `The exchange sent no order snapshot within ${FEED_TIMING.openTimeoutMs} ms${last}.`,
+    );
   }
 
   private openCall(authorization: string, listener: CallListener<OrderResponseMessage>): OrderCall {
@@ -158,7 +186,9 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private snapshot(orders: OrdersSnapshot['orders']): void {
     this.stream.delivered();
     this.tap.emitSnapshot(orders);
-    this.working = new Map(this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]));
+    this.working = new Map(
+      this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]),
+    );
     for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!);
     for (const [participant, waiters] of [...this.waiting]) {
       if (!this.sinks.has(participant)) continue;

@@ -3,7 +3,13 @@ import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
 import { type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
-import { type PositionChange, type PositionsSnapshot, type PositionsUpdate, applyPositionChanges, foldingPolicy } from './firm-state.messages.js';
+import {
+  type PositionChange,
+  type PositionsSnapshot,
+  type PositionsUpdate,
+  applyPositionChanges,
+  foldingPolicy,
+} from './firm-state.messages.js';
 import { ResumableFeed, type ResumableFeedSpec } from './resumable-feed.js';
 
 export const EXCHANGE_POSITIONS_PREFIX = 'exchange.positions.';
@@ -44,7 +50,12 @@ const HOLD_RETRY_MS = 1_000;
 /** The one CreatePositionChangeSubscription call of this instance (firm-scoped, `symbols=[]`). */
 @Injectable()
 export class PositionChangeFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, registry: MetricsRegistry, clock: Clock) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    tokens: ExchangeTokenProvider,
+    registry: MetricsRegistry,
+    clock: Clock,
+  ) {
     super(POSITIONS_SPEC, config, tokens, null, registry, clock);
   }
 }

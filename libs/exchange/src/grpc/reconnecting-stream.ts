@@ -92,7 +92,11 @@ export class ReconnectingStream<M, Req = never> {
   /** Schedules the next attempt after the backoff; returns its delay (ms) for the log line. */
   schedule(): number {
     this.failures += 1;
-    const delay = fullJitterDelay(this.failures, this.options.timing.backoffInitialMs, this.options.timing.backoffMaxMs);
+    const delay = fullJitterDelay(
+      this.failures,
+      this.options.timing.backoffInitialMs,
+      this.options.timing.backoffMaxMs,
+    );
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;

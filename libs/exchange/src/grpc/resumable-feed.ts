@@ -1,8 +1,24 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
-import { ACCOUNT_POLICY, FirstSnapshot, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type GatewayConfig,
+  MetricsRegistry,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
+import {
+  ACCOUNT_POLICY,
+  FirstSnapshot,
+  type TopicPolicy,
+  type TopicSink,
+  type TopicSource,
+  UnknownTopicError,
+} from '@lib/fanout';
 
 import { ExchangeStreamMetrics, type KindMetrics, type StreamKind } from './exchange-stream.metrics.js';
 import { FEED_TIMING } from './feed-timing.js';
@@ -133,7 +149,8 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     this.grpc = grpcTargetOf(config);
     this.method = new ServerStreamingMethod(this.grpc, DROP_COPY_PROTO_FILE, DROP_COPY_SERVICE, spec.call);
     this.position = new ResumePosition(spec.replayFromMs);
-    this.participant = spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
+    this.participant =
+      spec.participant === false ? undefined : config.clients.flatMap((client) => client.participants)[0];
     const streams = ExchangeStreamMetrics.of(registry);
     this.metrics = streams.kind(spec.kind);
     this.stream = new ReconnectingStream(
@@ -145,7 +162,10 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
         unopened: (error) => this.refuseStart(error),
       },
       {
-        tokens: { authorization: () => tokens.authorization(this.grpc.target), rejected: (authorization) => tokens.rejected(authorization) },
+        tokens: {
+          authorization: () => tokens.authorization(this.grpc.target),
+          rejected: (authorization) => tokens.rejected(authorization),
+        },
         timing: FEED_TIMING,
         metrics: this.metrics,
         warn: (message) => this.logger.warn(message),
@@ -157,17 +177,31 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       return savedAt === undefined ? undefined : this.clock.now() - savedAt;
     });
     if (redis) {
-      this.legacy = { redis, key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}` };
+      this.legacy = {
+        redis,
+        key: `${config.redis?.keyPrefix ?? ''}exchange:${spec.store}:resume:${config.environment}`,
+      };
       return;
     }
-    const file = spec.kind === 'dropCopy' ? config.exchange.dropCopyResumeFile : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
-    this.store = new ResumeTokenStore(file, () => this.clock.now(), (message) => this.logger.warn(message));
+    const file =
+      spec.kind === 'dropCopy'
+        ? config.exchange.dropCopyResumeFile
+        : `${config.exchange.dropCopyResumeFile}.${spec.store}`;
+    this.store = new ResumeTokenStore(
+      file,
+      () => this.clock.now(),
+      (message) => this.logger.warn(message),
+    );
   }
 
   /** Resolves once the exchange accepted the call (its first message); the topic has no upstream snapshot. */
   async open(topic: string, sink: TopicSink): Promise<void> {
     if (topic !== this.spec.topic) throw new UnknownTopicError(topic);
-    if (!this.tokens.configured || (!this.participant && this.spec.participant !== false)) throw new DomainError(ErrorCode.UPSTREAM_AUTH_UNAVAILABLE, 'No exchange client or participant is configured for this environment.');
+    if (!this.tokens.configured || (!this.participant && this.spec.participant !== false))
+      throw new DomainError(
+        ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
+        'No exchange client or participant is configured for this environment.',
+      );
     this.stop();
     this.sink = sink;
     // A takeover or restart resumes after the last batch the cluster published (alone: this instance stored).
@@ -177,11 +211,15 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
       this.seen = new RecentIds(DEDUPLICATION_WINDOW);
     } else {
       // A holder killed before storing its last tokens published batches after it: what this instance relayed of them is not sent again.
-      for (const payload of sink.delivered ?? []) this.remember((payload as Record<string, unknown> | null)?.[this.spec.records]);
+      for (const payload of sink.delivered ?? [])
+        this.remember((payload as Record<string, unknown> | null)?.[this.spec.records]);
     }
     const started = new FirstSnapshot(FEED_TIMING.openTimeoutMs, () => {
       const last = this.stream.lastProblem ? ` (last: ${this.stream.lastProblem})` : '';
-      return new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms${last}.`);
+      return new DomainError(
+        ErrorCode.UPSTREAM_UNAVAILABLE,
+        `The exchange ${this.spec.call} sent nothing within ${FEED_TIMING.openTimeoutMs} ms${last}.`,
+      );
     });
     this.started = started;
     this.stream.start();
@@ -253,7 +291,10 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (fresh.length > 0) {
       this.position.delivered(fresh);
       // With Redis the token is stored with the update, only if the update is published; a batch of duplicates moves it no further (a takeover replays a little more, deduplicated).
-      const checkpoint = sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0 ? this.position.checkpoint(token) : undefined;
+      const checkpoint =
+        sink.lastCheckpoint && this.spec.store !== undefined && token.length > 0
+          ? this.position.checkpoint(token)
+          : undefined;
       sink.update({ [this.spec.records]: fresh }, checkpoint);
       if (checkpoint) this.checkpointedAt = this.clock.now();
       this.metrics.delivered(fresh.length);
@@ -315,7 +356,9 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
     if (!step) return false;
     this.metrics.resumeRefused(step.fallback);
     const instead = step.fromMs === undefined ? 'live, with a resync' : `from ${new Date(step.fromMs).toISOString()}`;
-    this.logger.warn(`the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.stream.schedule()} ms`);
+    this.logger.warn(
+      `the exchange refused the resume ${step.refused} (${statusName(status.code)}: ${status.details}); resuming ${instead} in ${this.stream.schedule()} ms`,
+    );
     return true;
   }
 }
@@ -343,7 +386,13 @@ export class DropCopyFeed extends ResumableFeed {
 /** `exchange.trades` (scope read:dropcopy): trade capture reports; a later state of a trade replaces the earlier one. */
 @Injectable()
 export class TradeCaptureFeed extends ResumableFeed {
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, tokens: ExchangeTokenProvider, @Inject(REDIS) redis: RedisClient | null, registry: MetricsRegistry, clock: Clock) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    tokens: ExchangeTokenProvider,
+    @Inject(REDIS) redis: RedisClient | null,
+    registry: MetricsRegistry,
+    clock: Clock,
+  ) {
     super(TRADES_SPEC, config, tokens, redis, registry, clock);
   }
 }

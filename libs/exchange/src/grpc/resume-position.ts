@@ -16,7 +16,8 @@ export interface ResumeStep {
   fromMs?: number;
 }
 
-const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+const later = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b);
 
 /**
  * Where a resumable feed's next call resumes from: the latest resume token, with the exchange time of

@@ -25,7 +25,8 @@ export class ResumeTokenStore {
       const text = readFileSync(this.file, 'utf8').trim();
       return text || undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.warn(`resume token not read (${(error as Error).message}); resuming live only`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.warn(`resume token not read (${(error as Error).message}); resuming live only`);
       return undefined;
     }
   }

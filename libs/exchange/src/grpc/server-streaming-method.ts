@@ -23,7 +23,13 @@ export class ServerStreamingMethod<Req, Res> {
     const metadata = new Metadata();
     metadata.set('authorization', authorization);
     if (participant) metadata.set('x-participant-id', participant);
-    return client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, metadata);
+    return client.makeServerStreamRequest(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      request,
+      metadata,
+    );
   }
 
   close(): void {
@@ -35,8 +41,12 @@ export class ServerStreamingMethod<Req, Res> {
     if (!this.connection) {
       const Client = loadExchangeService(this.grpc.protoDir, this.file, this.service);
       const method = Client.service[this.name];
-      if (!method?.responseStream) throw new Error(`${this.service} in ${this.grpc.protoDir} has no server-streaming ${this.name}`);
-      this.connection = { client: new Client(this.grpc.target, this.grpc.credentials), method: method as MethodDefinition<Req, Res> };
+      if (!method?.responseStream)
+        throw new Error(`${this.service} in ${this.grpc.protoDir} has no server-streaming ${this.name}`);
+      this.connection = {
+        client: new Client(this.grpc.target, this.grpc.credentials),
+        method: method as MethodDefinition<Req, Res>,
+      };
     }
     return this.connection;
   }

@@ -42,5 +42,7 @@ const STREAM_NAMES: Record<StreamKind, string> = {
 
 /** A failed subscription as the problem the gateway answers with (the gRPC table in @lib/upstream), naming the stream kind; the gRPC status is kept under `upstream`. */
 export function streamRefused(kind: StreamKind, status: StreamStatus): DomainError {
-  return grpcStatusError(`exchange ${STREAM_NAMES[kind]} stream`, status, { upstream: { stream: kind, grpcStatus: statusName(status.code), details: status.details } });
+  return grpcStatusError(`exchange ${STREAM_NAMES[kind]} stream`, status, {
+    upstream: { stream: kind, grpcStatus: statusName(status.code), details: status.details },
+  });
 }

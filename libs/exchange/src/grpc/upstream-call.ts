@@ -1,4 +1,9 @@
-import { type ClientDuplexStream, type ClientReadableStream, type ServiceError, status as GrpcStatus } from '@grpc/grpc-js';
+import {
+  type ClientDuplexStream,
+  type ClientReadableStream,
+  type ServiceError,
+  status as GrpcStatus,
+} from '@grpc/grpc-js';
 
 import type { StreamGauge } from './exchange-stream.metrics.js';
 import type { StreamStatus } from './stream-status.error.js';

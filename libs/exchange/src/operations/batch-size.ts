@@ -9,7 +9,11 @@ import { MAX_BATCH_ORDERS } from '../schemas/order-request.schema.js';
 export function assertBatchSize(body: unknown): void {
   const requests = typeof body === 'object' && body !== null ? (body as { requests?: unknown }).requests : undefined;
   if (!Array.isArray(requests) || requests.length <= MAX_BATCH_ORDERS) return;
-  throw new DomainError(ErrorCode.PAYLOAD_TOO_LARGE, `A batch carries at most ${MAX_BATCH_ORDERS} orders; this one has ${requests.length}.`, {
-    extensions: { maxItems: MAX_BATCH_ORDERS, items: requests.length },
-  });
+  throw new DomainError(
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    `A batch carries at most ${MAX_BATCH_ORDERS} orders; this one has ${requests.length}.`,
+    {
+      extensions: { maxItems: MAX_BATCH_ORDERS, items: requests.length },
+    },
+  );
 }

@@ -24,7 +24,13 @@ export class ExchangeAccounts {
 
   /** spec 4.1: the only unauthenticated call; it counts against the per-IP public limit. */
   health(caller: CallerContext): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/health', anonymous: true, budget: EXCHANGE_BUDGETS.publicCall });
+    return this.exchange.send({
+      ...caller,
+      method: 'GET',
+      path: '/v1/health',
+      anonymous: true,
+      budget: EXCHANGE_BUDGETS.publicCall,
+    });
   }
 
   whoami(caller: CallerContext): Promise<BudgetedReply> {
@@ -40,11 +46,23 @@ export class ExchangeAccounts {
   }
 
   balance(caller: AccountCallerContext, request: BalanceRequest): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balance', body: request, budget: null });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/positions/balance',
+      body: request,
+      budget: null,
+    });
   }
 
   balances(caller: AccountCallerContext, request: BalancesRequest): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/positions/balances', body: request, budget: null });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/positions/balances',
+      body: request,
+      budget: null,
+    });
   }
 
   fundingAccounts(caller: AccountCallerContext): Promise<BudgetedReply> {
@@ -53,7 +71,14 @@ export class ExchangeAccounts {
 
   /** An unknown processor is a route the exchange does not have: 404 before anything is sent. */
   async deposit(caller: AccountCallerContext, processor: string, request: DepositRequest): Promise<BudgetedReply> {
-    if (!this.processors.has(processor)) throw new NotFoundError(`No deposit processor ${processor}; known: ${[...this.processors].join(', ')}.`);
-    return this.exchange.send({ ...caller, method: 'POST', path: `/v1/${pathSegment(processor, 'params.processor')}/deposits`, body: request, budget: null });
+    if (!this.processors.has(processor))
+      throw new NotFoundError(`No deposit processor ${processor}; known: ${[...this.processors].join(', ')}.`);
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: `/v1/${pathSegment(processor, 'params.processor')}/deposits`,
+      body: request,
+      budget: null,
+    });
   }
 }

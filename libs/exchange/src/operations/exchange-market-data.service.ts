@@ -67,7 +67,12 @@ export class ExchangeMarketData {
     await this.listed(symbol);
     const book = await this.streams.read(symbol);
     if (book) return this.streamed('bbo', book, JSON.stringify(bboRecord(book.update)));
-    const reply = await this.exchange.send({ ...caller, method: 'GET', path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}/bbo`, budget: EXCHANGE_BUDGETS.bbo });
+    const reply = await this.exchange.send({
+      ...caller,
+      method: 'GET',
+      path: `/v1/orderbook/${pathSegment(symbol, 'params.symbol')}/bbo`,
+      budget: EXCHANGE_BUDGETS.bbo,
+    });
     return this.upstream('bbo', reply);
   }
 
@@ -76,7 +81,8 @@ export class ExchangeMarketData {
    * stream (where the exchange would end it for every symbol): 404 here, the exchange's own answer.
    */
   private async listed(symbol: string): Promise<void> {
-    if ((await this.directory.lists(symbol)) === false) throw new NotFoundError(`The exchange lists no instrument ${symbol.slice(0, 100)}.`);
+    if ((await this.directory.lists(symbol)) === false)
+      throw new NotFoundError(`The exchange lists no instrument ${symbol.slice(0, 100)}.`);
   }
 
   private streamed(route: BookRoute, book: BookView, body: string): StreamedBookReply {

@@ -13,11 +13,23 @@ export class ExchangeReferenceData {
   constructor(private readonly exchange: ExchangeHttpClient) {}
 
   instruments(caller: CallerContext, request: InstrumentListRequest): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/refdata/instruments', body: request, budget: EXCHANGE_BUDGETS.instruments });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/refdata/instruments',
+      body: request,
+      budget: EXCHANGE_BUDGETS.instruments,
+    });
   }
 
   symbols(caller: CallerContext, request: JsonObject): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/refdata/symbols', body: request, budget: EXCHANGE_BUDGETS.symbols });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/refdata/symbols',
+      body: request,
+      budget: EXCHANGE_BUDGETS.symbols,
+    });
   }
 
   metadata(caller: CallerContext, request: JsonObject): Promise<BudgetedReply> {

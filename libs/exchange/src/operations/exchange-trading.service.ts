@@ -4,7 +4,13 @@ import { Injectable } from '@nestjs/common';
 import { type BudgetedReply } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
-import type { BatchInsertRequest, BatchReplaceRequest, CancelOrderRequest, OrderRequest, PreviewOrderRequest } from '../schemas/order-request.schema.js';
+import type {
+  BatchInsertRequest,
+  BatchReplaceRequest,
+  CancelOrderRequest,
+  OrderRequest,
+  PreviewOrderRequest,
+} from '../schemas/order-request.schema.js';
 import type { AccountCallerContext } from './caller-context.js';
 import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
 
@@ -35,7 +41,13 @@ export class ExchangeTrading {
 
   previewOrder(caller: AccountCallerContext, request: PreviewOrderRequest): Promise<BudgetedReply> {
     // No published limit for previews (upstream-facts lists order entry and queries only).
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/trading/orders/preview', body: request, budget: null });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/trading/orders/preview',
+      body: request,
+      budget: null,
+    });
   }
 
   insertBatch(caller: AccountCallerContext, request: BatchInsertRequest): Promise<BudgetedReply> {
@@ -67,6 +79,12 @@ export class ExchangeTrading {
   }
 
   cancelOrder(caller: AccountCallerContext, request: CancelOrderRequest): Promise<BudgetedReply> {
-    return this.exchange.send({ ...caller, method: 'POST', path: '/v1/trading/orders/cancel', body: request, budget: EXCHANGE_BUDGETS.cancelOrder });
+    return this.exchange.send({
+      ...caller,
+      method: 'POST',
+      path: '/v1/trading/orders/cancel',
+      body: request,
+      budget: EXCHANGE_BUDGETS.cancelOrder,
+    });
   }
 }

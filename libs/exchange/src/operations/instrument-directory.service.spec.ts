@@ -23,7 +23,11 @@ class Listing {
     if (this.failing) throw new Error('429 exchange.instruments');
     const index = request.pageToken ? Number(request.pageToken) : 0;
     const next = index + 1 < this.pages.length ? String(index + 1) : '';
-    const body = { instruments: this.pages[index].map((symbol) => ({ symbol })), nextPageToken: next, eof: next === '' };
+    const body = {
+      instruments: this.pages[index].map((symbol) => ({ symbol })),
+      nextPageToken: next,
+      eof: next === '',
+    };
     return { status: 200, headers: {}, text: JSON.stringify(body), sentAt: 0, receivedAt: 0 };
   }
 }

@@ -14,7 +14,14 @@ const MAX_PAGES = 20;
 const DIRECTORY_CALLER: CallerContext = { team: 'gateway', requestId: 'instrument-directory' };
 
 const PageSchema = z.looseObject({
-  instruments: z.array(z.looseObject({ symbol: z.string().optional(), eventAttributes: z.looseObject({ eventId: z.string().optional() }).optional() })).optional(),
+  instruments: z
+    .array(
+      z.looseObject({
+        symbol: z.string().optional(),
+        eventAttributes: z.looseObject({ eventId: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
   nextPageToken: z.string().optional(),
   eof: z.boolean().optional(),
 });
@@ -81,8 +88,14 @@ export class InstrumentDirectory {
       const events = new Map<string, string>();
       let pageToken: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const request = { pageSize: INSTRUMENT_PAGE_SIZE.max, tradableFilter: 'TRADABLE_FILTER_ALL', ...(pageToken ? { pageToken } : {}) } as const;
-        const { instruments, nextPageToken, eof } = PageSchema.parse(JSON.parse((await this.refdata.instruments(DIRECTORY_CALLER, request)).text));
+        const request = {
+          pageSize: INSTRUMENT_PAGE_SIZE.max,
+          tradableFilter: 'TRADABLE_FILTER_ALL',
+          ...(pageToken ? { pageToken } : {}),
+        } as const;
+        const { instruments, nextPageToken, eof } = PageSchema.parse(
+          JSON.parse((await this.refdata.instruments(DIRECTORY_CALLER, request)).text),
+        );
         for (const instrument of instruments ?? []) {
           if (!instrument.symbol) continue;
           found.add(instrument.symbol);
@@ -97,7 +110,9 @@ export class InstrumentDirectory {
       }
       this.logger.warn(`the instrument list runs past ${MAX_PAGES} pages; symbols are left to the exchange to judge`);
     } catch (error) {
-      this.logger.warn(`instrument list not refreshed (${error instanceof Error ? error.message : String(error)}); the previous list stays`);
+      this.logger.warn(
+        `instrument list not refreshed (${error instanceof Error ? error.message : String(error)}); the previous list stays`,
+      );
     }
   }
 }

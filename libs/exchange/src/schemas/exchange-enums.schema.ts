@@ -8,7 +8,12 @@ export const SIDES = ['SIDE_BUY', 'SIDE_SELL'] as const;
 export const SideSchema = z.enum(SIDES);
 export type Side = z.infer<typeof SideSchema>;
 
-export const ORDER_TYPES = ['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_LIMIT', 'ORDER_TYPE_STOP', 'ORDER_TYPE_STOP_LIMIT'] as const;
+export const ORDER_TYPES = [
+  'ORDER_TYPE_MARKET_TO_LIMIT',
+  'ORDER_TYPE_LIMIT',
+  'ORDER_TYPE_STOP',
+  'ORDER_TYPE_STOP_LIMIT',
+] as const;
 export const OrderTypeSchema = z.enum(ORDER_TYPES);
 export type OrderType = z.infer<typeof OrderTypeSchema>;
 
@@ -88,7 +93,11 @@ export const INSTRUMENT_STATES = [
 export const InstrumentStateSchema = z.enum(INSTRUMENT_STATES);
 export type InstrumentState = z.infer<typeof InstrumentStateSchema>;
 
-export const TradableFilterSchema = z.enum(['TRADABLE_FILTER_TRADABLE', 'TRADABLE_FILTER_NON_TRADABLE', 'TRADABLE_FILTER_ALL']);
+export const TradableFilterSchema = z.enum([
+  'TRADABLE_FILTER_TRADABLE',
+  'TRADABLE_FILTER_NON_TRADABLE',
+  'TRADABLE_FILTER_ALL',
+]);
 export type TradableFilter = z.infer<typeof TradableFilterSchema>;
 
 /** Spec 4.1 names UNSPECIFIED; upstream-facts lists the rest. */

@@ -8,7 +8,11 @@ import { PositiveInt64StringSchema } from './wire-types.schema.js';
 
 /** A deposit to the chosen participant's funding account of that processor: an amount in price units (cents). */
 export const DepositRequestSchema = z
-  .strictObject({ amount: PositiveInt64StringSchema, currency: z.literal('USD').optional(), fundingAccountId: FundingAccountFieldSchema.optional() })
+  .strictObject({
+    amount: PositiveInt64StringSchema,
+    currency: z.literal('USD').optional(),
+    fundingAccountId: FundingAccountFieldSchema.optional(),
+  })
   .meta({ examples: [{ amount: '100', currency: 'USD' }] });
 export type DepositRequest = z.infer<typeof DepositRequestSchema>;
 

@@ -8,7 +8,11 @@ const PARTICIPANT_EXAMPLE = 'firms/DEVFIRM/users/alice';
  * @lib/core): the gateway binds each one to the calling client before any budget is spent.
  */
 const marked = <S extends z.ZodType>(schema: S, kind: IdentityKind, description: string): S =>
-  schema.meta({ [IDENTITY_KEYWORD]: kind, description, ...(kind === 'accounts' ? { example: [PARTICIPANT_EXAMPLE] } : {}) });
+  schema.meta({
+    [IDENTITY_KEYWORD]: kind,
+    description,
+    ...(kind === 'accounts' ? { example: [PARTICIPANT_EXAMPLE] } : {}),
+  });
 
 const Participant = z.string().min(1).max(200);
 
@@ -20,13 +24,17 @@ export const AccountFieldSchema = marked(
 );
 
 /** A participant a request names (user, client account or participant ids): checked, never filled in. */
-export const ParticipantFieldSchema = marked(Participant, 'participant', 'firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field.');
+export const ParticipantFieldSchema = marked(
+  Participant,
+  'participant',
+  'firms/<FIRM>/users/<USER>, a participant the API key may act for. Any other: 403 naming the field.',
+);
 
 /** A participant filter: absent or empty means every participant of the key, never the whole firm. */
 export const AccountListSchema = marked(
   z.array(Participant).max(100),
   'accounts',
-  "participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.",
+  'participants the API key may act for; absent or empty: every participant of the key (never the whole firm). Any other: 403 naming the field.',
 );
 
 /** A funding account the request moves money through: one of the chosen participant's, else 403. */
@@ -40,5 +48,5 @@ export const FundingAccountFieldSchema = marked(
 export const OrderIdFieldSchema = marked(
   z.string().min(1).max(128),
   'order',
-  'a working order of the chosen participant (x-participant-id or the key\'s first); the gateway asks the exchange as that participant. Any other: 404.',
+  "a working order of the chosen participant (x-participant-id or the key's first); the gateway asks the exchange as that participant. Any other: 404.",
 );

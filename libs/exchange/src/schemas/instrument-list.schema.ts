@@ -20,13 +20,23 @@ export const FieldFilterSchema = z
     stringList: z.strictObject({ values: z.array(z.string()) }).optional(),
   })
   .superRefine((filter, ctx) => {
-    const given = (['stringValue', 'intValue', 'doubleValue', 'stringList'] as const).filter((key) => filter[key] !== undefined);
+    const given = (['stringValue', 'intValue', 'doubleValue', 'stringList'] as const).filter(
+      (key) => filter[key] !== undefined,
+    );
     if (filter.operator === 'FILTER_OPERATOR_UNSPECIFIED') {
       ctx.addIssue({ code: 'custom', path: ['operator'], message: 'an operator is required' });
     } else if (given.length !== 1) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of stringValue, intValue, doubleValue, stringList' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'give exactly one of stringValue, intValue, doubleValue, stringList',
+      });
     } else if (LIST_OPERATORS.has(filter.operator) !== (given[0] === 'stringList')) {
-      ctx.addIssue({ code: 'custom', path: [given[0]], message: `${filter.operator} needs ${LIST_OPERATORS.has(filter.operator) ? 'stringList' : 'a single value'}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[0]],
+        message: `${filter.operator} needs ${LIST_OPERATORS.has(filter.operator) ? 'stringList' : 'a single value'}`,
+      });
     }
   });
 export type FieldFilter = z.infer<typeof FieldFilterSchema>;

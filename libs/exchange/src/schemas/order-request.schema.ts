@@ -10,7 +10,12 @@ import {
 } from './exchange-enums.schema.js';
 import { ExchangeOrderSchema } from './exchange-order.schema.js';
 import { AccountFieldSchema, OrderIdFieldSchema, ParticipantFieldSchema } from './identity-fields.schema.js';
-import { DateTimeSchema, JsonObjectSchema, NonNegativeInt64StringSchema, PositiveInt64StringSchema } from './wire-types.schema.js';
+import {
+  DateTimeSchema,
+  JsonObjectSchema,
+  NonNegativeInt64StringSchema,
+  PositiveInt64StringSchema,
+} from './wire-types.schema.js';
 
 /** Spec 4.1 and 8: at most 20 orders per batch insert or batch replace; larger batches are rejected (413). */
 export const MAX_BATCH_ORDERS = 20;
@@ -35,35 +40,37 @@ const ORDER_EXAMPLE = {
  * Spec 2.2. Which fields are required is not shown; an order without a symbol or a side cannot mean
  * anything on any exchange, so those two are required here and everything else is left to upstream.
  */
-export const OrderRequestSchema = z.strictObject({
-  type: OrderTypeSchema.optional(),
-  side: SideSchema,
-  orderQty: positive,
-  symbol: z.string().min(1).max(200),
-  price: positive,
-  timeInForce: TimeInForceSchema.optional(),
-  clordId: text,
-  account,
-  stopPrice: positive,
-  minQty: nonNegative,
-  selfMatchPreventionId: text,
-  quote: text,
-  allOrNone: flag,
-  sessionId: text,
-  user: participant,
-  clientAccountId: participant,
-  clientParticipantId: participant,
-  participateDontInitiate: flag,
-  cashOrderQty: positive,
-  strictLimit: flag,
-  goodTillTime: DateTimeSchema.optional(),
-  bestLimit: flag,
-  immediatelyExecutableLimit: flag,
-  selfMatchPreventionInstruction: SelfMatchPreventionInstructionSchema.optional(),
-  orderCapacity: OrderCapacitySchema.optional(),
-  ignorePriceValidityChecks: flag,
-  manualOrderIndicator: ManualOrderIndicatorSchema.optional(),
-}).meta({ examples: [ORDER_EXAMPLE] });
+export const OrderRequestSchema = z
+  .strictObject({
+    type: OrderTypeSchema.optional(),
+    side: SideSchema,
+    orderQty: positive,
+    symbol: z.string().min(1).max(200),
+    price: positive,
+    timeInForce: TimeInForceSchema.optional(),
+    clordId: text,
+    account,
+    stopPrice: positive,
+    minQty: nonNegative,
+    selfMatchPreventionId: text,
+    quote: text,
+    allOrNone: flag,
+    sessionId: text,
+    user: participant,
+    clientAccountId: participant,
+    clientParticipantId: participant,
+    participateDontInitiate: flag,
+    cashOrderQty: positive,
+    strictLimit: flag,
+    goodTillTime: DateTimeSchema.optional(),
+    bestLimit: flag,
+    immediatelyExecutableLimit: flag,
+    selfMatchPreventionInstruction: SelfMatchPreventionInstructionSchema.optional(),
+    orderCapacity: OrderCapacitySchema.optional(),
+    ignorePriceValidityChecks: flag,
+    manualOrderIndicator: ManualOrderIndicatorSchema.optional(),
+  })
+  .meta({ examples: [ORDER_EXAMPLE] });
 export type OrderRequest = z.infer<typeof OrderRequestSchema>;
 
 /** Spec 2.3: orderId names the order to change; the other fields are the new terms. */
@@ -86,7 +93,9 @@ export const ReplaceRequestSchema = z.strictObject({
 });
 export type ReplaceRequest = z.infer<typeof ReplaceRequestSchema>;
 
-export const PreviewOrderRequestSchema = z.strictObject({ request: OrderRequestSchema }).meta({ examples: [{ request: ORDER_EXAMPLE }] });
+export const PreviewOrderRequestSchema = z
+  .strictObject({ request: OrderRequestSchema })
+  .meta({ examples: [{ request: ORDER_EXAMPLE }] });
 export type PreviewOrderRequest = z.infer<typeof PreviewOrderRequestSchema>;
 
 /** `max` documents the bound; callers check the size first so that an oversized batch is a 413, not a 400. */
@@ -103,7 +112,10 @@ export type BatchReplaceRequest = z.infer<typeof BatchReplaceRequestSchema>;
 /** Payload not shown (spec 4.1): one order, by id or by the account's clordId. */
 export const CancelOrderRequestSchema = z
   .strictObject({ orderId: OrderIdFieldSchema.optional(), clordId: text, account, symbol: text })
-  .refine((body) => body.orderId !== undefined || body.clordId !== undefined, { message: 'orderId or clordId is required', path: ['orderId'] })
+  .refine((body) => body.orderId !== undefined || body.clordId !== undefined, {
+    message: 'orderId or clordId is required',
+    path: ['orderId'],
+  })
   .meta({ examples: [{ orderId: 'O1' }] });
 export type CancelOrderRequest = z.infer<typeof CancelOrderRequestSchema>;
 

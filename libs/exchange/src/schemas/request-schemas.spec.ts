@@ -3,11 +3,23 @@ import { OrderBookQuerySchema } from './order-book.schema.js';
 import { BatchInsertRequestSchema, OrderRequestSchema, ReplaceRequestSchema } from './order-request.schema.js';
 import { OrderSearchRequestSchema } from './order-search.schema.js';
 
-const order = { symbol: 'aec-nfl-buf-kc-2026-11-22', side: 'SIDE_BUY', type: 'ORDER_TYPE_LIMIT', orderQty: '10', price: '55' };
+const order = {
+  symbol: 'aec-nfl-buf-kc-2026-11-22',
+  side: 'SIDE_BUY',
+  type: 'ORDER_TYPE_LIMIT',
+  orderQty: '10',
+  price: '55',
+};
 
 describe('OrderRequestSchema', () => {
   it('takes an order of spec 2.2', () => {
-    expect(OrderRequestSchema.parse({ ...order, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME', goodTillTime: '2026-11-22T20:00:00Z' })).toMatchObject(order);
+    expect(
+      OrderRequestSchema.parse({
+        ...order,
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_TIME',
+        goodTillTime: '2026-11-22T20:00:00Z',
+      }),
+    ).toMatchObject(order);
   });
 
   it('refuses unknown fields, naming them', () => {
@@ -16,7 +28,12 @@ describe('OrderRequestSchema', () => {
   });
 
   it('refuses enum values that are not spelled exactly as specified', () => {
-    for (const patch of [{ side: 'BUY' }, { type: 'ORDER_TYPE_MARKET' }, { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_DATE' }, { manualOrderIndicator: 'MANUAL_ORDER_INDICATOR_AUTOMATIC' }]) {
+    for (const patch of [
+      { side: 'BUY' },
+      { type: 'ORDER_TYPE_MARKET' },
+      { timeInForce: 'TIME_IN_FORCE_GOOD_TILL_DATE' },
+      { manualOrderIndicator: 'MANUAL_ORDER_INDICATOR_AUTOMATIC' },
+    ]) {
       expect(OrderRequestSchema.safeParse({ ...order, ...patch }).success).toBe(false);
     }
   });
@@ -51,9 +68,17 @@ describe('ReplaceRequestSchema', () => {
 
 describe('OrderSearchRequestSchema', () => {
   it('refuses an impossible trade date and an unknown state filter', () => {
-    expect(OrderSearchRequestSchema.safeParse({ startTransactTradeDate: { year: 2026, month: 2, day: 30 } }).error?.issues[0].path).toEqual(['startTransactTradeDate', 'day']);
+    expect(
+      OrderSearchRequestSchema.safeParse({ startTransactTradeDate: { year: 2026, month: 2, day: 30 } }).error?.issues[0]
+        .path,
+    ).toEqual(['startTransactTradeDate', 'day']);
     expect(OrderSearchRequestSchema.safeParse({ orderStateFilter: 'ORDER_STATE_FILTER_WORKING' }).success).toBe(false);
-    expect(OrderSearchRequestSchema.safeParse({ orderStateFilter: 'ORDER_STATE_FILTER_PENDING_RISK', withLastExecution: true }).success).toBe(true);
+    expect(
+      OrderSearchRequestSchema.safeParse({
+        orderStateFilter: 'ORDER_STATE_FILTER_PENDING_RISK',
+        withLastExecution: true,
+      }).success,
+    ).toBe(true);
   });
 });
 
@@ -71,11 +96,16 @@ describe('InstrumentListRequestSchema', () => {
   });
 
   it('wants one value per field filter, a list exactly for IN and NOT_IN, and a real operator', () => {
-    const filter = (fieldFilter: object) => InstrumentListRequestSchema.safeParse({ filter: { fieldFilters: [fieldFilter] } }).success;
+    const filter = (fieldFilter: object) =>
+      InstrumentListRequestSchema.safeParse({ filter: { fieldFilters: [fieldFilter] } }).success;
     expect(filter({ field: 'symbol', operator: 'FILTER_OPERATOR_EQ', stringValue: 'x' })).toBe(true);
     expect(filter({ field: 'tick_size', operator: 'FILTER_OPERATOR_GE', intValue: '1' })).toBe(true);
-    expect(filter({ field: 'state', operator: 'FILTER_OPERATOR_IN', stringList: { values: ['INSTRUMENT_STATE_OPEN'] } })).toBe(true);
-    expect(filter({ field: 'state', operator: 'FILTER_OPERATOR_IN', stringValue: 'INSTRUMENT_STATE_OPEN' })).toBe(false);
+    expect(
+      filter({ field: 'state', operator: 'FILTER_OPERATOR_IN', stringList: { values: ['INSTRUMENT_STATE_OPEN'] } }),
+    ).toBe(true);
+    expect(filter({ field: 'state', operator: 'FILTER_OPERATOR_IN', stringValue: 'INSTRUMENT_STATE_OPEN' })).toBe(
+      false,
+    );
     expect(filter({ field: 'symbol', operator: 'FILTER_OPERATOR_EQ', stringValue: 'x', doubleValue: 1 })).toBe(false);
     expect(filter({ field: 'symbol', operator: 'FILTER_OPERATOR_UNSPECIFIED', stringValue: 'x' })).toBe(false);
     expect(filter({ field: 'symbol', operator: 'FILTER_OPERATOR_BETWEEN', stringValue: 'x' })).toBe(false);
@@ -86,7 +116,8 @@ describe('OrderBookQuerySchema', () => {
   it('reads depth from the query string, default 3, 1 to 10', () => {
     expect(OrderBookQuerySchema.parse({})).toEqual({ depth: 3 });
     expect(OrderBookQuerySchema.parse({ depth: '10' })).toEqual({ depth: 10 });
-    for (const depth of ['0', '11', '2.5', 'deep', '', '1e1', '0x3', ' 3', ['1', '2']]) expect(OrderBookQuerySchema.safeParse({ depth }).success).toBe(false);
+    for (const depth of ['0', '11', '2.5', 'deep', '', '1e1', '0x3', ' 3', ['1', '2']])
+      expect(OrderBookQuerySchema.safeParse({ depth }).success).toBe(false);
     expect(OrderBookQuerySchema.safeParse({ depth: '3', level: '2' }).success).toBe(false);
   });
 });

@@ -1,4 +1,11 @@
-import { DateObjectSchema, DateTimeSchema, Int64StringSchema, NonNegativeInt64StringSchema, PositiveInt64StringSchema, isRealDate } from './wire-types.schema.js';
+import {
+  DateObjectSchema,
+  DateTimeSchema,
+  Int64StringSchema,
+  NonNegativeInt64StringSchema,
+  PositiveInt64StringSchema,
+  isRealDate,
+} from './wire-types.schema.js';
 
 describe('Int64StringSchema', () => {
   it('takes decimal integers from -2^63 to 2^63-1', () => {
@@ -59,12 +66,16 @@ describe('DateTimeSchema', () => {
 
 describe('PositiveInt64StringSchema', () => {
   it('takes quantities and prices from 1 to 2^63-1', () => {
-    for (const value of ['1', '55', '9223372036854775807']) expect(PositiveInt64StringSchema.safeParse(value).success).toBe(true);
+    for (const value of ['1', '55', '9223372036854775807'])
+      expect(PositiveInt64StringSchema.safeParse(value).success).toBe(true);
   });
 
-  it.each(['0', '-1', '-5', '9223372036854775808', '99999999999999999999', '1e308', '1e-300', '1.5', '01', ' 1', ''])('refuses %j', (value) => {
-    expect(PositiveInt64StringSchema.safeParse(value).success).toBe(false);
-  });
+  it.each(['0', '-1', '-5', '9223372036854775808', '99999999999999999999', '1e308', '1e-300', '1.5', '01', ' 1', ''])(
+    'refuses %j',
+    (value) => {
+      expect(PositiveInt64StringSchema.safeParse(value).success).toBe(false);
+    },
+  );
 
   it('refuses JSON numbers, which lose precision past 2^53', () => {
     expect(PositiveInt64StringSchema.safeParse(1).success).toBe(false);

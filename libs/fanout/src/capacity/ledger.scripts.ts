@@ -1,6 +1,12 @@
 import { LuaScript, type RedisClient } from '@lib/core';
 
-import { type ClaimOutcome, type HeldTopic, type PoolLimits, type StreamCap, clientTopicCap } from './stream-capacity.types.js';
+import {
+  type ClaimOutcome,
+  type HeldTopic,
+  type PoolLimits,
+  type StreamCap,
+  clientTopicCap,
+} from './stream-capacity.types.js';
 
 /**
  * A pool's keys share one hash tag (one Cluster slot): `wants` (a sorted set of `<instance>\n<topic>`
@@ -120,16 +126,45 @@ export class LedgerScripts {
     private readonly ttlMs: number,
   ) {}
 
-  async claim(keys: PoolKeys, limits: PoolLimits, topic: string, held: HeldTopic, client: string): Promise<ClaimOutcome> {
-    const args = [this.instance, topic, held.kind, held.team, this.ttlMs, limits.capacity, limits.teamShares[held.team] ?? 0, clientTopicCap(limits, client)];
-    const [verdict, limit] = (await this.claimScript.run(this.redis, [keys.wants, keys.owners, keys.client(client)], args)) as [string, number];
+  async claim(
+    keys: PoolKeys,
+    limits: PoolLimits,
+    topic: string,
+    held: HeldTopic,
+    client: string,
+  ): Promise<ClaimOutcome> {
+    const args = [
+      this.instance,
+      topic,
+      held.kind,
+      held.team,
+      this.ttlMs,
+      limits.capacity,
+      limits.teamShares[held.team] ?? 0,
+      clientTopicCap(limits, client),
+    ];
+    const [verdict, limit] = (await this.claimScript.run(
+      this.redis,
+      [keys.wants, keys.owners, keys.client(client)],
+      args,
+    )) as [string, number];
     return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
   }
 
   async renew(keys: PoolKeys, topics: [string, HeldTopic][], clients: [string, string[]][]): Promise<void> {
     if (topics.length === 0 && clients.length === 0) return;
-    const args = [this.instance, this.ttlMs, topics.length, ...topics.flatMap(([topic, held]) => [topic, ownerOf(held)]), ...clients.map(([, list]) => list.join(SEP))];
-    await this.renewScript.run(this.redis, [keys.wants, keys.owners, ...clients.map(([client]) => keys.client(client))], args);
+    const args = [
+      this.instance,
+      this.ttlMs,
+      topics.length,
+      ...topics.flatMap(([topic, held]) => [topic, ownerOf(held)]),
+      ...clients.map(([, list]) => list.join(SEP)),
+    ];
+    await this.renewScript.run(
+      this.redis,
+      [keys.wants, keys.owners, ...clients.map(([client]) => keys.client(client))],
+      args,
+    );
   }
 
   async release(keys: PoolKeys, topic: string): Promise<void> {

@@ -19,7 +19,10 @@ export class LocalHoldings {
 
   /** Every client of the pool with the topics it holds here. */
   clientsOf(pool: string): [string, string[]][] {
-    return [...(this.clients.get(pool) ?? new Map<string, Map<string, number>>())].map(([client, topics]) => [client, [...topics.keys()]]);
+    return [...(this.clients.get(pool) ?? new Map<string, Map<string, number>>())].map(([client, topics]) => [
+      client,
+      [...topics.keys()],
+    ]);
   }
 
   holds(pool: string, topic: string, client: string): boolean {

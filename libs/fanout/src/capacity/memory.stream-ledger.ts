@@ -1,5 +1,13 @@
 import { LocalHoldings } from './local.holdings.js';
-import { type ClaimOutcome, type PoolLimits, type PoolUsage, type StreamHolder, type StreamLedger, decideClaim, usageOf } from './stream-capacity.types.js';
+import {
+  type ClaimOutcome,
+  type PoolLimits,
+  type PoolUsage,
+  type StreamHolder,
+  type StreamLedger,
+  decideClaim,
+  usageOf,
+} from './stream-capacity.types.js';
 
 /** Single-instance mode: this instance's holdings are the whole firm's. */
 export class MemoryStreamLedger implements StreamLedger {
@@ -10,7 +18,14 @@ export class MemoryStreamLedger implements StreamLedger {
   claim(pool: string, kind: string, topic: string, holder: StreamHolder): Promise<ClaimOutcome> {
     const limits = this.pools[pool];
     if (!limits) return Promise.resolve({ granted: true });
-    const outcome = decideClaim(limits, this.holdings.topicsOf(pool), this.holdings.clientTopics(pool, holder.client), topic, holder.team, holder.client);
+    const outcome = decideClaim(
+      limits,
+      this.holdings.topicsOf(pool),
+      this.holdings.clientTopics(pool, holder.client),
+      topic,
+      holder.team,
+      holder.client,
+    );
     if (outcome.granted) this.holdings.add(pool, topic, { kind, team: holder.team }, holder.client);
     return Promise.resolve(outcome);
   }
@@ -24,7 +39,9 @@ export class MemoryStreamLedger implements StreamLedger {
   }
 
   usage(): Promise<PoolUsage[]> {
-    return Promise.resolve(Object.entries(this.pools).map(([pool, limits]) => usageOf(pool, limits, this.holdings.topicsOf(pool).values())));
+    return Promise.resolve(
+      Object.entries(this.pools).map(([pool, limits]) => usageOf(pool, limits, this.holdings.topicsOf(pool).values())),
+    );
   }
 
   close(): Promise<void> {

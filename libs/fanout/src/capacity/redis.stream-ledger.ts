@@ -4,7 +4,14 @@ import type { RedisClient } from '@lib/core';
 import { StreamCapacityUnavailableError } from '../fanout.error.js';
 import { LedgerScripts, type PoolKeys, poolKeys } from './ledger.scripts.js';
 import { LocalHoldings } from './local.holdings.js';
-import { type CapacitySettings, type ClaimOutcome, type PoolUsage, type StreamHolder, type StreamLedger, usageOf } from './stream-capacity.types.js';
+import {
+  type CapacitySettings,
+  type ClaimOutcome,
+  type PoolUsage,
+  type StreamHolder,
+  type StreamLedger,
+  usageOf,
+} from './stream-capacity.types.js';
 
 /**
  * The firm's streams counted cluster-wide: every instance records what it holds in Redis with an
@@ -55,7 +62,8 @@ export class RedisStreamLedger implements StreamLedger {
   leave(pool: string, topic: string, client: string): void {
     const keys = this.keys.get(pool);
     // A failed removal lapses with its expiry.
-    if (keys && this.holdings.leave(pool, topic, client)) this.scripts.leave(keys, topic, client).catch(() => undefined);
+    if (keys && this.holdings.leave(pool, topic, client))
+      this.scripts.leave(keys, topic, client).catch(() => undefined);
   }
 
   release(pool: string, topic: string): void {
@@ -65,7 +73,9 @@ export class RedisStreamLedger implements StreamLedger {
 
   async usage(): Promise<PoolUsage[]> {
     return Promise.all(
-      Object.entries(this.settings.pools).map(async ([pool, limits]) => usageOf(pool, limits, await this.scripts.view(this.keys.get(pool) as PoolKeys))),
+      Object.entries(this.settings.pools).map(async ([pool, limits]) =>
+        usageOf(pool, limits, await this.scripts.view(this.keys.get(pool) as PoolKeys)),
+      ),
     );
   }
 
@@ -73,14 +83,18 @@ export class RedisStreamLedger implements StreamLedger {
     clearInterval(this.timer);
     const releases = [...this.keys].flatMap(([pool, keys]) => [
       ...[...this.holdings.topicsOf(pool).keys()].map((topic) => this.scripts.release(keys, topic)),
-      ...this.holdings.clientsOf(pool).flatMap(([client, topics]) => topics.map((topic) => this.scripts.leave(keys, topic, client))),
+      ...this.holdings
+        .clientsOf(pool)
+        .flatMap(([client, topics]) => topics.map((topic) => this.scripts.leave(keys, topic, client))),
     ]);
     await Promise.allSettled(releases);
   }
 
   private async renew(): Promise<void> {
     await Promise.allSettled(
-      [...this.keys].map(([pool, keys]) => this.scripts.renew(keys, [...this.holdings.topicsOf(pool)], this.holdings.clientsOf(pool))),
+      [...this.keys].map(([pool, keys]) =>
+        this.scripts.renew(keys, [...this.holdings.topicsOf(pool)], this.holdings.clientsOf(pool)),
+      ),
     );
   }
 }

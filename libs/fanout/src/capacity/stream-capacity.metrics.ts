@@ -23,14 +23,22 @@ export function registerStreamCapacityMetrics(registry: Registry, usage: () => P
         for (const pool of pools) for (const [labels, value] of series(pool)) this.set(labels, value);
       },
     });
-  gauge('gateway_streams_capacity', 'Upstream streams the teams may hold together, by pool', ['pool'], (p) => [[{ pool: p.pool }, p.capacity]]);
+  gauge('gateway_streams_capacity', 'Upstream streams the teams may hold together, by pool', ['pool'], (p) => [
+    [{ pool: p.pool }, p.capacity],
+  ]);
   gauge('gateway_streams_in_use', 'Upstream streams held cluster-wide, by pool and kind', ['pool', 'kind'], (p) =>
     Object.entries(p.byKind).map(([kind, count]) => [{ pool: p.pool, kind }, count]),
   );
-  gauge('gateway_streams_team_in_use', 'Upstream streams held cluster-wide, by the team charged for them', ['pool', 'team'], (p) =>
-    Object.entries(p.byTeam).map(([team, { inUse }]) => [{ pool: p.pool, team }, inUse]),
+  gauge(
+    'gateway_streams_team_in_use',
+    'Upstream streams held cluster-wide, by the team charged for them',
+    ['pool', 'team'],
+    (p) => Object.entries(p.byTeam).map(([team, { inUse }]) => [{ pool: p.pool, team }, inUse]),
   );
-  gauge('gateway_streams_team_share', "Upstream streams each team may hold (its share of the pool)", ['pool', 'team'], (p) =>
-    Object.entries(p.byTeam).map(([team, { share }]) => [{ pool: p.pool, team }, share]),
+  gauge(
+    'gateway_streams_team_share',
+    'Upstream streams each team may hold (its share of the pool)',
+    ['pool', 'team'],
+    (p) => Object.entries(p.byTeam).map(([team, { share }]) => [{ pool: p.pool, team }, share]),
   );
 }

@@ -62,7 +62,8 @@ export function decideClaim(
   client = '',
 ): ClaimOutcome {
   const clientCap = clientTopicCap(limits, client);
-  if (!clientTopics.has(topic) && clientTopics.size >= clientCap) return { granted: false, cap: 'client', limit: clientCap };
+  if (!clientTopics.has(topic) && clientTopics.size >= clientCap)
+    return { granted: false, cap: 'client', limit: clientCap };
   if (live.has(topic)) return { granted: true };
   const share = limits.teamShares[team] ?? 0;
   const teamHeld = [...live.values()].filter((held) => held.team === team).length;

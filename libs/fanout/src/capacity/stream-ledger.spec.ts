@@ -23,24 +23,37 @@ const claim = (sut: StreamLedger, n: number, holder = A1) => sut.claim(POOL, KIN
 
 describe(decideClaim.name, () => {
   const limits = settings.pools[POOL];
-  const live = (...teams: string[]) => new Map<string, HeldTopic>(teams.map((team, i) => [topic(i), { kind: KIND, team }]));
+  const live = (...teams: string[]) =>
+    new Map<string, HeldTopic>(teams.map((team, i) => [topic(i), { kind: KIND, team }]));
 
   it('charges nothing for a topic already held, whichever team holds it', () => {
     expect(decideClaim(limits, live('B', 'B', 'B'), new Set(), topic(0), 'A')).toEqual({ granted: true });
   });
 
   it('refuses a new topic past the team share, naming the share', () => {
-    expect(decideClaim(limits, live('A', 'A'), new Set(), topic(9), 'A')).toEqual({ granted: false, cap: 'team', limit: 2 });
+    expect(decideClaim(limits, live('A', 'A'), new Set(), topic(9), 'A')).toEqual({
+      granted: false,
+      cap: 'team',
+      limit: 2,
+    });
     expect(decideClaim(limits, live('A', 'A'), new Set(), topic(9), 'B')).toEqual({ granted: true });
   });
 
   it('refuses a new topic when the pool is full, even within the team share', () => {
-    expect(decideClaim({ ...limits, capacity: 4 }, live('A', 'B', 'B', 'B'), new Set(), topic(9), 'A')).toEqual({ granted: false, cap: 'firm', limit: 4 });
+    expect(decideClaim({ ...limits, capacity: 4 }, live('A', 'B', 'B', 'B'), new Set(), topic(9), 'A')).toEqual({
+      granted: false,
+      cap: 'firm',
+      limit: 4,
+    });
   });
 
   it('refuses a client its fourth distinct topic but not one it already holds', () => {
     const mine = new Set([topic(0), topic(1), topic(2)]);
-    expect(decideClaim(limits, live('B', 'B', 'B'), mine, topic(3), 'A')).toEqual({ granted: false, cap: 'client', limit: 3 });
+    expect(decideClaim(limits, live('B', 'B', 'B'), mine, topic(3), 'A')).toEqual({
+      granted: false,
+      cap: 'client',
+      limit: 3,
+    });
     expect(decideClaim(limits, live('B', 'B', 'B'), mine, topic(1), 'A')).toEqual({ granted: true });
   });
 
@@ -48,8 +61,16 @@ describe(decideClaim.name, () => {
     const mine = new Set([topic(0), topic(1), topic(2)]);
     const own = { ...limits, clientOverrides: { wide: 4, narrow: 1 } };
     expect(decideClaim(own, live('B', 'B', 'B'), mine, topic(3), 'A', 'wide')).toEqual({ granted: true });
-    expect(decideClaim(own, live('B'), new Set([topic(0)]), topic(3), 'A', 'narrow')).toEqual({ granted: false, cap: 'client', limit: 1 });
-    expect(decideClaim(own, live('B', 'B', 'B'), mine, topic(3), 'A', 'other')).toEqual({ granted: false, cap: 'client', limit: 3 });
+    expect(decideClaim(own, live('B'), new Set([topic(0)]), topic(3), 'A', 'narrow')).toEqual({
+      granted: false,
+      cap: 'client',
+      limit: 1,
+    });
+    expect(decideClaim(own, live('B', 'B', 'B'), mine, topic(3), 'A', 'other')).toEqual({
+      granted: false,
+      cap: 'client',
+      limit: 3,
+    });
   });
 
   it('gives a team not in the shares nothing', () => {
@@ -68,7 +89,13 @@ function ledgerRules(make: () => StreamLedger | Promise<StreamLedger>) {
     expect(await claim(sut, 1, A1)).toEqual({ granted: true });
     expect(await claim(sut, 1, A2)).toEqual({ granted: true });
     const [usage] = await sut.usage();
-    expect(usage).toEqual({ pool: POOL, capacity: 5, inUse: 1, byKind: { [KIND]: 1 }, byTeam: { A: { share: 2, inUse: 0 }, B: { share: 3, inUse: 1 } } });
+    expect(usage).toEqual({
+      pool: POOL,
+      capacity: 5,
+      inUse: 1,
+      byKind: { [KIND]: 1 },
+      byTeam: { A: { share: 2, inUse: 0 }, B: { share: 3, inUse: 1 } },
+    });
   });
 
   it('holds a team to its share while the other team still opens its own', async () => {
@@ -80,7 +107,8 @@ function ledgerRules(make: () => StreamLedger | Promise<StreamLedger>) {
 
   it('refuses the pool once full', async () => {
     for (const n of [1, 2]) expect(await claim(sut, n, A1)).toEqual({ granted: true });
-    for (const n of [3, 4, 5]) expect(await claim(sut, n, n === 5 ? { client: 'b2', team: 'B' } : B1)).toEqual({ granted: true });
+    for (const n of [3, 4, 5])
+      expect(await claim(sut, n, n === 5 ? { client: 'b2', team: 'B' } : B1)).toEqual({ granted: true });
     expect((await sut.usage())[0].inUse).toBe(5);
     expect(await claim(sut, 6, { client: 'b3', team: 'B' })).toEqual({ granted: false, cap: 'team', limit: 3 });
   });
@@ -132,7 +160,13 @@ describe(RedisStreamLedger.name, () => {
 
   /** Connected: the gateway's client refuses commands while it connects (no offline queue). */
   async function redisClient(): Promise<RedisClient> {
-    const client = createRedisClient({ mode: 'single', url: process.env.TEST_REDIS_URL as string, keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
+    const client = createRedisClient({
+      mode: 'single',
+      url: process.env.TEST_REDIS_URL as string,
+      keyPrefix: '',
+      commandTimeoutMs: 2_000,
+      connectTimeoutMs: 2_000,
+    });
     client.on('error', () => undefined);
     clients.push(client);
     if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
@@ -147,7 +181,9 @@ describe(RedisStreamLedger.name, () => {
   beforeEach(() => (prefix = `test:streams:${randomUUID()}:`));
   afterEach(async () => {
     await Promise.all(ledgers.splice(0).map((ledger) => ledger.close()));
-    await Promise.all(clients.splice(0).map((client) => (client.status === 'end' ? undefined : client.quit().catch(() => undefined))));
+    await Promise.all(
+      clients.splice(0).map((client) => (client.status === 'end' ? undefined : client.quit().catch(() => undefined))),
+    );
   });
 
   describe('on one instance', () => {

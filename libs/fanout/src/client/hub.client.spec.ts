@@ -30,7 +30,10 @@ describe(HubClient.name, () => {
 
   beforeEach(() => {
     fixture = new HubFixture(
-      { 'test.market.': MARKET_DATA_POLICY, 'test.account.': { conflate: false, replayWindow: { messages: 100_000, ms: 60_000 } } },
+      {
+        'test.market.': MARKET_DATA_POLICY,
+        'test.account.': { conflate: false, replayWindow: { messages: 100_000, ms: 60_000 } },
+      },
       { client: { maxQueueBytes: 512 * 1024, highWaterBytes: 64 * 1024 } },
     );
     ({ source, hub } = fixture);
@@ -111,7 +114,16 @@ describe(HubClient.name, () => {
 
     const resumed = await client();
     await resumed.subscribe(MARKET, { epoch: hub.info(MARKET)?.epoch, seq: 1 }); // market topics keep no window
-    expect(resumed.of(MARKET)).toEqual([{ type: 'resync', topic: MARKET, epoch: hub.info(MARKET)?.epoch, seq: 2, ts: expect.any(Number), data: { book: 1 } }]);
+    expect(resumed.of(MARKET)).toEqual([
+      {
+        type: 'resync',
+        topic: MARKET,
+        epoch: hub.info(MARKET)?.epoch,
+        seq: 2,
+        ts: expect.any(Number),
+        data: { book: 1 },
+      },
+    ]);
   });
 });
 

@@ -89,12 +89,20 @@ export class HubClient {
 
   /** A message outside any topic (subscription acknowledgement, error), ordered with the frames. */
   sendJson(message: unknown): void {
-    const frame: WireFrame = { topic: '', type: 'update', seq: 0, json: '', wire: wsTextFrame(Buffer.from(JSON.stringify(message))), receivedAt: performance.now() };
+    const frame: WireFrame = {
+      topic: '',
+      type: 'update',
+      seq: 0,
+      json: '',
+      wire: wsTextFrame(Buffer.from(JSON.stringify(message))),
+      receivedAt: performance.now(),
+    };
     if (this.deliver(frame, undefined)) this.metrics.messagesOut.inc();
   }
 
   close(code: number, reason: string): void {
-    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(code, reason);
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)
+      this.ws.close(code, reason);
     this.gone();
   }
 
@@ -165,6 +173,7 @@ export class HubClient {
  */
 function rawSocketOf(ws: WebSocket): Socket {
   const socket = (ws as unknown as { _socket?: Socket | null })._socket;
-  if (!socket || typeof socket.write !== 'function') throw new Error('the WebSocket is not connected: hand the hub an open server-side connection');
+  if (!socket || typeof socket.write !== 'function')
+    throw new Error('the WebSocket is not connected: hand the hub an open server-side connection');
   return socket;
 }

@@ -1,6 +1,5 @@
 import { LuaScript, type RedisClient } from '@lib/core';
 
-
 // A lease's value is `<instance> <epoch>`: every command of a holder names its epoch, so a holder
 // that lost its lease (even unknowingly, to a slow Redis) cannot renew or publish in it (fencing).
 
@@ -95,7 +94,13 @@ export class LeaseScripts {
 
   /** The seq recorded for the topic when the lease is now ours under `epoch`; -1 when another holds it. */
   async acquire(keys: TopicKeys, epoch: string): Promise<number> {
-    return Number(await this.acquireScript.run(this.redis, [keys.lease, keys.state], [this.value(epoch), this.leaseMs, epoch, this.stateTtlMs, this.owner]));
+    return Number(
+      await this.acquireScript.run(
+        this.redis,
+        [keys.lease, keys.state],
+        [this.value(epoch), this.leaseMs, epoch, this.stateTtlMs, this.owner],
+      ),
+    );
   }
 
   async renew(keys: TopicKeys, epoch: string): Promise<boolean> {
@@ -111,9 +116,31 @@ export class LeaseScripts {
    * `false` when the lease is no longer ours in `epoch`: the frame was not published (nor its checkpoint
    * stored). `logged`: the log's length, 0 for none; `checkpoint`: '' for none.
    */
-  async publish(keys: TopicKeys, epoch: string, seq: number, frameJson: string, snapshotJson: string, logged: number, checkpoint: string): Promise<boolean> {
-    const args = [this.value(epoch), seq, frameJson, keys.channel, this.stateTtlMs, snapshotJson, this.publishCommand, logged, checkpoint];
-    return Number(await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log, keys.checkpoint], args)) === 1;
+  async publish(
+    keys: TopicKeys,
+    epoch: string,
+    seq: number,
+    frameJson: string,
+    snapshotJson: string,
+    logged: number,
+    checkpoint: string,
+  ): Promise<boolean> {
+    const args = [
+      this.value(epoch),
+      seq,
+      frameJson,
+      keys.channel,
+      this.stateTtlMs,
+      snapshotJson,
+      this.publishCommand,
+      logged,
+      checkpoint,
+    ];
+    return (
+      Number(
+        await this.publishScript.runInOrder(this.redis, [keys.lease, keys.state, keys.log, keys.checkpoint], args),
+      ) === 1
+    );
   }
 
   async checkpoint(keys: TopicKeys): Promise<string | undefined> {

@@ -33,19 +33,30 @@ describe(RedisCoordinator.name, () => {
   /** The run's single Redis, or its Cluster (jest global setup), where a topic's keys must share one slot. */
   function redisClient(topology: Topology = 'single'): RedisClient {
     const timeouts = { keyPrefix: '', commandTimeoutMs: 2_000, connectTimeoutMs: 2_000 };
-    const nodes = (process.env.TEST_REDIS_CLUSTER_NODES ?? '').split(',').map((address) => ({ host: address.split(':')[0], port: Number(address.split(':')[1]) }));
-    const config = topology === 'single' ? { mode: 'single' as const, url: process.env.TEST_REDIS_URL as string, ...timeouts } : { mode: 'cluster' as const, nodes, ...timeouts };
+    const nodes = (process.env.TEST_REDIS_CLUSTER_NODES ?? '')
+      .split(',')
+      .map((address) => ({ host: address.split(':')[0], port: Number(address.split(':')[1]) }));
+    const config =
+      topology === 'single'
+        ? { mode: 'single' as const, url: process.env.TEST_REDIS_URL as string, ...timeouts }
+        : { mode: 'cluster' as const, nodes, ...timeouts };
     const client = createRedisClient(config);
     client.on('error', () => undefined);
     return client;
   }
 
-  async function instance(name: string, cluster: Partial<ClusterOptions> = {}, topology: Topology = 'single'): Promise<Instance> {
+  async function instance(
+    name: string,
+    cluster: Partial<ClusterOptions> = {},
+    topology: Topology = 'single',
+  ): Promise<Instance> {
     const redis = redisClient(topology);
     // Connected first: a hub whose Redis is not ready yet holds its topics locally (and publishes nothing) until its next tick.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     const source = new FakeSource();
-    const sources = new TopicSourceRegistry().register('test.market.', source, MARKET_DATA_POLICY).register('test.account.', source, ACCOUNT_POLICY);
+    const sources = new TopicSourceRegistry()
+      .register('test.market.', source, MARKET_DATA_POLICY)
+      .register('test.account.', source, ACCOUNT_POLICY);
     const registry = new Registry();
     const hub = new FanoutHub({
       sources,
@@ -91,7 +102,11 @@ describe(RedisCoordinator.name, () => {
     a.source.sink(TOPIC).update({ trade: 2 });
     for (const { client } of [a, b]) await client.until(() => client.of(TOPIC).length === 3, 'three frames');
     expect(b.client.of(TOPIC)).toEqual(a.client.of(TOPIC));
-    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3]]);
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([
+      ['snapshot', 1],
+      ['update', 2],
+      ['update', 3],
+    ]);
     // A conflated topic pays for no log.
     expect(await admin.exists(`${keyPrefix}{${TOPIC}}:log`)).toBe(0);
   });
@@ -112,31 +127,37 @@ describe(RedisCoordinator.name, () => {
     await b.client.until(() => b.client.of(ACCOUNT).length === 7, 'the next update');
 
     expect(await gaps(b)).toBeGreaterThan(0); // b did miss frames
-    expect(b.client.of(ACCOUNT).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ...[2, 3, 4, 5, 6, 7].map((seq) => ['update', seq])]);
+    expect(b.client.of(ACCOUNT).map((f) => [f.type, f.seq])).toEqual([
+      ['snapshot', 1],
+      ...[2, 3, 4, 5, 6, 7].map((seq) => ['update', seq]),
+    ]);
     expect(b.client.of(ACCOUNT)).toEqual(a.client.of(ACCOUNT));
     expect(a.source.opened).toEqual([ACCOUNT]); // no resync asked of the holder
   });
 
-  it.each<Topology>(['single', 'cluster'])('a new holder that never relayed an account topic gets what the cluster published as `delivered` (%s)', async (topology) => {
-    // The survivor waits for the lease to lapse (no local hold on silence): it takes the topic over. A
-    // 3 s lease: a starved test process (the suite beside busy loops) once let a 1 s one lapse before b came.
-    const timing = { silenceMs: 10_000, leaseMs: 3_000 };
-    const a = await instance('a', timing, topology);
-    const b = await instance('b', timing, topology);
-    await a.client.subscribe(ACCOUNT);
-    a.source.sink(ACCOUNT).snapshot({ executions: [] });
-    for (let id = 1; id <= 3; id += 1) a.source.sink(ACCOUNT).update({ executions: [{ id }] });
-    await a.client.until(() => a.client.of(ACCOUNT).length === 4, 'the holder frames');
-    // b's Cluster client may not be ready yet (no offline queue): not ready counts as not yet.
-    const seq = () => b.redis.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq').catch(() => null);
-    await eventually(async () => (await seq()) === '4', 'the frames to be published');
+  it.each<Topology>(['single', 'cluster'])(
+    'a new holder that never relayed an account topic gets what the cluster published as `delivered` (%s)',
+    async (topology) => {
+      // The survivor waits for the lease to lapse (no local hold on silence): it takes the topic over. A
+      // 3 s lease: a starved test process (the suite beside busy loops) once let a 1 s one lapse before b came.
+      const timing = { silenceMs: 10_000, leaseMs: 3_000 };
+      const a = await instance('a', timing, topology);
+      const b = await instance('b', timing, topology);
+      await a.client.subscribe(ACCOUNT);
+      a.source.sink(ACCOUNT).snapshot({ executions: [] });
+      for (let id = 1; id <= 3; id += 1) a.source.sink(ACCOUNT).update({ executions: [{ id }] });
+      await a.client.until(() => a.client.of(ACCOUNT).length === 4, 'the holder frames');
+      // b's Cluster client may not be ready yet (no offline queue): not ready counts as not yet.
+      const seq = () => b.redis.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq').catch(() => null);
+      await eventually(async () => (await seq()) === '4', 'the frames to be published');
 
-    a.redis.disconnect(); // a crash, seen from Redis
-    await b.client.subscribe(ACCOUNT);
-    expect(b.hub.info(ACCOUNT)?.mode).toBe('relay');
-    await eventually(() => b.source.isOpen(ACCOUNT), 'the survivor to take the topic over', 8_000);
-    expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
-  });
+      a.redis.disconnect(); // a crash, seen from Redis
+      await b.client.subscribe(ACCOUNT);
+      expect(b.hub.info(ACCOUNT)?.mode).toBe('relay');
+      await eventually(() => b.source.isOpen(ACCOUNT), 'the survivor to take the topic over', 8_000);
+      expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
+    },
+  );
 
   it('stores a checkpoint only with a frame it publishes under the lease: a holder that lost it unknowingly moves it no further', async () => {
     const a = await instance('a');
@@ -146,7 +167,10 @@ describe(RedisCoordinator.name, () => {
     sink.snapshot({ executions: [] });
     sink.update({ executions: [{ id: 1 }] }, 'after-1');
     sink.update({ executions: [{ id: 2 }] }); // no checkpoint: the last one stays
-    await eventually(async () => (await admin.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')) === '3', 'the frames to be published');
+    await eventually(
+      async () => (await admin.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')) === '3',
+      'the frames to be published',
+    );
     expect(await admin.get(checkpoint)).toBe('after-1');
     expect(await sink.lastCheckpoint?.()).toBe('after-1');
 
@@ -224,37 +248,58 @@ describe(RedisCoordinator.name, () => {
     expect(await admin.get(`${keyPrefix}{${TOPIC}}:lease`)).toMatch(/^b /);
     b.source.sink(TOPIC).snapshot({ book: 3 });
     await b.client.until(() => b.client.of(TOPIC).length === 5, 'the cluster epoch');
-    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['resync', 3], ['update', 4], ['resync', 5]]);
+    expect(b.client.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([
+      ['snapshot', 1],
+      ['update', 2],
+      ['resync', 3],
+      ['update', 4],
+      ['resync', 5],
+    ]);
   });
 
   // An account topic too when the log lacks the frame: it was never published.
-  it.each([TOPIC, ACCOUNT])('asks the holder of %s for a resync when a relay misses a frame that was never published', async (topic) => {
-    const a = await instance('a');
-    const b = await instance('b');
-    await a.client.subscribe(topic);
-    await b.client.subscribe(topic);
-    a.source.sink(topic).snapshot({ book: 1 });
-    await b.client.until(() => b.client.of(topic).length === 1, 'the snapshot');
+  it.each([TOPIC, ACCOUNT])(
+    'asks the holder of %s for a resync when a relay misses a frame that was never published',
+    async (topic) => {
+      const a = await instance('a');
+      const b = await instance('b');
+      await a.client.subscribe(topic);
+      await b.client.subscribe(topic);
+      a.source.sink(topic).snapshot({ book: 1 });
+      await b.client.until(() => b.client.of(topic).length === 1, 'the snapshot');
 
-    // A blip on the holder's connection: frame 2 is never published.
-    a.redis.disconnect(true);
-    await eventually(() => a.redis.status !== 'ready', 'the connection to drop');
-    a.source.sink(topic).update({ lost: true });
-    await eventually(() => a.redis.status === 'ready', 'the connection to come back');
-    a.source.sink(topic).update({ after: 'blip' });
-    await eventually(() => a.source.opened.length === 2, 'the holder to reopen its upstream');
-    a.source.sink(topic).snapshot({ book: 2 });
+      // A blip on the holder's connection: frame 2 is never published.
+      a.redis.disconnect(true);
+      await eventually(() => a.redis.status !== 'ready', 'the connection to drop');
+      a.source.sink(topic).update({ lost: true });
+      await eventually(() => a.redis.status === 'ready', 'the connection to come back');
+      a.source.sink(topic).update({ after: 'blip' });
+      await eventually(() => a.source.opened.length === 2, 'the holder to reopen its upstream');
+      a.source.sink(topic).snapshot({ book: 2 });
 
-    await b.client.until(() => b.client.of(topic).length === 3, 'the resync');
-    expect(b.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 3], ['resync', 4]]);
-    expect(a.client.of(topic).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['resync', 4]]);
-  });
+      await b.client.until(() => b.client.of(topic).length === 3, 'the resync');
+      expect(b.client.of(topic).map((f) => [f.type, f.seq])).toEqual([
+        ['snapshot', 1],
+        ['update', 3],
+        ['resync', 4],
+      ]);
+      expect(a.client.of(topic).map((f) => [f.type, f.seq])).toEqual([
+        ['snapshot', 1],
+        ['update', 2],
+        ['update', 3],
+        ['resync', 4],
+      ]);
+    },
+  );
 
   it('releases the lease after the linger once no instance wants the topic', async () => {
     const a = await instance('a');
     await a.client.subscribe(TOPIC);
     a.client.unsubscribe(TOPIC);
-    await eventually(async () => (await admin.exists(`${keyPrefix}{${TOPIC}}:lease`)) === 0, 'the lease to be released');
+    await eventually(
+      async () => (await admin.exists(`${keyPrefix}{${TOPIC}}:lease`)) === 0,
+      'the lease to be released',
+    );
     expect(a.source.closed).toEqual([TOPIC]);
   });
 });

@@ -69,7 +69,13 @@ export class RedisCoordinator implements TopicCoordinator {
     private readonly clock: Clock = systemClock,
   ) {
     const sharded = redis instanceof Cluster;
-    this.scripts = new LeaseScripts(redis, options.instanceId, options.leaseMs, options.stateTtlMs, sharded ? 'spublish' : 'publish');
+    this.scripts = new LeaseScripts(
+      redis,
+      options.instanceId,
+      options.leaseMs,
+      options.stateTtlMs,
+      sharded ? 'spublish' : 'publish',
+    );
     this.subscriber = new RelaySubscriber(redis, `${options.keyPrefix}resync`, {
       frame: (channel, payload) => this.onFrame(channel, payload),
       resync: (topic) => this.onResyncRequest(topic),
@@ -81,7 +87,13 @@ export class RedisCoordinator implements TopicCoordinator {
   }
 
   async join(state: TopicState): Promise<void> {
-    const entry: WantedTopic = { state, keys: this.keysOf(state.name), buffered: [], leaseUntil: 0, heardAt: performance.now() };
+    const entry: WantedTopic = {
+      state,
+      keys: this.keysOf(state.name),
+      buffered: [],
+      leaseUntil: 0,
+      heardAt: performance.now(),
+    };
     this.wanted.set(entry.keys.channel, entry);
     const epoch = newEpoch();
     const sentAt = performance.now();
@@ -99,7 +111,8 @@ export class RedisCoordinator implements TopicCoordinator {
       return this.host.hold(state, state.seq, newEpoch());
     }
     entry.buffered = undefined;
-    if (this.wanted.get(entry.keys.channel) !== entry) return void (await this.scripts.release(entry.keys, epoch).catch(() => undefined)); // closed meanwhile
+    if (this.wanted.get(entry.keys.channel) !== entry)
+      return void (await this.scripts.release(entry.keys, epoch).catch(() => undefined)); // closed meanwhile
     this.took(entry, epoch, sentAt);
     await this.host.hold(state, seq, epoch, await this.published(entry)).catch(async (error: unknown) => {
       await this.releaseLease(entry);
@@ -183,7 +196,10 @@ export class RedisCoordinator implements TopicCoordinator {
       entry.lostAfter = after;
       this.requestResync(state);
     }
-    this.flush(entry, missed.map(({ payload }) => payload));
+    this.flush(
+      entry,
+      missed.map(({ payload }) => payload),
+    );
   }
 
   /** Relays `frames`, then those that waited; the rest waits again if relaying one started another read-back. */
@@ -194,7 +210,8 @@ export class RedisCoordinator implements TopicCoordinator {
     for (const [i, payload] of waiting.entries()) {
       const again = readingBack();
       if (again) return void again.push(...waiting.slice(i));
-      if (entry.state.mode === 'relay' && this.wanted.get(entry.keys.channel) === entry) this.host.relayed(entry.state, payload);
+      if (entry.state.mode === 'relay' && this.wanted.get(entry.keys.channel) === entry)
+        this.host.relayed(entry.state, payload);
     }
   }
 
@@ -349,14 +366,25 @@ export class RedisCoordinator implements TopicCoordinator {
   private keysOf(topic: string): TopicKeys {
     const prefix = this.options.keyPrefix;
     const tagged = `${prefix}{${topic}}`;
-    return { lease: `${tagged}:lease`, state: `${tagged}:state`, log: `${tagged}:log`, checkpoint: `${tagged}:checkpoint`, channel: `${tagged}:frames` };
+    return {
+      lease: `${tagged}:lease`,
+      state: `${tagged}:state`,
+      log: `${tagged}:log`,
+      checkpoint: `${tagged}:checkpoint`,
+      channel: `${tagged}:frames`,
+    };
   }
 }
 
 /** The logged frames of `epoch` after `seq`, oldest first, with their seq. */
 function framesAfter(logged: Buffer[], epoch: string, seq: number): { payload: Buffer; seq: number }[] {
-  const frames = logged.map((payload) => ({ payload, frame: JSON.parse(payload.toString()) as { epoch: string; seq: number } }));
-  return frames.filter(({ frame }) => frame.epoch === epoch && frame.seq > seq).map(({ payload, frame }) => ({ payload, seq: frame.seq }));
+  const frames = logged.map((payload) => ({
+    payload,
+    frame: JSON.parse(payload.toString()) as { epoch: string; seq: number },
+  }));
+  return frames
+    .filter(({ frame }) => frame.epoch === epoch && frame.seq > seq)
+    .map(({ payload, frame }) => ({ payload, seq: frame.seq }));
 }
 
 /** `hb:<epoch>:<seq>`, published by the renew script; frames are JSON objects. */

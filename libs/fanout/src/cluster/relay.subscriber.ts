@@ -33,7 +33,11 @@ export class RelaySubscriber {
     this.channels.add(channel);
     try {
       const connection = await this.connect();
-      if (this.channels.has(channel)) await bounded(this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel), this.readyTimeoutMs);
+      if (this.channels.has(channel))
+        await bounded(
+          this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel),
+          this.readyTimeoutMs,
+        );
     } catch (error) {
       this.channels.delete(channel);
       throw error;
@@ -42,7 +46,9 @@ export class RelaySubscriber {
 
   async unsubscribe(channel: string): Promise<void> {
     if (!this.channels.delete(channel) || !this.connection) return;
-    await (this.sharded ? this.connection.sunsubscribe(channel) : this.connection.unsubscribe(channel)).catch(() => undefined);
+    await (this.sharded ? this.connection.sunsubscribe(channel) : this.connection.unsubscribe(channel)).catch(
+      () => undefined,
+    );
   }
 
   async requestResync(topic: string): Promise<void> {
@@ -60,10 +66,12 @@ export class RelaySubscriber {
   private async connect(): Promise<RedisClient> {
     const connection = (this.connection ??= this.create());
     if (connection.status !== 'ready') await waitReady(connection, this.readyTimeoutMs);
-    this.listening ??= bounded(connection.subscribe(this.resyncChannel), this.readyTimeoutMs).catch((error: unknown) => {
-      this.listening = undefined;
-      throw error;
-    });
+    this.listening ??= bounded(connection.subscribe(this.resyncChannel), this.readyTimeoutMs).catch(
+      (error: unknown) => {
+        this.listening = undefined;
+        throw error;
+      },
+    );
     await this.listening;
     return connection;
   }
@@ -91,7 +99,10 @@ function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
       else resolve();
     };
     const onReady = () => done();
-    const timer = setTimeout(() => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     connection.once('ready', onReady);
   });
 }

@@ -14,10 +14,17 @@ describe(`${FanoutHub.name} stream capacity`, () => {
 
   beforeEach(() => {
     fixture = new HubFixture(
-      { 'test.market.': { ...MARKET_DATA_POLICY, capacity: { pool: POOL, kind: 'market' } }, 'test.free.': MARKET_DATA_POLICY },
+      {
+        'test.market.': { ...MARKET_DATA_POLICY, capacity: { pool: POOL, kind: 'market' } },
+        'test.free.': MARKET_DATA_POLICY,
+      },
       {
         lingerMs: 100,
-        capacity: { pools: { [POOL]: { capacity: 3, teamShares: { A: 1, B: 2 }, clientTopics: 2 } }, holdingTtlMs: 15_000, renewEveryMs: 3_000 },
+        capacity: {
+          pools: { [POOL]: { capacity: 3, teamShares: { A: 1, B: 2 }, clientTopics: 2 } },
+          holdingTtlMs: 15_000,
+          renewEveryMs: 3_000,
+        },
       },
     );
     ({ source, hub: sut } = fixture);
@@ -38,7 +45,11 @@ describe(`${FanoutHub.name} stream capacity`, () => {
     await b.subscribe(topic('one'));
     await b.subscribe(topic('two'));
     expect(source.opened).toEqual([topic('one'), topic('two')]);
-    expect((await sut.streamUsage())[0]).toMatchObject({ inUse: 2, byKind: { market: 2 }, byTeam: { A: { share: 1, inUse: 1 }, B: { share: 2, inUse: 1 } } });
+    expect((await sut.streamUsage())[0]).toMatchObject({
+      inUse: 2,
+      byKind: { market: 2 },
+      byTeam: { A: { share: 1, inUse: 1 }, B: { share: 2, inUse: 1 } },
+    });
     expect(await fixture.metric('gateway_streams_in_use')).toBe(2);
   });
 
@@ -59,9 +70,18 @@ describe(`${FanoutHub.name} stream capacity`, () => {
     await b.subscribe(topic('one'));
     await b.subscribe(topic('two'));
     await b.subscribe('test.free.anything');
-    await expect(b.subscribe(topic('three'))).rejects.toThrow("this client's cap on distinct exchange stream topics is 2");
+    await expect(b.subscribe(topic('three'))).rejects.toThrow(
+      "this client's cap on distinct exchange stream topics is 2",
+    );
     b.close();
     const again = await fixture.client(B);
-    await eventually(async () => (await again.subscribe(topic('three')).then(() => true, () => false)), 'the closed socket to give its topics back');
+    await eventually(
+      async () =>
+        await again.subscribe(topic('three')).then(
+          () => true,
+          () => false,
+        ),
+      'the closed socket to give its topics back',
+    );
   });
 });

@@ -14,7 +14,10 @@ describe(FanoutHub.name, () => {
 
   beforeEach(() => {
     fixture = new HubFixture(
-      { 'test.market.': MARKET_DATA_POLICY, 'test.book.': { conflate: true, merge: (book, change) => ({ ...(book as object), ...(change as object) }) } },
+      {
+        'test.market.': MARKET_DATA_POLICY,
+        'test.book.': { conflate: true, merge: (book, change) => ({ ...(book as object), ...(change as object) }) },
+      },
       { lingerMs: 150 },
     );
     ({ source, hub: sut } = fixture);
@@ -64,13 +67,26 @@ describe(FanoutHub.name, () => {
     await late.until(() => late.of(TOPIC).length === 3, 'snapshot and two updates');
     await early.until(() => early.of(TOPIC).length === 5, 'five frames');
 
-    expect(early.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([['snapshot', 1], ['update', 2], ['update', 3], ['update', 4], ['update', 5]]);
+    expect(early.of(TOPIC).map((f) => [f.type, f.seq])).toEqual([
+      ['snapshot', 1],
+      ['update', 2],
+      ['update', 3],
+      ['update', 4],
+      ['update', 5],
+    ]);
     expect(late.of(TOPIC).map((f) => [f.type, f.seq, f.data])).toEqual([
       ['snapshot', 3, { bids: [1] }],
       ['update', 4, { trade: 3 }],
       ['update', 5, { trade: 4 }],
     ]);
-    expect(late.of(TOPIC)[0]).toEqual({ type: 'snapshot', topic: TOPIC, epoch: expect.any(String), seq: 3, ts: expect.any(Number), data: { bids: [1] } });
+    expect(late.of(TOPIC)[0]).toEqual({
+      type: 'snapshot',
+      topic: TOPIC,
+      epoch: expect.any(String),
+      seq: 3,
+      ts: expect.any(Number),
+      data: { bids: [1] },
+    });
     expect(source.opened).toEqual([TOPIC]);
   });
 
@@ -82,7 +98,16 @@ describe(FanoutHub.name, () => {
 
     const late = await client();
     await late.subscribe('test.book.beta');
-    expect(late.frames).toEqual([{ type: 'snapshot', topic: 'test.book.beta', epoch: expect.any(String), seq: 2, ts: expect.any(Number), data: { bid: 2, ask: 3 } }]);
+    expect(late.frames).toEqual([
+      {
+        type: 'snapshot',
+        topic: 'test.book.beta',
+        epoch: expect.any(String),
+        seq: 2,
+        ts: expect.any(Number),
+        data: { bid: 2, ask: 3 },
+      },
+    ]);
   });
 
   it('closes the upstream after the linger once the last subscriber left', async () => {

@@ -65,20 +65,35 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const registry = options.registry ?? new Registry();
     const cluster = clusterOptions(options.cluster);
     this.metrics = new FanoutMetrics(registry, () => [...this.clients.keys()].map((client) => client.queuedBytes));
-    const coordinator = (this.coordinator = options.redis ? new RedisCoordinator(options.redis, this, this.metrics, cluster, this.clock) : undefined);
+    const coordinator = (this.coordinator = options.redis
+      ? new RedisCoordinator(options.redis, this, this.metrics, cluster, this.clock)
+      : undefined);
     const lastCheckpoint = coordinator && ((state: TopicState) => coordinator.checkpoint(state));
-    this.upstream = new UpstreamLink(this.metrics, (state, kind, payload, checkpoint) => this.fromUpstream(state, kind, payload, checkpoint), lastCheckpoint);
+    this.upstream = new UpstreamLink(
+      this.metrics,
+      (state, kind, payload, checkpoint) => this.fromUpstream(state, kind, payload, checkpoint),
+      lastCheckpoint,
+    );
     this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));
     const capacity = options.capacity;
     if (capacity) {
-      this.ledger = options.redis ? new RedisStreamLedger(options.redis, capacity, cluster.keyPrefix, cluster.instanceId) : new MemoryStreamLedger(capacity.pools);
+      this.ledger = options.redis
+        ? new RedisStreamLedger(options.redis, capacity, cluster.keyPrefix, cluster.instanceId)
+        : new MemoryStreamLedger(capacity.pools);
       registerStreamCapacityMetrics(registry, () => this.streamUsage());
     }
   }
 
   /** Adopts an open server-side WebSocket; the hub forgets it when it closes. */
   connect(ws: WebSocket, options: Partial<HubClientOptions> = {}, holder?: StreamHolder, viewer?: Viewer): HubClient {
-    const client = new HubClient(ws, { ...this.clientOptions, ...options }, this.metrics, (gone) => this.forget(gone), holder, viewer);
+    const client = new HubClient(
+      ws,
+      { ...this.clientOptions, ...options },
+      this.metrics,
+      (gone) => this.forget(gone),
+      holder,
+      viewer,
+    );
     this.clients.set(client, new Set());
     this.metrics.clients.inc();
     return client;
@@ -173,7 +188,8 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (message.epoch !== state.epoch) {
       // A new holding: clients may only enter it through its state, never through an update.
       if (message.type === 'update') return this.relayGap(state);
-      if (state.adopt(message.epoch) && message.type === 'snapshot') frame = encodeFrame({ ...message, type: 'resync' }, frame.receivedAt);
+      if (state.adopt(message.epoch) && message.type === 'snapshot')
+        frame = encodeFrame({ ...message, type: 'resync' }, frame.receivedAt);
     } else if (message.seq <= state.seq) {
       return; // already had it
     } else if (message.type === 'update' && state.seq > 0 && message.seq > state.seq + 1) {
@@ -190,7 +206,9 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const delivered = state.deliveredUpdates();
     if (epoch === undefined) state.gapPending = true;
     else state.beginEpoch(epoch);
-    this.upstream.open(state, delivered).catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
+    this.upstream
+      .open(state, delivered)
+      .catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
   }
 
   // --- internals ---
@@ -207,7 +225,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
   }
 
   /** `true` once the client is a subscriber; `false` when it left or the topic closed meanwhile. */
-  private async join(client: HubClient, topic: string, route: TopicRoute, resumeFrom: ResumePoint | undefined): Promise<boolean> {
+  private async join(
+    client: HubClient,
+    topic: string,
+    route: TopicRoute,
+    resumeFrom: ResumePoint | undefined,
+  ): Promise<boolean> {
     const state = this.topics.want(topic, route, (created) => this.activate(created));
     if (state.subscribers.has(client)) return false;
     state.joining += 1;
@@ -249,7 +272,12 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const frame = state.emit(kind, payload, this.clock.now(), performance.now());
     // Publish first: other instances then fan out while this one writes its own sockets.
     if (this.coordinator) {
-      const snapshot = frame.type !== 'update' ? frame.json : state.route.policy.merge ? (state.stateFrame('snapshot')?.json ?? '') : '';
+      const snapshot =
+        frame.type !== 'update'
+          ? frame.json
+          : state.route.policy.merge
+            ? (state.stateFrame('snapshot')?.json ?? '')
+            : '';
       this.coordinator.publish(state, frame.json, frame.seq, snapshot, checkpoint);
     }
     this.dispatch(state, frame, 'upstream');

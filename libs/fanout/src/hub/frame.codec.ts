@@ -27,17 +27,34 @@ export interface WireFrame {
 
 export function encodeFrame(message: FrameMessage, receivedAt = performance.now()): WireFrame {
   const json = JSON.stringify(message);
-  return { topic: message.topic, type: message.type, seq: message.seq, json, wire: wsTextFrame(Buffer.from(json)), receivedAt };
+  return {
+    topic: message.topic,
+    type: message.type,
+    seq: message.seq,
+    json,
+    wire: wsTextFrame(Buffer.from(json)),
+    receivedAt,
+  };
 }
 
 /**
  * A frame received from another instance keeps its exact bytes, so clients everywhere get the same
  * text. `receivedAtOf` maps its `ts` to local `performance.now()` time, so lag includes the relay hop.
  */
-export function decodeRelayed(json: Buffer, receivedAtOf: (ts: number) => number): { frame: WireFrame; message: FrameMessage } {
+export function decodeRelayed(
+  json: Buffer,
+  receivedAtOf: (ts: number) => number,
+): { frame: WireFrame; message: FrameMessage } {
   const text = json.toString('utf8');
   const message = JSON.parse(text) as FrameMessage;
-  const frame = { topic: message.topic, type: message.type, seq: message.seq, json: text, wire: wsTextFrame(json), receivedAt: receivedAtOf(message.ts) };
+  const frame = {
+    topic: message.topic,
+    type: message.type,
+    seq: message.seq,
+    json: text,
+    wire: wsTextFrame(json),
+    receivedAt: receivedAtOf(message.ts),
+  };
   return { frame, message };
 }
 

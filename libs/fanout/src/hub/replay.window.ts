@@ -45,7 +45,10 @@ export class ReplayWindow {
 
   private evict(now: number): void {
     const oldest = now - this.policy.ms;
-    while (this.head < this.frames.length && (this.frames.length - this.head > this.policy.messages || this.addedAt[this.head] < oldest)) {
+    while (
+      this.head < this.frames.length &&
+      (this.frames.length - this.head > this.policy.messages || this.addedAt[this.head] < oldest)
+    ) {
       this.head += 1;
     }
     // Compact now and then instead of shifting on every frame.

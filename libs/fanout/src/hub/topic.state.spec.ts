@@ -33,7 +33,11 @@ describe(TopicState.name, () => {
     sut.emit('snapshot', { bid: 1, ask: 3 }, 1, 0);
     sut.emit('update', { bid: 2 }, 2, 0);
     const latest = sut.emit('update', { ask: 4 }, 3, 0);
-    expect(JSON.parse(sut.catchUp(latest, false).json)).toMatchObject({ type: 'snapshot', seq: 3, data: { bid: 2, ask: 4 } });
+    expect(JSON.parse(sut.catchUp(latest, false).json)).toMatchObject({
+      type: 'snapshot',
+      seq: 3,
+      data: { bid: 2, ask: 4 },
+    });
   });
 
   it('replays from its window only what it still holds, contiguous', () => {
@@ -51,7 +55,11 @@ describe(TopicState.name, () => {
     expect(sut.deliveredUpdates()).toEqual([]);
     sut.emit('snapshot', { executions: [] }, 1, 0);
     for (let i = 1; i <= 3; i += 1) sut.emit('update', { executions: [{ id: `x${i}` }] }, 1 + i, 0);
-    expect(sut.deliveredUpdates()).toEqual([{ executions: [{ id: 'x1' }] }, { executions: [{ id: 'x2' }] }, { executions: [{ id: 'x3' }] }]);
+    expect(sut.deliveredUpdates()).toEqual([
+      { executions: [{ id: 'x1' }] },
+      { executions: [{ id: 'x2' }] },
+      { executions: [{ id: 'x3' }] },
+    ]);
     expect(topic({ conflate: true }).deliveredUpdates()).toEqual([]); // no window, nothing to tell
   });
 
@@ -61,7 +69,11 @@ describe(TopicState.name, () => {
     sut.emit('snapshot', { a: 1 }, 1, 0);
     sut.emit('update', { b: 1 }, 2, 0);
     sut.beginEpoch('e2');
-    expect([sut.awaitingState, sut.stateFrame('snapshot'), sut.replayAfter(1, 0)]).toEqual([true, undefined, undefined]);
+    expect([sut.awaitingState, sut.stateFrame('snapshot'), sut.replayAfter(1, 0)]).toEqual([
+      true,
+      undefined,
+      undefined,
+    ]);
     const first = sut.emit('snapshot', { a: 2 }, 3, 0);
     expect(JSON.parse(first.json)).toMatchObject({ type: 'resync', epoch: 'e2', seq: 3, data: { a: 2 } });
     expect(sut.awaitingState).toBe(false);
@@ -75,6 +87,11 @@ describe(TopicState.name, () => {
     expect(sut.seed({ snapshot, seq: 4, epoch: 'e1' })).toBe(false); // first epoch: nothing to replace
     expect([sut.epoch, sut.seq]).toEqual(['e1', 4]);
     expect(sut.seed({ snapshot: { ...snapshot, epoch: 'e2', data: { a: 2 } }, seq: 2, epoch: 'e2' })).toBe(true);
-    expect(JSON.parse(sut.stateFrame('resync')?.json ?? '{}')).toMatchObject({ type: 'resync', epoch: 'e2', seq: 2, data: { a: 2 } });
+    expect(JSON.parse(sut.stateFrame('resync')?.json ?? '{}')).toMatchObject({
+      type: 'resync',
+      epoch: 'e2',
+      seq: 2,
+      data: { a: 2 },
+    });
   });
 });

@@ -44,7 +44,10 @@ export class TopicState {
   private readonly views = new WeakMap<WireFrame, Map<string, WireFrame>>();
   private lastTs = 0;
   private readonly window: ReplayWindow | undefined;
-  private stateFrames: { seq: number; epoch: string; snapshot?: WireFrame; resync?: WireFrame } = { seq: -1, epoch: '' };
+  private stateFrames: { seq: number; epoch: string; snapshot?: WireFrame; resync?: WireFrame } = {
+    seq: -1,
+    epoch: '',
+  };
 
   constructor(
     readonly name: string,
@@ -124,8 +127,16 @@ export class TopicState {
    */
   stateFrame(type: 'snapshot' | 'resync'): WireFrame | undefined {
     if (!this.snapshot) return undefined;
-    if (this.stateFrames.seq !== this.seq || this.stateFrames.epoch !== this.epoch) this.stateFrames = { seq: this.seq, epoch: this.epoch };
-    this.stateFrames[type] ??= encodeFrame({ type, topic: this.name, epoch: this.epoch, seq: this.seq, ts: this.lastTs, data: this.snapshot.data });
+    if (this.stateFrames.seq !== this.seq || this.stateFrames.epoch !== this.epoch)
+      this.stateFrames = { seq: this.seq, epoch: this.epoch };
+    this.stateFrames[type] ??= encodeFrame({
+      type,
+      topic: this.name,
+      epoch: this.epoch,
+      seq: this.seq,
+      ts: this.lastTs,
+      data: this.snapshot.data,
+    });
     return this.stateFrames[type];
   }
 
@@ -145,7 +156,10 @@ export class TopicState {
    */
   deliveredUpdates(published: readonly Buffer[] = []): unknown[] {
     const frames = [...published.map(String), ...(this.window?.held() ?? []).map((frame) => frame.json)];
-    return frames.map((json) => JSON.parse(json) as FrameMessage).filter((frame) => frame.type === 'update').map((frame) => frame.data);
+    return frames
+      .map((json) => JSON.parse(json) as FrameMessage)
+      .filter((frame) => frame.type === 'update')
+      .map((frame) => frame.data);
   }
 
   /** Frames after `seq` for a resuming client, or `undefined` when it needs a resync instead. */

@@ -23,22 +23,38 @@ export class FanoutMetrics {
 
   constructor(registry: Registry, queueBytesOfClients: () => Iterable<number>) {
     const registers = [registry];
-    this.clients = new Gauge({ name: 'gateway_fanout_clients', help: 'WebSocket clients connected to the hub', registers });
+    this.clients = new Gauge({
+      name: 'gateway_fanout_clients',
+      help: 'WebSocket clients connected to the hub',
+      registers,
+    });
     this.subscriptions = new Gauge({
       name: 'gateway_fanout_subscriptions',
       help: 'Client subscriptions, by topic family (registered prefix)',
       labelNames: ['family'],
       registers,
     });
-    this.upstreamSubscriptions = new Gauge({ name: 'gateway_fanout_upstream_subscriptions', help: 'Upstream subscriptions this instance holds', registers });
-    this.relayedTopics = new Gauge({ name: 'gateway_fanout_relayed_topics', help: 'Topics this instance relays from the holding instance', registers });
+    this.upstreamSubscriptions = new Gauge({
+      name: 'gateway_fanout_upstream_subscriptions',
+      help: 'Upstream subscriptions this instance holds',
+      registers,
+    });
+    this.relayedTopics = new Gauge({
+      name: 'gateway_fanout_relayed_topics',
+      help: 'Topics this instance relays from the holding instance',
+      registers,
+    });
     this.messagesIn = new SeriesCounter({
       name: 'gateway_fanout_messages_in_total',
       help: 'Frames entering the hub, from an upstream source or relayed from another instance',
       labelNames: ['origin'],
       registers,
     });
-    this.messagesOut = new Counter({ name: 'gateway_fanout_messages_out_total', help: 'Frames written to client sockets', registers });
+    this.messagesOut = new Counter({
+      name: 'gateway_fanout_messages_out_total',
+      help: 'Frames written to client sockets',
+      registers,
+    });
     this.conflatedFrames = new Counter({
       name: 'gateway_fanout_conflated_frames_total',
       help: 'Frames a slow client skipped because a newer frame of the same topic replaced them',
@@ -49,7 +65,11 @@ export class FanoutMetrics {
       help: 'Clients closed with 1013 because their send queue of non-conflatable frames overflowed',
       registers,
     });
-    this.relayGaps = new Counter({ name: 'gateway_fanout_relay_gaps_total', help: 'Relayed frames that arrived after a missing seq', registers });
+    this.relayGaps = new Counter({
+      name: 'gateway_fanout_relay_gaps_total',
+      help: 'Relayed frames that arrived after a missing seq',
+      registers,
+    });
     this.leaseChanges = new Counter({
       name: 'gateway_fanout_lease_changes_total',
       help: 'Topic leases this instance acquired or lost',

@@ -31,10 +31,12 @@ export class TopicSourceRegistry {
 
   /** Declares a family and routes its topics to `source` (families sharing a prefix share one route). */
   add(family: TopicFamily, source: TopicSource): this {
-    if (this.declared.some((entry) => entry.family.syntax === family.syntax)) throw new Error(`the topic family "${family.syntax}" is already declared`);
+    if (this.declared.some((entry) => entry.family.syntax === family.syntax))
+      throw new Error(`the topic family "${family.syntax}" is already declared`);
     const prefix = topicPrefixOf(family.syntax);
     const shared = this.routes.find((route) => route.prefix === prefix);
-    if (shared && (shared.source !== source || shared.policy !== family.policy)) throw new Error(`"${family.syntax}" shares the prefix "${prefix}" with another source or policy`);
+    if (shared && (shared.source !== source || shared.policy !== family.policy))
+      throw new Error(`"${family.syntax}" shares the prefix "${prefix}" with another source or policy`);
     if (!shared) this.register(prefix, source, family.policy);
     this.declared = [...this.declared, { family, pattern: topicPatternOf(family) }];
     return this;
@@ -45,7 +47,8 @@ export class TopicSourceRegistry {
    * topics are declared with `add`, so that the endpoint admits and documents them.
    */
   register(prefix: string, source: TopicSource, policy: TopicPolicy): this {
-    if (this.routes.some((route) => route.prefix === prefix)) throw new Error(`a topic source is already registered for "${prefix}"`);
+    if (this.routes.some((route) => route.prefix === prefix))
+      throw new Error(`a topic source is already registered for "${prefix}"`);
     // Longest prefix first, so `exchange.marketData.` wins over `exchange.`.
     this.routes = [...this.routes, { prefix, source, policy }].sort((a, b) => b.prefix.length - a.prefix.length);
     return this;

@@ -71,7 +71,11 @@ export class HubServer {
       const client = hub.connect(ws, {}, id && team ? { client: id, team } : undefined);
       server.hubClients.push(client);
       ws.on('message', (data) => {
-        const request = JSON.parse(data.toString()) as { subscribe?: string; unsubscribe?: string; resumeFrom?: ResumePoint };
+        const request = JSON.parse(data.toString()) as {
+          subscribe?: string;
+          unsubscribe?: string;
+          resumeFrom?: ResumePoint;
+        };
         if (request.unsubscribe) return hub.unsubscribe(client, request.unsubscribe);
         const topic = request.subscribe ?? '';
         hub.subscribe(client, topic, { resumeFrom: request.resumeFrom }).then(
@@ -105,7 +109,9 @@ export class TestClient {
       else this.frames.push(message);
       for (const waiter of this.waiters) waiter();
     });
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   static async connect(url: string): Promise<TestClient> {
@@ -146,7 +152,11 @@ export class TestClient {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}; frames: ${JSON.stringify(this.frames.map((f) => [f.topic, f.type, f.seq]))}`));
+        reject(
+          new Error(
+            `timed out waiting for ${what}; frames: ${JSON.stringify(this.frames.map((f) => [f.topic, f.type, f.seq]))}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(check);
     });
@@ -158,7 +168,11 @@ export class TestClient {
 }
 
 /** Polls a condition outside any socket (hub state, Redis); bounded like `TestClient.until`. */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -187,7 +201,9 @@ export class HubFixture {
   /** A connected client; with a holder, its subscriptions count against the stream caps. */
   async client(holder?: StreamHolder): Promise<TestClient> {
     this.server ??= await HubServer.start(this.hub);
-    const created = await TestClient.connect(holder ? `${this.server.url}/?client=${holder.client}&team=${holder.team}` : this.server.url);
+    const created = await TestClient.connect(
+      holder ? `${this.server.url}/?client=${holder.client}&team=${holder.team}` : this.server.url,
+    );
     this.clients.push(created);
     return created;
   }

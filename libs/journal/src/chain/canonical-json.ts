@@ -38,7 +38,10 @@ function writeArray(items: readonly unknown[]): string {
 function writeObject(object: Record<string, unknown>): string {
   const keys = Object.keys(object).sort();
   const indices = keys.filter(isIndex);
-  const ordered = indices.length === 0 ? keys : [...indices.sort((a, b) => Number(a) - Number(b)), ...keys.filter((key) => !isIndex(key))];
+  const ordered =
+    indices.length === 0
+      ? keys
+      : [...indices.sort((a, b) => Number(a) - Number(b)), ...keys.filter((key) => !isIndex(key))];
   let text = '{';
   let first = true;
   for (const key of ordered) {

@@ -22,7 +22,9 @@ function verify(rows: ChainRow[]): ChainVerifier {
 
 describe('the journal hash chain', () => {
   it('writes the same canonical JSON whatever the key order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: undefined } })).toBe(canonicalJson({ a: { d: [2, { e: 0, f: 1 }] }, b: 1 }));
+    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: undefined } })).toBe(
+      canonicalJson({ a: { d: [2, { e: 0, f: 1 }] }, b: 1 }),
+    );
   });
 
   it('verifies an intact chain', () => {

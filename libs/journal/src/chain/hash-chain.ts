@@ -36,9 +36,11 @@ export class ChainVerifier {
   check(row: ChainRow): void {
     this.checked++;
     const fail = (reason: string) => this.breaks.push({ seq: row.seq, reason });
-    if (row.seq !== this.lastSeq + 1) fail(`expected record ${this.lastSeq + 1} next: ${row.seq - this.lastSeq - 1} record(s) missing`);
+    if (row.seq !== this.lastSeq + 1)
+      fail(`expected record ${this.lastSeq + 1} next: ${row.seq - this.lastSeq - 1} record(s) missing`);
     if (row.prevHash !== this.lastHash) fail('its previous hash is not the hash of the record before it');
-    if (chainHash(row.prevHash, row.seq, row.record) !== row.hash) fail('its hash does not match its content (altered)');
+    if (chainHash(row.prevHash, row.seq, row.record) !== row.hash)
+      fail('its hash does not match its content (altered)');
     this.checkColumns(row, fail);
     this.lastSeq = row.seq;
     this.lastHash = row.hash;
@@ -53,7 +55,12 @@ export class ChainVerifier {
       fail('its record is not JSON');
       return;
     }
-    const same = parsed.kind === row.kind && (parsed.clordId ?? null) === row.clordId && (parsed.orderId ?? null) === row.orderId && parsed.seq === row.seq && new Date(String(parsed.at)).getTime() === row.at.getTime();
+    const same =
+      parsed.kind === row.kind &&
+      (parsed.clordId ?? null) === row.clordId &&
+      (parsed.orderId ?? null) === row.orderId &&
+      parsed.seq === row.seq &&
+      new Date(String(parsed.at)).getTime() === row.at.getTime();
     if (!same) fail('its columns disagree with its hashed record (altered)');
   }
 }

@@ -57,8 +57,16 @@ interface Row {
  * receiving the same key at once cannot both send. An expired record is taken over by the next claim.
  */
 export class IdempotencyStore {
-  private readonly claims = new StatementBatcher<IdempotencyClaim, boolean>((claim) => claimKey(claim.clientId, claim.key), (claims) => this.insertClaims(claims), MAX_BATCH);
-  private readonly finishes = new StatementBatcher<Finish, void>((finish) => claimKey(finish.clientId, finish.key), (finishes) => this.updateFinished(finishes), MAX_BATCH);
+  private readonly claims = new StatementBatcher<IdempotencyClaim, boolean>(
+    (claim) => claimKey(claim.clientId, claim.key),
+    (claims) => this.insertClaims(claims),
+    MAX_BATCH,
+  );
+  private readonly finishes = new StatementBatcher<Finish, void>(
+    (finish) => claimKey(finish.clientId, finish.key),
+    (finishes) => this.updateFinished(finishes),
+    MAX_BATCH,
+  );
 
   constructor(
     private readonly db: SqlClient,
@@ -79,7 +87,16 @@ export class IdempotencyStore {
     const values: unknown[] = [this.ttlMs / 1000];
     const rows = claims.map((claim) => {
       const at = values.length;
-      values.push(claim.clientId, claim.key, claim.fingerprint, claim.operation, JSON.stringify(claim.clordIds), claim.participant ?? null, claim.team, claim.request === undefined ? null : JSON.stringify(claim.request));
+      values.push(
+        claim.clientId,
+        claim.key,
+        claim.fingerprint,
+        claim.operation,
+        JSON.stringify(claim.clordIds),
+        claim.participant ?? null,
+        claim.team,
+        claim.request === undefined ? null : JSON.stringify(claim.request),
+      );
       const p = (i: number) => `$${at + i}`;
       return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, now(), now(), now() + make_interval(secs => $1))`;
     });
@@ -97,7 +114,10 @@ export class IdempotencyStore {
   }
 
   async get(clientId: string, key: string): Promise<IdempotencyRecord | null> {
-    const [row] = await this.db.query<Row>(`SELECT * FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2`, [clientId, key]);
+    const [row] = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2`,
+      [clientId, key],
+    );
     return row ? toRecord(row) : null;
   }
 
@@ -131,17 +151,26 @@ export class IdempotencyStore {
   }
 
   async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
-    await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2`, [clientId, key, reason]);
+    await this.db.query(
+      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2`,
+      [clientId, key, reason],
+    );
   }
 
   /** The call was not sent (refused by a gateway rule, or not processed upstream): the key is free again. */
   async release(clientId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND state <> 'done'`, [clientId, key]);
+    await this.db.query(
+      `DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND state <> 'done'`,
+      [clientId, key],
+    );
   }
 
   /** The outcome of an UNKNOWN call, found: true when this call settled it (another instance may have first). */
   async resolve(clientId: string, key: string, status: number, body: string): Promise<boolean> {
-    const rows = await this.db.query(`UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`, [clientId, key, status, body]);
+    const rows = await this.db.query(
+      `UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`,
+      [clientId, key, status, body],
+    );
     return rows.length > 0;
   }
 

@@ -104,7 +104,10 @@ export class OrderJournal {
   private nextBatch(): Pending[] {
     let records = 0;
     let count = 0;
-    while (count < this.queue.length && (count === 0 || records + this.queue[count]!.entries.length <= MAX_RECORDS_PER_WRITE)) {
+    while (
+      count < this.queue.length &&
+      (count === 0 || records + this.queue[count]!.entries.length <= MAX_RECORDS_PER_WRITE)
+    ) {
       records += this.queue[count]!.entries.length;
       count++;
     }
@@ -129,12 +132,17 @@ export class OrderJournal {
   }
 
   private async readHead(db: SqlQuery = this.db): Promise<{ seq: number; hash: string }> {
-    const [head] = await db.query<{ seq: string | number; hash: string }>(`SELECT seq, hash FROM ${this.schema}.order_events ORDER BY seq DESC LIMIT 1`);
+    const [head] = await db.query<{ seq: string | number; hash: string }>(
+      `SELECT seq, hash FROM ${this.schema}.order_events ORDER BY seq DESC LIMIT 1`,
+    );
     return head ? { seq: Number(head.seq), hash: head.hash } : { seq: 0, hash: GENESIS_HASH };
   }
 
   /** The batch's INSERT, chained after `head`. */
-  private chained(head: { seq: number; hash: string }, entries: JournalEntry[]): { text: string; values: unknown[]; last: { seq: number; hash: string } } {
+  private chained(
+    head: { seq: number; hash: string },
+    entries: JournalEntry[],
+  ): { text: string; values: unknown[]; last: { seq: number; hash: string } } {
     let seq = head.seq;
     let prevHash = head.hash;
     const at = new Date(this.now()).toISOString();
@@ -142,11 +150,31 @@ export class OrderJournal {
     const rows: string[] = [];
     for (const entry of entries) {
       seq++;
-      const record = canonicalJson({ seq, at, kind: entry.kind, clordId: entry.clordId, orderId: entry.orderId, clientId: entry.clientId, team: entry.team, data: entry.data ?? {} });
+      const record = canonicalJson({
+        seq,
+        at,
+        kind: entry.kind,
+        clordId: entry.clordId,
+        orderId: entry.orderId,
+        clientId: entry.clientId,
+        team: entry.team,
+        data: entry.data ?? {},
+      });
       const hash = chainHash(prevHash, seq, record);
       const base = values.length;
       rows.push(`(${Array.from({ length: 10 }, (_, i) => `$${base + i + 1}`).join(', ')})`);
-      values.push(seq, at, entry.kind, entry.clordId ?? null, entry.orderId ?? null, entry.clientId ?? null, entry.team ?? null, record, prevHash, hash);
+      values.push(
+        seq,
+        at,
+        entry.kind,
+        entry.clordId ?? null,
+        entry.orderId ?? null,
+        entry.clientId ?? null,
+        entry.team ?? null,
+        record,
+        prevHash,
+        hash,
+      );
       prevHash = hash;
     }
     const text = `INSERT INTO ${this.schema}.order_events (seq, at, kind, clord_id, order_id, client_id, team, record, prev_hash, hash) VALUES ${rows.join(', ')}`;
@@ -156,28 +184,35 @@ export class OrderJournal {
   /** Every record of one order, by the clordId it was sent with or the order id the exchange gave it. */
   async timeline(by: { clordId?: string; orderId?: string }): Promise<JournalRecord[]> {
     const s = this.schema;
-    const rows = by.clordId !== undefined
-      ? await this.db.query<EventRow>(
-          `SELECT ${COLUMNS} FROM ${s}.order_events WHERE clord_id = $1 OR order_id IN (SELECT order_id FROM ${s}.order_events WHERE clord_id = $1 AND order_id IS NOT NULL) ORDER BY seq`,
-          [by.clordId],
-        )
-      : await this.db.query<EventRow>(
-          `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq`,
-          [by.orderId],
-        );
+    const rows =
+      by.clordId !== undefined
+        ? await this.db.query<EventRow>(
+            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE clord_id = $1 OR order_id IN (SELECT order_id FROM ${s}.order_events WHERE clord_id = $1 AND order_id IS NOT NULL) ORDER BY seq`,
+            [by.clordId],
+          )
+        : await this.db.query<EventRow>(
+            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq`,
+            [by.orderId],
+          );
     return rows.map(toRecord);
   }
 
   /** Which of these order ids the journal already names (an answer, a resolution or a stream event). */
   async knownOrderIds(orderIds: readonly string[]): Promise<Set<string>> {
     if (orderIds.length === 0) return new Set();
-    const rows = await this.db.query<{ order_id: string }>(`SELECT DISTINCT order_id FROM ${this.schema}.order_events WHERE order_id = ANY($1)`, [[...orderIds]]);
+    const rows = await this.db.query<{ order_id: string }>(
+      `SELECT DISTINCT order_id FROM ${this.schema}.order_events WHERE order_id = ANY($1)`,
+      [[...orderIds]],
+    );
     return new Set(rows.map((row) => row.order_id));
   }
 
   /** Records with `from <= at < to`, after `afterSeq`, at most `limit` (an export reads on in pages). */
   async range(from: Date, to: Date, afterSeq = 0, limit = PAGE): Promise<JournalRecord[]> {
-    const rows = await this.db.query<EventRow>(`SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE at >= $1 AND at < $2 AND seq > $3 ORDER BY seq LIMIT $4`, [from.toISOString(), to.toISOString(), afterSeq, limit]);
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE at >= $1 AND at < $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+      [from.toISOString(), to.toISOString(), afterSeq, limit],
+    );
     return rows.map(toRecord);
   }
 
@@ -186,7 +221,10 @@ export class OrderJournal {
     const verifier = new ChainVerifier();
     let after = 0;
     for (;;) {
-      const rows = await this.db.query<EventRow>(`SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE seq > $1 ORDER BY seq LIMIT ${PAGE}`, [after]);
+      const rows = await this.db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE seq > $1 ORDER BY seq LIMIT ${PAGE}`,
+        [after],
+      );
       for (const row of rows) verifier.check(chainRow(row));
       if (rows.length < PAGE) return verifier;
       after = Number(rows[rows.length - 1]!.seq);
@@ -195,7 +233,16 @@ export class OrderJournal {
 }
 
 function chainRow(row: EventRow): ChainRow {
-  return { seq: Number(row.seq), at: new Date(row.at), kind: row.kind, clordId: row.clord_id, orderId: row.order_id, record: row.record, prevHash: row.prev_hash, hash: row.hash };
+  return {
+    seq: Number(row.seq),
+    at: new Date(row.at),
+    kind: row.kind,
+    clordId: row.clord_id,
+    orderId: row.order_id,
+    record: row.record,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
 }
 
 function toRecord(row: EventRow): JournalRecord {

@@ -6,7 +6,9 @@ import type { SqlClient, SqlQuery, SqlRow } from './sql-client.js';
 interface Pglite {
   waitReady: Promise<void>;
   query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
-  transaction<T>(work: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>): Promise<T>;
+  transaction<T>(
+    work: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }> }) => Promise<T>,
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,10 @@ export class EmbeddedClient implements SqlClient {
 
   transaction<T>(work: (tx: SqlQuery) => Promise<T>): Promise<T> {
     return this.db.transaction((inner) =>
-      work({ query: async <R extends object>(text: string, params: readonly unknown[] = []) => (await inner.query<R>(text, [...params])).rows }),
+      work({
+        query: async <R extends object>(text: string, params: readonly unknown[] = []) =>
+          (await inner.query<R>(text, [...params])).rows,
+      }),
     );
   }
 

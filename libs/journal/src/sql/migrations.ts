@@ -77,8 +77,14 @@ export async function migrate(db: SqlClient, schema: string, appRole: string): P
   return db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`pmgw-migrate:${schema}`]);
     await tx.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await tx.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const applied = new Set((await tx.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations`)).map((row) => Number(row.version)));
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const applied = new Set(
+      (await tx.query<{ version: number }>(`SELECT version FROM ${schema}.schema_migrations`)).map((row) =>
+        Number(row.version),
+      ),
+    );
     const ran: number[] = [];
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
@@ -91,5 +97,8 @@ export async function migrate(db: SqlClient, schema: string, appRole: string): P
 
 async function apply(tx: SqlQuery, migration: Migration, schema: string, appRole: string): Promise<void> {
   for (const statement of migration.statements(schema, appRole)) await tx.query(statement);
-  await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+  await tx.query(`INSERT INTO ${schema}.schema_migrations (version, name) VALUES ($1, $2)`, [
+    migration.version,
+    migration.name,
+  ]);
 }

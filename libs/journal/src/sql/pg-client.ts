@@ -53,7 +53,10 @@ export class PgClient implements SqlClient {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const tx: SqlQuery = { query: async <R extends object>(text: string, params: readonly unknown[] = []) => (await client.query(text, [...params])).rows as R[] };
+      const tx: SqlQuery = {
+        query: async <R extends object>(text: string, params: readonly unknown[] = []) =>
+          (await client.query(text, [...params])).rows as R[],
+      };
       const result = await work(tx);
       await client.query('COMMIT');
       return result;

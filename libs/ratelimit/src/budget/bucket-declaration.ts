@@ -56,7 +56,15 @@ export function resolveBucket(declared: BucketDeclaration, limits: LimitsConfig)
     windowSeconds: o.windowSeconds ?? declared.windowSeconds,
     safetyMargin,
     // With no margin (safetyMargin 1) there is no headroom for a window-safe burst: the whole margined limit is the burst.
-    burst: o.burst ?? declared.burst ?? Math.max(1, Math.floor(declared.window && safetyMargin < 1 ? (limit * (1 - safetyMargin)) / 2 + 1e-9 : limit * safetyMargin)),
+    burst:
+      o.burst ??
+      declared.burst ??
+      Math.max(
+        1,
+        Math.floor(
+          declared.window && safetyMargin < 1 ? (limit * (1 - safetyMargin)) / 2 + 1e-9 : limit * safetyMargin,
+        ),
+      ),
     reserve: o.reserve ?? (declared.keepsPriorityReserve ? limits.priorityReserve : 0),
     paceMs: o.paceMs ?? declared.paceMs ?? 0,
     scope: o.scope ?? declared.scope,

@@ -15,7 +15,12 @@ describe(BucketRegistry.name, () => {
     const sut = registryOf();
     // spec §8: 440 per 10 s → 396 per 10 s, one token every 10,000/396 ms; a window, so the burst
     // is half of the 44 left over (22): burst + refill stays under 440 in every sliding 10 s, with slack.
-    expect(sut.get('retail.orders.create')).toMatchObject({ published: 440, windowSeconds: 10, capacity: 22, reserve: 0 });
+    expect(sut.get('retail.orders.create')).toMatchObject({
+      published: 440,
+      windowSeconds: 10,
+      capacity: 22,
+      reserve: 0,
+    });
     expect(sut.get('retail.orders.create').emissionMs).toBeCloseTo(10_000 / 396);
     expect(sut.get('retail.all')).toMatchObject({ published: 2_000, capacity: 100, reserve: 0.2 });
     expect(sut.get('retail.orders.cancel-all').capacity).toBe(5);
@@ -33,7 +38,11 @@ describe(BucketRegistry.name, () => {
   });
 
   it('lets config override every number of one bucket', () => {
-    const sut = registryOf({ safetyMargin: 0.5, priorityReserve: 0.3, buckets: { 'retail.orders.open': { limit: 100, windowSeconds: 20, burst: 7 }, 'retail.all': { safetyMargin: 1 } } });
+    const sut = registryOf({
+      safetyMargin: 0.5,
+      priorityReserve: 0.3,
+      buckets: { 'retail.orders.open': { limit: 100, windowSeconds: 20, burst: 7 }, 'retail.all': { safetyMargin: 1 } },
+    });
     expect(sut.get('retail.orders.open')).toMatchObject({ published: 100, windowSeconds: 20, capacity: 7 });
     expect(sut.get('retail.orders.open').emissionMs).toBeCloseTo(20_000 / 50);
     expect(sut.get('retail.all')).toMatchObject({ capacity: 2_000, reserve: 0.3 });
@@ -41,7 +50,9 @@ describe(BucketRegistry.name, () => {
   });
 
   it('resolves a team share by exact bucket, then longest prefix, then *', () => {
-    const sut = registryOf({}, [{ id: 'desk', shares: { '*': 0.1, retail: 0.3, 'retail.orders': 0.4, 'retail.all': 0.5 } }]);
+    const sut = registryOf({}, [
+      { id: 'desk', shares: { '*': 0.1, retail: 0.3, 'retail.orders': 0.4, 'retail.all': 0.5 } },
+    ]);
     expect(sut.shareOf('desk', 'retail.all')).toBe(0.5);
     expect(sut.shareOf('desk', 'retail.orders.create')).toBe(0.4);
     expect(sut.shareOf('desk', 'exchange.book')).toBe(0.1);
@@ -63,11 +74,28 @@ describe(BucketRegistry.name, () => {
   it('rejects unknown buckets and share keys in config', () => {
     // The app's schema: core's sections with the declared buckets checked (apps/gateway gateway-config.schema.ts).
     const schema = GatewayConfigSchema.superRefine(declaredBucketsCheck(surfaceBuckets().map((b) => b.name)));
-    const base = { environment: 'development', environments: { development: { authUrl: 'http://a', exchangeUrl: 'http://b', grpcTarget: 'c:1', retailUrl: 'http://d', catalogUrl: 'http://e' } } };
-    const result = schema.safeParse({ ...base, limits: { buckets: { 'retail.orders.delete': { limit: 1 } } }, teams: [{ id: 'x', shares: { 'retail.ord': 0.5, retail: 1.5 } }] });
+    const base = {
+      environment: 'development',
+      environments: {
+        development: {
+          authUrl: 'http://a',
+          exchangeUrl: 'http://b',
+          grpcTarget: 'c:1',
+          retailUrl: 'http://d',
+          catalogUrl: 'http://e',
+        },
+      },
+    };
+    const result = schema.safeParse({
+      ...base,
+      limits: { buckets: { 'retail.orders.delete': { limit: 1 } } },
+      teams: [{ id: 'x', shares: { 'retail.ord': 0.5, retail: 1.5 } }],
+    });
     expect(result.success).toBe(false);
     const paths = result.error?.issues.map((i) => i.path.join('.'));
-    expect(paths).toEqual(expect.arrayContaining(['limits.buckets', 'teams.0.shares.retail.ord', 'teams.0.shares.retail']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['limits.buckets', 'teams.0.shares.retail.ord', 'teams.0.shares.retail']),
+    );
   });
 });
 
@@ -75,16 +103,28 @@ describe('bucket scope', () => {
   const sut = registryOf();
 
   it('counts every retail bucket per API key, the exchange per firm and public calls per IP', () => {
-    expect(sut.all().filter((b) => b.name.startsWith('retail.')).map((b) => b.scope)).toEqual(Array(9).fill('key'));
+    expect(
+      sut
+        .all()
+        .filter((b) => b.name.startsWith('retail.'))
+        .map((b) => b.scope),
+    ).toEqual(Array(9).fill('key'));
     expect(sut.get('exchange.orders.insert').scope).toBe('firm');
     expect(sut.get('catalog.public')).toMatchObject({ scope: 'ip', scopeKey: 'shared' });
-    expect(sut.get('retail.key')).toMatchObject({ published: 20, windowSeconds: 1, capacity: 4, reserve: 0.2, paceMs: 1_000 });
+    expect(sut.get('retail.key')).toMatchObject({
+      published: 20,
+      windowSeconds: 1,
+      capacity: 4,
+      reserve: 0.2,
+      paceMs: 1_000,
+    });
     expect(1000 / sut.get('retail.key').emissionMs + sut.get('retail.key').capacity).toBeCloseTo(18); // in any sliding second
   });
 
   it('gives each account its own cells, cool-down keys and team-share cells', () => {
     const teams = registryOf({}, [{ id: 'desk', shares: { retail: 0.5 } }]);
-    const plan = (account: string) => buildPlan(teams, { buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write', account });
+    const plan = (account: string) =>
+      buildPlan(teams, { buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write', account });
     expect(plan('main').cells.map((c) => [c.key, c.bucketKey, c.scopeKey])).toEqual([
       ['retail.orders.create@key:main', 'retail.orders.create@key:main', 'main'],
       ['retail.all@key:main', 'retail.all@key:main', 'main'],
@@ -95,7 +135,15 @@ describe('bucket scope', () => {
   });
 
   it('lets config change a scope', () => {
-    expect(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }).get('retail.all').scope).toBe('deployment');
-    expect(buildPlan(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }), { buckets: ['retail.all'], class: 'read', account: 'main' }).cells[0].key).toBe('retail.all');
+    expect(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }).get('retail.all').scope).toBe(
+      'deployment',
+    );
+    expect(
+      buildPlan(registryOf({ buckets: { 'retail.all': { scope: 'deployment' } } }), {
+        buckets: ['retail.all'],
+        class: 'read',
+        account: 'main',
+      }).cells[0].key,
+    ).toBe('retail.all');
   });
 });

@@ -62,7 +62,8 @@ export class BucketRegistry {
     for (const declared of declarations) {
       const spec = this.specOf(declared);
       const known = this.specs.get(declared.name);
-      if (known && JSON.stringify(known) !== JSON.stringify(spec)) throw new RangeError(`Rate-limit bucket "${declared.name}" is declared twice, differently`);
+      if (known && JSON.stringify(known) !== JSON.stringify(spec))
+        throw new RangeError(`Rate-limit bucket "${declared.name}" is declared twice, differently`);
       this.specs.set(declared.name, spec);
     }
   }
@@ -92,7 +93,10 @@ export class BucketRegistry {
 
   get(name: BucketName): BucketSpec {
     const spec = this.specs.get(name);
-    if (!spec) throw new RangeError(`Unknown rate-limit bucket "${name}": the surface lib that spends it declares it (BucketRegistry.declare)`);
+    if (!spec)
+      throw new RangeError(
+        `Unknown rate-limit bucket "${name}": the surface lib that spends it declares it (BucketRegistry.declare)`,
+      );
     return spec;
   }
 

@@ -55,7 +55,13 @@ export interface BudgetedReply extends JsonReply {
  * `instances`: local decisions report this instance's part of each limit. `askedAt` is set in the
  * literal (one shape for every decision, no copy per decision to add it).
  */
-export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMode, askedAt: number, instances = 1): Decision {
+export function decisionOf(
+  plan: TakePlan,
+  outcome: StoreOutcome,
+  mode: BudgetMode,
+  askedAt: number,
+  instances = 1,
+): Decision {
   const readings: BucketReading[] = plan.cells.map((cell, i) => ({
     bucket: cell.bucket.name,
     ...(cell.team === undefined ? {} : { team: cell.team }),
@@ -80,7 +86,8 @@ export function decisionOf(plan: TakePlan, outcome: StoreOutcome, mode: BudgetMo
   };
   if (reading.team !== undefined) decision.team = reading.team;
   if (reading.scopeKey !== undefined) decision.scopeKey = reading.scopeKey;
-  if (!outcome.allowed) decision.limitedBy = outcome.coolDown ? 'cool-down' : index >= plan.upstreamCount ? 'team-share' : 'bucket';
+  if (!outcome.allowed)
+    decision.limitedBy = outcome.coolDown ? 'cool-down' : index >= plan.upstreamCount ? 'team-share' : 'bucket';
   return decision;
 }
 

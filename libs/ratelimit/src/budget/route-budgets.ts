@@ -20,7 +20,20 @@ export const routeBudget = (klass: RequestClass, ...buckets: BucketName[]): Rout
  * A take request for a route on behalf of a team; `cost` counts the operations of a batch where a bucket
  * counts them; `account` names the retail API key for per-key buckets.
  */
-export function budgetFor(route: RouteBudget, team: string | undefined, cost?: number, account?: string, laneInUse = false): TakeRequest {
+export function budgetFor(
+  route: RouteBudget,
+  team: string | undefined,
+  cost?: number,
+  account?: string,
+  laneInUse = false,
+): TakeRequest {
   const lane = route.priority ? { priority: true } : laneInUse && route.class === 'cancel' ? { yieldsLane: true } : {};
-  return { buckets: route.buckets, class: route.class, ...lane, ...(team === undefined ? {} : { team }), ...(cost === undefined ? {} : { cost }), ...(account === undefined ? {} : { account }) };
+  return {
+    buckets: route.buckets,
+    class: route.class,
+    ...lane,
+    ...(team === undefined ? {} : { team }),
+    ...(cost === undefined ? {} : { cost }),
+    ...(account === undefined ? {} : { account }),
+  };
 }

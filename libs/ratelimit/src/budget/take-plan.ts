@@ -60,11 +60,13 @@ export function planId(request: TakeRequest): string {
 
 export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
   if (request.buckets.length === 0) throw new RangeError('A rate-limit request needs at least one bucket');
-  if (new Set(request.buckets).size !== request.buckets.length) throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
+  if (new Set(request.buckets).size !== request.buckets.length)
+    throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
   const usableOf = (capacity: number, reserve: number, bucket: BucketSpec) => {
     if (request.class === 'read') return capacity * (1 - reserve);
     // Ordinary cancels leave the priority lane while a kill-switch run needs it; at least one token stays usable to them.
-    if (request.class === 'cancel' && request.yieldsLane && !request.priority && bucket.priorityLane) return Math.max(1, capacity * (1 - PRIORITY_LANE));
+    if (request.class === 'cancel' && request.yieldsLane && !request.priority && bucket.priorityLane)
+      return Math.max(1, capacity * (1 - PRIORITY_LANE));
     return capacity;
   };
   const specs = request.buckets.map((name) => registry.get(name));

@@ -2,13 +2,27 @@ import type { RedisBudgetStore } from '../store/redis-budget.store.js';
 import { RedisLink } from './redis-link.js';
 
 const timeout = () => new Error('Command timed out');
-const options = { instanceId: 'i1', heartbeatMs: 1_000, probeMs: 1_000, instanceTtlMs: 3_000, staleReserveMs: 60_000, expectedInstances: 3, degradeAfterTimeouts: 3 };
+const options = {
+  instanceId: 'i1',
+  heartbeatMs: 1_000,
+  probeMs: 1_000,
+  instanceTtlMs: 3_000,
+  staleReserveMs: 60_000,
+  expectedInstances: 3,
+  degradeAfterTimeouts: 3,
+};
 const quiet = { log: () => undefined, warn: () => undefined };
 
 function link() {
   // The link only reaches the store from its heartbeat, which these cases never start.
   const store = {} as unknown as RedisBudgetStore;
-  return new RedisLink(store, options, () => '{}', () => undefined, quiet);
+  return new RedisLink(
+    store,
+    options,
+    () => '{}',
+    () => undefined,
+    quiet,
+  );
 }
 
 describe(RedisLink.name, () => {
@@ -50,10 +64,17 @@ describe(RedisLink.name, () => {
   it('comes back only after probes answer in a row: a failed probe between two answers starts the count again', async () => {
     const answers: boolean[] = [];
     const store = {
-      heartbeat: () => (answers.shift() ? Promise.resolve({ known: 1, fresh: [] }) : Promise.reject(new Error('Connection is closed.'))),
+      heartbeat: () =>
+        answers.shift() ? Promise.resolve({ known: 1, fresh: [] }) : Promise.reject(new Error('Connection is closed.')),
       reserveStale: () => undefined,
     } as unknown as RedisBudgetStore;
-    const sut = new RedisLink(store, options, () => '{}', () => undefined, quiet);
+    const sut = new RedisLink(
+      store,
+      options,
+      () => '{}',
+      () => undefined,
+      quiet,
+    );
     // The heartbeat is the probe; the link was never started, so it schedules none by itself.
     const probe = () => (sut as unknown as { beat(): Promise<void> }).beat();
     sut.failed(new Error('Connection is closed.'));

@@ -122,7 +122,9 @@ export class RedisLink {
     this.cutOffAlone = mayHaveRun(error);
     this.timeoutsInRow = 0;
     this.probesInRow = 0;
-    this.logger.warn(`Rate-limit budget: Redis unreachable (${error instanceof Error ? error.message : String(error)}); using local buckets sized for ${this.localShareOf} instance(s).`);
+    this.logger.warn(
+      `Rate-limit budget: Redis unreachable (${error instanceof Error ? error.message : String(error)}); using local buckets sized for ${this.localShareOf} instance(s).`,
+    );
     this.onChange();
   }
 
@@ -161,13 +163,22 @@ export class RedisLink {
    * the generation in force, reserving the instances known before for as long as they need to return.
    */
   private async announce(): Promise<{ known: number; fresh: number }> {
-    const beat = () => this.store.heartbeat(this.options.instanceId, this.options.staleReserveMs, this.usage(), this.options.instanceTtlMs, this.degraded);
+    const beat = () =>
+      this.store.heartbeat(
+        this.options.instanceId,
+        this.options.staleReserveMs,
+        this.usage(),
+        this.options.instanceTtlMs,
+        this.degraded,
+      );
     try {
       return await beat();
     } catch (error) {
       if (!(error instanceof BudgetLostError) || !this.degraded) throw error;
       if (await this.store.adopt(this.instances, this.options.staleReserveMs)) {
-        this.logger.warn(`Rate-limit budget: Redis lost the shared budget (restarted empty or flushed); its cells come back spent and ${this.instances} instance(s) stay reserved until each is back.`);
+        this.logger.warn(
+          `Rate-limit budget: Redis lost the shared budget (restarted empty or flushed); its cells come back spent and ${this.instances} instance(s) stay reserved until each is back.`,
+        );
       }
       return beat();
     }

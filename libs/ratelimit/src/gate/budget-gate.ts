@@ -30,7 +30,13 @@ export class BudgetGate {
    * `waitMs`: the client's `Prefer: wait`, already capped; queue this long for budget instead of a 429.
    * `account`: the retail API key the call is signed with (per-key buckets).
    */
-  async spend(budget: RouteBudget | null, team: string | undefined, cost?: number, waitMs?: number, account?: string): Promise<Decision | undefined> {
+  async spend(
+    budget: RouteBudget | null,
+    team: string | undefined,
+    cost?: number,
+    waitMs?: number,
+    account?: string,
+  ): Promise<Decision | undefined> {
     if (budget === null) return undefined;
     const request = budgetFor(budget, team, cost, account, this.lane.inUse);
     if (!waitMs) {
@@ -53,7 +59,13 @@ export class BudgetGate {
    * Right before the send: throws the refusal of a decision that aged past `limits.maxDecisionAgeMs`
    * since it was asked for (see RateLimiter.lateAtSend), its tokens given back.
    */
-  beforeSend(budget: RouteBudget | null, team: string | undefined, cost: number | undefined, account: string | undefined, decision: Decision | undefined): void {
+  beforeSend(
+    budget: RouteBudget | null,
+    team: string | undefined,
+    cost: number | undefined,
+    account: string | undefined,
+    decision: Decision | undefined,
+  ): void {
     // Every upstream call passes here: a fresh decision costs one clock read, the request is rebuilt only for a late one.
     if (budget === null || decision === undefined || !this.limiter.aged(decision)) return;
     const late = this.limiter.lateAtSend(budgetFor(budget, team, cost, account, this.lane.inUse), decision);
@@ -69,6 +81,8 @@ export class BudgetGate {
    */
   async coolDown(budget: RouteBudget, throttle: CoolDownRequest | undefined, account?: string): Promise<void> {
     if (!throttle) return;
-    await this.limiter.coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account }).catch(() => undefined);
+    await this.limiter
+      .coolDown(budget.buckets, throttle.seconds, { classes: throttle.classes, account })
+      .catch(() => undefined);
   }
 }

@@ -10,7 +10,11 @@ function cellsAt(cells: GcraCell[]) {
   };
 }
 
-const cell = (capacity: number, perMs: number, usable = capacity): GcraCell => ({ capacity, emissionMs: 1 / perMs, usable });
+const cell = (capacity: number, perMs: number, usable = capacity): GcraCell => ({
+  capacity,
+  emissionMs: 1 / perMs,
+  usable,
+});
 
 describe('gcraTake', () => {
   it('allows exactly the capacity at one instant, then refuses', () => {

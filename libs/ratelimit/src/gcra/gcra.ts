@@ -25,7 +25,12 @@ export interface GcraOutcome {
 /** Float slack so that exactly `capacity` takes at one instant all pass. */
 const EPSILON_MS = 1e-6;
 
-export function gcraTake(now: number, tats: (number | undefined)[], cells: readonly GcraCell[], cost: number): GcraOutcome & { tats: number[] } {
+export function gcraTake(
+  now: number,
+  tats: (number | undefined)[],
+  cells: readonly GcraCell[],
+  cost: number,
+): GcraOutcome & { tats: number[] } {
   let waitMs = 0;
   let limiting = -1;
   const next: number[] = [];
@@ -45,7 +50,9 @@ export function gcraTake(now: number, tats: (number | undefined)[], cells: reado
     allowed,
     waitMs: Math.ceil(waitMs),
     limiting,
-    remaining: cells.map((cell, i) => Math.max(0, Math.floor((now + cell.capacity * cell.emissionMs - kept[i]) / cell.emissionMs + EPSILON_MS))),
+    remaining: cells.map((cell, i) =>
+      Math.max(0, Math.floor((now + cell.capacity * cell.emissionMs - kept[i]) / cell.emissionMs + EPSILON_MS)),
+    ),
     resetMs: kept.map((tat) => Math.ceil(tat - now)),
     tats: kept,
   };

@@ -28,6 +28,11 @@ describe(rateLimitHeaders.name, () => {
   it('turns a refusal into a 429 error with Retry-After rounded up and the limiting bucket', () => {
     const error = rateLimitedError(refused);
     expect(error.headers).toMatchObject({ 'Retry-After': '2', RateLimit: expect.stringContaining('r=0') });
-    expect(error.extensions).toMatchObject({ bucket: 'retail.all', team: 'desk', limitedBy: 'team-share', retryAfterMs: 1_250 });
+    expect(error.extensions).toMatchObject({
+      bucket: 'retail.all',
+      team: 'desk',
+      limitedBy: 'team-share',
+      retryAfterMs: 1_250,
+    });
   });
 });

@@ -10,7 +10,8 @@ import type { Decision } from '../budget/decision.js';
 export function rateLimitHeaders(decision: Decision): Record<string, string> {
   const applied = decision.preferWaitMs === undefined ? {} : preferenceApplied(decision.preferWaitMs);
   if (decision.readings.length === 0) return applied;
-  const name = (r: Decision['readings'][number]) => JSON.stringify(r.team === undefined ? r.bucket : `${r.bucket}@${r.team}`);
+  const name = (r: Decision['readings'][number]) =>
+    JSON.stringify(r.team === undefined ? r.bucket : `${r.bucket}@${r.team}`);
   return {
     'RateLimit-Policy': decision.readings.map((r) => `${name(r)};q=${r.limit};w=${r.windowSeconds}`).join(', '),
     RateLimit: decision.readings.map((r) => `${name(r)};r=${r.remaining};t=${Math.ceil(r.resetMs / 1000)}`).join(', '),
@@ -19,11 +20,19 @@ export function rateLimitHeaders(decision: Decision): Record<string, string> {
 }
 
 /** Refusal of a budget decision as a 429 (Retry-After plus the RateLimit headers). */
-export function rateLimitedError(decision: Decision, detail = `Upstream budget ${decision.bucket} is exhausted.`): RateLimitedError {
+export function rateLimitedError(
+  decision: Decision,
+  detail = `Upstream budget ${decision.bucket} is exhausted.`,
+): RateLimitedError {
   return new RateLimitedError(
     detail,
     decision.retryAfterMs / 1000,
-    { bucket: decision.bucket, limitedBy: decision.limitedBy, retryAfterMs: decision.retryAfterMs, ...(decision.team === undefined ? {} : { team: decision.team }) },
+    {
+      bucket: decision.bucket,
+      limitedBy: decision.limitedBy,
+      retryAfterMs: decision.retryAfterMs,
+      ...(decision.team === undefined ? {} : { team: decision.team }),
+    },
     rateLimitHeaders(decision),
   );
 }

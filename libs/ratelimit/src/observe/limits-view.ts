@@ -63,9 +63,12 @@ export function viewCells(registry: BucketRegistry, accounts: readonly string[] 
     { buckets: specs.filter((s) => s.scope !== 'key' || accounts.length === 0).map((s) => s.name) },
     ...(perKey.length === 0 ? [] : accounts.map((account) => ({ buckets: perKey, account }))),
   ].filter((shape) => shape.buckets.length > 0);
-  const plans = (team?: string) => shapes.map((shape) => buildPlan(registry, { ...shape, class: 'write', ...(team === undefined ? {} : { team }) }));
+  const plans = (team?: string) =>
+    shapes.map((shape) => buildPlan(registry, { ...shape, class: 'write', ...(team === undefined ? {} : { team }) }));
   const upstream = plans().flatMap((plan) => plan.cells);
-  const shares = registry.teamsWithShares().flatMap((team) => plans(team).flatMap((plan) => plan.cells.slice(plan.upstreamCount)));
+  const shares = registry
+    .teamsWithShares()
+    .flatMap((team) => plans(team).flatMap((plan) => plan.cells.slice(plan.upstreamCount)));
   return [...upstream, ...shares];
 }
 
@@ -81,7 +84,13 @@ export function assembleView(
   cells.forEach((cell, i) => {
     const level = round(states[i].level);
     if (cell.team !== undefined) {
-      views.get(cell.bucketKey)?.teams.push({ team: cell.team, share: registry.shareOf(cell.team, cell.bucket.name), capacity: cell.capacity, level, lastMinute: { allowed: 0, denied: 0 } });
+      views.get(cell.bucketKey)?.teams.push({
+        team: cell.team,
+        share: registry.shareOf(cell.team, cell.bucket.name),
+        capacity: cell.capacity,
+        level,
+        lastMinute: { allowed: 0, denied: 0 },
+      });
       return;
     }
     views.set(cell.bucketKey, {

@@ -30,7 +30,9 @@ export class LocalBudgetStore {
   }
 
   private tatOf(key: string, cell: GcraCell): number | undefined {
-    return this.tats.get(key) ?? (this.spentAt === undefined ? undefined : this.spentAt + cell.capacity * cell.emissionMs);
+    return (
+      this.tats.get(key) ?? (this.spentAt === undefined ? undefined : this.spentAt + cell.capacity * cell.emissionMs)
+    );
   }
 
   take(plan: TakePlan, cost: number, instances: number, now: number): StoreOutcome {
@@ -53,7 +55,14 @@ export class LocalBudgetStore {
       };
     }
     if (outcome.allowed) plan.cells.forEach((c, i) => this.tats.set(c.key, outcome.tats[i]));
-    return { allowed: outcome.allowed, waitMs: outcome.waitMs, limiting: outcome.limiting, coolDown: false, remaining: outcome.remaining, resetMs: outcome.resetMs };
+    return {
+      allowed: outcome.allowed,
+      waitMs: outcome.waitMs,
+      limiting: outcome.limiting,
+      coolDown: false,
+      remaining: outcome.remaining,
+      resetMs: outcome.resetMs,
+    };
   }
 
   coolDown(bucketKeys: readonly string[], classLetters: string, ms: number, now: number): void {

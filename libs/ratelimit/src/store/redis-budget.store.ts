@@ -4,7 +4,15 @@ import { LuaScript, type RedisClient } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
-import { ADOPT_SCRIPT, COOL_DOWN_SCRIPT, HEARTBEAT_SCRIPT, READ_SCRIPT, REFUND_SCRIPT, RESEED_SCRIPT, TAKE_SCRIPT } from '../gcra/gcra.lua.js';
+import {
+  ADOPT_SCRIPT,
+  COOL_DOWN_SCRIPT,
+  HEARTBEAT_SCRIPT,
+  READ_SCRIPT,
+  REFUND_SCRIPT,
+  RESEED_SCRIPT,
+  TAKE_SCRIPT,
+} from '../gcra/gcra.lua.js';
 import type { InstanceView } from '../observe/limits-view.js';
 import { BudgetKeys } from './budget-keys.js';
 import type { CellState, StoreOutcome } from './store-outcome.js';
@@ -73,7 +81,15 @@ export class RedisBudgetStore {
   }
 
   async load(): Promise<void> {
-    for (const script of [this.takeScript, this.refundScript, this.coolDownScript, this.heartbeatScript, this.readScript, this.adoptScript]) await script.load(this.redis);
+    for (const script of [
+      this.takeScript,
+      this.refundScript,
+      this.coolDownScript,
+      this.heartbeatScript,
+      this.readScript,
+      this.adoptScript,
+    ])
+      await script.load(this.redis);
   }
 
   /**
@@ -112,9 +128,22 @@ export class RedisBudgetStore {
    * Announces the instance and publishes its usage; answers how many instances are known (heard from
    * within `horizonMs`) and how many of them are fresh (heard from within `staleMs`, not deciding locally).
    */
-  async heartbeat(instanceId: string, horizonMs: number, usage: string, staleMs: number, local: boolean): Promise<{ known: number; fresh: number }> {
+  async heartbeat(
+    instanceId: string,
+    horizonMs: number,
+    usage: string,
+    staleMs: number,
+    local: boolean,
+  ): Promise<{ known: number; fresh: number }> {
     const keys = [this.keys.instances(), this.keys.usage(instanceId), this.keys.generation(), this.keys.lostFloor()];
-    const [known, fresh] = (await this.heartbeatScript.run(this.redis, keys, [instanceId, horizonMs, usage, staleMs, local ? '1' : '0', this.generation])) as [number, number];
+    const [known, fresh] = (await this.heartbeatScript.run(this.redis, keys, [
+      instanceId,
+      horizonMs,
+      usage,
+      staleMs,
+      local ? '1' : '0',
+      this.generation,
+    ])) as [number, number];
     if (known === -1) throw new BudgetLostError();
     return { known, fresh };
   }
@@ -134,7 +163,10 @@ export class RedisBudgetStore {
    * heartbeat stale on purpose), else as local or cut off.
    */
   async members(staleMs: number): Promise<InstanceView[]> {
-    const [[seconds, micros], entries] = await Promise.all([this.redis.time(), this.redis.zrange(this.keys.instances(), '0', '-1', 'WITHSCORES')]);
+    const [[seconds, micros], entries] = await Promise.all([
+      this.redis.time(),
+      this.redis.zrange(this.keys.instances(), '0', '-1', 'WITHSCORES'),
+    ]);
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     const members: InstanceView[] = [];
     for (let i = 0; i + 1 < entries.length; i += 2) {
@@ -161,7 +193,11 @@ export class RedisBudgetStore {
   async reseed(cells: readonly PlanCell[]): Promise<number> {
     if (cells.length === 0) return 0;
     const keys = cells.map((c) => this.keys.tat(c.key));
-    return (await this.reseedScript.run(this.redis, keys, cells.map((c) => c.capacity * c.emissionMs))) as number;
+    return (await this.reseedScript.run(
+      this.redis,
+      keys,
+      cells.map((c) => c.capacity * c.emissionMs),
+    )) as number;
   }
 
   /** Current level and cool-down of each cell, read at one Redis instant. */
@@ -198,7 +234,8 @@ export class RedisBudgetStore {
 
   private prepare(plan: TakePlan): PreparedPlan {
     let prepared = this.prepared.get(plan);
-    if (prepared?.share !== this.share) this.prepared.set(plan, (prepared = { ...preparePlan(plan, this.keys, this.share), share: this.share }));
+    if (prepared?.share !== this.share)
+      this.prepared.set(plan, (prepared = { ...preparePlan(plan, this.keys, this.share), share: this.share }));
     return prepared;
   }
 }

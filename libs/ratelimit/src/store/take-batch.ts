@@ -58,7 +58,9 @@ export class TakeBatch {
     let plan = this.planIndex.get(entry.plan);
     if (plan === undefined) {
       this.planArgs.push(prepared.classLetter, prepared.tatKeys.length, prepared.coolKeys.length);
-      prepared.tatKeys.forEach((key, i) => this.planArgs.push(this.indexOf(key), prepared.cellArgs[2 * i], prepared.cellArgs[2 * i + 1]));
+      prepared.tatKeys.forEach((key, i) =>
+        this.planArgs.push(this.indexOf(key), prepared.cellArgs[2 * i], prepared.cellArgs[2 * i + 1]),
+      );
       for (const key of prepared.coolKeys) this.planArgs.push(this.indexOf(key));
       this.planIndex.set(entry.plan, (plan = this.planIndex.size + 1));
     }
@@ -67,7 +69,10 @@ export class TakeBatch {
 
   /** The EVALSHA key count and arguments: keys, the generation key last, then ARGV, the generation held last. */
   keysAndArgs(generationKey: string, generation: string): [number, (string | number)[]] {
-    return [this.keys.length + 1, [...this.keys, generationKey, this.planIndex.size, ...this.planArgs, ...this.requestArgs, generation]];
+    return [
+      this.keys.length + 1,
+      [...this.keys, generationKey, this.planIndex.size, ...this.planArgs, ...this.requestArgs, generation],
+    ];
   }
 
   settle(reply: number[]): void {

@@ -13,7 +13,12 @@ export class BudgetWaitTooLongError extends RateLimitedError {
       ? `Upstream budget ${decision.bucket} needs a wait of ${decision.retryAfterMs} ms, more than the ${maxWaitMs} ms allowed.`
       : `Too many requests are already waiting for budget on ${request?.buckets.join(' + ')}.`;
     const base = decision ? rateLimitedError(decision, detail) : undefined;
-    super(detail, (decision?.retryAfterMs ?? 1000) / 1000, base?.extensions ?? { buckets: request?.buckets }, base?.headers ?? {});
+    super(
+      detail,
+      (decision?.retryAfterMs ?? 1000) / 1000,
+      base?.extensions ?? { buckets: request?.buckets },
+      base?.headers ?? {},
+    );
     this.waitMs = decision?.retryAfterMs ?? 1000;
   }
 }

@@ -45,7 +45,9 @@ export class WaitQueues {
     if (!queue) this.queues.set(key, (queue = { waiters: [], pumping: false }));
     if (queue.waiters.length >= this.maxQueued) throw new BudgetWaitTooLongError(undefined, maxWaitMs, request);
     const now = performance.now(); // deadlines are intervals: a wall-clock step must not move them
-    const waiting = new Promise<Decision>((resolve, reject) => queue.waiters.push({ request, deadline: now + maxWaitMs, enqueuedAt: now, resolve, reject }));
+    const waiting = new Promise<Decision>((resolve, reject) =>
+      queue.waiters.push({ request, deadline: now + maxWaitMs, enqueuedAt: now, resolve, reject }),
+    );
     void this.pump(key, queue);
     return waiting;
   }

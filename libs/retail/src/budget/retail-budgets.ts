@@ -2,7 +2,14 @@ import { type BucketDeclaration, type RouteBudget, routeBudget } from '@lib/rate
 import type { RequestClass } from '@lib/core';
 
 /** spec §8 publishes "N requests per 10 seconds" per API key (upstream-facts "Retail extras": the figures are the key's). */
-const per10s = (name: string, limit: number, what: string): BucketDeclaration => ({ name, scope: 'key', window: true, limit, windowSeconds: 10, source: `spec §8: ${what} ${limit} per 10 s` });
+const per10s = (name: string, limit: number, what: string): BucketDeclaration => ({
+  name,
+  scope: 'key',
+  window: true,
+  limit,
+  windowSeconds: 10,
+  source: `spec §8: ${what} ${limit} per 10 s`,
+});
 
 /** The retail buckets, all counted per API key. */
 export const RETAIL_BUCKETS: readonly BucketDeclaration[] = [
@@ -36,7 +43,8 @@ export const RETAIL_BUCKET_NAMES = RETAIL_BUCKETS.map((b) => b.name);
  * Every retail call also spends `retail.all` (spec §8: 2,000 per 10 s, all retail combined) and
  * `retail.key` (upstream-facts: 20 requests/s per API key); all three are counted per key.
  */
-const retail = (klass: RequestClass, bucket?: string): RouteBudget => (bucket ? routeBudget(klass, bucket, 'retail.all', 'retail.key') : routeBudget(klass, 'retail.all', 'retail.key'));
+const retail = (klass: RequestClass, bucket?: string): RouteBudget =>
+  bucket ? routeBudget(klass, bucket, 'retail.all', 'retail.key') : routeBudget(klass, 'retail.all', 'retail.key');
 
 /** The buckets each retail operation takes, for the calls to declare instead of spelling bucket names. */
 export const RETAIL_BUDGETS = {

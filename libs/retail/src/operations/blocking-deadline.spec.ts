@@ -8,7 +8,10 @@ describe(blockingPlan.name, () => {
   });
 
   it('adds maxBlockTime to the ordinary deadline for a synchronous order, in the blocking pool', () => {
-    expect(blockingPlan({ synchronousExecution: true, maxBlockTime: '5' }, 10_000, 30)).toMatchObject({ blocking: true, timeoutMs: 15_000 });
+    expect(blockingPlan({ synchronousExecution: true, maxBlockTime: '5' }, 10_000, 30)).toMatchObject({
+      blocking: true,
+      timeoutMs: 15_000,
+    });
   });
 
   it('refuses more than the cap, naming the field', () => {
@@ -18,7 +21,15 @@ describe(blockingPlan.name, () => {
   });
 
   it('asks for the cap when the assumed default block would pass it', () => {
-    expect(blockingPlan({ synchronousExecution: true }, 1_000, 5)).toEqual({ body: { synchronousExecution: true, maxBlockTime: '5' }, blocking: true, timeoutMs: 6_000 });
-    expect(blockingPlan({ synchronousExecution: true }, 1_000, 60)).toEqual({ body: { synchronousExecution: true }, blocking: true, timeoutMs: 31_000 });
+    expect(blockingPlan({ synchronousExecution: true }, 1_000, 5)).toEqual({
+      body: { synchronousExecution: true, maxBlockTime: '5' },
+      blocking: true,
+      timeoutMs: 6_000,
+    });
+    expect(blockingPlan({ synchronousExecution: true }, 1_000, 60)).toEqual({
+      body: { synchronousExecution: true },
+      blocking: true,
+      timeoutMs: 31_000,
+    });
   });
 });

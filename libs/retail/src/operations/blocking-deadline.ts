@@ -24,7 +24,11 @@ export interface BlockingPlan<T> {
  * blocking pool (bulkheads.blocking). A maxBlockTime past `maxBlockSeconds` (the client's cap) is
  * refused before anything is spent; an absent one is set to the cap when the assumed default is longer.
  */
-export function blockingPlan<T extends BlockingRequest>(request: T, ordinaryMs: number, maxBlockSeconds: number): BlockingPlan<T> {
+export function blockingPlan<T extends BlockingRequest>(
+  request: T,
+  ordinaryMs: number,
+  maxBlockSeconds: number,
+): BlockingPlan<T> {
   if (!request.synchronousExecution) return { body: request, blocking: false };
   if (request.maxBlockTime === undefined) {
     const seconds = Math.min(DEFAULT_BLOCK_SECONDS, maxBlockSeconds);
@@ -34,7 +38,12 @@ export function blockingPlan<T extends BlockingRequest>(request: T, ordinaryMs: 
   const asked = Number(request.maxBlockTime);
   if (asked > maxBlockSeconds) {
     throw new ValidationError(
-      [{ path: 'body.maxBlockTime', message: `at most ${maxBlockSeconds} seconds for this client (bulkheads.blocking.maxBlockSeconds)` }],
+      [
+        {
+          path: 'body.maxBlockTime',
+          message: `at most ${maxBlockSeconds} seconds for this client (bulkheads.blocking.maxBlockSeconds)`,
+        },
+      ],
       `maxBlockTime may be at most ${maxBlockSeconds} seconds: a blocking call holds an upstream connection that long.`,
     );
   }

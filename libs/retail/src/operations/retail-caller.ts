@@ -10,7 +10,13 @@ export interface RetailCaller {
 }
 
 /** The parts of a RetailCall every operation takes from its caller. */
-export function callerFields(caller: RetailCaller): { account: string; team: string; client?: string; requestId?: string; preferWaitMs?: number } {
+export function callerFields(caller: RetailCaller): {
+  account: string;
+  team: string;
+  client?: string;
+  requestId?: string;
+  preferWaitMs?: number;
+} {
   return {
     account: caller.account,
     team: caller.team,

@@ -3,7 +3,14 @@ import { Bulkheads } from '@lib/core';
 import { type BudgetedReply } from '@lib/ratelimit';
 
 import { RetailHttpClient } from '../client/retail-http.client.js';
-import type { CancelAllOrders, CancelOrder, ClosePosition, CreateOrder, ModifyOrder, PreviewOrder } from '../schemas/order-request.schema.js';
+import type {
+  CancelAllOrders,
+  CancelOrder,
+  ClosePosition,
+  CreateOrder,
+  ModifyOrder,
+  PreviewOrder,
+} from '../schemas/order-request.schema.js';
 import type { OpenOrdersQuery } from '../schemas/query.schema.js';
 import { blockingPlan } from './blocking-deadline.js';
 import { type RetailCaller, callerFields, segment } from './retail-caller.js';
@@ -23,14 +30,32 @@ export class RetailOrders {
 
   /** A synchronous order blocks (spec 2.10): its maxBlockTime is checked against the client's cap, and it goes through the blocking pool. */
   async create(caller: RetailCaller, order: CreateOrder): Promise<BudgetedReply> {
-    const { body, blocking, timeoutMs } = blockingPlan(order, this.http.timeoutMs, this.bulkheads.maxBlockSeconds(caller.client));
+    const { body, blocking, timeoutMs } = blockingPlan(
+      order,
+      this.http.timeoutMs,
+      this.bulkheads.maxBlockSeconds(caller.client),
+    );
     const context = { operation: 'createOrder', marketSlug: order.marketSlug };
-    const call = { ...callerFields(caller), method: 'POST', path: '/v1/orders', body, blocking, budget: RETAIL_BUDGETS.createOrder, context } as const;
+    const call = {
+      ...callerFields(caller),
+      method: 'POST',
+      path: '/v1/orders',
+      body,
+      blocking,
+      budget: RETAIL_BUDGETS.createOrder,
+      context,
+    } as const;
     return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
   }
 
   preview(caller: RetailCaller, body: PreviewOrder): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'POST', path: '/v1/order/preview', body, budget: RETAIL_BUDGETS.previewOrder });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'POST',
+      path: '/v1/order/preview',
+      body,
+      budget: RETAIL_BUDGETS.previewOrder,
+    });
   }
 
   cancel(caller: RetailCaller, orderId: string, body: CancelOrder): Promise<BudgetedReply> {
@@ -44,22 +69,51 @@ export class RetailOrders {
   }
 
   cancelAll(caller: RetailCaller, body: CancelAllOrders): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'POST', path: '/v1/orders/open/cancel', body, budget: RETAIL_BUDGETS.cancelAllOrders });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'POST',
+      path: '/v1/orders/open/cancel',
+      body,
+      budget: RETAIL_BUDGETS.cancelAllOrders,
+    });
   }
 
   /** Places an order like create does, so it blocks and is never resent the same way. */
   async closePosition(caller: RetailCaller, request: ClosePosition): Promise<BudgetedReply> {
-    const { body, blocking, timeoutMs } = blockingPlan(request, this.http.timeoutMs, this.bulkheads.maxBlockSeconds(caller.client));
+    const { body, blocking, timeoutMs } = blockingPlan(
+      request,
+      this.http.timeoutMs,
+      this.bulkheads.maxBlockSeconds(caller.client),
+    );
     const context = { operation: 'closePosition', marketSlug: request.marketSlug };
-    const call = { ...callerFields(caller), method: 'POST', path: '/v1/order/close-position', body, blocking, budget: RETAIL_BUDGETS.closePosition, context } as const;
+    const call = {
+      ...callerFields(caller),
+      method: 'POST',
+      path: '/v1/order/close-position',
+      body,
+      blocking,
+      budget: RETAIL_BUDGETS.closePosition,
+      context,
+    } as const;
     return this.http.send(timeoutMs === undefined ? call : { ...call, timeoutMs });
   }
 
   open(caller: RetailCaller, query: OpenOrdersQuery): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: '/v1/orders/open', query, budget: RETAIL_BUDGETS.openOrders });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: '/v1/orders/open',
+      query,
+      budget: RETAIL_BUDGETS.openOrders,
+    });
   }
 
   get(caller: RetailCaller, orderId: string): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: `/v1/order/${segment(orderId)}`, budget: RETAIL_BUDGETS.getOrder });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: `/v1/order/${segment(orderId)}`,
+      budget: RETAIL_BUDGETS.getOrder,
+    });
   }
 }

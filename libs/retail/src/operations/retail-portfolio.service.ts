@@ -12,22 +12,49 @@ export class RetailPortfolio {
   constructor(private readonly http: RetailHttpClient) {}
 
   positions(caller: RetailCaller, query: PositionsQuery): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: '/v1/portfolio/positions', query, budget: RETAIL_BUDGETS.positions });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: '/v1/portfolio/positions',
+      query,
+      budget: RETAIL_BUDGETS.positions,
+    });
   }
 
   activities(caller: RetailCaller, query: ActivitiesQuery): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: '/v1/portfolio/activities', query, budget: RETAIL_BUDGETS.activities });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: '/v1/portfolio/activities',
+      query,
+      budget: RETAIL_BUDGETS.activities,
+    });
   }
 
   balances(caller: RetailCaller): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: '/v1/account/balances', budget: RETAIL_BUDGETS.balances });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: '/v1/account/balances',
+      budget: RETAIL_BUDGETS.balances,
+    });
   }
 
   bbo(caller: RetailCaller, slug: string): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: `/v1/markets/${segment(slug)}/bbo`, budget: RETAIL_BUDGETS.marketData });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: `/v1/markets/${segment(slug)}/bbo`,
+      budget: RETAIL_BUDGETS.marketData,
+    });
   }
 
   book(caller: RetailCaller, slug: string): Promise<BudgetedReply> {
-    return this.http.send({ ...callerFields(caller), method: 'GET', path: `/v1/markets/${segment(slug)}/book`, budget: RETAIL_BUDGETS.marketData });
+    return this.http.send({
+      ...callerFields(caller),
+      method: 'GET',
+      path: `/v1/markets/${segment(slug)}/book`,
+      budget: RETAIL_BUDGETS.marketData,
+    });
   }
 }

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 
-import { OrderIntentSchema, RetailManualOrderIndicatorSchema, RetailOrderTypeSchema, RetailTimeInForceSchema } from './retail-enums.schema.js';
-import { CashAmountSchema, Int64StringSchema, MarketSlugSchema, PriceAmountSchema, QuantitySchema } from './retail-primitives.schema.js';
+import {
+  OrderIntentSchema,
+  RetailManualOrderIndicatorSchema,
+  RetailOrderTypeSchema,
+  RetailTimeInForceSchema,
+} from './retail-enums.schema.js';
+import {
+  CashAmountSchema,
+  Int64StringSchema,
+  MarketSlugSchema,
+  PriceAmountSchema,
+  QuantitySchema,
+} from './retail-primitives.schema.js';
 
 /** upstream-facts: `{currentPrice: Amount, bips?, ticks?}`; how far from currentPrice a market order may fill. */
 export const SlippageToleranceSchema = z

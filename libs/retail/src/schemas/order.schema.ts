@@ -1,6 +1,13 @@
 import { z } from 'zod';
 
-import { ORDER_SIDES, OrderIntentSchema, RETAIL_EXECUTION_TYPES, RETAIL_ORDER_STATES, RetailOrderTypeSchema, RetailTimeInForceSchema } from './retail-enums.schema.js';
+import {
+  ORDER_SIDES,
+  OrderIntentSchema,
+  RETAIL_EXECUTION_TYPES,
+  RETAIL_ORDER_STATES,
+  RetailOrderTypeSchema,
+  RetailTimeInForceSchema,
+} from './retail-enums.schema.js';
 import { AmountSchema } from './retail-primitives.schema.js';
 
 /**
@@ -58,5 +65,8 @@ export const RetailExecutionSchema = z.looseObject({
 export type RetailExecution = z.infer<typeof RetailExecutionSchema>;
 
 /** `POST /v1/orders` and `POST /v1/order/close-position`: executions are filled for synchronous execution. */
-export const CreateOrderResponseSchema = z.looseObject({ id: z.string(), executions: z.array(RetailExecutionSchema).optional() });
+export const CreateOrderResponseSchema = z.looseObject({
+  id: z.string(),
+  executions: z.array(RetailExecutionSchema).optional(),
+});
 export type CreateOrderResponse = z.infer<typeof CreateOrderResponseSchema>;

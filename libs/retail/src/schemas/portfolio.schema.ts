@@ -58,7 +58,9 @@ export const AccountBalanceChangeSchema = z.looseObject({
   amount: AmountSchema.optional(),
   createTime: z.string().optional(),
   updateTime: z.string().optional(),
-  transactions: z.array(z.looseObject({ transactionId: z.string(), status: z.string(), amount: AmountSchema })).optional(),
+  transactions: z
+    .array(z.looseObject({ transactionId: z.string(), status: z.string(), amount: AmountSchema }))
+    .optional(),
 });
 
 export const ActivitySchema = z.looseObject({
@@ -69,5 +71,13 @@ export const ActivitySchema = z.looseObject({
 });
 export type Activity = z.infer<typeof ActivitySchema>;
 
-export const ActivitiesResponseSchema = z.looseObject({ activities: z.array(ActivitySchema), nextCursor: z.string().optional(), eof: z.boolean().optional() });
-export const PositionsResponseSchema = z.looseObject({ positions: z.record(z.string(), RetailPositionSchema), nextCursor: z.string().optional(), eof: z.boolean().optional() });
+export const ActivitiesResponseSchema = z.looseObject({
+  activities: z.array(ActivitySchema),
+  nextCursor: z.string().optional(),
+  eof: z.boolean().optional(),
+});
+export const PositionsResponseSchema = z.looseObject({
+  positions: z.record(z.string(), RetailPositionSchema),
+  nextCursor: z.string().optional(),
+  eof: z.boolean().optional(),
+});

@@ -13,7 +13,11 @@ export type OpenOrdersQuery = z.infer<typeof OpenOrdersQuerySchema>;
 
 /** `GET /v1/portfolio/positions` (upstream-facts). */
 export const PositionsQuerySchema = z
-  .object({ market: MarketSlugSchema.optional(), limit: QueryLimitSchema.optional(), cursor: z.string().min(1).max(500).optional() })
+  .object({
+    market: MarketSlugSchema.optional(),
+    limit: QueryLimitSchema.optional(),
+    cursor: z.string().min(1).max(500).optional(),
+  })
   .strict();
 export type PositionsQuery = z.infer<typeof PositionsQuerySchema>;
 

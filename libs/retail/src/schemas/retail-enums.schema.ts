@@ -4,7 +4,12 @@ import { z } from 'zod';
  * Enumerations of the retail surface (spec 2.9-2.12, upstream-facts "Retail shapes" and WebSocket
  * protocol), as const tuples so the sandbox and the schemas share one spelling.
  */
-export const ORDER_INTENTS = ['ORDER_INTENT_BUY_LONG', 'ORDER_INTENT_SELL_LONG', 'ORDER_INTENT_BUY_SHORT', 'ORDER_INTENT_SELL_SHORT'] as const;
+export const ORDER_INTENTS = [
+  'ORDER_INTENT_BUY_LONG',
+  'ORDER_INTENT_SELL_LONG',
+  'ORDER_INTENT_BUY_SHORT',
+  'ORDER_INTENT_SELL_SHORT',
+] as const;
 export const OrderIntentSchema = z.enum(ORDER_INTENTS);
 export type OrderIntent = z.infer<typeof OrderIntentSchema>;
 
@@ -23,7 +28,10 @@ export const RetailTimeInForceSchema = z.enum(RETAIL_TIME_IN_FORCES);
 export type RetailTimeInForce = z.infer<typeof RetailTimeInForceSchema>;
 
 /** spec 2.10 and the SDK spell it AUTOMATIC on retail (the exchange says AUTOMATED). */
-export const RETAIL_MANUAL_ORDER_INDICATORS = ['MANUAL_ORDER_INDICATOR_MANUAL', 'MANUAL_ORDER_INDICATOR_AUTOMATIC'] as const;
+export const RETAIL_MANUAL_ORDER_INDICATORS = [
+  'MANUAL_ORDER_INDICATOR_MANUAL',
+  'MANUAL_ORDER_INDICATOR_AUTOMATIC',
+] as const;
 export const RetailManualOrderIndicatorSchema = z.enum(RETAIL_MANUAL_ORDER_INDICATORS);
 
 export const ORDER_SIDES = ['ORDER_SIDE_BUY', 'ORDER_SIDE_SELL'] as const;
@@ -81,7 +89,11 @@ export const SORT_ORDERS = ['SORT_ORDER_DESCENDING', 'SORT_ORDER_ASCENDING'] as 
 export const SortOrderSchema = z.enum(SORT_ORDERS);
 export type SortOrder = z.infer<typeof SortOrderSchema>;
 
-export const MARKET_SUBSCRIPTION_TYPES = ['SUBSCRIPTION_TYPE_MARKET_DATA', 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE', 'SUBSCRIPTION_TYPE_TRADE'] as const;
+export const MARKET_SUBSCRIPTION_TYPES = [
+  'SUBSCRIPTION_TYPE_MARKET_DATA',
+  'SUBSCRIPTION_TYPE_MARKET_DATA_LITE',
+  'SUBSCRIPTION_TYPE_TRADE',
+] as const;
 /** upstream-facts "Retail extras": ORDER_SNAPSHOT (snapshot only) beside the SDK's three; RFQ is not modelled. */
 export const PRIVATE_SUBSCRIPTION_TYPES = [
   'SUBSCRIPTION_TYPE_ORDER',

@@ -5,7 +5,10 @@ const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
 const INT64_MAX = 9_223_372_036_854_775_807n;
 
 /** upstream-facts "Retail shapes": money and prices are `{value: "<decimal string>", currency: "USD"}`. */
-export const AmountSchema = z.looseObject({ value: z.string().regex(DECIMAL, 'expected a decimal string'), currency: z.string() });
+export const AmountSchema = z.looseObject({
+  value: z.string().regex(DECIMAL, 'expected a decimal string'),
+  currency: z.string(),
+});
 export type Amount = z.infer<typeof AmountSchema>;
 
 /** At most this many digits in a client's decimal: more cannot survive the upstream's doubles. */
@@ -30,10 +33,14 @@ function clientAmount(max: number, tooLarge: string) {
  * A price a client sends: a YES contract pays $1 (the fixture's band is 1..99 cents at priceScale 2: "a
  * binary never trades at 0 or 100"), so a price is a decimal strictly between 0 and 1 dollar.
  */
-export const PriceAmountSchema = clientAmount(0.999999, 'a price is below 1 USD (a contract pays 1 USD)').meta({ example: { value: '0.55', currency: 'USD' } });
+export const PriceAmountSchema = clientAmount(0.999999, 'a price is below 1 USD (a contract pays 1 USD)').meta({
+  example: { value: '0.55', currency: 'USD' },
+});
 
 /** A cash amount a client sends (cashOrderQty): positive, and exact as a double (at most 2^53 - 1 dollars). */
-export const CashAmountSchema = clientAmount(Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`).meta({ example: { value: '10.00', currency: 'USD' } });
+export const CashAmountSchema = clientAmount(Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`).meta({
+  example: { value: '10.00', currency: 'USD' },
+});
 
 /** Market slugs are the engine's symbols: lower-case words joined by dashes; a slash would change the path. */
 export const MarketSlugSchema = z
@@ -54,7 +61,10 @@ export const Int64StringSchema = z
  */
 export const QuantitySchema = z
   .number()
-  .refine((value) => Number.isSafeInteger(value) && value > 0, `expected a whole number of shares from 1 to ${Number.MAX_SAFE_INTEGER}`)
+  .refine(
+    (value) => Number.isSafeInteger(value) && value > 0,
+    `expected a whole number of shares from 1 to ${Number.MAX_SAFE_INTEGER}`,
+  )
   .meta({ example: 1 });
 
 /** Query strings repeat a key for arrays (`slugs=a&slugs=b`); one occurrence arrives as a plain string. */

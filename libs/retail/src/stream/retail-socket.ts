@@ -75,7 +75,9 @@ export class RetailSocket {
   subscribe(request: SubscriptionRequest, listener: SubscriptionListener): { requestId: string; ready: Promise<void> } {
     const requestId = `gw-${++this.nextId}`;
     // Past the wait, a subscription that was sent settles anyway; one never sent had no connection.
-    const first = new FirstSnapshot(this.options.ackTimeoutMs, () => (subscription.sent ? undefined : new Error(`no connection to ${this.options.url}`)));
+    const first = new FirstSnapshot(this.options.ackTimeoutMs, () =>
+      subscription.sent ? undefined : new Error(`no connection to ${this.options.url}`),
+    );
     const subscription: Subscription = { requestId, request, listener, sent: false, first };
     this.subscriptions.set(requestId, subscription);
     if (this.connected) this.send(subscription);
@@ -105,7 +107,10 @@ export class RetailSocket {
 
   private connect(): void {
     const sentAt = steadyNow(); // the retail signer's clock (see RetailSigner)
-    const ws = new WebSocket(this.options.url, { headers: this.options.headers(), handshakeTimeout: this.options.ackTimeoutMs });
+    const ws = new WebSocket(this.options.url, {
+      headers: this.options.headers(),
+      handshakeTimeout: this.options.ackTimeoutMs,
+    });
     this.ws = ws;
     ws.on('upgrade', (response) => this.options.onHandshake?.(response, sentAt, true));
     ws.on('unexpected-response', (_request, response) => {
@@ -130,7 +135,11 @@ export class RetailSocket {
 
   private send(subscription: Subscription): void {
     const { subscriptionType, marketSlugs } = subscription.request;
-    const subscribe = { requestId: subscription.requestId, subscriptionType, ...(marketSlugs === undefined ? {} : { marketSlugs }) };
+    const subscribe = {
+      requestId: subscription.requestId,
+      subscriptionType,
+      ...(marketSlugs === undefined ? {} : { marketSlugs }),
+    };
     this.ws?.send(JSON.stringify({ subscribe }));
     subscription.sent = true;
     if (NO_SNAPSHOT.has(subscriptionType)) subscription.first.resolve();

@@ -44,7 +44,8 @@ const PAYLOAD_KEYS: Record<string, [RetailStreamName, RetailStreamEvent['kind']]
   trade: ['trade', 'update'],
 };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Reads one text frame of either retail channel. */
 export function parseRetailFrame(text: string): RetailFrame {
@@ -57,7 +58,8 @@ export function parseRetailFrame(text: string): RetailFrame {
   if (!isRecord(message)) return { kind: 'unknown', text };
   if ('heartbeat' in message) return { kind: 'heartbeat' };
   const requestId = typeof message.requestId === 'string' ? message.requestId : undefined;
-  if ('error' in message) return { kind: 'error', message: String(message.error), ...(requestId === undefined ? {} : { requestId }) };
+  if ('error' in message)
+    return { kind: 'error', message: String(message.error), ...(requestId === undefined ? {} : { requestId }) };
   const key = Object.keys(message).find((name) => name in PAYLOAD_KEYS);
   if (!key || requestId === undefined) return { kind: 'unknown', text };
   const [stream, kind] = PAYLOAD_KEYS[key];
@@ -66,7 +68,15 @@ export function parseRetailFrame(text: string): RetailFrame {
   const marketSlug = marketSlugOf(data);
   return {
     kind: 'data',
-    event: { stream, kind, requestId, key, data, ...(subscriptionType ? { subscriptionType } : {}), ...(marketSlug ? { marketSlug } : {}) },
+    event: {
+      stream,
+      kind,
+      requestId,
+      key,
+      data,
+      ...(subscriptionType ? { subscriptionType } : {}),
+      ...(marketSlug ? { marketSlug } : {}),
+    },
   };
 }
 

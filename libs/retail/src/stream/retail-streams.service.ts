@@ -9,7 +9,10 @@ export type RetailChannel = 'markets' | 'private';
 /** upstream-facts WebSocket protocol: the two channel paths. */
 const CHANNEL_PATHS: Record<RetailChannel, string> = { markets: '/v1/ws/markets', private: '/v1/ws/private' };
 
-export type RetailStreamOptions = Pick<RetailSocketOptions, 'heartbeatTimeoutMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'ackTimeoutMs'>;
+export type RetailStreamOptions = Pick<
+  RetailSocketOptions,
+  'heartbeatTimeoutMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'ackTimeoutMs'
+>;
 export const RETAIL_STREAM_OPTIONS = Symbol('RETAIL_STREAM_OPTIONS');
 
 const DEFAULTS: RetailStreamOptions = {

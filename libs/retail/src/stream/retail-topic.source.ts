@@ -37,10 +37,14 @@ export function parseRetailTopic(topic: string): TopicSpec {
   }
   const [root, family, ...rest] = topic.split('.');
   const slug = rest.join('.');
-  if (root === 'retail' && Object.hasOwn(MARKET_TOPICS, family) && slug) return { channel: 'markets', subscriptionType: MARKET_TOPICS[family], marketSlugs: [slug] };
-  if (root === 'retail' && family === 'orders') return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: slug ? [slug] : [] };
-  if (root === 'retail' && family === 'positions' && !slug) return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_POSITION' };
-  if (root === 'retail' && family === 'balances' && !slug) return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' };
+  if (root === 'retail' && Object.hasOwn(MARKET_TOPICS, family) && slug)
+    return { channel: 'markets', subscriptionType: MARKET_TOPICS[family], marketSlugs: [slug] };
+  if (root === 'retail' && family === 'orders')
+    return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: slug ? [slug] : [] };
+  if (root === 'retail' && family === 'positions' && !slug)
+    return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_POSITION' };
+  if (root === 'retail' && family === 'balances' && !slug)
+    return { channel: 'private', subscriptionType: 'SUBSCRIPTION_TYPE_ACCOUNT_BALANCE' };
   throw new Error(`not a retail topic: ${topic}`);
 }
 

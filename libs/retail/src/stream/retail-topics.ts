@@ -63,7 +63,8 @@ export class RetailTopics implements OnModuleInit {
 
   onModuleInit(): void {
     if (!this.registry) return;
-    if (!this.defaultAccount) return this.logger.warn('No retail account is configured: retail.* topics are not served.');
+    if (!this.defaultAccount)
+      return this.logger.warn('No retail account is configured: retail.* topics are not served.');
     const source = new RetailTopicSource(this.streams, this.defaultAccount);
     for (const family of RETAIL_TOPIC_FAMILIES) this.registry.add(family, source);
   }

@@ -32,8 +32,15 @@ export function grpcStatusName(code: GrpcStatus): string {
  * A refused gRPC call as the problem the gateway answers with; `call` names it for the client (e.g.
  * "exchange order stream"). A RESOURCE_EXHAUSTED says come back in a second (no Retry-After on gRPC).
  */
-export function grpcStatusError(call: string, status: GrpcOutcome, extensions: Record<string, unknown> = {}): DomainError {
+export function grpcStatusError(
+  call: string,
+  status: GrpcOutcome,
+  extensions: Record<string, unknown> = {},
+): DomainError {
   const code = grpcCodeOf(status.code);
   const headers: Record<string, string> = code === ErrorCode.UPSTREAM_RATE_LIMITED ? { 'Retry-After': '1' } : {};
-  return new DomainError(code, `The ${call} ended with ${grpcStatusName(status.code)}: ${status.details}`, { headers, extensions });
+  return new DomainError(code, `The ${call} ended with ${grpcStatusName(status.code)}: ${status.details}`, {
+    headers,
+    extensions,
+  });
 }

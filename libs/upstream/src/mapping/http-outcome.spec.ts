@@ -21,10 +21,17 @@ describe('upstreamError', () => {
   });
 
   it('keeps the upstream body and carries Retry-After on 429', () => {
-    const sut = upstreamError('exchange', { status: 429, body: { code: 8, message: 'rate limit exceeded', details: [] }, retryAfter: '2' });
+    const sut = upstreamError('exchange', {
+      status: 429,
+      body: { code: 8, message: 'rate limit exceeded', details: [] },
+      retryAfter: '2',
+    });
     expect(sut.code).toBe(ErrorCode.UPSTREAM_RATE_LIMITED);
     expect(sut.headers['Retry-After']).toBe('2');
-    expect(sut.extensions.upstream).toEqual({ status: 429, body: { code: 8, message: 'rate limit exceeded', details: [] } });
+    expect(sut.extensions.upstream).toEqual({
+      status: 429,
+      body: { code: 8, message: 'rate limit exceeded', details: [] },
+    });
     expect(sut.detail).toContain('rate limit exceeded');
   });
 
@@ -34,7 +41,9 @@ describe('upstreamError', () => {
     ['soon', '1'],
     [undefined, '1'],
   ])('tells the client Retry-After %s of the upstream as %s: whole seconds, at least 1', (upstream, client) => {
-    expect(upstreamError('retail', { status: 429, body: {}, retryAfter: upstream }).headers['Retry-After']).toBe(client);
+    expect(upstreamError('retail', { status: 429, body: {}, retryAfter: upstream }).headers['Retry-After']).toBe(
+      client,
+    );
   });
 
   it('keeps a 503 with the upstream Retry-After, and says a 504 may have been processed', () => {
@@ -44,13 +53,20 @@ describe('upstreamError', () => {
     expect(timeout.extensions.clordId).toBe('c-9');
   });
 
-  it.each([429, 400])('calls "Global Rate Limit Exceeded" (status %i) ORDER_REJECTED_LATENCY: 503, retryable, not processed, no Retry-After', (status) => {
-    const sut = upstreamError('exchange', { status, body: { code: 8, message: 'Global Rate Limit Exceeded', details: [] } }, { clordId: 'c-2' });
-    expect(sut.code).toBe(ErrorCode.ORDER_REJECTED_LATENCY);
-    expect(httpStatusOf(sut.code)).toBe(503);
-    expect(sut.extensions).toMatchObject({ retryable: true, processed: false, clordId: 'c-2' });
-    expect(sut.headers['Retry-After']).toBeUndefined();
-  });
+  it.each([429, 400])(
+    'calls "Global Rate Limit Exceeded" (status %i) ORDER_REJECTED_LATENCY: 503, retryable, not processed, no Retry-After',
+    (status) => {
+      const sut = upstreamError(
+        'exchange',
+        { status, body: { code: 8, message: 'Global Rate Limit Exceeded', details: [] } },
+        { clordId: 'c-2' },
+      );
+      expect(sut.code).toBe(ErrorCode.ORDER_REJECTED_LATENCY);
+      expect(httpStatusOf(sut.code)).toBe(503);
+      expect(sut.extensions).toMatchObject({ retryable: true, processed: false, clordId: 'c-2' });
+      expect(sut.headers['Retry-After']).toBeUndefined();
+    },
+  );
 
   it('calls a 403 UPSTREAM_FORBIDDEN', () => {
     expect(upstreamError('exchange', { status: 403, body: { code: 7 } }).code).toBe(ErrorCode.UPSTREAM_FORBIDDEN);
@@ -59,13 +75,17 @@ describe('upstreamError', () => {
 
 describe('upstreamTransportError', () => {
   it('is a 504 on timeout, carrying extensions such as the clordId', () => {
-    const sut = upstreamTransportError('exchange', Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), { clordId: 'c-1' });
+    const sut = upstreamTransportError('exchange', Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), {
+      clordId: 'c-1',
+    });
     expect(httpStatusOf(sut.code)).toBe(504);
     expect(sut.extensions.clordId).toBe('c-1');
   });
 
   it('is a 503 when the connection was refused', () => {
-    expect(httpStatusOf(upstreamTransportError('retail', Object.assign(new Error('r'), { code: 'ECONNREFUSED' })).code)).toBe(503);
+    expect(
+      httpStatusOf(upstreamTransportError('retail', Object.assign(new Error('r'), { code: 'ECONNREFUSED' })).code),
+    ).toBe(503);
   });
 });
 
@@ -73,9 +93,17 @@ describe(upstreamThrottleOf.name, () => {
   const now = Date.parse('2026-11-02T10:00:00Z');
 
   it('cools only the class that got the 429, for its Retry-After', () => {
-    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'read', now)).toEqual({ seconds: 3, classes: ['read'] });
-    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'cancel', now)).toEqual({ seconds: 3, classes: ['cancel'] });
-    expect(upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, 'write', now)?.seconds).toBe(5);
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'read', now)).toEqual({
+      seconds: 3,
+      classes: ['read'],
+    });
+    expect(upstreamThrottleOf({ status: 429, retryAfter: '3' }, 'cancel', now)).toEqual({
+      seconds: 3,
+      classes: ['cancel'],
+    });
+    expect(
+      upstreamThrottleOf({ status: 429, retryAfter: 'Mon, 02 Nov 2026 10:00:05 GMT' }, 'write', now)?.seconds,
+    ).toBe(5);
     expect(upstreamThrottleOf({ status: 429 }, 'write', now, 2)?.seconds).toBe(2);
   });
 

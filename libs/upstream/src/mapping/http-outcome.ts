@@ -57,12 +57,18 @@ export function isLatencyReject(message: string | undefined): boolean {
  * An upstream error answer as a problem (see HTTP_STATUS_TABLE); the upstream body is kept under
  * `upstream` so nothing the client needs is lost. The latency reject overrides the status.
  */
-export function upstreamError(surface: string, failure: UpstreamFailure, extensions: Record<string, unknown> = {}): DomainError {
+export function upstreamError(
+  surface: string,
+  failure: UpstreamFailure,
+  extensions: Record<string, unknown> = {},
+): DomainError {
   const message = messageOf(failure.body);
   const upstream = { upstream: { status: failure.status, body: failure.body } };
   if (isLatencyReject(message)) {
     const detail = `The ${surface} upstream rejected the order unprocessed (latency guard: ${message}); it is safe to send it again.`;
-    return new DomainError(ErrorCode.ORDER_REJECTED_LATENCY, detail, { extensions: { ...extensions, retryable: true, processed: false, ...upstream } });
+    return new DomainError(ErrorCode.ORDER_REJECTED_LATENCY, detail, {
+      extensions: { ...extensions, retryable: true, processed: false, ...upstream },
+    });
   }
   const row = httpRowOf(failure.status);
   const meaning = row.mayHaveBeenProcessed ? ' The request may have been processed.' : '';
@@ -75,7 +81,11 @@ export function upstreamError(surface: string, failure: UpstreamFailure, extensi
 /** Passes a successful answer through; turns an error answer into its problem (see `upstreamError`). */
 export function okOrThrow(surface: string, reply: JsonReply, extensions: Record<string, unknown> = {}): JsonReply {
   if (reply.status < 400) return reply;
-  throw upstreamError(surface, { status: reply.status, body: parseBody(reply.text), retryAfter: retryAfterHeader(reply) }, extensions);
+  throw upstreamError(
+    surface,
+    { status: reply.status, body: parseBody(reply.text), retryAfter: retryAfterHeader(reply) },
+    extensions,
+  );
 }
 
 /**
@@ -108,7 +118,12 @@ export interface UpstreamAnswer {
  * reject) cools only the class that earned it, for its Retry-After: a 429 on a read never stops a
  * create or a cancel.
  */
-export function upstreamThrottleOf(answer: UpstreamAnswer, klass: RequestClass, nowMs: number, fallbackSeconds = 1): CoolDownRequest | undefined {
+export function upstreamThrottleOf(
+  answer: UpstreamAnswer,
+  klass: RequestClass,
+  nowMs: number,
+  fallbackSeconds = 1,
+): CoolDownRequest | undefined {
   if (answer.status < 400 || !httpRowOf(answer.status).coolsClass || isLatencyReject(answer.message)) return undefined;
   return { seconds: retryAfterOf(answer.retryAfter, nowMs) ?? fallbackSeconds, classes: [klass] };
 }
@@ -118,7 +133,15 @@ export function throttleOfReply(reply: JsonReply, klass: RequestClass, nowMs: nu
   if (reply.status < 400) return undefined;
   const body = parseBody(reply.text);
   const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
-  return upstreamThrottleOf({ status: reply.status, retryAfter: retryAfterHeader(reply), message: typeof message === 'string' ? message : undefined }, klass, nowMs);
+  return upstreamThrottleOf(
+    {
+      status: reply.status,
+      retryAfter: retryAfterHeader(reply),
+      message: typeof message === 'string' ? message : undefined,
+    },
+    klass,
+    nowMs,
+  );
 }
 
 function retryAfterHeader(reply: JsonReply): string | undefined {

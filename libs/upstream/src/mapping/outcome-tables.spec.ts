@@ -20,7 +20,8 @@ const OLD_HTTP: Record<number, ErrorCode> = {
   503: ErrorCode.UPSTREAM_UNAVAILABLE,
   504: ErrorCode.UPSTREAM_TIMEOUT,
 };
-const oldHttpCode = (status: number) => OLD_HTTP[status] ?? (status >= 500 ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_BAD_REQUEST);
+const oldHttpCode = (status: number) =>
+  OLD_HTTP[status] ?? (status >= 500 ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_BAD_REQUEST);
 
 const OLD_GRPC: Partial<Record<GrpcStatus, ErrorCode>> = {
   [GrpcStatus.INVALID_ARGUMENT]: ErrorCode.UPSTREAM_BAD_REQUEST,
@@ -34,7 +35,13 @@ const OLD_GRPC: Partial<Record<GrpcStatus, ErrorCode>> = {
   [GrpcStatus.UNAVAILABLE]: ErrorCode.UPSTREAM_UNAVAILABLE,
 };
 
-const reply = (status: number, text = '{"message":"no"}', headers: Record<string, string> = {}) => ({ status, text, headers, sentAt: 0, receivedAt: 0 });
+const reply = (status: number, text = '{"message":"no"}', headers: Record<string, string> = {}) => ({
+  status,
+  text,
+  headers,
+  sentAt: 0,
+  receivedAt: 0,
+});
 
 describe('HTTP_STATUS_TABLE', () => {
   it('lists exactly the statuses the old mapper named', () => {
@@ -66,15 +73,23 @@ describe('HTTP_STATUS_TABLE', () => {
     for (const status of [400, 429, 503]) {
       const sut = upstreamError('exchange', { status, body: { message: 'Global Rate Limit Exceeded' } });
       expect(sut.code).toBe(ErrorCode.ORDER_REJECTED_LATENCY);
-      expect(sut.detail).toBe('The exchange upstream rejected the order unprocessed (latency guard: Global Rate Limit Exceeded); it is safe to send it again.');
-      expect(sut.extensions).toEqual({ retryable: true, processed: false, upstream: { status, body: { message: 'Global Rate Limit Exceeded' } } });
+      expect(sut.detail).toBe(
+        'The exchange upstream rejected the order unprocessed (latency guard: Global Rate Limit Exceeded); it is safe to send it again.',
+      );
+      expect(sut.extensions).toEqual({
+        retryable: true,
+        processed: false,
+        upstream: { status, body: { message: 'Global Rate Limit Exceeded' } },
+      });
     }
   });
 
   it('passes an answer below 400 through, and cools the class of a 429 only', () => {
     expect(okOrThrow('exchange', reply(204, ''))).toEqual(reply(204, ''));
     expect(() => okOrThrow('exchange', reply(302, ''))).not.toThrow();
-    const cooling = statuses.filter((status) => throttleOfReply(reply(status, '{}', { 'retry-after': '2' }), 'write', 0) !== undefined);
+    const cooling = statuses.filter(
+      (status) => throttleOfReply(reply(status, '{}', { 'retry-after': '2' }), 'write', 0) !== undefined,
+    );
     expect(cooling).toEqual([429]);
     expect(throttleOfReply(reply(429, '{"message":"Global Rate Limit Exceeded"}'), 'write', 0)).toBeUndefined();
   });
@@ -94,21 +109,37 @@ describe('GRPC_STATUS_TABLE', () => {
     expect(GRPC_STATUS_TABLE).toEqual(OLD_GRPC);
   });
 
-  it.each(all.map((code) => [GrpcStatus[code], code] as const))('maps %s to the code and problem the old stream refusal gave', (name, code) => {
-    const sut = grpcStatusError('exchange order stream', { code, details: 'gone' }, { upstream: { stream: 'orders', grpcStatus: name, details: 'gone' } });
-    const expected = OLD_GRPC[code] ?? ErrorCode.UPSTREAM_ERROR;
-    expect(sut.code).toBe(expected);
-    expect(sut.detail).toBe(`The exchange order stream ended with ${name}: gone`);
-    expect(sut.headers).toEqual(expected === ErrorCode.UPSTREAM_RATE_LIMITED ? { 'Retry-After': '1' } : {});
-    expect(sut.extensions).toEqual({ upstream: { stream: 'orders', grpcStatus: name, details: 'gone' } });
-  });
+  it.each(all.map((code) => [GrpcStatus[code], code] as const))(
+    'maps %s to the code and problem the old stream refusal gave',
+    (name, code) => {
+      const sut = grpcStatusError(
+        'exchange order stream',
+        { code, details: 'gone' },
+        { upstream: { stream: 'orders', grpcStatus: name, details: 'gone' } },
+      );
+      const expected = OLD_GRPC[code] ?? ErrorCode.UPSTREAM_ERROR;
+      expect(sut.code).toBe(expected);
+      expect(sut.detail).toBe(`The exchange order stream ended with ${name}: gone`);
+      expect(sut.headers).toEqual(expected === ErrorCode.UPSTREAM_RATE_LIMITED ? { 'Retry-After': '1' } : {});
+      expect(sut.extensions).toEqual({ upstream: { stream: 'orders', grpcStatus: name, details: 'gone' } });
+    },
+  );
 });
 
 describe('the transport table', () => {
   const error = (fields: { code?: string; name?: string }) => Object.assign(new Error('x'), fields);
-  const TIMEOUT = { code: ErrorCode.UPSTREAM_TIMEOUT, detail: 'The exchange upstream did not answer in time; the request may have been processed.' };
-  const UNREACHABLE = { code: ErrorCode.UPSTREAM_UNAVAILABLE, detail: 'The exchange upstream cannot be reached; the request was not sent.' };
-  const FAILED = { code: ErrorCode.UPSTREAM_ERROR, detail: 'The connection to the exchange upstream failed; the request may have been processed.' };
+  const TIMEOUT = {
+    code: ErrorCode.UPSTREAM_TIMEOUT,
+    detail: 'The exchange upstream did not answer in time; the request may have been processed.',
+  };
+  const UNREACHABLE = {
+    code: ErrorCode.UPSTREAM_UNAVAILABLE,
+    detail: 'The exchange upstream cannot be reached; the request was not sent.',
+  };
+  const FAILED = {
+    code: ErrorCode.UPSTREAM_ERROR,
+    detail: 'The connection to the exchange upstream failed; the request may have been processed.',
+  };
 
   it.each([
     [{ code: 'UND_ERR_HEADERS_TIMEOUT' }, TIMEOUT],
@@ -132,7 +163,13 @@ describe('the transport table', () => {
   });
 
   it('has a row for every cause the walk above names, and no other', () => {
-    expect(Object.keys(TRANSPORT_BY_ERROR_CODE).sort()).toEqual(['ECONNREFUSED', 'ENOTFOUND', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+    expect(Object.keys(TRANSPORT_BY_ERROR_CODE).sort()).toEqual([
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'UND_ERR_BODY_TIMEOUT',
+      'UND_ERR_CONNECT_TIMEOUT',
+      'UND_ERR_HEADERS_TIMEOUT',
+    ]);
     expect(Object.keys(TRANSPORT_BY_ERROR_NAME)).toEqual(['TimeoutError']);
   });
 });

@@ -4,10 +4,21 @@ import { DomainError, ErrorCode } from '@lib/core';
 export type TransportOutcome = 'timeout' | 'unreachable' | 'failed';
 
 /** Per outcome: the code, and what the client is told of the request's fate. */
-export const TRANSPORT_OUTCOMES: Readonly<Record<TransportOutcome, { code: ErrorCode; detail: (surface: string) => string }>> = {
-  timeout: { code: ErrorCode.UPSTREAM_TIMEOUT, detail: (surface) => `The ${surface} upstream did not answer in time; the request may have been processed.` },
-  unreachable: { code: ErrorCode.UPSTREAM_UNAVAILABLE, detail: (surface) => `The ${surface} upstream cannot be reached; the request was not sent.` },
-  failed: { code: ErrorCode.UPSTREAM_ERROR, detail: (surface) => `The connection to the ${surface} upstream failed; the request may have been processed.` },
+export const TRANSPORT_OUTCOMES: Readonly<
+  Record<TransportOutcome, { code: ErrorCode; detail: (surface: string) => string }>
+> = {
+  timeout: {
+    code: ErrorCode.UPSTREAM_TIMEOUT,
+    detail: (surface) => `The ${surface} upstream did not answer in time; the request may have been processed.`,
+  },
+  unreachable: {
+    code: ErrorCode.UPSTREAM_UNAVAILABLE,
+    detail: (surface) => `The ${surface} upstream cannot be reached; the request was not sent.`,
+  },
+  failed: {
+    code: ErrorCode.UPSTREAM_ERROR,
+    detail: (surface) => `The connection to the ${surface} upstream failed; the request may have been processed.`,
+  },
 };
 
 /**
@@ -39,7 +50,11 @@ export function transportOutcomeOf(error: unknown): TransportOutcome {
 }
 
 /** Timeouts and connection failures as the problem the client gets (see the transport table). */
-export function upstreamTransportError(surface: string, error: unknown, extensions: Record<string, unknown> = {}): DomainError {
+export function upstreamTransportError(
+  surface: string,
+  error: unknown,
+  extensions: Record<string, unknown> = {},
+): DomainError {
   const outcome = TRANSPORT_OUTCOMES[transportOutcomeOf(error)];
   return new DomainError(outcome.code, outcome.detail(surface), { extensions, cause: error });
 }

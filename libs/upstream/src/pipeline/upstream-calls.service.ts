@@ -1,5 +1,16 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { Bulkheads, Clock, DomainError, ErrorCode, type InFlightCall, type JsonReply, type JsonRequest, RateLimitedError, UpstreamHttp, systemClock } from '@lib/core';
+import {
+  Bulkheads,
+  Clock,
+  DomainError,
+  ErrorCode,
+  type InFlightCall,
+  type JsonReply,
+  type JsonRequest,
+  RateLimitedError,
+  UpstreamHttp,
+  systemClock,
+} from '@lib/core';
 import { type BudgetedReply, BudgetGate, type Decision, type RouteBudget, withPreferenceApplied } from '@lib/ratelimit';
 
 import { okOrThrow, throttleOfReply } from '../mapping/http-outcome.js';
@@ -56,10 +67,14 @@ export interface UpstreamCall extends Omit<JsonRequest, 'headers'> {
  * and not processed, so it is the upstream path that is out of capacity now (503), not the client (429).
  */
 function resendUnavailable(refusal: RateLimitedError, context: Record<string, unknown> = {}): DomainError {
-  return new DomainError(ErrorCode.SERVICE_UNAVAILABLE, 'The upstream refused the credentials once and the budget has no room to resend now; the request was not processed.', {
-    headers: { 'Retry-After': refusal.headers['Retry-After'] ?? '1' },
-    extensions: { ...context, ...refusal.extensions, processed: false },
-  });
+  return new DomainError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    'The upstream refused the credentials once and the budget has no room to resend now; the request was not processed.',
+    {
+      headers: { 'Retry-After': refusal.headers['Retry-After'] ?? '1' },
+      extensions: { ...context, ...refusal.extensions, processed: false },
+    },
+  );
 }
 
 /** `scheme://authority`: the pool a call goes through. */
@@ -131,7 +146,12 @@ export class UpstreamCalls {
       }
       // Awaited (bounded by the Redis command timeout, never rejects): the cool-down holds before the client hears of the 429.
       // Wall time: a Retry-After HTTP date is another party's wall clock.
-      if (call.budget !== null) await this.gate.coolDown(call.budget, throttleOfReply(reply, call.budget.class, this.clock.wallNow()), call.account);
+      if (call.budget !== null)
+        await this.gate.coolDown(
+          call.budget,
+          throttleOfReply(reply, call.budget.class, this.clock.wallNow()),
+          call.account,
+        );
       return { reply, decision };
     } finally {
       release();
@@ -153,7 +173,13 @@ export class UpstreamCalls {
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
-    announceSend({ surface: call.surface, method: call.method, path: call.url.replace(ORIGIN, '').split('?')[0]!, budgetClass: call.budget?.class, attempt: resend ? 2 : 1 });
+    announceSend({
+      surface: call.surface,
+      method: call.method,
+      path: call.url.replace(ORIGIN, '').split('?')[0]!,
+      budgetClass: call.budget?.class,
+      attempt: resend ? 2 : 1,
+    });
     return { decision, sent, reply: await this.once(call, sent) };
   }
 

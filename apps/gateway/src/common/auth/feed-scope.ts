@@ -8,7 +8,10 @@ import type { Viewer } from '@lib/fanout';
  */
 export type FeedScope = 'firm' | 'participants';
 
-export function feedScopeOf(client: Pick<ClientConfig, 'firmWide' | 'participants'>, clients: readonly Pick<ClientConfig, 'participants'>[]): FeedScope {
+export function feedScopeOf(
+  client: Pick<ClientConfig, 'firmWide' | 'participants'>,
+  clients: readonly Pick<ClientConfig, 'participants'>[],
+): FeedScope {
   if (client.firmWide) return 'firm';
   const held = new Set(client.participants);
   const every = new Set(clients.flatMap((other) => other.participants));

@@ -17,11 +17,16 @@ export const PUBLIC_ROUTE_CONFIG = { public: true } as const;
  * pages and documents): every route `register` adds while it runs, and, when given, the wildcard route
  * `files.route` a plugin adds later (the static assets), serving only `files.names`.
  */
-export function markPublicRoutes(fastify: FastifyInstance, register: () => void, files?: { route: string; names: ReadonlySet<string> }): void {
+export function markPublicRoutes(
+  fastify: FastifyInstance,
+  register: () => void,
+  files?: { route: string; names: ReadonlySet<string> },
+): void {
   let registering = true;
   fastify.addHook('onRoute', (route) => {
     if (registering) route.config = { ...route.config, ...PUBLIC_ROUTE_CONFIG };
-    else if (files && route.url === files.route) route.config = { ...route.config, ...PUBLIC_ROUTE_CONFIG, publicFiles: files.names };
+    else if (files && route.url === files.route)
+      route.config = { ...route.config, ...PUBLIC_ROUTE_CONFIG, publicFiles: files.names };
   });
   try {
     register();

@@ -18,13 +18,18 @@ export const ApiParticipantHeader = () =>
 export const RETAIL_ACCOUNT_HEADER = 'x-retail-account';
 
 /** The requested value when the client is allowed it, else the client's first allowed one; 403 otherwise. */
-function allowedOrDefault(allowed: readonly string[], requested: string | undefined, refusal: { none: string; notAllowed: string; extension: string }): string {
+function allowedOrDefault(
+  allowed: readonly string[],
+  requested: string | undefined,
+  refusal: { none: string; notAllowed: string; extension: string },
+): string {
   if (requested === undefined) {
     const fallback = allowed[0];
     if (!fallback) throw new ForbiddenError(refusal.none);
     return fallback;
   }
-  if (!allowed.includes(requested)) throw new ForbiddenError(`${refusal.notAllowed} ${requested}.`, { [refusal.extension]: requested });
+  if (!allowed.includes(requested))
+    throw new ForbiddenError(`${refusal.notAllowed} ${requested}.`, { [refusal.extension]: requested });
   return requested;
 }
 

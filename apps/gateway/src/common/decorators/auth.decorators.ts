@@ -45,4 +45,6 @@ export function clientOf(request: FastifyRequest): AuthenticatedClient {
   return request.client;
 }
 
-export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedClient => clientOf(ctx.switchToHttp().getRequest<FastifyRequest>()));
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedClient =>
+  clientOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
+);

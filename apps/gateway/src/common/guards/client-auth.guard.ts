@@ -59,7 +59,15 @@ export class ClientAuthGuard implements CanActivate {
     this.verifier = new ApiKeyVerifier(config.clients);
     for (const c of config.clients) {
       const feedScope = feedScopeOf(c, config.clients);
-      this.clients.set(c.id, { id: c.id, team: c.team, scopes: new Set(c.scopes), participants: c.participants, retailAccounts: c.retailAccounts, firmWide: c.firmWide, feedScope });
+      this.clients.set(c.id, {
+        id: c.id,
+        team: c.team,
+        scopes: new Set(c.scopes),
+        participants: c.participants,
+        retailAccounts: c.retailAccounts,
+        firmWide: c.firmWide,
+        feedScope,
+      });
     }
     const inbound = config.inbound;
     this.perClient = new KeyedBuckets(inbound.perClientBurst, inbound.perClientPerSecond);
@@ -82,7 +90,9 @@ export class ClientAuthGuard implements CanActivate {
     const known = byHandler?.get(handler);
     if (known !== undefined) return known;
     const targets = [handler, controller];
-    const route = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) ? 'public' : (this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? []);
+    const route = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)
+      ? 'public'
+      : (this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets) ?? []);
     if (!byHandler) this.routes.set(controller, (byHandler = new WeakMap()));
     byHandler.set(handler, route);
     return route;
@@ -106,7 +116,9 @@ export class ClientAuthGuard implements CanActivate {
     request.client = client;
     const limit = this.perClient.take(client.id, this.clock.now());
     if (!limit.allowed) {
-      throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, { bucket: 'inbound.client' });
+      throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, {
+        bucket: 'inbound.client',
+      });
     }
     return client;
   }
@@ -162,9 +174,13 @@ export class ClientAuthGuard implements CanActivate {
   refuse(from: IncomingMessage, presented: string | undefined, detail?: string): never {
     const now = this.clock.now();
     const address = this.addressOf(from);
-    const counted = presented === undefined ? [`ip:${address}`] : [`ip:${address}`, `key:${presented.slice(0, KEY_PREFIX_LENGTH)}`];
+    const counted =
+      presented === undefined ? [`ip:${address}`] : [`ip:${address}`, `key:${presented.slice(0, KEY_PREFIX_LENGTH)}`];
     const wait = Math.max(...counted.map((key) => this.failures.waitMs(key, now)));
-    if (wait > 0) throw new RateLimitedError('Too many failed authentications from this address or with this key.', wait / 1000, { bucket: 'inbound.auth-failures' });
+    if (wait > 0)
+      throw new RateLimitedError('Too many failed authentications from this address or with this key.', wait / 1000, {
+        bucket: 'inbound.auth-failures',
+      });
     for (const key of counted) this.failures.take(key, now);
     throw new UnauthenticatedError(detail);
   }

@@ -32,7 +32,15 @@ export class CompletedRequests implements OnModuleInit, CompletedHit {
   }
 
   /** The access line of a request served before Fastify (the catalog's hit path). */
-  write(req: IncomingMessage, requestId: string, client: string | undefined, status: number, elapsedMs: number, route: string | undefined, urlJson?: string): void {
+  write(
+    req: IncomingMessage,
+    requestId: string,
+    client: string | undefined,
+    status: number,
+    elapsedMs: number,
+    route: string | undefined,
+    urlJson?: string,
+  ): void {
     this.accessLog.write(req, requestId, client, status, elapsedMs, route, urlJson);
   }
 

@@ -13,12 +13,14 @@ type Gate = 'public' | 'client';
  */
 function gateOf(config: FastifyContextConfig, params: unknown): Gate {
   if (config.public !== true) return 'client';
-  if (config.publicFiles && !config.publicFiles.has((params as Record<string, string>)['*'])) throw new NotFoundError('No such document.');
+  if (config.publicFiles && !config.publicFiles.has((params as Record<string, string>)['*']))
+    throw new NotFoundError('No such document.');
   return 'public';
 }
 
 /** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
-const hasDotSegment = (value: string) => value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
+const hasDotSegment = (value: string) =>
+  value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
 
 /**
  * Path parameters become upstream path segments: a dot segment there would move the signed call to
@@ -26,11 +28,15 @@ const hasDotSegment = (value: string) => value.includes('.') && value.split(/[/\
  */
 function refuseDotSegments(params: unknown): void {
   for (const [name, value] of Object.entries(params as Record<string, string>)) {
-    if (hasDotSegment(value)) throw new ValidationError([{ path: `params.${name}`, message: 'A path parameter may not be or hold the dot segments . and ..' }]);
+    if (hasDotSegment(value))
+      throw new ValidationError([
+        { path: `params.${name}`, message: 'A path parameter may not be or hold the dot segments . and ..' },
+      ]);
   }
 }
 
-const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
 
 /**
  * The one onRequest hook: the request id header, then admission before anything is read. A route
@@ -47,7 +53,10 @@ export function installRequestGate(fastify: FastifyInstance, guard: ClientAuthGu
       const { url, config } = request.routeOptions;
       const gate = url === undefined ? (hasBody(request) ? 'client' : 'public') : gateOf(config, request.params);
       if (gate === 'client') {
-        if (request.method === 'HEAD') throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'HEAD is not served on API routes: use GET.', { headers: { Allow: 'GET' } });
+        if (request.method === 'HEAD')
+          throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'HEAD is not served on API routes: use GET.', {
+            headers: { Allow: 'GET' },
+          });
         guard.identify(request);
         refuseDotSegments(request.params);
       }

@@ -2,7 +2,11 @@ import type { IncomingMessage } from 'node:http';
 
 import { ClientAddresses } from './client-address.js';
 
-const request = (peer: string, forwarded?: string | string[]) => ({ socket: { remoteAddress: peer }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+const request = (peer: string, forwarded?: string | string[]) =>
+  ({
+    socket: { remoteAddress: peer },
+    headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+  }) as unknown as IncomingMessage;
 
 describe('ClientAddresses', () => {
   const behindProxies = new ClientAddresses(true, ['127.0.0.0/8', '10.0.0.0/8', 'fd00::/8']);

@@ -40,7 +40,10 @@ export class ClientAddresses {
     const peer = plain(req.socket.remoteAddress ?? 'unknown');
     if (!this.trustProxy || !this.trusts(peer)) return peer;
     const header = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => plain(hop.trim())).filter((hop) => hop !== '');
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((hop) => plain(hop.trim()))
+      .filter((hop) => hop !== '');
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
       client = hops[i];

@@ -40,7 +40,11 @@ export function installJsonBodyParser(app: NestFastifyApplication, maxDepth: num
   const parse = app.getHttpAdapter().getInstance().getDefaultJsonParser('error', 'error');
   app.useBodyParser<Server>('application/json', { bodyLimit }, (request, body, done) => {
     const text = body.toString('utf8');
-    if (nestsDeeperThan(text, maxDepth)) done(new DomainError(ErrorCode.MALFORMED_REQUEST, `The JSON body nests deeper than ${maxDepth} levels.`), undefined);
+    if (nestsDeeperThan(text, maxDepth))
+      done(
+        new DomainError(ErrorCode.MALFORMED_REQUEST, `The JSON body nests deeper than ${maxDepth} levels.`),
+        undefined,
+      );
     else parse(request, text, done);
   });
 }

@@ -50,7 +50,15 @@ export class AccessLog {
    * The line of one completed request, for the Fastify routes (record) and for the catalog hits served
    * before Fastify (CatalogFastPath). `urlJson`: the URL's scrubbed JSON form when the caller remembers it.
    */
-  write(req: IncomingMessage, requestId: string, client: string | undefined, status: number, elapsedMs: number, route: string | undefined, urlJson?: string): void {
+  write(
+    req: IncomingMessage,
+    requestId: string,
+    client: string | undefined,
+    status: number,
+    elapsedMs: number,
+    route: string | undefined,
+    urlJson?: string,
+  ): void {
     const level = status >= 500 ? ERROR : status >= 400 ? WARN : INFO;
     if (level < this.threshold || (route !== undefined && QUIET_ROUTES.has(route))) return;
     const peer = req.socket.remoteAddress;

@@ -20,7 +20,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
  */
 function fieldErrorsOf(issue: z.core.$ZodIssue, where: Where): FieldError[] {
   const path = [where, ...issue.path.map((name) => clip(String(name)))];
-  if (issue.code === 'unrecognized_keys') return issue.keys.slice(0, MAX_UNKNOWN_KEYS).map((key) => ({ path: [...path, clip(key)].join('.'), message: 'Unknown parameter.' }));
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys
+      .slice(0, MAX_UNKNOWN_KEYS)
+      .map((key) => ({ path: [...path, clip(key)].join('.'), message: 'Unknown parameter.' }));
   return [{ path: path.join('.'), message: issue.message }];
 }
 
@@ -37,7 +40,10 @@ export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.in
 
 /** The OpenAPI form of a schema: the document is generated from the schema that validates. */
 export function openApiSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -48,7 +54,11 @@ export function ZodBody(schema: z.ZodType): ParameterDecorator {
     if (key !== undefined) {
       const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
       // A schema that accepts no body at all (POST /ws/tickets) documents its body as optional.
-      ApiBody({ schema: openApiSchemaOf(schema), required: !schema.safeParse(undefined).success })(target, key, descriptor);
+      ApiBody({ schema: openApiSchemaOf(schema), required: !schema.safeParse(undefined).success })(
+        target,
+        key,
+        descriptor,
+      );
     }
   };
 }
@@ -77,7 +87,8 @@ export function ZodParams(schema: z.ZodObject): ParameterDecorator {
     Param(new ZodPipe(schema, 'params'))(target, key, index);
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-    for (const { name, required, schema: property } of openApiParametersOf(schema, 'path')) ApiParam({ name, required, schema: property })(target, key, descriptor);
+    for (const { name, required, schema: property } of openApiParametersOf(schema, 'path'))
+      ApiParam({ name, required, schema: property })(target, key, descriptor);
   };
 }
 
@@ -87,6 +98,7 @@ export function ZodQuery(schema: z.ZodObject): ParameterDecorator {
     Query(new ZodPipe(schema, 'query'))(target, key, index);
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor;
-    for (const { name, required, schema: property } of openApiParametersOf(schema, 'query')) ApiQuery({ name, required, schema: property })(target, key, descriptor);
+    for (const { name, required, schema: property } of openApiParametersOf(schema, 'query'))
+      ApiQuery({ name, required, schema: property })(target, key, descriptor);
   };
 }

@@ -36,6 +36,7 @@ export function ExchangeBody(schema: z.ZodType, options: { batch?: boolean } = {
   const spec: BindSpec = { schema, binder: new IdentityBinder(identityFieldsOf(json)), batch: options.batch ?? false };
   return (target, key, index) => {
     bindBody(spec)(target, key, index);
-    if (key !== undefined) ApiBody({ schema: json })(target, key, Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor);
+    if (key !== undefined)
+      ApiBody({ schema: json })(target, key, Object.getOwnPropertyDescriptor(target, key) as PropertyDescriptor);
   };
 }

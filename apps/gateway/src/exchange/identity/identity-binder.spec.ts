@@ -1,5 +1,10 @@
 import { ForbiddenError } from '@lib/core';
-import { BatchInsertRequestSchema, CancelOrderRequestSchema, DepositRequestSchema, OrderSearchRequestSchema } from '@lib/exchange';
+import {
+  BatchInsertRequestSchema,
+  CancelOrderRequestSchema,
+  DepositRequestSchema,
+  OrderSearchRequestSchema,
+} from '@lib/exchange';
 
 import { openApiSchemaOf } from '../../common/pipes/zod-params.js';
 import { IdentityBinder } from './identity-binder.js';
@@ -22,11 +27,17 @@ const refusal = (run: () => unknown): ForbiddenError => {
 };
 
 describe(IdentityBinder.name, () => {
-  const binderFor = (schema: Parameters<typeof openApiSchemaOf>[0]) => new IdentityBinder(identityFieldsOf(openApiSchemaOf(schema)));
+  const binderFor = (schema: Parameters<typeof openApiSchemaOf>[0]) =>
+    new IdentityBinder(identityFieldsOf(openApiSchemaOf(schema)));
 
   it('reads every marked field of a batch from the schema, items included', () => {
     const sut = binderFor(BatchInsertRequestSchema);
-    expect(sut.fields.map((field) => field.path.join('.'))).toEqual(['requests.*.account', 'requests.*.user', 'requests.*.clientAccountId', 'requests.*.clientParticipantId']);
+    expect(sut.fields.map((field) => field.path.join('.'))).toEqual([
+      'requests.*.account',
+      'requests.*.user',
+      'requests.*.clientAccountId',
+      'requests.*.clientParticipantId',
+    ]);
   });
 
   it('fills an absent account with the chosen participant and keeps an allowed one', () => {
@@ -54,21 +65,34 @@ describe(IdentityBinder.name, () => {
     const sut = binderFor(OrderSearchRequestSchema);
     expect(sut.bind({}, context).body).toEqual({ accounts: [ALICE, CAROL] });
     expect(sut.bind({ accounts: [] }, context).body).toEqual({ accounts: [ALICE, CAROL] });
-    expect(refusal(() => sut.bind({ accounts: [CAROL, BOB] }, context)).extensions).toMatchObject({ field: 'accounts[1]' });
+    expect(refusal(() => sut.bind({ accounts: [CAROL, BOB] }, context)).extensions).toMatchObject({
+      field: 'accounts[1]',
+    });
   });
 
   it('collects order ids for confirmation instead of judging them itself', () => {
     const sut = binderFor(CancelOrderRequestSchema);
-    expect(sut.bind({ orderId: 'O7' }, context)).toEqual({ body: { orderId: 'O7', account: ALICE }, orders: [{ field: 'orderId', id: 'O7' }], fundingAccounts: [] });
+    expect(sut.bind({ orderId: 'O7' }, context)).toEqual({
+      body: { orderId: 'O7', account: ALICE },
+      orders: [{ field: 'orderId', id: 'O7' }],
+      fundingAccounts: [],
+    });
   });
 
   it('refuses a funding account id naming another participant than the chosen one at once, and collects any other for confirmation', () => {
     const sut = binderFor(DepositRequestSchema);
     expect(sut.fields).toEqual([{ path: ['fundingAccountId'], kind: 'funding-account' }]);
-    expect(refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${BOB}` }, context)).extensions).toEqual({ field: 'fundingAccountId', fundingAccountId: `checkout:${BOB}` });
+    expect(refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${BOB}` }, context)).extensions).toEqual({
+      field: 'fundingAccountId',
+      fundingAccountId: `checkout:${BOB}`,
+    });
     // Carol is allowed, but the deposit acts for alice: carol's account is not alice's to pay into.
-    expect(refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${CAROL}` }, context)).extensions).toMatchObject({ field: 'fundingAccountId' });
-    expect(sut.bind({ amount: '1', fundingAccountId: 'FA-9' }, context).fundingAccounts).toEqual([{ field: 'fundingAccountId', id: 'FA-9' }]);
+    expect(
+      refusal(() => sut.bind({ amount: '1', fundingAccountId: `checkout:${CAROL}` }, context)).extensions,
+    ).toMatchObject({ field: 'fundingAccountId' });
+    expect(sut.bind({ amount: '1', fundingAccountId: 'FA-9' }, context).fundingAccounts).toEqual([
+      { field: 'fundingAccountId', id: 'FA-9' },
+    ]);
     expect(sut.bind({ amount: '1' }, context).fundingAccounts).toEqual([]);
   });
 

@@ -40,7 +40,8 @@ interface Slot {
 
 const ECHO_LIMIT = 100;
 const echo = (value: string): string => (value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value);
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every place a path reaches in a body, named as a client writes it (`requests[3].account`). */
 function slotsOf(node: unknown, path: FieldPath, field = ''): Slot[] {
@@ -67,7 +68,12 @@ export class IdentityBinder {
     return { body: bound, ...found };
   }
 
-  private bindSlot({ parent, key, field }: Slot, kind: IdentityKind, context: BindingContext, { orders, fundingAccounts }: Found): void {
+  private bindSlot(
+    { parent, key, field }: Slot,
+    kind: IdentityKind,
+    context: BindingContext,
+    { orders, fundingAccounts }: Found,
+  ): void {
     const value = parent[key];
     switch (kind) {
       case 'account':
@@ -102,12 +108,18 @@ export class IdentityBinder {
   }
 
   private refuseFunding(value: string, field: string, context: BindingContext): never {
-    throw new ForbiddenError(`Client ${context.clientId} may not use funding account ${echo(value)} for participant ${context.chosen} (${field}).`, { field, fundingAccountId: echo(value) });
+    throw new ForbiddenError(
+      `Client ${context.clientId} may not use funding account ${echo(value)} for participant ${context.chosen} (${field}).`,
+      { field, fundingAccountId: echo(value) },
+    );
   }
 
   private check(value: unknown, field: string, context: BindingContext): void {
     if (typeof value === 'string' && context.allowed.includes(value)) return;
     const shown = typeof value === 'string' ? echo(value) : typeof value;
-    throw new ForbiddenError(`Client ${context.clientId} may not act for participant ${shown} (${field}).`, { field, participant: shown });
+    throw new ForbiddenError(`Client ${context.clientId} may not act for participant ${shown} (${field}).`, {
+      field,
+      participant: shown,
+    });
   }
 }

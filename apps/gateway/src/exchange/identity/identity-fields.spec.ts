@@ -18,6 +18,8 @@ describe(identityFieldsOf.name, () => {
   });
 
   it('refuses a mark it does not know, so a misspelt one cannot leave a field unbound', () => {
-    expect(() => identityFieldsOf({ properties: { user: { 'x-identity': 'acount' } } })).toThrow('unknown x-identity "acount" at user');
+    expect(() => identityFieldsOf({ properties: { user: { 'x-identity': 'acount' } } })).toThrow(
+      'unknown x-identity "acount" at user',
+    );
   });
 });

@@ -29,7 +29,8 @@ export function identityFieldsOf(schema: object): IdentityField[] {
   const visit = (node: JsonSchemaNode, path: FieldPath): void => {
     const kind = node[IDENTITY_KEYWORD];
     if (kind !== undefined) {
-      if (!isKind(kind)) throw new Error(`unknown ${IDENTITY_KEYWORD} "${String(kind)}" at ${path.join('.') || '(root)'}`);
+      if (!isKind(kind))
+        throw new Error(`unknown ${IDENTITY_KEYWORD} "${String(kind)}" at ${path.join('.') || '(root)'}`);
       found.push({ path, kind });
       return;
     }

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import type { BoundBody } from './identity-binder.js';
 
 /** Funding account records are not shown upstream (spec 2.8): only their ids are read, loosely. */
-const FundingAccountsSchema = z.looseObject({ accounts: z.array(z.looseObject({ id: z.string().optional(), fundingAccountId: z.string().optional() })).optional() });
+const FundingAccountsSchema = z.looseObject({
+  accounts: z.array(z.looseObject({ id: z.string().optional(), fundingAccountId: z.string().optional() })).optional(),
+});
 
 function jsonOrEmpty(text: string): unknown {
   try {
@@ -36,7 +38,10 @@ export class OwnedFundingAccounts {
     const foreign = bound.fundingAccounts.find((reference) => !own.has(reference.id));
     if (foreign) {
       const shown = foreign.id.length > ECHO_LIMIT ? `${foreign.id.slice(0, ECHO_LIMIT)}…` : foreign.id;
-      throw new ForbiddenError(`Client ${caller.client ?? ''} may not use funding account ${shown} for participant ${caller.participant} (${foreign.field}).`, { field: foreign.field, fundingAccountId: shown });
+      throw new ForbiddenError(
+        `Client ${caller.client ?? ''} may not use funding account ${shown} for participant ${caller.participant} (${foreign.field}).`,
+        { field: foreign.field, fundingAccountId: shown },
+      );
     }
     return bound.body;
   }
@@ -45,6 +50,8 @@ export class OwnedFundingAccounts {
     const reply = await this.accounts.fundingAccounts(caller);
     const parsed = FundingAccountsSchema.safeParse(jsonOrEmpty(reply.text));
     const records = parsed.success ? (parsed.data.accounts ?? []) : [];
-    return new Set(records.flatMap((record) => [record.id, record.fundingAccountId].filter((id): id is string => id !== undefined)));
+    return new Set(
+      records.flatMap((record) => [record.id, record.fundingAccountId].filter((id): id is string => id !== undefined)),
+    );
   }
 }

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import type { BoundBody } from './identity-binder.js';
 
 /** Only what the check reads of the open-orders snapshot, loose so that added upstream fields do not matter. */
-const OpenOrdersSchema = z.looseObject({ orders: z.array(z.looseObject({ id: z.string().optional(), account: z.string().optional() })).optional() });
+const OpenOrdersSchema = z.looseObject({
+  orders: z.array(z.looseObject({ id: z.string().optional(), account: z.string().optional() })).optional(),
+});
 
 function jsonOrEmpty(text: string): unknown {
   try {
@@ -30,7 +32,10 @@ export class OwnedOrders {
     if (bound.orders.length === 0) return bound.body;
     const working = await this.workingOrderIds(caller);
     const missing = bound.orders.find((order) => !working.has(order.id));
-    if (missing) throw new NotFoundError(`No working order ${missing.id.slice(0, 100)} for participant ${caller.participant} (${missing.field}).`);
+    if (missing)
+      throw new NotFoundError(
+        `No working order ${missing.id.slice(0, 100)} for participant ${caller.participant} (${missing.field}).`,
+      );
     return bound.body;
   }
 
@@ -39,6 +44,10 @@ export class OwnedOrders {
     const parsed = OpenOrdersSchema.safeParse(jsonOrEmpty(reply.text));
     const orders = parsed.success ? (parsed.data.orders ?? []) : [];
     // An order booked to another account than the participant asked as is not this participant's.
-    return new Set(orders.filter((order) => order.account === undefined || order.account === caller.participant).flatMap((order) => (order.id ? [order.id] : [])));
+    return new Set(
+      orders
+        .filter((order) => order.account === undefined || order.account === caller.participant)
+        .flatMap((order) => (order.id ? [order.id] : [])),
+    );
   }
 }

@@ -24,21 +24,31 @@ export function visibleIdentity(reply: BudgetedReply, client: AuthenticatedClien
   return { ...reply, text: JSON.stringify(narrow(body, client)) };
 }
 
-const foreign = (value: Json, client: AuthenticatedClient): boolean => typeof value === 'string' && PARTICIPANT.test(value) && !client.participants.includes(value);
+const foreign = (value: Json, client: AuthenticatedClient): boolean =>
+  typeof value === 'string' && PARTICIPANT.test(value) && !client.participants.includes(value);
 
 /** True for a value or a record that names a participant the client may not see. */
 function namesForeign(value: Json, client: AuthenticatedClient): boolean {
   if (foreign(value, client)) return true;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).some((field) => foreign(field, client));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).some((field) => foreign(field, client))
+  );
 }
 
 function narrow(value: Json, client: AuthenticatedClient): Json {
-  if (Array.isArray(value)) return value.filter((item) => !namesForeign(item, client)).map((item) => narrow(item, client));
+  if (Array.isArray(value))
+    return value.filter((item) => !namesForeign(item, client)).map((item) => narrow(item, client));
   if (typeof value !== 'object' || value === null) return value;
   const kept: Record<string, Json> = {};
   for (const [key, field] of Object.entries(value)) {
     if (foreign(field, client)) continue;
-    kept[key] = key === 'scopes' && Array.isArray(field) ? field.filter((scope) => typeof scope === 'string' && (client.scopes as ReadonlySet<string>).has(scope)) : narrow(field, client);
+    kept[key] =
+      key === 'scopes' && Array.isArray(field)
+        ? field.filter((scope) => typeof scope === 'string' && (client.scopes as ReadonlySet<string>).has(scope))
+        : narrow(field, client);
   }
   return kept;
 }

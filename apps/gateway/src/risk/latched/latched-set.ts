@@ -46,7 +46,9 @@ export class LatchedSet<R> {
     try {
       await this.source.watch((key, record) => this.apply(key, record));
     } catch (error) {
-      this.logger.warn(`changes of ${this.options.name} are not pushed to this instance (${String(error)}); it re-reads them every ${this.options.resyncMs} ms`);
+      this.logger.warn(
+        `changes of ${this.options.name} are not pushed to this instance (${String(error)}); it re-reads them every ${this.options.resyncMs} ms`,
+      );
     }
     await this.resync();
     this.timer = setInterval(() => void this.resync(), this.options.resyncMs);

@@ -56,11 +56,14 @@ export class RedisLatchedHash<R> {
     if (answer.lost) {
       const pairs = [...held].flatMap(([key, record]) => [key, JSON.stringify(record)]);
       answer = await this.run(pairs);
-      this.logger.warn(`Redis lost the latched set ${this.hashKey} (restarted empty, flushed or failed over): the ${held.size} records this instance held are latched again`);
+      this.logger.warn(
+        `Redis lost the latched set ${this.hashKey} (restarted empty, flushed or failed over): the ${held.size} records this instance held are latched again`,
+      );
     }
     this.generation = answer.generation;
     const records = new Map<string, R>();
-    for (let i = 0; i + 1 < answer.hash.length; i += 2) records.set(answer.hash[i]!, JSON.parse(answer.hash[i + 1]!) as R);
+    for (let i = 0; i + 1 < answer.hash.length; i += 2)
+      records.set(answer.hash[i]!, JSON.parse(answer.hash[i + 1]!) as R);
     return records;
   }
 
@@ -85,13 +88,17 @@ export class RedisLatchedHash<R> {
     let subscribed = false;
     const subscribe = async () => {
       if (subscribed || subscriber.status !== 'ready') return;
-      await subscriber.subscribe(this.channel).then(() => (subscribed = true), () => undefined);
+      await subscriber.subscribe(this.channel).then(
+        () => (subscribed = true),
+        () => undefined,
+      );
     };
     const ready = new Promise<void>((resolve) => {
       subscriber.on('ready', () => void subscribe().then(resolve));
       void subscribe().then(() => subscribed && resolve());
     });
-    if (this.redis.status === 'ready') await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
+    if (this.redis.status === 'ready')
+      await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_WAIT_MS).unref())]);
   }
 
   async close(): Promise<void> {
@@ -99,7 +106,11 @@ export class RedisLatchedHash<R> {
   }
 
   private async run(pairs: readonly string[]): Promise<{ generation: string; lost: boolean; hash: string[] }> {
-    const [generation, lost, hash] = (await READ.run(this.redis, [this.hashKey, this.generationKey], [this.generation, randomUUID(), ...pairs])) as [string, number, string[]];
+    const [generation, lost, hash] = (await READ.run(
+      this.redis,
+      [this.hashKey, this.generationKey],
+      [this.generation, randomUUID(), ...pairs],
+    )) as [string, number, string[]];
     return { generation, lost: Number(lost) === 1, hash };
   }
 }

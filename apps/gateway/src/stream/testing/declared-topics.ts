@@ -8,6 +8,7 @@ import { OPS_TOPIC_FAMILY } from '../../console/ops-topic.source.js';
 export function declaredTopics(): TopicSourceRegistry {
   const idle: TopicSource = { open: () => undefined, close: () => undefined };
   const registry = new TopicSourceRegistry();
-  for (const family of [...RETAIL_TOPIC_FAMILIES, ...Object.values(EXCHANGE_TOPIC_FAMILIES), OPS_TOPIC_FAMILY]) registry.add(family, idle);
+  for (const family of [...RETAIL_TOPIC_FAMILIES, ...Object.values(EXCHANGE_TOPIC_FAMILIES), OPS_TOPIC_FAMILY])
+    registry.add(family, idle);
   return registry;
 }

@@ -1,14 +1,20 @@
-
 import type { EventEntry, MarketEntry } from '../fixture/catalog-model.js';
 import { equalsIfSet, inList, within } from './sort-page.js';
 import type { EventsQuery, MarketsQuery } from '../wire/catalog-query.wire.js';
 
 /** Date bounds compare as ISO text; a bare date bound covers its whole day at the upper end. */
-const upper = (bound: string | undefined) => (bound !== undefined && bound.length === 10 ? `${bound}T23:59:59.999Z` : bound);
+const upper = (bound: string | undefined) =>
+  bound !== undefined && bound.length === 10 ? `${bound}T23:59:59.999Z` : bound;
 
-function tagMatches(entry: EventEntry, tagId: number | undefined, tagSlug: string | undefined, related: boolean): boolean {
+function tagMatches(
+  entry: EventEntry,
+  tagId: number | undefined,
+  tagSlug: string | undefined,
+  related: boolean,
+): boolean {
   if (tagId === undefined && tagSlug === undefined) return true;
-  const hit = (t: { id: string; slug: string }) => (tagId === undefined || t.id === String(tagId)) && (tagSlug === undefined || t.slug === tagSlug);
+  const hit = (t: { id: string; slug: string }) =>
+    (tagId === undefined || t.id === String(tagId)) && (tagSlug === undefined || t.slug === tagSlug);
   return entry.event.tags.some((t) => hit(t) || (related && t.subtags.some(hit)));
 }
 

@@ -46,9 +46,13 @@ export function sortAndPage<T>(items: readonly T[], query: SortPage, recordOf: (
 }
 
 /** A bound check that passes when the bound is absent. */
-export const within = (value: number | string, min: number | string | undefined, max: number | string | undefined): boolean =>
-  (min === undefined || value >= min) && (max === undefined || value <= max);
+export const within = (
+  value: number | string,
+  min: number | string | undefined,
+  max: number | string | undefined,
+): boolean => (min === undefined || value >= min) && (max === undefined || value <= max);
 
-export const inList = <T>(value: T, list: readonly T[] | undefined): boolean => list === undefined || list.includes(value);
+export const inList = <T>(value: T, list: readonly T[] | undefined): boolean =>
+  list === undefined || list.includes(value);
 
 export const equalsIfSet = <T>(value: T, wanted: T | undefined): boolean => wanted === undefined || value === wanted;

@@ -24,7 +24,10 @@ export function renderEvent(entry: EventEntry, variant: Variant, live: LivePrice
         markets,
         tags: event.tags.map(listingTag),
         eventState: listedGameState(event.eventState),
-        metadata: { gameState: listedGameState(event.metadata.gameState), latestGameUpdate: event.metadata.latestGameUpdate },
+        metadata: {
+          gameState: listedGameState(event.metadata.gameState),
+          latestGameUpdate: event.metadata.latestGameUpdate,
+        },
         eventWeek: entry.eventWeek,
         gameStatus: entry.gameStatus,
       };

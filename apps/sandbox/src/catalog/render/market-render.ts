@@ -7,7 +7,16 @@ export type Variant = 'listing' | 'section' | 'detail';
 
 /** In the all-events listing a tag carries its publishing flags instead of league and sport (spec 2.13). */
 export function listingTag(tag: Tag): object {
-  return { ...tag, subtags: tag.subtags.map(listingTag), forceShow: false, forceHide: false, isCarousel: false, publishedAt: tag.createdAt, createdBy: 1, updatedBy: 1 };
+  return {
+    ...tag,
+    subtags: tag.subtags.map(listingTag),
+    forceShow: false,
+    forceHide: false,
+    isCarousel: false,
+    publishedAt: tag.createdAt,
+    createdBy: 1,
+    updatedBy: 1,
+  };
 }
 
 /**

@@ -55,7 +55,10 @@ export class FundingStore {
   deposit(participant: string, processor: string, request: DepositRequest, now: number): Deposit {
     const account = this.accounts(participant).find((candidate) => candidate.processor === processor);
     if (!account || (request.fundingAccountId && request.fundingAccountId !== account.id)) {
-      throw new SurfaceError(404, `no ${processor} funding account ${request.fundingAccountId ?? ''} for ${participant}`.replace('  ', ' '));
+      throw new SurfaceError(
+        404,
+        `no ${processor} funding account ${request.fundingAccountId ?? ''} for ${participant}`.replace('  ', ' '),
+      );
     }
     this.engine.deposit(participant, request.amount);
     const deposit: Deposit = {

@@ -13,14 +13,20 @@ export interface RunningExchangeGrpc {
 }
 
 /** The exchange's gRPC server (plaintext): market data, the order stream and drop copy. */
-export async function startExchangeGrpc(parts: ExchangeGrpcParts, host: string, port: number): Promise<RunningExchangeGrpc> {
+export async function startExchangeGrpc(
+  parts: ExchangeGrpcParts,
+  host: string,
+  port: number,
+): Promise<RunningExchangeGrpc> {
   const server = new Server();
   const services = loadExchangeServices(parts.config.protoDir);
   addMarketDataService(server, services.marketData, parts);
   addOrderEntryService(server, services.orderEntry, parts);
   addDropCopyService(server, services.dropCopy, parts);
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort))),
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, boundPort) =>
+      err ? reject(err) : resolve(boundPort),
+    ),
   );
   return { port: bound, close: () => server.forceShutdown() };
 }

@@ -40,7 +40,8 @@ export class GrpcAdminController {
   @HttpCode(200)
   cut(@Body() body: unknown): { cut: number } {
     const { code, ...filter } = parseBody(CutBody, body);
-    const details = code === 'UNAUTHENTICATED' ? 'unauthenticated: the access key was revoked' : 'the stream service restarted';
+    const details =
+      code === 'UNAUTHENTICATED' ? 'unauthenticated: the access key was revoked' : 'the stream service restarted';
     return { cut: this.streamPool.cut(filter, CUT_CODES[code], details) };
   }
 

@@ -1,8 +1,20 @@
-import { type ServerDuplexStream, type ServerWritableStream, type ServiceDefinition, type Server, status as GrpcStatus } from '@grpc/grpc-js';
+import {
+  type ServerDuplexStream,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type Server,
+  status as GrpcStatus,
+} from '@grpc/grpc-js';
 
 import type { ExchangeGrpcParts } from './exchange-grpc.parts.js';
 import { MarketDataStream } from './market-data.stream.js';
-import { type BookScales, type MarketDataResponse, type MarketDataStreamRequest, type MarketDataSubscriptionRequest, scalesOf } from './market-data.wire.js';
+import {
+  type BookScales,
+  type MarketDataResponse,
+  type MarketDataStreamRequest,
+  type MarketDataSubscriptionRequest,
+  scalesOf,
+} from './market-data.wire.js';
 import { type StreamingCall, authenticateStream, ingressRefusal, refuse } from './server-stream.js';
 
 /** upstream-facts: depth default 10 (spec 8: at most 10). */
@@ -13,13 +25,18 @@ const MARKET_DATA = { scope: 'read:marketdata', accountScoped: false } as const;
 /** Serves polymarket.v1.MarketDataSubscriptionAPI: the per-request subscription and the bidirectional stream. */
 export function addMarketDataService(server: Server, service: ServiceDefinition, parts: ExchangeGrpcParts): void {
   server.addService(service, {
-    CreateMarketDataSubscription: (call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>) => subscribe(parts, call),
-    BiDirectionalStreamMarketData: (call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>) => bidirectional(parts, call),
+    CreateMarketDataSubscription: (call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>) =>
+      subscribe(parts, call),
+    BiDirectionalStreamMarketData: (call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>) =>
+      bidirectional(parts, call),
   });
 }
 
 /** Spec §5.1.5 and §7 in upstream's order: token (UNAUTHENTICATED), scope (PERMISSION_DENIED), request, limit. */
-function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>): void {
+function subscribe(
+  parts: ExchangeGrpcParts,
+  call: ServerWritableStream<MarketDataSubscriptionRequest, MarketDataResponse>,
+): void {
   const registry = parts.marketDataStreams;
   const refused = (reason: string) => registry.refused(reason);
   const caller = authenticateStream(parts, call, MARKET_DATA, refused);
@@ -34,7 +51,12 @@ function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<MarketDa
   }
   const stream = streamFor(parts, call, 'CreateMarketDataSubscription', caller.client, depth as number);
   // `unaggregated` is accepted and ignored: the engine keeps price levels only.
-  stream.open(books as Map<string, BookScales>, request.symbols.length === 0, request.snapshotOnly, registry.heartbeatMs);
+  stream.open(
+    books as Map<string, BookScales>,
+    request.symbols.length === 0,
+    request.snapshotOnly,
+    registry.heartbeatMs,
+  );
 }
 
 /**
@@ -43,7 +65,10 @@ function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<MarketDa
  * 1,000 symbols on the stream) ends the stream with INVALID_ARGUMENT, as a status is the only answer
  * gRPC has for a request on a stream.
  */
-function bidirectional(parts: ExchangeGrpcParts, call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>): void {
+function bidirectional(
+  parts: ExchangeGrpcParts,
+  call: ServerDuplexStream<MarketDataStreamRequest, MarketDataResponse>,
+): void {
   const registry = parts.marketDataStreams;
   // The metadata is all there is at the start; the ingress is taken per message as they come.
   const caller = authenticateStream(parts, call, MARKET_DATA, (reason) => registry.refused(reason), false);
@@ -54,7 +79,8 @@ function bidirectional(parts: ExchangeGrpcParts, call: ServerDuplexStream<Market
   let first = true;
   call.on('data', (message: MarketDataStreamRequest) => {
     if (!stream.isOpen) return;
-    if (!parts.streams.takeIngress(caller.client.firm)) return stream.end(GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(parts), 'ingress');
+    if (!parts.streams.takeIngress(caller.client.firm))
+      return stream.end(GrpcStatus.RESOURCE_EXHAUSTED, ingressRefusal(parts), 'ingress');
     if (first) {
       first = false;
       const depth = depthOf(message.depth);
@@ -75,8 +101,20 @@ function change(parts: ExchangeGrpcParts, stream: MarketDataStream, message: Mar
   stream.add(books);
 }
 
-function streamFor(parts: ExchangeGrpcParts, call: StreamingCall<unknown, MarketDataResponse>, name: string, client: { firm: string; clientId: string }, depth: number): MarketDataStream {
-  const terms = { call: name, firm: client.firm, clientId: client.clientId, depth, maxStreams: parts.config.maxStreamsPerFirm };
+function streamFor(
+  parts: ExchangeGrpcParts,
+  call: StreamingCall<unknown, MarketDataResponse>,
+  name: string,
+  client: { firm: string; clientId: string },
+  depth: number,
+): MarketDataStream {
+  const terms = {
+    call: name,
+    firm: client.firm,
+    clientId: client.clientId,
+    depth,
+    maxStreams: parts.config.maxStreamsPerFirm,
+  };
   return new MarketDataStream(call, parts.streams, parts.marketDataStreams, parts.engine, terms);
 }
 
@@ -90,10 +128,17 @@ function depthOf(requested: number): number | string {
  * whole request (INVALID_ARGUMENT) rather than being skipped: a silent omission would leave a client
  * waiting for a snapshot that never comes. `carried` symbols already on the stream count to the cap.
  */
-function requestedBooks(parts: ExchangeGrpcParts, symbols: readonly string[], wildcard: boolean, carried = 0): Map<string, BookScales> | string {
+function requestedBooks(
+  parts: ExchangeGrpcParts,
+  symbols: readonly string[],
+  wildcard: boolean,
+  carried = 0,
+): Map<string, BookScales> | string {
   const max = parts.config.maxSymbolsPerSubscription;
   if (new Set(symbols).size + carried > max) return `at most ${max} symbols per subscription`;
-  const instruments = new Map(parts.engine.instruments().map((instrument) => [instrument.symbol, scalesOf(instrument)]));
+  const instruments = new Map(
+    parts.engine.instruments().map((instrument) => [instrument.symbol, scalesOf(instrument)]),
+  );
   if (wildcard) return instruments;
   const unknown = symbols.filter((symbol) => !instruments.has(symbol));
   if (unknown.length > 0) return `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 5).join(', ')}`;

@@ -66,7 +66,12 @@ export class MarketDataStream extends ServerStream<MarketDataResponse> implement
   add(books: ReadonlyMap<string, BookScales>): void {
     for (const [symbol, scales] of books) {
       if (this.scales.has(symbol)) continue;
-      const snapshot = updateMessage(this.engine.book(symbol, this.depth), this.depth, this.registry.lastChange(symbol), scales);
+      const snapshot = updateMessage(
+        this.engine.book(symbol, this.depth),
+        this.depth,
+        this.registry.lastChange(symbol),
+        scales,
+      );
       this.scales.set(symbol, scales);
       this.symbols?.add(symbol);
       this.write({ event: 'update', update: snapshot });

@@ -18,7 +18,8 @@ export interface MarketDataStreamRequest {
   unaggregated: boolean;
 }
 
-export type MarketDataResponse = { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: ProtoRecord };
+export type MarketDataResponse =
+  { event: 'heartbeat'; heartbeat: Record<string, never> } | { event: 'update'; update: ProtoRecord };
 
 export interface BookScales {
   priceScale: number;
@@ -38,7 +39,12 @@ function entry(level: BookLevel): { px: string; qty: string } {
  * the book last changed, so a snapshot of an unchanged book is the same state as the last update.
  * Prices the session has not had yet are 0 (proto3 has no absent int64 without `optional`).
  */
-export function updateMessage(book: BookSnapshot, depth: number, transactTime: number, scales: BookScales): ProtoRecord {
+export function updateMessage(
+  book: BookSnapshot,
+  depth: number,
+  transactTime: number,
+  scales: BookScales,
+): ProtoRecord {
   const { stats } = book;
   return {
     symbol: book.symbol,

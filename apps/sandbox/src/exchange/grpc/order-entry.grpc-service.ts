@@ -15,7 +15,10 @@ export interface OrderSubscriptionRequest {
 
 /** Serves polymarket.v1.OrderEntryAPI's order stream (scope read:orders, account-scoped). */
 export function addOrderEntryService(server: Server, service: ServiceDefinition, parts: ExchangeGrpcParts): void {
-  server.addService(service, { CreateOrderSubscription: (call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>) => subscribe(parts, call) });
+  server.addService(service, {
+    CreateOrderSubscription: (call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>) =>
+      subscribe(parts, call),
+  });
 }
 
 function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<OrderSubscriptionRequest, ProtoRecord>): void {
@@ -29,13 +32,21 @@ function subscribe(parts: ExchangeGrpcParts, call: ServerWritableStream<OrderSub
   const foreign = accounts.find((account) => !ownAccounts.includes(account));
   if (foreign !== undefined) {
     refused('foreign_account');
-    return refuse(call, GrpcStatus.PERMISSION_DENIED, `permission denied: account ${foreign} is not an account of firm ${caller.client.firm}`);
+    return refuse(
+      call,
+      GrpcStatus.PERMISSION_DENIED,
+      `permission denied: account ${foreign} is not an account of firm ${caller.client.firm}`,
+    );
   }
   const known = new Set(parts.engine.instruments().map((instrument) => instrument.symbol));
   const unknown = request.symbols.filter((symbol) => !known.has(symbol));
   if (unknown.length > 0) {
     refused('invalid_argument');
-    return refuse(call, GrpcStatus.INVALID_ARGUMENT, `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 5).join(', ')}`);
+    return refuse(
+      call,
+      GrpcStatus.INVALID_ARGUMENT,
+      `unknown symbol${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 5).join(', ')}`,
+    );
   }
   const terms = {
     firm: caller.client.firm,

@@ -60,7 +60,9 @@ export class OrderStream extends ServerStream<ProtoRecord> {
 
   private cancelReject({ symbol, reject }: CancelRejectEvent): void {
     if (!this.carries(reject.account, symbol)) return;
-    this.respond({ update: { executions: [], cancelReject: { ...reject, transactTime: timestamp(reject.transactTime) } } });
+    this.respond({
+      update: { executions: [], cancelReject: { ...reject, transactTime: timestamp(reject.transactTime) } },
+    });
   }
 
   private execution(execution: Execution): void {

@@ -1,7 +1,12 @@
 import { type Metadata, type ServerDuplexStream, type ServerWritableStream, status as GrpcStatus } from '@grpc/grpc-js';
 
 import type { SandboxConfig } from '../../config/sandbox-config.schema.js';
-import { type ExchangeAuthorizationParts, type ExchangeCaller, type ExchangeRequirement, authorizeExchangeCall } from '../exchange-authorization.js';
+import {
+  type ExchangeAuthorizationParts,
+  type ExchangeCaller,
+  type ExchangeRequirement,
+  authorizeExchangeCall,
+} from '../exchange-authorization.js';
 import type { PooledStream, StreamPool } from './stream-pool.js';
 
 /** What the start of a stream needs: the exchange's call check, the firm's ingress allowance and its published figure. */
@@ -36,7 +41,10 @@ export function authenticateStream(
   refused: (reason: string) => void,
   countsRequest = true,
 ): ExchangeCaller | undefined {
-  const credentials = { authorization: metadataValue(call.metadata, 'authorization'), participantId: metadataValue(call.metadata, 'x-participant-id') };
+  const credentials = {
+    authorization: metadataValue(call.metadata, 'authorization'),
+    participantId: metadataValue(call.metadata, 'x-participant-id'),
+  };
   const auth = authorizeExchangeCall(parts, credentials, requirement);
   if (!auth.ok) {
     refused(auth.reason);
@@ -90,7 +98,11 @@ export abstract class ServerStream<Res> implements PooledStream {
       return false;
     }
     if (!this.pool.admit(this)) {
-      refuse(this.grpc, GrpcStatus.RESOURCE_EXHAUSTED, `firm ${this.firm} already holds ${maxStreams} concurrent streams`);
+      refuse(
+        this.grpc,
+        GrpcStatus.RESOURCE_EXHAUSTED,
+        `firm ${this.firm} already holds ${maxStreams} concurrent streams`,
+      );
       this.ended = true;
       return false;
     }

@@ -3,7 +3,12 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { type PooledStream, StreamPool } from './stream-pool.js';
 
 function stream(call: string, firm: string, ends: string[] = []): PooledStream {
-  return { call, firm, clientId: `${firm}-client`, end: (code, _details, reason) => void ends.push(`${call}:${GrpcStatus[code]}:${reason}`) };
+  return {
+    call,
+    firm,
+    clientId: `${firm}-client`,
+    end: (code, _details, reason) => void ends.push(`${call}:${GrpcStatus[code]}:${reason}`),
+  };
 }
 
 describe(StreamPool.name, () => {
@@ -13,11 +18,19 @@ describe(StreamPool.name, () => {
   beforeEach(() => {
     now = 1_000_000;
     counters = new Map();
-    sut = new StreamPool({ maxStreamsPerFirm: 3, ingressPerSecond: 2, ingressWindowSeconds: 10 }, (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by), () => now);
+    sut = new StreamPool(
+      { maxStreamsPerFirm: 3, ingressPerSecond: 2, ingressWindowSeconds: 10 },
+      (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by),
+      () => now,
+    );
   });
 
   it('pools the limit across calls: the 4th stream of a firm is refused whatever its call, another firm is not', () => {
-    expect([sut.admit(stream('A', 'F')), sut.admit(stream('B', 'F')), sut.admit(stream('C', 'F'))]).toEqual([true, true, true]);
+    expect([sut.admit(stream('A', 'F')), sut.admit(stream('B', 'F')), sut.admit(stream('C', 'F'))]).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(sut.admit(stream('A', 'F'))).toBe(false);
     expect(sut.admit(stream('A', 'G'))).toBe(true);
     expect(sut.view()).toEqual({ byCall: { A: 2, B: 1, C: 1 }, byFirm: { F: 3, G: 1 } });

@@ -101,7 +101,10 @@ export class StreamPool {
 
   private matching(filter: StreamFilter): PooledStream[] {
     return [...this.streams].filter(
-      (s) => (filter.call === undefined || s.call === filter.call) && (filter.firm === undefined || s.firm === filter.firm) && (filter.clientId === undefined || s.clientId === filter.clientId),
+      (s) =>
+        (filter.call === undefined || s.call === filter.call) &&
+        (filter.firm === undefined || s.firm === filter.firm) &&
+        (filter.clientId === undefined || s.clientId === filter.clientId),
     );
   }
 

@@ -26,7 +26,10 @@ function compare(actual: string | number, expected: string | number): number {
 export function fieldFilterTest(filter: FieldFilter, index: number): Test {
   const column = columnNamed(filter.field);
   if (!column) {
-    throw new SurfaceError(400, `filter.fieldFilters.${index}.field: unknown field ${filter.field}; known: ${FILTERABLE_COLUMNS.join(', ')}`);
+    throw new SurfaceError(
+      400,
+      `filter.fieldFilters.${index}.field: unknown field ${filter.field}; known: ${FILTERABLE_COLUMNS.join(', ')}`,
+    );
   }
   if (filter.operator === 'FILTER_OPERATOR_IN' || filter.operator === 'FILTER_OPERATOR_NOT_IN') {
     const values = new Set(filter.stringList?.values ?? []);

@@ -59,7 +59,11 @@ export function listInstruments(all: readonly Instrument[], request: InstrumentL
   const from = offsetOf(request.pageToken, selected.length);
   const to = from + request.pageSize;
   const eof = to >= selected.length;
-  return { instruments: selected.slice(from, to), nextPageToken: eof ? '' : Buffer.from(`${TOKEN_KIND}:${to}`).toString('base64url'), eof };
+  return {
+    instruments: selected.slice(from, to),
+    nextPageToken: eof ? '' : Buffer.from(`${TOKEN_KIND}:${to}`).toString('base64url'),
+    eof,
+  };
 }
 
 function offsetOf(token: string | undefined, length: number): number {

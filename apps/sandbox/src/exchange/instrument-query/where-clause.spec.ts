@@ -9,7 +9,8 @@ describe(parseWhereClause.name, () => {
   });
 
   it('takes every documented column, keywords in any case, and quotes escaped by doubling', () => {
-    const clause = "event_series = 'nfl' and event_category like 'SP%' AND clearing_sym='aec' AND clearing_house = 'O''Hare' AND product_id = 'aec-nfl'";
+    const clause =
+      "event_series = 'nfl' and event_category like 'SP%' AND clearing_sym='aec' AND clearing_house = 'O''Hare' AND product_id = 'aec-nfl'";
     expect(parseWhereClause(clause).map((c) => [c.column, c.operator, c.value])).toEqual([
       ['event_series', '=', 'nfl'],
       ['event_category', 'LIKE', 'SP%'],

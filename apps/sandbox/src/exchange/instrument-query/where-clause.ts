@@ -3,7 +3,15 @@
  * and `column LIKE 'pattern'` (with `%`) joined by AND, over a fixed set of columns. Anything else
  * (OR, parentheses, other operators or columns, unquoted values) is refused rather than guessed at.
  */
-export const WHERE_COLUMNS = ['symbol', 'state', 'event_series', 'event_category', 'clearing_sym', 'clearing_house', 'product_id'] as const;
+export const WHERE_COLUMNS = [
+  'symbol',
+  'state',
+  'event_series',
+  'event_category',
+  'clearing_sym',
+  'clearing_house',
+  'product_id',
+] as const;
 export type WhereColumn = (typeof WHERE_COLUMNS)[number];
 
 export interface WhereCondition {
@@ -19,7 +27,10 @@ export class WhereClauseError extends Error {
   }
 }
 
-type Token = { kind: 'word'; text: string; at: number } | { kind: 'string'; text: string; at: number } | { kind: 'equals'; at: number };
+type Token =
+  | { kind: 'word'; text: string; at: number }
+  | { kind: 'string'; text: string; at: number }
+  | { kind: 'equals'; at: number };
 
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 
@@ -38,7 +49,8 @@ function tokenize(source: string): Token[] {
       for (at++; ; at++) {
         if (at >= source.length) throw new WhereClauseError(`unterminated string starting at ${start}`);
         if (source[at] !== "'") text += source[at];
-        else if (source[at + 1] === "'") text += source[++at]; // '' is an escaped quote
+        else if (source[at + 1] === "'")
+          text += source[++at]; // '' is an escaped quote
         else break;
       }
       tokens.push({ kind: 'string', text, at: start });
@@ -70,21 +82,29 @@ export function parseWhereClause(source: string): WhereCondition[] {
     if (column?.kind !== 'word' || !isColumn(column.text.toLowerCase())) {
       throw new WhereClauseError(`expected a column (${WHERE_COLUMNS.join(', ')}) ${describe(column)}`);
     }
-    const op = operator?.kind === 'equals' ? '=' : operator?.kind === 'word' && operator.text.toUpperCase() === 'LIKE' ? 'LIKE' : undefined;
+    const op =
+      operator?.kind === 'equals'
+        ? '='
+        : operator?.kind === 'word' && operator.text.toUpperCase() === 'LIKE'
+          ? 'LIKE'
+          : undefined;
     if (!op) throw new WhereClauseError(`expected = or LIKE ${describe(operator)}`);
     if (value?.kind !== 'string') throw new WhereClauseError(`expected a quoted string ${describe(value)}`);
     conditions.push({ column: column.text.toLowerCase() as WhereColumn, operator: op, value: value.text });
     i += 3;
     if (i === tokens.length) return conditions;
     const joiner = tokens[i];
-    if (joiner.kind !== 'word' || joiner.text.toUpperCase() !== 'AND') throw new WhereClauseError(`expected AND ${describe(joiner)}`);
+    if (joiner.kind !== 'word' || joiner.text.toUpperCase() !== 'AND')
+      throw new WhereClauseError(`expected AND ${describe(joiner)}`);
     i++;
   }
 }
 
 /** SQL LIKE: `%` any run, `_` one character, everything else literal; case-sensitive, whole value. */
 export function likeMatcher(pattern: string): (value: string) => boolean {
-  const source = [...pattern].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = [...pattern]
+    .map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   const regex = new RegExp(`^${source}$`, 's');
   return (value) => regex.test(value);
 }

@@ -1,5 +1,11 @@
 import { type BucketState, type TakeAnswer, takeToken } from '../../shared/token-bucket.js';
-import { type BucketLimit, EXCHANGE_LIMIT_CLASSES, type ExchangeLimitClass, type ExchangeTier, publishedLimit } from './published-limits.js';
+import {
+  type BucketLimit,
+  EXCHANGE_LIMIT_CLASSES,
+  type ExchangeLimitClass,
+  type ExchangeTier,
+  publishedLimit,
+} from './published-limits.js';
 
 export type LimitOverride = BucketLimit | 'off';
 

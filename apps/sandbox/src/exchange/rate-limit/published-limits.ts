@@ -1,7 +1,16 @@
 import type { BucketLimit } from '../../shared/token-bucket.js';
 
 /** The exchange's published per-firm limit classes (upstream-facts "Exchange surface"), plus the per-IP public one. */
-export const EXCHANGE_LIMIT_CLASSES = ['order-entry', 'cancel', 'batch', 'trade-stats', 'instruments', 'book', 'search', 'public'] as const;
+export const EXCHANGE_LIMIT_CLASSES = [
+  'order-entry',
+  'cancel',
+  'batch',
+  'trade-stats',
+  'instruments',
+  'book',
+  'search',
+  'public',
+] as const;
 export type ExchangeLimitClass = (typeof EXCHANGE_LIMIT_CLASSES)[number];
 
 export const EXCHANGE_TIERS = ['T1', 'T2', 'T3', 'T4'] as const;

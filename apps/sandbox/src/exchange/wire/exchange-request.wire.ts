@@ -18,9 +18,11 @@ import {
 const INT64 = /^-?(0|[1-9][0-9]*)$/;
 
 /** Spec conventions: quantities and prices are strings holding 64-bit integers (a JSON number is refused). */
-export const Int64String = z.string().refine((value) => INT64.test(value) && BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n, {
-  message: 'expected a 64-bit integer as a decimal string',
-});
+export const Int64String = z
+  .string()
+  .refine((value) => INT64.test(value) && BigInt(value) >= -(2n ** 63n) && BigInt(value) < 2n ** 63n, {
+    message: 'expected a 64-bit integer as a decimal string',
+  });
 
 /** Spec conventions: date-time is ISO 8601 UTC; an explicit offset is the same instant (protobuf JSON reads both). */
 export const DateTime = z.iso.datetime({ offset: true });
@@ -32,7 +34,9 @@ function realDay(d: { year: number; month: number; day: number }): boolean {
 }
 
 /** Spec conventions: a date object with integer year, month, day naming a real day. */
-export const DateObject = z.strictObject({ year: z.int().min(1).max(9999), month: z.int().min(1).max(12), day: z.int().min(1).max(31) }).refine(realDay, { message: 'not a calendar date', path: ['day'] });
+export const DateObject = z
+  .strictObject({ year: z.int().min(1).max(9999), month: z.int().min(1).max(12), day: z.int().min(1).max(31) })
+  .refine(realDay, { message: 'not a calendar date', path: ['day'] });
 
 export const InstrumentState = z.enum(INSTRUMENT_STATES);
 const Side = z.enum(SIDES);
@@ -137,11 +141,27 @@ export const TradeStatsRequest = z.strictObject({
 
 /** Spec 4.1 and 8: order book depth, default 3, 1 to 10; a query string carries digits only. */
 export const OrderBookQuery = z.strictObject({
-  depth: z.string().regex(/^[0-9]+$/, 'expected a whole number').transform(Number).pipe(z.int().min(1).max(10)).default(3),
+  depth: z
+    .string()
+    .regex(/^[0-9]+$/, 'expected a whole number')
+    .transform(Number)
+    .pipe(z.int().min(1).max(10))
+    .default(3),
 });
 
 /** upstream-facts: the instrument filter operators; UNSPECIFIED is the proto default and filters nothing. */
-export const FILTER_OPERATORS = ['FILTER_OPERATOR_UNSPECIFIED', 'FILTER_OPERATOR_EQ', 'FILTER_OPERATOR_NE', 'FILTER_OPERATOR_LT', 'FILTER_OPERATOR_LE', 'FILTER_OPERATOR_GT', 'FILTER_OPERATOR_GE', 'FILTER_OPERATOR_LIKE', 'FILTER_OPERATOR_IN', 'FILTER_OPERATOR_NOT_IN'] as const;
+export const FILTER_OPERATORS = [
+  'FILTER_OPERATOR_UNSPECIFIED',
+  'FILTER_OPERATOR_EQ',
+  'FILTER_OPERATOR_NE',
+  'FILTER_OPERATOR_LT',
+  'FILTER_OPERATOR_LE',
+  'FILTER_OPERATOR_GT',
+  'FILTER_OPERATOR_GE',
+  'FILTER_OPERATOR_LIKE',
+  'FILTER_OPERATOR_IN',
+  'FILTER_OPERATOR_NOT_IN',
+] as const;
 const VALUE_KEYS = ['stringValue', 'intValue', 'doubleValue', 'stringList'] as const;
 
 /** upstream-facts: a field filter carries exactly one of stringValue, intValue, doubleValue, stringList (a list for IN / NOT_IN). */
@@ -157,9 +177,20 @@ export const FieldFilter = z
   .superRefine((filter, ctx) => {
     const given = VALUE_KEYS.filter((key) => filter[key] !== undefined);
     const listOperator = filter.operator === 'FILTER_OPERATOR_IN' || filter.operator === 'FILTER_OPERATOR_NOT_IN';
-    if (filter.operator === 'FILTER_OPERATOR_UNSPECIFIED') ctx.addIssue({ code: 'custom', path: ['operator'], message: 'operator is required' });
-    else if (given.length !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of stringValue, intValue, doubleValue, stringList' });
-    else if (listOperator !== (given[0] === 'stringList')) ctx.addIssue({ code: 'custom', path: [given[0]], message: `${filter.operator} takes ${listOperator ? 'a stringList' : 'one value'}` });
+    if (filter.operator === 'FILTER_OPERATOR_UNSPECIFIED')
+      ctx.addIssue({ code: 'custom', path: ['operator'], message: 'operator is required' });
+    else if (given.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'exactly one of stringValue, intValue, doubleValue, stringList',
+      });
+    else if (listOperator !== (given[0] === 'stringList'))
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[0]],
+        message: `${filter.operator} takes ${listOperator ? 'a stringList' : 'one value'}`,
+      });
   });
 export type FieldFilter = z.infer<typeof FieldFilter>;
 
@@ -171,7 +202,9 @@ export const InstrumentListRequest = z.strictObject({
   pageToken: z.string().optional(),
   symbols: z.array(z.string()).optional(),
   productId: z.string().optional(),
-  tradableFilter: z.enum(['TRADABLE_FILTER_TRADABLE', 'TRADABLE_FILTER_NON_TRADABLE', 'TRADABLE_FILTER_ALL']).optional(),
+  tradableFilter: z
+    .enum(['TRADABLE_FILTER_TRADABLE', 'TRADABLE_FILTER_NON_TRADABLE', 'TRADABLE_FILTER_ALL'])
+    .optional(),
   states: z.array(InstrumentState).optional(),
   eventSeries: z.string().optional(),
   eventCategory: z.string().optional(),
@@ -180,6 +213,8 @@ export const InstrumentListRequest = z.strictObject({
   startTimeLte: IsoDate.optional(),
   endTimeGte: IsoDate.optional(),
   endTimeLte: IsoDate.optional(),
-  filter: z.strictObject({ whereClause: z.string().optional(), fieldFilters: z.array(FieldFilter).optional() }).optional(),
+  filter: z
+    .strictObject({ whereClause: z.string().optional(), fieldFilters: z.array(FieldFilter).optional() })
+    .optional(),
 });
 export type InstrumentListRequest = z.infer<typeof InstrumentListRequest>;

@@ -7,7 +7,11 @@ import { SurfaceError } from '../../shared/surface-error.js';
 export function engineInt(value: string | undefined, path: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new SurfaceError(400, `${path}: ${value} is outside the range this exchange accepts (at most 2^53 - 1 in magnitude)`);
+  if (!Number.isSafeInteger(n))
+    throw new SurfaceError(
+      400,
+      `${path}: ${value} is outside the range this exchange accepts (at most 2^53 - 1 in magnitude)`,
+    );
   return n;
 }
 

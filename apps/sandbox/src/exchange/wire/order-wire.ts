@@ -1,5 +1,8 @@
 import type { Execution, Order, OrderRequest, ReplaceRequest } from '../../engine/index.js';
-import type { OrderRequest as WireOrderRequest, ReplaceRequest as WireReplaceRequest } from './exchange-request.wire.js';
+import type {
+  OrderRequest as WireOrderRequest,
+  ReplaceRequest as WireReplaceRequest,
+} from './exchange-request.wire.js';
 import { engineInt, epochMs, int64, isoTime } from './int64-wire.js';
 
 export type OrderRecord = ReturnType<typeof orderRecord>;
@@ -69,12 +72,22 @@ export function executionRecord(execution: Execution) {
     transactTime: isoTime(execution.transactTime),
     transactTradeDate: { ...execution.transactTradeDate },
     aggressor: execution.aggressor,
-    legPrices: execution.legPrices.map((leg) => ({ ...leg, px: int64(leg.px), qty: int64(leg.qty), referencePx: int64(leg.referencePx) })),
+    legPrices: execution.legPrices.map((leg) => ({
+      ...leg,
+      px: int64(leg.px),
+      qty: int64(leg.qty),
+      referencePx: int64(leg.referencePx),
+    })),
   };
 }
 
 /** Spec 2.2 as the engine takes it; `path` prefixes field names in a 400 (`requests.3.orderQty`). */
-export function engineOrderRequest(request: WireOrderRequest, account: string, participant: string, path = ''): OrderRequest {
+export function engineOrderRequest(
+  request: WireOrderRequest,
+  account: string,
+  participant: string,
+  path = '',
+): OrderRequest {
   const { orderQty, price, stopPrice, minQty, cashOrderQty, goodTillTime, ...rest } = request;
   return {
     ...rest,

@@ -92,7 +92,25 @@ export interface RetailBalance {
 /** Spec 2.12. */
 export interface Activity {
   type: ActivityType;
-  trade?: { id: string; marketSlug: string; state: string; createTime?: string; updateTime?: string; price?: Amount; qty: string; isAggressor?: boolean; costBasis?: Amount; realizedPnl?: Amount };
+  trade?: {
+    id: string;
+    marketSlug: string;
+    state: string;
+    createTime?: string;
+    updateTime?: string;
+    price?: Amount;
+    qty: string;
+    isAggressor?: boolean;
+    costBasis?: Amount;
+    realizedPnl?: Amount;
+  };
   positionResolution?: { marketSlug: string; [key: string]: unknown };
-  accountBalanceChange?: { transactionId?: string; status?: string; amount?: Amount; createTime?: string; updateTime?: string; transactions?: { transactionId: string; status: string; amount: Amount }[] };
+  accountBalanceChange?: {
+    transactionId?: string;
+    status?: string;
+    amount?: Amount;
+    createTime?: string;
+    updateTime?: string;
+    transactions?: { transactionId: string; status: string; amount: Amount }[];
+  };
 }

@@ -12,8 +12,22 @@ describe(DropCopyLog.name, () => {
   });
 
   function cross(): void {
-    engine.insert({ symbol: SYMBOL, side: 'SIDE_SELL', orderQty: 1, price: 40, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: CAROL });
-    engine.insert({ symbol: SYMBOL, side: 'SIDE_BUY', orderQty: 1, price: 40, timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL', account: ALICE });
+    engine.insert({
+      symbol: SYMBOL,
+      side: 'SIDE_SELL',
+      orderQty: 1,
+      price: 40,
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+      account: CAROL,
+    });
+    engine.insert({
+      symbol: SYMBOL,
+      side: 'SIDE_BUY',
+      orderQty: 1,
+      price: 40,
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+      account: ALICE,
+    });
   }
 
   it('records executions, the trade with both executions and positions, in one sequence', () => {
@@ -22,7 +36,10 @@ describe(DropCopyLog.name, () => {
     const kinds = sut.after(0).map((record) => record.kind);
     expect(kinds.filter((kind) => kind === 'execution')).toHaveLength(4); // NEW + FILL for each side
     const trade = sut.after(0).find((record) => record.kind === 'trade');
-    expect(trade).toMatchObject({ firms: ['firms/FIRMA', 'firms/FIRMB'], trade: { executions: [{ aggressor: true }, { aggressor: false }] } });
+    expect(trade).toMatchObject({
+      firms: ['firms/FIRMA', 'firms/FIRMB'],
+      trade: { executions: [{ aggressor: true }, { aggressor: false }] },
+    });
     expect(sut.after(0).map((record) => record.seq)).toEqual(Array.from({ length: sut.head }, (_, i) => i + 1));
   });
 
@@ -38,6 +55,12 @@ describe(DropCopyLog.name, () => {
   it('records instrument state changes as public records', () => {
     const sut = new DropCopyLog(engine, 10);
     engine.setState(SYMBOL, 'INSTRUMENT_STATE_HALTED');
-    expect(sut.after(0)).toEqual([expect.objectContaining({ kind: 'instrument', firms: [], instrument: expect.objectContaining({ symbol: SYMBOL, state: 'INSTRUMENT_STATE_HALTED' }) })]);
+    expect(sut.after(0)).toEqual([
+      expect.objectContaining({
+        kind: 'instrument',
+        firms: [],
+        instrument: expect.objectContaining({ symbol: SYMBOL, state: 'INSTRUMENT_STATE_HALTED' }),
+      }),
+    ]);
   });
 });

@@ -1,4 +1,11 @@
-import { type Execution, type InstrumentEvent, type MatchingEngine, type Position, type Trade, firmOf } from '../../../engine/index.js';
+import {
+  type Execution,
+  type InstrumentEvent,
+  type MatchingEngine,
+  type Position,
+  type Trade,
+  firmOf,
+} from '../../../engine/index.js';
 
 interface RecordBase {
   seq: number;
@@ -45,8 +52,15 @@ export class DropCopyLog {
     private readonly retention: number,
   ) {
     engine.on('execution', ({ symbol, execution }) => {
-      if (execution.tradeId) this.fills.set(execution.tradeId, [...(this.fills.get(execution.tradeId) ?? []), execution]);
-      this.append({ kind: 'execution', symbol, time: execution.transactTime, firms: [firmOf(execution.order.account)], execution });
+      if (execution.tradeId)
+        this.fills.set(execution.tradeId, [...(this.fills.get(execution.tradeId) ?? []), execution]);
+      this.append({
+        kind: 'execution',
+        symbol,
+        time: execution.transactTime,
+        firms: [firmOf(execution.order.account)],
+        execution,
+      });
     });
     engine.on('trade', ({ symbol, trade }) => {
       const executions = this.fills.get(trade.tradeId) ?? [];
@@ -54,8 +68,12 @@ export class DropCopyLog {
       const firms = [...new Set([firmOf(trade.buyAccount), firmOf(trade.sellAccount)])];
       this.append({ kind: 'trade', symbol, time: trade.transactTime, firms, trade: { trade, executions } });
     });
-    engine.on('position', ({ symbol, position }) => this.append({ kind: 'position', symbol, time: position.updateTime, firms: [firmOf(position.account)], position }));
-    engine.on('instrument', ({ symbol, instrument }) => this.append({ kind: 'instrument', symbol, time: instrument.updateTime, firms: [], instrument }));
+    engine.on('position', ({ symbol, position }) =>
+      this.append({ kind: 'position', symbol, time: position.updateTime, firms: [firmOf(position.account)], position }),
+    );
+    engine.on('instrument', ({ symbol, instrument }) =>
+      this.append({ kind: 'instrument', symbol, time: instrument.updateTime, firms: [], instrument }),
+    );
   }
 
   /** The sequence of the newest record (0 before any). */

@@ -1,5 +1,11 @@
 import type { Execution } from '../../../engine/index.js';
-import { type ProtoRecord, executionMessage, instrumentMessage, positionMessage, timestamp } from '../wire/stream-records.js';
+import {
+  type ProtoRecord,
+  executionMessage,
+  instrumentMessage,
+  positionMessage,
+  timestamp,
+} from '../wire/stream-records.js';
 import { int64 } from '../../wire/int64-wire.js';
 import type { LogRecord, TradeRecord } from './drop-copy-log.js';
 import type { LogView } from './log-stream.js';
@@ -18,28 +24,34 @@ function carries(filter: RecordFilter, record: LogRecord): boolean {
 
 export function executionsView(filter: RecordFilter): LogView {
   return {
-    item: (record) => (record.kind === 'execution' && carries(filter, record) ? executionMessage(record.execution) : undefined),
+    item: (record) =>
+      record.kind === 'execution' && carries(filter, record) ? executionMessage(record.execution) : undefined,
     batch: (resumeToken, executions) => ({ resumeToken, executions }),
   };
 }
 
 export function tradesView(filter: RecordFilter): LogView {
   return {
-    item: (record) => (record.kind === 'trade' && carries(filter, record) ? tradeReport(record.trade, filter.firm) : undefined),
+    item: (record) =>
+      record.kind === 'trade' && carries(filter, record) ? tradeReport(record.trade, filter.firm) : undefined,
     batch: (resumeToken, tradeCaptureReports) => ({ resumeToken, tradeCaptureReports }),
   };
 }
 
 export function instrumentsView(filter: RecordFilter): LogView {
   return {
-    item: (record) => (record.kind === 'instrument' && carries(filter, record) ? instrumentMessage(record.instrument) : undefined),
+    item: (record) =>
+      record.kind === 'instrument' && carries(filter, record) ? instrumentMessage(record.instrument) : undefined,
     batch: (resumeToken, instruments) => ({ resumeToken, instruments }),
   };
 }
 
 export function positionsView(filter: RecordFilter): LogView {
   return {
-    item: (record) => (record.kind === 'position' && carries(filter, record) ? { position: positionMessage(record.position), changeTime: timestamp(record.time) } : undefined),
+    item: (record) =>
+      record.kind === 'position' && carries(filter, record)
+        ? { position: positionMessage(record.position), changeTime: timestamp(record.time) }
+        : undefined,
     batch: (resumeToken, positionChanges) => ({ resumeToken, positionChanges }),
   };
 }
@@ -52,7 +64,10 @@ export function positionsView(filter: RecordFilter): LogView {
 function tradeReport({ trade, executions }: TradeRecord, firm: string | undefined): ProtoRecord {
   const aggressor = executions.find((execution) => execution.aggressor) ?? executions[0];
   const passive = executions.find((execution) => execution !== aggressor);
-  const own = (execution: Execution | undefined) => (execution && (firm === undefined || execution.order.account.startsWith(`${firm}/`)) ? executionMessage(execution) : null);
+  const own = (execution: Execution | undefined) =>
+    execution && (firm === undefined || execution.order.account.startsWith(`${firm}/`))
+      ? executionMessage(execution)
+      : null;
   return {
     id: trade.tradeId,
     symbol: trade.symbol,

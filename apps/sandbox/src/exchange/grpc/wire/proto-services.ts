@@ -1,7 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
-import { type GrpcObject, type ServiceClientConstructor, type ServiceDefinition, loadPackageDefinition } from '@grpc/grpc-js';
+import {
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+  loadPackageDefinition,
+} from '@grpc/grpc-js';
 import { type Options, loadSync } from '@grpc/proto-loader';
 
 /** The published package and service names (upstream-facts); file names and layout are not relied on. */
@@ -55,7 +60,8 @@ function protoFiles(dir: string): string[] {
 function lookupService(tree: GrpcObject, name: string): ServiceClientConstructor {
   let node: GrpcObject[string] | undefined = tree;
   // Package levels are plain objects; a message type (has `format`) or a service ends the walk.
-  for (const part of name.split('.')) node = typeof node === 'object' && node !== null && !('format' in node) ? (node as GrpcObject)[part] : undefined;
+  for (const part of name.split('.'))
+    node = typeof node === 'object' && node !== null && !('format' in node) ? (node as GrpcObject)[part] : undefined;
   if (typeof node !== 'function' || !('service' in node)) throw new Error(`the protos define no service ${name}`);
   return node;
 }

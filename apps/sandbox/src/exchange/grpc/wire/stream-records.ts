@@ -68,6 +68,13 @@ export function positionMessage(position: Position): ProtoRecord {
   return { ...positionRecord(position), updateTime: timestamp(position.updateTime) };
 }
 
-export function instrumentMessage(instrument: Pick<Instrument, 'symbol' | 'state' | 'nonTradable' | 'updateTime'>): ProtoRecord {
-  return { symbol: instrument.symbol, state: instrument.state, updateTime: timestamp(instrument.updateTime), nonTradable: instrument.nonTradable };
+export function instrumentMessage(
+  instrument: Pick<Instrument, 'symbol' | 'state' | 'nonTradable' | 'updateTime'>,
+): ProtoRecord {
+  return {
+    symbol: instrument.symbol,
+    state: instrument.state,
+    updateTime: timestamp(instrument.updateTime),
+    nonTradable: instrument.nonTradable,
+  };
 }
