@@ -82,7 +82,13 @@ describe('a gateway process whose wall clock is wrong or steps', () => {
     const exchange = (await call('/exchange/v1/whoami')).status;
     const retail = (await call('/retail/v1/orders', { ...restingBuy(0), headers: { 'x-retail-account': 'main' } }))
       .status;
-    const warning = /exchange auth server clock differs from ours by (-?\d+) ms/.exec(process.output())?.[1];
+    // Log lines leave the process in batches (at most 100 ms later): the warning is waited for, not read at once.
+    const warning = await eventually(
+      async () => /exchange auth server clock differs from ours by (-?\d+) ms/.exec(process.output())?.[1],
+      (found) => found !== undefined,
+      5_000,
+      50,
+    ).catch(() => undefined);
     console.log(
       `clock 25 s ahead: ready ${ready instanceof Error ? `never (${ready.message.slice(0, 60)})` : 'yes'}; exchange whoami ${exchange}; retail create ${retail}; offset warned ${warning ?? '-'} ms; token requests refused for iat_in_future ${stack.sandbox.state.counter('token.rejected.iat_in_future')}`,
     );
