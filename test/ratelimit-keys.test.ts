@@ -4,8 +4,8 @@ import { type Json, type Stack, json } from './support/stack.js';
 
 const KEYS = { main: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d', hedge: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' } as const; // the stack's retail keys
 const PER_KEY_LIMIT = 20; // upstream-facts "Retail extras": 20 requests/s per API key
-/** The gateway's default retail.key bucket (limits.schema.ts): a burst of 4 and 14 per second, 18 in any second. */
-const BURST = 4;
+/** The gateway's default retail.key bucket (libs/retail/src/budget/retail-budgets.ts): a burst of 2 and 14 per second, 16 in any second. */
+const BURST = 2;
 const REFILL_PER_SECOND = 14;
 const RUN_MS = 10_000;
 const OFFERED_PER_KEY = 3 * PER_KEY_LIMIT;

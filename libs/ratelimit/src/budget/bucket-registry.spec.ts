@@ -114,11 +114,11 @@ describe('bucket scope', () => {
     expect(sut.get('retail.key')).toMatchObject({
       published: 20,
       windowSeconds: 1,
-      capacity: 4,
+      capacity: 2,
       reserve: 0.2,
       paceMs: 1_000,
     });
-    expect(1000 / sut.get('retail.key').emissionMs + sut.get('retail.key').capacity).toBeCloseTo(18); // in any sliding second
+    expect(1000 / sut.get('retail.key').emissionMs + sut.get('retail.key').capacity).toBeCloseTo(16); // in any sliding second
   });
 
   it('gives each account its own cells, cool-down keys and team-share cells', () => {
