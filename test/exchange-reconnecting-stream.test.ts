@@ -108,6 +108,10 @@ describe(ReconnectingStream.name, () => {
   }
 
   const openAtSandbox = () => stack.sandbox.state.streams.open({ call: CALL });
+  const streamCounters = () =>
+    Object.fromEntries(
+      Object.entries(stack.sandbox.state.counterSnapshot()).filter(([name]) => name.startsWith('grpc.streams.')),
+    );
 
   it('reopens a call the exchange ended, and the new call delivers', async () => {
     const family = new RecordingFamily(method);
@@ -190,9 +194,10 @@ describe(ReconnectingStream.name, () => {
     sut.stop();
     expect(sut.active).toBe(false);
     expect(family.openCalls).toBe(0);
+    // The last value says, if this fails, how the sandbox saw the calls open and end and what this side holds.
     await eventually(
-      async () => openAtSandbox(),
-      (open) => open === 0,
+      async () => ({ open: openAtSandbox(), ...streamCounters(), bearers: family.bearers.length, active: sut.active }),
+      (seen) => seen.open === 0,
     );
 
     // Stopped while its token is on the way: no call is opened once the family no longer wants one.

@@ -11,9 +11,7 @@ import {
   type RedisClient,
 } from '@lib/core';
 
-import { AdminRecord } from './admin-record.service.js';
-import { KillSwitch } from './kill-switch.service.js';
-import { RiskMetrics } from './risk.metrics.js';
+import { ClientCancelAll } from './client-cancel-all.service.js';
 
 /** Longest grace a client may ask for (seconds): past this, a client wants a dead-man's switch, not this. */
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;
@@ -44,9 +42,7 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) private readonly redis: RedisClient | null,
-    private readonly killSwitch: KillSwitch,
-    private readonly record: AdminRecord,
-    private readonly metrics: RiskMetrics,
+    private readonly brake: ClientCancelAll,
   ) {
     this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod:`;
   }
@@ -105,28 +101,12 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
       this.logger.log(`cancel-on-disconnect of ${clientId}: resumed within the grace, nothing cancelled`);
       return;
     }
-    const report = await this.killSwitch.cancelAll(`client:${clientId}`);
-    this.metrics.killed(report);
-    await this.record.ran(
-      {
-        action: 'cancel-on-disconnect',
-        scope: `client:${clientId}`,
-        by: clientId,
-        reason: "the client's /ws connection closed and was not resumed within its grace",
-      },
-      report,
+    const counts = await this.brake.run(
+      clientId,
+      'cancel-on-disconnect',
+      "the client's /ws connection closed and was not resumed within its grace",
     );
-    this.logger.warn(
-      {
-        cancelOnDisconnect: {
-          client: clientId,
-          cancelled: report.cancelled.length,
-          filledFirst: report.filledFirst.length,
-          unresolved: report.unresolved.length,
-        },
-      },
-      `cancel-on-disconnect of ${clientId}: fired`,
-    );
+    this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired`);
   }
 
   private async stillMine(clientId: string, mark: string): Promise<boolean> {

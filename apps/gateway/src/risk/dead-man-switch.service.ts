@@ -10,9 +10,7 @@ import {
   type RedisClient,
 } from '@lib/core';
 
-import { AdminRecord } from './admin-record.service.js';
-import { KillSwitch } from './kill-switch.service.js';
-import { RiskMetrics } from './risk.metrics.js';
+import { ClientCancelAll } from './client-cancel-all.service.js';
 
 /** How often every instance looks for lapsed switches: a lapse fires at most this late (plus the cancels). */
 const POLL_MS = 250;
@@ -43,10 +41,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) private readonly redis: RedisClient | null,
-    private readonly killSwitch: KillSwitch,
+    private readonly brake: ClientCancelAll,
     private readonly clock: Clock,
-    private readonly record: AdminRecord,
-    private readonly metrics: RiskMetrics,
   ) {
     this.key = `${config.redis?.keyPrefix ?? ''}{risk}:deadman`;
   }
@@ -79,28 +75,8 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
     this.polling = true;
     try {
       for (const clientId of await this.claimDue()) {
-        const report = await this.killSwitch.cancelAll(`client:${clientId}`);
-        this.metrics.killed(report);
-        await this.record.ran(
-          {
-            action: 'dead-man-switch',
-            scope: `client:${clientId}`,
-            by: clientId,
-            reason: "the client's dead-man's switch lapsed",
-          },
-          report,
-        );
-        this.logger.warn(
-          {
-            deadManSwitch: {
-              client: clientId,
-              cancelled: report.cancelled.length,
-              filledFirst: report.filledFirst.length,
-              unresolved: report.unresolved.length,
-            },
-          },
-          `dead-man's switch of ${clientId} fired`,
-        );
+        const counts = await this.brake.run(clientId, 'dead-man-switch', "the client's dead-man's switch lapsed");
+        this.logger.warn({ deadManSwitch: counts }, `dead-man's switch of ${clientId} fired`);
       }
     } catch (error) {
       this.logger.warn(`dead-man's switches not polled (${String(error)}); the next poll retries`);

@@ -5,6 +5,7 @@ import { RetailModule } from '@lib/retail';
 
 import { AdminRecord } from './admin-record.service.js';
 import { CancelOnDisconnect } from './cancel-on-disconnect.service.js';
+import { ClientCancelAll } from './client-cancel-all.service.js';
 import { DeadManSwitchController } from './dead-man-switch.controller.js';
 import { DeadManSwitch } from './dead-man-switch.service.js';
 import { Exposure } from './exposure.service.js';
@@ -33,6 +34,7 @@ import { TradingStates } from './trading-states.service.js';
   providers: [
     AdminRecord,
     CancelOnDisconnect,
+    ClientCancelAll,
     DeadManSwitch,
     Exposure,
     KillSwitch,

@@ -67,10 +67,7 @@ export class MarketDataLane {
         unopened: (error) => this.refuseWaiting(error),
       },
       {
-        tokens: {
-          authorization: () => deps.authorization(),
-          rejected: (authorization) => deps.rejected(authorization),
-        },
+        tokens: deps,
         timing: deps.timing,
         metrics: deps.metrics,
         warn: (message) => deps.warn(`exchange market data (${this.slots.size} symbols): ${message}`),

@@ -10,6 +10,7 @@ import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { type LaneDeps, type MarketDataCall, MarketDataLane, type MarketDataListener } from './market-data-lane.js';
 import type { MarketDataResponseMessage, MarketDataStreamRequest } from './market-data.messages.js';
 import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.js';
+import { bearerOf } from './reconnecting-stream.js';
 import { type BookView, StreamedBook } from './streamed-book.js';
 import { UpstreamCall } from './upstream-call.js';
 
@@ -50,9 +51,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     this.grpc = grpcTargetOf(config);
     this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
     this.deps = {
-      authorization: () => this.tokens.authorization(this.grpc.target),
+      ...bearerOf(this.tokens, this.grpc.target),
       open: (symbols, authorization, listener) => this.openCall(symbols, authorization, listener),
-      rejected: (authorization) => this.tokens.rejected(authorization),
       fallBack: () => this.fallBack(),
       metrics: this.metrics,
       timing: FEED_TIMING,

@@ -21,7 +21,7 @@ import {
   applyOrdersUpdate,
 } from './order-updates.messages.js';
 import { OrderStreamTap } from './order-stream-tap.js';
-import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
+import { type AfterLoss, bearerOf, ReconnectingStream } from './reconnecting-stream.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
 import { type CallListener, UpstreamCall } from './upstream-call.js';
@@ -84,10 +84,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
         unopened: (error) => this.refuseWaiting(error),
       },
       {
-        tokens: {
-          authorization: () => tokens.authorization(this.grpc.target),
-          rejected: (authorization) => tokens.rejected(authorization),
-        },
+        tokens: bearerOf(tokens, this.grpc.target),
         timing: FEED_TIMING,
         metrics: this.metrics,
         warn: (message) => logger.warn(`exchange order updates: ${message}`),

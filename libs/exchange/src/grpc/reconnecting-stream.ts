@@ -33,6 +33,17 @@ export interface ReconnectingStreamOptions {
   warn(message: string): void;
 }
 
+/** The bearer of a gRPC target from a token provider (ExchangeTokenProvider), as a stream's `tokens` option. */
+export function bearerOf(
+  tokens: { authorization(target: string): Promise<string>; rejected(authorization: string): void },
+  target: string,
+): ReconnectingStreamOptions['tokens'] {
+  return {
+    authorization: () => tokens.authorization(target),
+    rejected: (authorization) => tokens.rejected(authorization),
+  };
+}
+
 /**
  * The lifecycle of one exchange streaming call, the same for every family: a token, then the call;
  * a lost call (UNAVAILABLE, silence, disconnect, server restart) reopened with full-jitter

@@ -26,7 +26,7 @@ import { type GrpcTarget, grpcTargetOf } from './grpc-target.js';
 import { RecentIds } from './recent-ids.js';
 import { OrderStreamTap } from './order-stream-tap.js';
 import type { ExecutionMessage } from './order-updates.messages.js';
-import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
+import { type AfterLoss, bearerOf, ReconnectingStream } from './reconnecting-stream.js';
 import { type ResumeCheckpoint, decodeCheckpoint, transactTimeOf } from './resume-checkpoint.js';
 import { ResumePosition, type ResumeRequest } from './resume-position.js';
 import { ResumeTokenStore } from './resume-token.store.js';
@@ -162,10 +162,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
         unopened: (error) => this.refuseStart(error),
       },
       {
-        tokens: {
-          authorization: () => tokens.authorization(this.grpc.target),
-          rejected: (authorization) => tokens.rejected(authorization),
-        },
+        tokens: bearerOf(tokens, this.grpc.target),
         timing: FEED_TIMING,
         metrics: this.metrics,
         warn: (message) => this.logger.warn(message),
