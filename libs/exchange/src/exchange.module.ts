@@ -23,34 +23,24 @@ import { InstrumentDirectory } from './operations/instrument-directory.service.j
 
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
+/** What the gateway's other parts use of this lib (the operations, the streams and their taps). */
+const EXPORTED = [
+  ExchangeHttpClient,
+  InstrumentDirectory,
+  MarketDataStreams,
+  OrderUpdates,
+  OrderStreamTap,
+  DropCopyFeed,
+  TradeCaptureFeed,
+  PositionChanges,
+  InstrumentStateFeed,
+  ...OPERATIONS,
+];
+
 @Module({
-  exports: [
-    ExchangeHttpClient,
-    InstrumentDirectory,
-    MarketDataStreams,
-    OrderUpdates,
-    OrderStreamTap,
-    DropCopyFeed,
-    TradeCaptureFeed,
-    PositionChanges,
-    InstrumentStateFeed,
-    ...OPERATIONS,
-  ],
+  exports: EXPORTED,
   imports: [AuthModule, RateLimitModule, UpstreamModule],
-  providers: [
-    ExchangeHttpClient,
-    InstrumentDirectory,
-    MarketDataStreams,
-    OrderUpdates,
-    OrderStreamTap,
-    DropCopyFeed,
-    TradeCaptureFeed,
-    PositionChangeFeed,
-    PositionChanges,
-    InstrumentStateFeed,
-    ExchangeTopics,
-    ...OPERATIONS,
-  ],
+  providers: [...EXPORTED, PositionChangeFeed, ExchangeTopics],
 })
 export class ExchangeModule {
   /** Hands the limiter the buckets this lib's calls spend, at the firm's tier. */
