@@ -2,7 +2,7 @@ import { RetailSigner } from '@lib/auth';
 import type { TopicSink } from '@lib/fanout';
 import { RetailStreams, RetailTopicSource } from '@lib/retail';
 
-import { type Json, type Stack, api, eventually, startStack } from './support/stack.js';
+import { type Json, type Stack, api, eventually, pastGatewayRefusals, startStack } from './support/stack.js';
 
 const usd = (value: string) => ({ value, currency: 'USD' });
 const slug = 'aec-nba-mil-phi-2026-11-21';
@@ -61,32 +61,38 @@ describe(RetailTopicSource.name, () => {
       await eventually(
         async () => state.retail.activeSubscriptions(),
         (n) => n === TOPICS.length,
-        2_000,
+        10_000,
       );
       for (const topic of SNAPSHOT_TOPICS) {
         const kinds = await eventually(
           async () => sinks.get(topic)!.events.map((e) => e.kind),
           (k) => k.lastIndexOf('snapshot') > k.indexOf('gap') && k.includes('gap'),
-          2_000,
+          10_000,
         );
         expect(kinds.slice(0, 3)).toEqual(['snapshot', 'gap', 'snapshot']);
       }
 
       const call = api(stack);
-      await call('/retail/v1/orders', {
-        method: 'POST',
-        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.60'), quantity: 2 }),
-      });
-      await call('/retail/v1/orders', {
-        method: 'POST',
-        body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_SELL_LONG', price: usd('0.60'), quantity: 2 }),
-        headers: { 'x-retail-account': 'hedge' },
-      });
+      const buy = await pastGatewayRefusals(() =>
+        call('/retail/v1/orders', {
+          method: 'POST',
+          body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.60'), quantity: 2 }),
+        }),
+      );
+      expect(buy.status).toBe(200);
+      const sell = await pastGatewayRefusals(() =>
+        call('/retail/v1/orders', {
+          method: 'POST',
+          body: JSON.stringify({ marketSlug: slug, intent: 'ORDER_INTENT_SELL_LONG', price: usd('0.60'), quantity: 2 }),
+          headers: { 'x-retail-account': 'hedge' },
+        }),
+      );
+      expect(sell.status).toBe(200);
       const updated = (topic: string, test: (e: Recorded) => boolean) =>
         eventually(
           async () => sinks.get(topic)!.events.find(test),
           (e) => e !== undefined,
-          2_000,
+          10_000,
         );
       await updated(`retail.trade.${slug}`, (e) => e.kind === 'update' && e.payload.data.price.value === '0.60');
       await updated(
@@ -106,7 +112,7 @@ describe(RetailTopicSource.name, () => {
     await eventually(
       async () => stack.sandbox.state.retail.activeSubscriptions(),
       (n) => n === 0,
-      2_000,
+      10_000,
     );
   });
 

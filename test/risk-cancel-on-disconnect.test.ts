@@ -1,7 +1,7 @@
 import { WebSocket } from 'ws';
 
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, eventually } from './support/stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, eventually, pastGatewayRefusals } from './support/stack.js';
 
 const CLIENTS = [
   {
@@ -49,20 +49,21 @@ describe('cancel-on-disconnect for /ws clients', () => {
   async function rest(count: number, tag: string): Promise<void> {
     for (let i = 0; i < count; i++)
       expect(
-        (await post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3 + i, { clordId: `${tag}-${i}` }), 'bot'))
-          .status,
+        (
+          await pastGatewayRefusals(() =>
+            post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3 + i, { clordId: `${tag}-${i}` }), 'bot'),
+          )
+        ).status,
       ).toBe(200);
   }
 
   it("cancels a bot's open orders once its connection is gone for the grace, and no one else's", async () => {
     const ws = await opened(a, 'bot', 'cancelOnDisconnect=1');
     await rest(3, 'dies');
-    const bobs = await post(
-      a,
-      '/exchange/v1/trading/orders',
-      limit('SIDE_BUY', 1, 3, { clordId: 'bob-stays' }),
-      'all',
-      { 'x-participant-id': OTHER_PARTICIPANT },
+    const bobs = await pastGatewayRefusals(() =>
+      post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 3, { clordId: 'bob-stays' }), 'all', {
+        'x-participant-id': OTHER_PARTICIPANT,
+      }),
     );
     expect(bobs.status).toBe(200);
     expect(aliceOpen()).toBe(3);

@@ -217,6 +217,24 @@ export function api(stack: Stack, clientId = 'all') {
 export type Json = any;
 export const json = (res: Response): Promise<Json> => res.json() as Promise<Json>;
 
+/**
+ * `send` again while the gateway itself refuses it 429 `RATE_LIMITED` (nothing reached the upstream, so
+ * a resend is safe), after the Retry-After it gave (at most 1 s), up to `tries` sends. For a test that
+ * sets a scene: on a loaded machine a decision that came back late is refused, not queued, and the
+ * scene is not what such a test judges. Any other answer is returned as it came.
+ */
+export async function pastGatewayRefusals(send: () => Promise<Response>, tries = 8): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    if (res.status !== 429 || attempt >= tries) return res;
+    const text = await res.text();
+    if ((JSON.parse(text) as { code?: string }).code !== 'RATE_LIMITED')
+      return new Response(text, { status: res.status, headers: res.headers });
+    const seconds = Number(res.headers.get('retry-after') ?? '0');
+    await new Promise((r) => setTimeout(r, Math.min(1_000, 1_000 * (Number.isFinite(seconds) ? seconds : 1)) + 20));
+  }
+}
+
 /** Polls `probe` until it returns a value that `accept` takes, or fails after `timeoutMs`. */
 export async function eventually<T>(
   probe: () => Promise<T>,
