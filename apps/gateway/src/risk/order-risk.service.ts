@@ -137,10 +137,11 @@ export class OrderRisk {
     return this.counted(client, () => this.retailCreateChecked(client, order));
   }
 
-  retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
+  retailModify(client: AuthenticatedClient, modify: ModifyOrder, orderId: string): Promise<void> {
     return this.counted(client, async () => {
       this.throttle.take(client);
       await this.gate.admit(client, [retailModifyTerms(modify)]);
+      await this.band.checkModify(this.gate.limits, client, orderId, modify, 'body');
     });
   }
 
@@ -192,6 +193,8 @@ export class OrderRisk {
       client,
       requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
     );
+    for (const [i, replace] of requests.entries())
+      await this.band.checkReplace(this.gate.limits, client, replace, `body.requests.${i}`);
     return { requests };
   }
 
@@ -207,6 +210,7 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
+    await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
     return stamped;
   }
 
@@ -217,6 +221,7 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
+    await this.band.checkClose(this.gate.limits, client, stamped, 'body');
     return stamped;
   }
 
