@@ -20,8 +20,7 @@ import { outsideBand, staleReference, unknownOrder } from './price-band.errors.j
 import type { RiskLimits } from './risk-limits.js';
 
 /** A retail price on the market's long book: a short intent's p is 1 − p there (a contract pays $1). */
-const longPrice = (value: string, origin: OrderOrigin): number =>
-  origin.mirrored ? 1 - Number(value) : Number(value);
+const longPrice = (value: string, origin: OrderOrigin): number => (origin.mirrored ? 1 - Number(value) : Number(value));
 
 /**
  * The price band (issue 26), one judgement for both surfaces: an order that would execute at once must
