@@ -1,0 +1,154 @@
+import type { GatewayConfigInput } from '@lib/core';
+
+import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, json } from './support/stack.js';
+
+/** Empty at start and never traded: no reference on either surface. */
+const EMPTY = 'aec-nfl-sf-sea-2026-11-22';
+const TRADER = ['write:orders' as const, 'read:orders' as const];
+
+const withBand = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  limits: { ...config.limits, maxDecisionAgeMs: 30_000 },
+  risk: { limits: [{ scope: 'team', id: 'trading', priceBand: 0.05 }] },
+});
+const usd = (value: string) => ({ value, currency: 'USD' });
+const retail = (intent: string, price: string | undefined, marketSlug = SYMBOL) => ({
+  marketSlug,
+  intent: `ORDER_INTENT_${intent}`,
+  ...(price === undefined ? { type: 'ORDER_TYPE_MARKET' } : { type: 'ORDER_TYPE_LIMIT', price: usd(price) }),
+  quantity: 1,
+});
+const rest = (side: 'SIDE_BUY' | 'SIDE_SELL', price: number, clordId: string) =>
+  ({
+    symbol: SYMBOL,
+    side,
+    orderQty: 10,
+    price,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: COUNTERPARTY,
+    clordId,
+  }) as const;
+
+/** Every retail route the sandbox served (its `retail.route.*` counters): what the gateway sent to the retail API. */
+function retailCalls(stack: Stack): number {
+  return Object.entries(stack.sandbox.state.counterSnapshot())
+    .filter(([name]) => name.startsWith('retail.route.'))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+describe('price band on replaces, and on retail creates, modifies and close-positions', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startExchangeStack(
+      [{ id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT], retailAccounts: ['main'] }],
+      { gateway: withBand },
+    );
+    // Another firm quotes 40 / 44 (tight: the reference is the mid, 42 cents; the band 37–47), seen by both surfaces' streams.
+    stack.sandbox.state.engine.insert(rest('SIDE_BUY', 40, 'carol-bid'));
+    stack.sandbox.state.engine.insert(rest('SIDE_SELL', 44, 'carol-ask'));
+  });
+  afterAll(() => stack?.close());
+
+  /** A refusal as problem+json, with nothing sent to either upstream. */
+  async function refused(path: string, body: object) {
+    const sent = [upstreamCalls(stack), retailCalls(stack)];
+    const res = await post(stack, path, body, 'bot');
+    const problem = await json(res);
+    expect([res.status, problem.code]).toEqual([422, expect.stringMatching(/^RISK_(PRICE_BAND|REFERENCE_STALE)$/)]);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect([upstreamCalls(stack), retailCalls(stack)]).toEqual(sent);
+    return problem;
+  }
+
+  it('judges an exchange replace by its new price on the order own symbol and side: aggressive outside refused, resting passes', async () => {
+    const placed = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 20, { clordId: 'bot-bid' }),
+      'bot',
+    );
+    expect(placed.status).toBe(200);
+    const { orderId } = await json(placed);
+    // The body names no symbol: the order's own (the journal, the order stream) is what the band reads.
+    expect(await refused('/exchange/v1/trading/orders/replace/list', { requests: [{ orderId, price: '48' }] })).toEqual(
+      expect.objectContaining({
+        code: 'RISK_PRICE_BAND',
+        band: { low: 0.37, high: 0.47 },
+        reference: 0.42,
+        observed: 0.48,
+        order: 'body.requests.0',
+      }),
+    );
+    expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ price: 20 });
+    const resting = await post(
+      stack,
+      '/exchange/v1/trading/orders/replace/list',
+      { requests: [{ orderId, price: '30' }] },
+      'bot',
+    );
+    expect(resting.status).toBe(200);
+    expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ price: 30 });
+    // An order the gateway knows nothing of: its new price cannot be placed against any reference (fail closed).
+    expect(
+      await refused('/exchange/v1/trading/orders/replace/list', {
+        requests: [{ orderId: 'no-such-order', price: '45' }],
+      }),
+    ).toMatchObject({ code: 'RISK_REFERENCE_STALE', orderId: 'no-such-order', order: 'body.requests.0' });
+  });
+
+  it('refuses a retail create that would execute outside the band (a short intent mirrored), and lets a resting one through', async () => {
+    expect(await refused('/retail/v1/orders', retail('BUY_LONG', '0.48'))).toMatchObject({
+      code: 'RISK_PRICE_BAND',
+      reference: 0.42,
+      referenceSource: 'mid',
+      observed: 0.48,
+      scope: 'team:trading',
+      order: 'body',
+    });
+    // Buying NO at 0.70 sells YES at 0.30, into the 0.40 bid.
+    expect(await refused('/retail/v1/orders', retail('BUY_SHORT', '0.70'))).toMatchObject({
+      code: 'RISK_PRICE_BAND',
+      observed: 0.3,
+    });
+    const passive = await post(stack, '/retail/v1/orders', retail('BUY_LONG', '0.30'), 'bot');
+    expect(passive.status).toBe(200);
+    const { id } = await json(passive);
+    // A modify is judged by its new price, with the order's own intent: to 0.48 it would lift the 0.44 ask.
+    expect(await refused(`/retail/v1/order/${id}/modify`, { marketSlug: SYMBOL, price: usd('0.48') })).toMatchObject({
+      code: 'RISK_PRICE_BAND',
+      observed: 0.48,
+    });
+    const modified = await post(
+      stack,
+      `/retail/v1/order/${id}/modify`,
+      { marketSlug: SYMBOL, price: usd('0.35') },
+      'bot',
+    );
+    expect(modified.status).toBe(200);
+    expect(
+      await refused('/retail/v1/order/unknown-order/modify', { marketSlug: SYMBOL, price: usd('0.41') }),
+    ).toMatchObject({ code: 'RISK_REFERENCE_STALE', orderId: 'unknown-order' });
+  });
+
+  it('with no retail reference, refuses creates and close-positions that would execute at once and lets resting ones through', async () => {
+    expect(await refused('/retail/v1/orders', retail('BUY_LONG', undefined, EMPTY))).toMatchObject({
+      code: 'RISK_REFERENCE_STALE',
+      symbol: EMPTY,
+      order: 'body',
+    });
+    expect(await refused('/retail/v1/order/close-position', { marketSlug: EMPTY })).toMatchObject({
+      code: 'RISK_REFERENCE_STALE',
+      symbol: EMPTY,
+    });
+    const resting = await post(stack, '/retail/v1/orders', retail('BUY_LONG', '0.20', EMPTY), 'bot');
+    expect(resting.status).toBe(200);
+    // The what-if route runs the band too, and sends nothing.
+    const sent = retailCalls(stack);
+    expect(
+      (await json(await post(stack, '/retail/v1/order/check', retail('SELL_LONG', undefined, EMPTY), 'bot'))).code,
+    ).toBe('RISK_REFERENCE_STALE');
+    expect(retailCalls(stack)).toBe(sent);
+  });
+});
