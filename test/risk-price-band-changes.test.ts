@@ -152,3 +152,45 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
     expect(retailCalls(stack)).toBe(sent);
   });
 });
+
+describe('a retail reference older than risk.maxReferenceAgeMs', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startExchangeStack(
+      [{ id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT], retailAccounts: ['main'] }],
+      {
+        gateway: (config) => {
+          const banded = withBand(config);
+          return { ...banded, risk: { ...banded.risk, maxReferenceAgeMs: 1_000 } };
+        },
+      },
+    );
+    stack.sandbox.state.engine.insert(rest('SIDE_BUY', 40, 'carol-bid'));
+    stack.sandbox.state.engine.insert(rest('SIDE_SELL', 44, 'carol-ask'));
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses an aggressive create once the quiet market was last heard too long ago, and lets a resting one through', async () => {
+    // Lifting the 0.44 ask at 0.45 is inside the band: what-if answers accepted while the book is fresh, then stale once quiet.
+    const lift = retail('BUY_LONG', '0.45');
+    const seen: string[] = [];
+    for (let tries = 0; tries < 100 && seen.at(-1) !== 'RISK_REFERENCE_STALE'; tries++) {
+      const answer = await json(await post(stack, '/retail/v1/order/check', lift, 'bot'));
+      seen.push(answer.code ?? (answer.accepted ? 'accepted' : 'other'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect([seen[0], seen.at(-1)]).toEqual(['accepted', 'RISK_REFERENCE_STALE']);
+    const sent = retailCalls(stack);
+    const res = await post(stack, '/retail/v1/orders', lift, 'bot');
+    expect(await json(res)).toMatchObject({
+      code: 'RISK_REFERENCE_STALE',
+      symbol: SYMBOL,
+      maxAgeMs: 1_000,
+      reference: 0.42,
+      referenceAgeMs: expect.any(Number),
+    });
+    expect(retailCalls(stack)).toBe(sent);
+    expect((await post(stack, '/retail/v1/orders', retail('BUY_LONG', '0.30'), 'bot')).status).toBe(200);
+  });
+});
