@@ -94,10 +94,11 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
     });
   }
 
+  /** A journal that cannot be read now knows nothing: the caller fails closed, as for an order never seen. */
   private async lookup(key: string, read: () => Promise<OrderOrigin | undefined>): Promise<OrderOrigin | undefined> {
     const held = this.known.get(key);
     if (held) return held;
-    const found = await read();
+    const found = await read().catch(() => undefined);
     if (found) this.remember(key, found);
     return found;
   }

@@ -36,7 +36,7 @@ export function staleReference(
 export function unknownOrder(orderId: string, maxAgeMs: number, path: string): DomainError {
   return new DomainError(
     ErrorCode.RISK_REFERENCE_STALE,
-    `No reference price for order ${orderId.slice(0, 100)}: this gateway does not know its market and side (neither its journal nor the order stream names it), so a new price cannot be judged against the price band; nothing was sent. A change of quantity alone is not judged.`,
+    `No reference price for order ${orderId.slice(0, 100)}: this gateway does not know its market and side (neither the order stream nor its journal names it, or the journal cannot be read now), so a new price cannot be judged against the price band; nothing was sent. A change of quantity alone is not judged.`,
     { extensions: { orderId: orderId.slice(0, 100), maxAgeMs, order: path } },
   );
 }
