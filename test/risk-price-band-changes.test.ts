@@ -2,6 +2,7 @@ import type { GatewayConfigInput } from '@lib/core';
 
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, json } from './support/stack.js';
+import { WsTestClient } from './support/ws-client.js';
 
 /** Empty at start and never traded: no reference on either surface. */
 const EMPTY = 'aec-nfl-sf-sea-2026-11-22';
@@ -150,6 +151,29 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
       (await json(await post(stack, '/retail/v1/order/check', retail('SELL_LONG', undefined, EMPTY), 'bot'))).code,
     ).toBe('RISK_REFERENCE_STALE');
     expect(retailCalls(stack)).toBe(sent);
+  });
+
+  it('holds one retail market-data subscription per slug, shared by the band and a /ws topic', async () => {
+    const slug = 'aec-nfl-bal-pit-2026-11-22';
+    const topic = `retail.marketDataLite.${slug}`;
+    const { retail: venue } = stack.sandbox.state;
+    const before = venue.activeSubscriptions();
+    // The band reads the slug (an empty book: a market order is refused), which subscribes it once.
+    expect(await refused('/retail/v1/orders', retail('BUY_LONG', undefined, slug))).toMatchObject({
+      code: 'RISK_REFERENCE_STALE',
+      symbol: slug,
+    });
+    expect(venue.activeSubscriptions()).toBe(before + 1);
+    const watcher = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    try {
+      expect(await watcher.subscribe([topic])).toMatchObject({ type: 'ack' });
+      expect(await watcher.next((frame) => frame.topic === topic && frame.type === 'snapshot')).toMatchObject({
+        data: { data: { marketSlug: slug } },
+      });
+      expect(venue.activeSubscriptions()).toBe(before + 1);
+    } finally {
+      watcher.close();
+    }
   });
 });
 

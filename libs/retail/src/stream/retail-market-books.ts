@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import type { TopicSink } from '@lib/fanout';
 
+import type { RetailStreamEvent } from './retail-stream-message.js';
 import type { RetailSocket } from './retail-socket.js';
 import { RetailStreams } from './retail-streams.service.js';
 
@@ -14,13 +16,13 @@ export interface RetailTouch {
 
 /** How the held books are kept. Constants until an operator needs to tune one. */
 export const RETAIL_BOOK_TIMING = {
-  /** A slug read by nobody for this long is unsubscribed. */
+  /** A slug read by nobody (and watched by no `/ws` topic) for this long is unsubscribed. */
   lingerMs: 60_000,
   /** How long the first read of a slug waits for its first message. */
   firstWaitMs: 2_000,
   /**
-   * Slugs held at once per instance: past it a read of a new slug answers nothing (the band then
-   * fails closed). Each slug is one subscription on the one markets connection of the default key.
+   * Slugs held for reads at once per instance: past it a read of a slug not held answers nothing (the
+   * band then fails closed). Hub topics are not refused here (the hub has its own caps).
    */
   maxSlugs: 500,
 };
@@ -28,12 +30,23 @@ export const RETAIL_BOOK_TIMING = {
 interface HeldBook {
   socket: RetailSocket;
   requestId: string;
+  /** Settles on the first message, or after `firstWaitMs`. */
+  first: Promise<void>;
+  /** The subscription's own first answer (what a hub topic's open waits for). */
   ready: Promise<void>;
   latest?: RetailTouch;
+  /** The last message as it came, for a hub topic opened later. */
+  payload?: Pick<RetailStreamEvent, 'stream' | 'key' | 'data'>;
   /** False from a dropped connection until the resubscription's first message. */
   live: boolean;
   linger: NodeJS.Timeout;
+  /** Reads came within the linger. */
+  read: boolean;
+  /** The hub's `retail.marketDataLite.<slug>` topic, when a `/ws` client watches it. */
+  hub?: TopicSink;
 }
+
+const NOTHING = Promise.resolve();
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,11 +73,12 @@ function touchOf(data: unknown, receivedAt: number): RetailTouch {
 }
 
 /**
- * Retail market touches kept from the gateway's own `/v1/ws/markets` stream, for the price band: a slug
- * is subscribed (SUBSCRIPTION_TYPE_MARKET_DATA_LITE, one subscription per slug however many reads)
- * on its first read, on the markets connection of the environment's default retail key, and given up
- * a linger after its last read. A dropped connection makes its touches unknown until the resubscription
- * answers.
+ * Retail market touches kept from the gateway's own `/v1/ws/markets` stream (SUBSCRIPTION_TYPE_MARKET_DATA_LITE),
+ * one subscription per slug on the markets connection of the environment's default retail key, shared
+ * by the price band's reads and the hub's `retail.marketDataLite.<slug>` topic (as StreamedBook is on
+ * the exchange side). A slug is subscribed on its first read or topic, and given up a linger after its
+ * last read once no topic watches it. A dropped connection makes its touches unknown until the
+ * resubscription answers.
  */
 @Injectable()
 export class RetailMarketBooks implements OnApplicationShutdown {
@@ -82,61 +96,78 @@ export class RetailMarketBooks implements OnApplicationShutdown {
 
   /** The slug's touch now, or undefined when no live stream has it (none configured, refused, not in time, over the cap). */
   async read(slug: string): Promise<RetailTouch | undefined> {
-    const book = this.hold(slug);
+    const held = this.books.get(slug);
+    if (!held && this.books.size >= RETAIL_BOOK_TIMING.maxSlugs) return undefined;
+    const book = held ?? this.subscribe(slug);
     if (!book) return undefined;
-    if (!book.latest) await book.ready.catch(() => undefined);
+    book.read = true;
+    book.linger.refresh();
+    if (!book.latest) await book.first.catch(() => undefined);
     return book.live ? book.latest : undefined;
+  }
+
+  /** The hub's topic of this slug rides the same subscription: resolves on its first message (TopicSource contract). */
+  async open(slug: string, sink: TopicSink): Promise<void> {
+    const book = this.books.get(slug) ?? this.subscribe(slug);
+    if (!book) throw new Error('no retail account is configured');
+    book.hub = sink;
+    if (book.live && book.payload) return sink.snapshot(book.payload);
+    await book.ready;
+  }
+
+  close(slug: string): void {
+    const book = this.books.get(slug);
+    if (!book) return;
+    book.hub = undefined;
+    if (!book.read) this.release(slug);
   }
 
   onApplicationShutdown(): void {
     for (const slug of [...this.books.keys()]) this.release(slug);
   }
 
-  private hold(slug: string): HeldBook | undefined {
-    const held = this.books.get(slug);
-    if (held) {
-      held.linger.refresh();
-      return held;
-    }
-    if (!this.account || this.books.size >= RETAIL_BOOK_TIMING.maxSlugs) return undefined;
+  private subscribe(slug: string): HeldBook | undefined {
+    if (!this.account) return undefined;
     const socket = this.streams.socket(this.account, 'markets');
-    const linger = setTimeout(() => this.release(slug), RETAIL_BOOK_TIMING.lingerMs);
+    const linger = setTimeout(() => this.lingered(slug), RETAIL_BOOK_TIMING.lingerMs);
     linger.unref();
-    const book: Omit<HeldBook, 'requestId' | 'ready'> = { socket, live: false, linger };
+    const held: HeldBook = { socket, requestId: '', first: NOTHING, ready: NOTHING, live: false, linger, read: false };
     const { requestId, ready } = socket.subscribe(
       { subscriptionType: 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE', marketSlugs: [slug] },
       {
-        event: (event) => {
-          book.latest = touchOf(event.data, this.clock.now());
-          book.live = true;
-        },
+        event: (event) => this.received(held, event),
         gap: () => {
-          book.live = false;
+          held.live = false;
+          held.hub?.gap();
         },
         error: (message) => this.logger.warn(`retail market data of ${slug.slice(0, 100)}: upstream error ${message}`),
       },
     );
-    const first = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, RETAIL_BOOK_TIMING.firstWaitMs);
-      timer.unref();
-      ready.then(
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error as Error);
-        },
-      );
-    });
-    // A refused subscription is forgotten, so that a later read tries again.
+    held.requestId = requestId;
+    held.ready = ready;
+    held.first = firstWithin(ready);
+    // A refused subscription is forgotten, so that a later read or topic tries again; whoever waits hears why.
+    held.first.catch(() => undefined);
     ready.catch(() => {
-      if (this.books.get(slug)?.requestId === requestId) this.release(slug);
+      if (this.books.get(slug) === held) this.release(slug);
     });
-    const complete: HeldBook = Object.assign(book, { requestId, ready: first });
-    this.books.set(slug, complete);
-    return complete;
+    this.books.set(slug, held);
+    return held;
+  }
+
+  private received(book: HeldBook, event: RetailStreamEvent): void {
+    book.latest = touchOf(event.data, this.clock.now());
+    book.payload = { stream: event.stream, key: event.key, data: event.data };
+    book.live = true;
+    book.hub?.snapshot(book.payload); // each marketDataLite message is the whole touch
+  }
+
+  /** No read within the linger: given up unless a topic still watches it. */
+  private lingered(slug: string): void {
+    const book = this.books.get(slug);
+    if (!book) return;
+    book.read = false;
+    if (!book.hub) this.release(slug);
   }
 
   private release(slug: string): void {
@@ -147,4 +178,22 @@ export class RetailMarketBooks implements OnApplicationShutdown {
     book.live = false;
     book.socket.unsubscribe(book.requestId);
   }
+}
+
+/** Settles on the subscription's first answer, or after `firstWaitMs` (a read waits no longer). */
+function firstWithin(ready: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, RETAIL_BOOK_TIMING.firstWaitMs);
+    timer.unref();
+    ready.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error as Error);
+      },
+    );
+  });
 }
