@@ -99,6 +99,34 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
     ).toMatchObject({ code: 'RISK_REFERENCE_STALE', orderId: 'no-such-order', order: 'body.requests.0' });
   });
 
+  it('judges a batch-inserted order replaced at once on its own side (a sell crossing the bid)', async () => {
+    const batch = await post(
+      stack,
+      '/exchange/v1/trading/orders/list',
+      {
+        requests: [
+          limit('SIDE_BUY', 1, 21, { clordId: 'batch-bid' }),
+          limit('SIDE_SELL', 1, 60, { clordId: 'batch-ask' }),
+        ],
+      },
+      'bot',
+    );
+    expect(batch.status).toBe(200);
+    const [, { orderId }] = (await json(batch)).responses;
+    // Down to 0.30 the resting sell would hit the 0.40 bid, outside the band; to 0.50 it still rests.
+    expect(
+      await refused('/exchange/v1/trading/orders/replace/list', { requests: [{ orderId, price: '30' }] }),
+    ).toMatchObject({ code: 'RISK_PRICE_BAND', observed: 0.3, order: 'body.requests.0' });
+    const resting = await post(
+      stack,
+      '/exchange/v1/trading/orders/replace/list',
+      { requests: [{ orderId, price: '50' }] },
+      'bot',
+    );
+    expect(resting.status).toBe(200);
+    expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ price: 50, cumQty: 0 });
+  });
+
   it('refuses a retail create that would execute outside the band (a short intent mirrored), and lets a resting one through', async () => {
     expect(await refused('/retail/v1/orders', retail('BUY_LONG', '0.48'))).toMatchObject({
       code: 'RISK_PRICE_BAND',

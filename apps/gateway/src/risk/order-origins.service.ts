@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { type OrderMessage, OrderStreamTap } from '@lib/exchange';
+import { type OrderMessage, type OrderRequest, OrderStreamTap } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
 
 /**
@@ -72,6 +72,26 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     for (const stop of this.stops) stop();
+  }
+
+  /**
+   * The exchange's answer to an insert or a batch insert (`{orderId}`, `{responses: [{orderId}]}`, in
+   * the order of the requests): each order's origin is known from its request at once, on this
+   * instance, before the order stream or the journal has it.
+   */
+  answered(orders: readonly OrderRequest[], answer: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(answer);
+    } catch {
+      return;
+    }
+    const ids = isRecord(parsed) && Array.isArray(parsed.responses) ? parsed.responses : [parsed];
+    for (const [i, order] of orders.entries()) {
+      const id = isRecord(ids[i]) ? ids[i].orderId : undefined;
+      const origin = exchangeOrigin(order);
+      if (typeof id === 'string' && origin) this.remember(`exchange:${id}`, origin);
+    }
   }
 
   /** An exchange order's symbol and side. */

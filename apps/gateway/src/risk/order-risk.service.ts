@@ -108,7 +108,9 @@ export class OrderRisk {
       request: policed,
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed)),
+          this.reservations.send(client, caller, [policed], ['body'], false, async () =>
+            this.band.answered(this.gate.limits, client, [policed], await send(policed)),
+          ),
         ),
     };
   }
@@ -124,7 +126,9 @@ export class OrderRisk {
       request: { requests },
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, requests, paths, true, () => send({ requests })),
+          this.reservations.send(client, caller, requests, paths, true, async () =>
+            this.band.answered(this.gate.limits, client, requests, await send({ requests })),
+          ),
         ),
     };
   }

@@ -49,6 +49,17 @@ export class PriceBand {
     this.scale = config.risk.exchangePriceScale;
   }
 
+  /** An insert's or batch insert's answer: its orders' symbols and sides are known for a replace from now on (OrderOrigins). */
+  answered<T extends { text: string }>(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    orders: readonly OrderRequest[],
+    reply: T,
+  ): T {
+    if (limits.mayBind('priceBand', client)) this.origins.answered(orders, reply.text);
+    return reply;
+  }
+
   /** An exchange insert or batch child. */
   check(limits: RiskLimits, client: AuthenticatedClient, order: OrderRequest, path: string): Promise<void> {
     return this.judge(limits, client, order.symbol, exchangeBandOrder(order, this.scale), 'exchange', path);
