@@ -1,7 +1,7 @@
 import type { GatewayConfigInput } from '@lib/core';
 
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, json } from './support/stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 /** Empty at start and never traded: no reference on either surface. */
@@ -43,7 +43,10 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
 
   beforeAll(async () => {
     stack = await startExchangeStack(
-      [{ id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT], retailAccounts: ['main'] }],
+      [
+        { id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT], retailAccounts: ['main'] },
+        { id: 'other', team: 'trading', scopes: TRADER, participants: [OTHER_PARTICIPANT], retailAccounts: ['hedge'] },
+      ],
       { gateway: withBand },
     );
     // Another firm quotes 40 / 44 (tight: the reference is the mid, 42 cents; the band 37–47), seen by both surfaces' streams.
@@ -97,6 +100,20 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
         requests: [{ orderId: 'no-such-order', price: '45' }],
       }),
     ).toMatchObject({ code: 'RISK_REFERENCE_STALE', orderId: 'no-such-order', order: 'body.requests.0' });
+    // Another participant's order is as unknown as that: its market is not told, whatever the band would say of it.
+    const theirs = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 22, { clordId: 'their-bid' }),
+      'other',
+    );
+    const theirId = (await json(theirs)).orderId;
+    const foreign = await refused('/exchange/v1/trading/orders/replace/list', {
+      requests: [{ orderId: theirId, price: '48' }],
+    });
+    expect(foreign).toMatchObject({ code: 'RISK_REFERENCE_STALE', orderId: theirId });
+    expect(foreign).not.toHaveProperty('symbol');
+    expect(foreign).not.toHaveProperty('reference');
   });
 
   it('judges a batch-inserted order replaced at once on its own side (a sell crossing the bid)', async () => {

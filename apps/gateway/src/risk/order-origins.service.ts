@@ -11,6 +11,8 @@ export interface OrderOrigin {
   market: string;
   side: 'buy' | 'sell';
   mirrored?: boolean;
+  /** The participant or retail account the order is booked to: a change is judged only by the order's owner. */
+  owner?: string;
 }
 
 /** Origins remembered per instance (the oldest go first); an order's market and side never change. */
@@ -19,11 +21,13 @@ const CAPACITY = 20_000;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** An exchange order as an insert body or an order-stream message names it. */
-function exchangeOrigin(order: unknown): OrderOrigin | undefined {
+const ownerOf = (value: unknown) => (typeof value === 'string' && value !== '' ? { owner: value } : {});
+
+/** An exchange order as an insert body or an order-stream message names it; `owner`: its participant. */
+function exchangeOrigin(order: unknown, owner: unknown): OrderOrigin | undefined {
   if (!isRecord(order) || typeof order.symbol !== 'string' || order.symbol === '') return undefined;
-  if (order.side === 'SIDE_BUY') return { market: order.symbol, side: 'buy' };
-  return order.side === 'SIDE_SELL' ? { market: order.symbol, side: 'sell' } : undefined;
+  if (order.side !== 'SIDE_BUY' && order.side !== 'SIDE_SELL') return undefined;
+  return { market: order.symbol, side: order.side === 'SIDE_BUY' ? 'buy' : 'sell', ...ownerOf(owner) };
 }
 
 /** The long-book side of each retail intent (a short buys NO at p: it sells YES at 1 − p). */
@@ -35,10 +39,17 @@ const RETAIL_SIDES: Record<string, { side: 'buy' | 'sell'; mirrored: boolean }> 
 };
 
 /** A retail order as a create body names it. */
-export function retailOrigin(order: unknown): OrderOrigin | undefined {
+export function retailOrigin(order: unknown, owner?: unknown): OrderOrigin | undefined {
   if (!isRecord(order) || typeof order.marketSlug !== 'string' || typeof order.intent !== 'string') return undefined;
   const found = RETAIL_SIDES[order.intent];
-  return found && { market: order.marketSlug, side: found.side, ...(found.mirrored ? { mirrored: true } : {}) };
+  return (
+    found && {
+      market: order.marketSlug,
+      side: found.side,
+      ...(found.mirrored ? { mirrored: true } : {}),
+      ...ownerOf(owner),
+    }
+  );
 }
 
 /**
@@ -60,7 +71,7 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const sight = (order: OrderMessage | null) => {
-      const origin = order ? exchangeOrigin(order) : undefined;
+      const origin = order ? exchangeOrigin(order, order.account) : undefined;
       if (order && origin) this.remember(`exchange:${order.id}`, origin);
     };
     this.stops.push(
@@ -79,7 +90,7 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
    * the order of the requests): each order's origin is known from its request at once, on this
    * instance, before the order stream or the journal has it.
    */
-  answered(orders: readonly OrderRequest[], answer: string): void {
+  answered(participant: string, orders: readonly OrderRequest[], answer: string): void {
     let parsed: unknown;
     try {
       parsed = JSON.parse(answer);
@@ -89,7 +100,7 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
     const ids = isRecord(parsed) && Array.isArray(parsed.responses) ? parsed.responses : [parsed];
     for (const [i, order] of orders.entries()) {
       const id = isRecord(ids[i]) ? ids[i].orderId : undefined;
-      const origin = exchangeOrigin(order);
+      const origin = exchangeOrigin(order, participant);
       if (typeof id === 'string' && origin) this.remember(`exchange:${id}`, origin);
     }
   }
@@ -98,11 +109,13 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
   exchange(orderId: string): Promise<OrderOrigin | undefined> {
     return this.lookup(`exchange:${orderId}`, async () => {
       const intent = await this.store.journal.intentOf(orderId);
-      const body = intent?.data?.body;
-      const asked = exchangeOrigin(body);
+      const asked = exchangeOrigin(intent?.data?.body, intent?.data?.account);
       if (asked) return asked;
       const timeline = await this.store.journal.timeline({ orderId });
-      return timeline.map((record) => exchangeOrigin(streamOrder(record))).find((origin) => origin !== undefined);
+      return timeline
+        .map((record) => streamOrder(record))
+        .map((order) => exchangeOrigin(order, isRecord(order) ? order.account : undefined))
+        .find((origin) => origin !== undefined);
     });
   }
 
@@ -110,7 +123,9 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
   retail(orderId: string): Promise<OrderOrigin | undefined> {
     return this.lookup(`retail:${orderId}`, async () => {
       const intent = await this.store.journal.intentOf(orderId);
-      return intent?.data?.operation === 'retail.create' ? retailOrigin(intent.data.body) : undefined;
+      return intent?.data?.operation === 'retail.create'
+        ? retailOrigin(intent.data.body, intent.data.account)
+        : undefined;
     });
   }
 

@@ -109,7 +109,7 @@ export class OrderRisk {
       send: (send) =>
         this.counted(client, () =>
           this.reservations.send(client, caller, [policed], ['body'], false, async () =>
-            this.band.answered(this.gate.limits, client, [policed], await send(policed)),
+            this.band.answered(this.gate.limits, client, caller.participant, [policed], await send(policed)),
           ),
         ),
     };
@@ -127,25 +127,30 @@ export class OrderRisk {
       send: (send) =>
         this.counted(client, () =>
           this.reservations.send(client, caller, requests, paths, true, async () =>
-            this.band.answered(this.gate.limits, client, requests, await send({ requests })),
+            this.band.answered(this.gate.limits, client, caller.participant, requests, await send({ requests })),
           ),
         ),
     };
   }
 
-  exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
-    return this.counted(client, () => this.replaceChecked(client, batch));
+  exchangeReplace(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchReplaceRequest,
+  ): Promise<BatchReplaceRequest> {
+    return this.counted(client, () => this.replaceChecked(client, caller, batch));
   }
 
   retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
     return this.counted(client, () => this.retailCreateChecked(client, order));
   }
 
-  retailModify(client: AuthenticatedClient, modify: ModifyOrder, orderId: string): Promise<void> {
+  /** `account`: the retail account the modify is sent as; `orderId`: the order it changes. */
+  retailModify(client: AuthenticatedClient, modify: ModifyOrder, account: string, orderId: string): Promise<void> {
     return this.counted(client, async () => {
       this.throttle.take(client);
       await this.gate.admit(client, [retailModifyTerms(modify)]);
-      await this.band.checkModify(this.gate.limits, client, orderId, modify, 'body');
+      await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
     });
   }
 
@@ -187,7 +192,11 @@ export class OrderRisk {
     return requests;
   }
 
-  private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+  private async replaceChecked(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchReplaceRequest,
+  ): Promise<BatchReplaceRequest> {
     this.throttle.take(client);
     const manualOrderIndicator = this.manual(client)
       ? 'MANUAL_ORDER_INDICATOR_MANUAL'
@@ -198,7 +207,7 @@ export class OrderRisk {
       requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
     );
     for (const [i, replace] of requests.entries())
-      await this.band.checkReplace(this.gate.limits, client, replace, `body.requests.${i}`);
+      await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);
     return { requests };
   }
 

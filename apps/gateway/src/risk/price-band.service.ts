@@ -53,10 +53,11 @@ export class PriceBand {
   answered<T extends { text: string }>(
     limits: RiskLimits,
     client: AuthenticatedClient,
+    participant: string,
     orders: readonly OrderRequest[],
     reply: T,
   ): T {
-    if (limits.mayBind('priceBand', client)) this.origins.answered(orders, reply.text);
+    if (limits.mayBind('priceBand', client)) this.origins.answered(participant, orders, reply.text);
     return reply;
   }
 
@@ -68,11 +69,18 @@ export class PriceBand {
   /**
    * An exchange replace item, against its new price, on the order's own symbol and side (never the
    * body's). A replace that sets no price keeps the order's: a new quantity does not make it execute.
+   * An order booked to another participant is as unknown as one never seen: nothing of it is told.
    */
-  async checkReplace(limits: RiskLimits, client: AuthenticatedClient, replace: ReplaceRequest, path: string) {
+  async checkReplace(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    participant: string,
+    replace: ReplaceRequest,
+    path: string,
+  ): Promise<void> {
     if (replace.price === undefined || !limits.mayBind('priceBand', client)) return;
     const origin = await this.origins.exchange(replace.orderId);
-    if (!origin) throw unknownOrder(replace.orderId, this.maxAgeMs, path);
+    if (!origin || origin.owner !== participant) throw unknownOrder(replace.orderId, this.maxAgeMs, path);
     const order: BandOrder = { side: origin.side, kind: 'limit', price: Number(replace.price) / 10 ** this.scale };
     await this.judge(limits, client, origin.market, order, 'exchange', path);
   }
@@ -92,13 +100,14 @@ export class PriceBand {
   async checkModify(
     limits: RiskLimits,
     client: AuthenticatedClient,
+    account: string,
     orderId: string,
     modify: ModifyOrder,
     path: string,
   ): Promise<void> {
     if (modify.price === undefined || !limits.mayBind('priceBand', client)) return;
     const origin = await this.origins.retail(orderId);
-    if (!origin) throw unknownOrder(orderId, this.maxAgeMs, path);
+    if (!origin || origin.owner !== account) throw unknownOrder(orderId, this.maxAgeMs, path);
     const order: BandOrder = { side: origin.side, kind: 'limit', price: longPrice(modify.price.value, origin) };
     await this.judge(limits, client, origin.market, order, 'retail', path);
   }
