@@ -1,7 +1,7 @@
 import type { GatewayConfigInput } from '@lib/core';
 
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
-import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json } from './support/stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 /** Empty at start and never traded: no reference on either surface. */
@@ -142,6 +142,35 @@ describe('price band on replaces, and on retail creates, modifies and close-posi
     );
     expect(resting.status).toBe(200);
     expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ price: 50, cumQty: 0 });
+  });
+
+  it('judges on another instance a replace of an order this one placed, from the shared journal', async () => {
+    const placed = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_SELL', 1, 70, { clordId: 'journal-ask' }),
+      'bot',
+    );
+    const { orderId } = await json(placed);
+    const journal = { ...stack.configInput.journal, schema: stack.config.journal.schema };
+    const second = await startStack({
+      reuseSandbox: stack.sandbox,
+      clients: [{ id: 'bot', team: 'trading', scopes: TRADER, participants: [PARTICIPANT] }],
+      gateway: (config) => ({ ...withBand(config), journal }),
+    });
+    try {
+      const sent = upstreamCalls(stack);
+      const res = await post(
+        second,
+        '/exchange/v1/trading/orders/replace/list',
+        { requests: [{ orderId, price: '30' }] },
+        'bot',
+      );
+      expect(await json(res)).toMatchObject({ code: 'RISK_PRICE_BAND', observed: 0.3, order: 'body.requests.0' });
+      expect(upstreamCalls(stack)).toBe(sent);
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses a retail create that would execute outside the band (a short intent mirrored), and lets a resting one through', async () => {
