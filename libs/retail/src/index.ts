@@ -86,6 +86,7 @@ export {
   type RetailStreamEvent,
   type RetailStreamName,
 } from './stream/retail-stream-message.js';
+export { RETAIL_BOOK_TIMING, RetailMarketBooks, type RetailTouch } from './stream/retail-market-books.js';
 export {
   RetailSocket,
   type RetailSocketOptions,

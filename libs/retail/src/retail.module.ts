@@ -7,13 +7,14 @@ import { RETAIL_BUCKETS } from './budget/retail-budgets.js';
 import { RetailHttpClient } from './client/retail-http.client.js';
 import { RetailOrders } from './operations/retail-orders.service.js';
 import { RetailPortfolio } from './operations/retail-portfolio.service.js';
+import { RetailMarketBooks } from './stream/retail-market-books.js';
 import { RetailStreams } from './stream/retail-streams.service.js';
 import { RetailTopics } from './stream/retail-topics.js';
 
 @Module({
-  exports: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
+  exports: [RetailHttpClient, RetailMarketBooks, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
   imports: [AuthModule, RateLimitModule, UpstreamModule],
-  providers: [RetailHttpClient, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
+  providers: [RetailHttpClient, RetailMarketBooks, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
 })
 export class RetailModule {
   /** Hands the limiter the buckets this lib's calls spend. */

@@ -156,8 +156,8 @@ export class ExchangeTradingController {
     @AccountCaller() caller: AccountCallerContext,
     @ExchangeBody(BatchReplaceRequestSchema, { batch: true }) bound: BoundBody<BatchReplaceRequest>,
   ) {
-    // Risk first: it reads only the body. Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
-    const admit = () => this.risk.exchangeReplace(client, bound.body);
+    // Risk first: it reads the body and what the gateway knows of the orders (no upstream call). Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
+    const admit = () => this.risk.exchangeReplace(client, caller, bound.body);
     const orderIds = bound.body.requests.map((replace) => replace.orderId);
     const send = async (admitted: BatchReplaceRequest) =>
       this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));

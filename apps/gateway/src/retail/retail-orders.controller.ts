@@ -141,7 +141,7 @@ export class RetailOrdersController {
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
     await this.enter(res, req, caller, 'retail.modify', body, id, {
-      admit: () => this.risk.retailModify(client, body),
+      admit: () => this.risk.retailModify(client, body, caller.account, id),
       send: () => this.orders.modify(caller, id, body),
     });
   }

@@ -108,7 +108,9 @@ export class OrderRisk {
       request: policed,
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, [policed], ['body'], false, () => send(policed)),
+          this.reservations.send(client, caller, [policed], ['body'], false, async () =>
+            this.band.answered(this.gate.limits, client, caller.participant, [policed], await send(policed)),
+          ),
         ),
     };
   }
@@ -124,23 +126,31 @@ export class OrderRisk {
       request: { requests },
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, requests, paths, true, () => send({ requests })),
+          this.reservations.send(client, caller, requests, paths, true, async () =>
+            this.band.answered(this.gate.limits, client, caller.participant, requests, await send({ requests })),
+          ),
         ),
     };
   }
 
-  exchangeReplace(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
-    return this.counted(client, () => this.replaceChecked(client, batch));
+  exchangeReplace(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchReplaceRequest,
+  ): Promise<BatchReplaceRequest> {
+    return this.counted(client, () => this.replaceChecked(client, caller, batch));
   }
 
   retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
     return this.counted(client, () => this.retailCreateChecked(client, order));
   }
 
-  retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
+  /** `account`: the retail account the modify is sent as; `orderId`: the order it changes. */
+  retailModify(client: AuthenticatedClient, modify: ModifyOrder, account: string, orderId: string): Promise<void> {
     return this.counted(client, async () => {
       this.throttle.take(client);
       await this.gate.admit(client, [retailModifyTerms(modify)]);
+      await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
     });
   }
 
@@ -182,7 +192,11 @@ export class OrderRisk {
     return requests;
   }
 
-  private async replaceChecked(client: AuthenticatedClient, batch: BatchReplaceRequest): Promise<BatchReplaceRequest> {
+  private async replaceChecked(
+    client: AuthenticatedClient,
+    caller: AccountCallerContext,
+    batch: BatchReplaceRequest,
+  ): Promise<BatchReplaceRequest> {
     this.throttle.take(client);
     const manualOrderIndicator = this.manual(client)
       ? 'MANUAL_ORDER_INDICATOR_MANUAL'
@@ -192,6 +206,8 @@ export class OrderRisk {
       client,
       requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
     );
+    for (const [i, replace] of requests.entries())
+      await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);
     return { requests };
   }
 
@@ -207,6 +223,7 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
+    await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
     return stamped;
   }
 
@@ -217,6 +234,7 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     await this.gate.admit(client, [retailCloseTerms(stamped)]);
+    await this.band.checkClose(this.gate.limits, client, stamped, 'body');
     return stamped;
   }
 

@@ -1,18 +1,34 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { MarketDataStreams, type OrderRequest } from '@lib/exchange';
+import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { MarketDataStreams, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
+import { type ClosePosition, type CreateOrder, type ModifyOrder, RetailMarketBooks } from '@lib/retail';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
-import { type BandRules, type BookSeen, isAggressive, referenceOf, touch } from './price-band.js';
+import { MarketEvents } from './market-events.service.js';
+import { type OrderOrigin, OrderOrigins, retailOrigin } from './order-origins.service.js';
+import {
+  type BandOrder,
+  type BandRules,
+  type Quote,
+  exchangeBandOrder,
+  exchangeQuote,
+  executionPrices,
+  quoteReference,
+  wouldExecute,
+} from './price-band.js';
+import { outsideBand, staleReference, unknownOrder } from './price-band.errors.js';
 import type { RiskLimits } from './risk-limits.js';
 
-/** Dollars to the cent, enough to name a band, a reference and a price. */
-const cents = (dollars: number) => Math.round(dollars * 10_000) / 10_000;
+/** A retail price on the market's long book: a short intent's p is 1 − p there (a contract pays $1). */
+const longPrice = (value: string, origin: OrderOrigin): number => (origin.mirrored ? 1 - Number(value) : Number(value));
 
 /**
- * The price band (issue 26): an exchange order that would execute at once must be priced within the
- * tightest configured `priceBand` of the reference taken from the gateway's own streamed book. Orders
- * with no band configured read nothing; a resting order is never refused here.
+ * The price band (issue 26), one judgement for both surfaces: an order that would execute at once must
+ * be priced within the tightest configured `priceBand` of the reference taken from the gateway's own
+ * streamed book (the exchange's market-data stream, the retail markets channel). Checked on exchange
+ * inserts, batch children and replace items (the new price, with the order's own symbol and side), and
+ * on retail creates, modifies (likewise) and close-positions. Orders with no band configured read
+ * nothing; a resting order is never refused here.
  */
 @Injectable()
 export class PriceBand {
@@ -23,6 +39,9 @@ export class PriceBand {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly streams: MarketDataStreams,
+    private readonly retailBooks: RetailMarketBooks,
+    private readonly origins: OrderOrigins,
+    private readonly events: MarketEvents,
     private readonly clock: Clock,
   ) {
     this.rules = { tightSpread: config.risk.tightSpread };
@@ -30,62 +49,109 @@ export class PriceBand {
     this.scale = config.risk.exchangePriceScale;
   }
 
-  async check(limits: RiskLimits, client: AuthenticatedClient, order: OrderRequest, path: string): Promise<void> {
-    const band = limits.binding('priceBand', client, order.symbol);
+  /** An insert's or batch insert's answer: its orders' symbols and sides are known for a replace from now on (OrderOrigins). */
+  answered<T extends { text: string }>(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    participant: string,
+    orders: readonly OrderRequest[],
+    reply: T,
+  ): T {
+    if (limits.mayBind('priceBand', client)) this.origins.answered(participant, orders, reply.text);
+    return reply;
+  }
+
+  /** An exchange insert or batch child. */
+  check(limits: RiskLimits, client: AuthenticatedClient, order: OrderRequest, path: string): Promise<void> {
+    return this.judge(limits, client, order.symbol, exchangeBandOrder(order, this.scale), 'exchange', path);
+  }
+
+  /**
+   * An exchange replace item, against its new price, on the order's own symbol and side (never the
+   * body's). A replace that sets no price keeps the order's: a new quantity does not make it execute.
+   * An order booked to another participant is as unknown as one never seen: nothing of it is told.
+   */
+  async checkReplace(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    participant: string,
+    replace: ReplaceRequest,
+    path: string,
+  ): Promise<void> {
+    if (replace.price === undefined || !limits.mayBind('priceBand', client)) return;
+    const origin = await this.origins.exchange(replace.orderId);
+    if (!origin || origin.owner !== participant) throw unknownOrder(replace.orderId, this.maxAgeMs, path);
+    const order: BandOrder = { side: origin.side, kind: 'limit', price: Number(replace.price) / 10 ** this.scale };
+    await this.judge(limits, client, origin.market, order, 'exchange', path);
+  }
+
+  /** A retail create: its intent on the market's long book. */
+  async checkCreate(limits: RiskLimits, client: AuthenticatedClient, create: CreateOrder, path: string) {
+    const origin = retailOrigin(create);
+    if (!origin) return;
+    const order: BandOrder =
+      create.type === 'ORDER_TYPE_MARKET' || create.price === undefined
+        ? { side: origin.side, kind: 'market' }
+        : { side: origin.side, kind: 'limit', price: longPrice(create.price.value, origin) };
+    await this.judge(limits, client, origin.market, order, 'retail', path);
+  }
+
+  /** A retail modify, against its new price, with the order's own market and intent (from the create that made it). */
+  async checkModify(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+    path: string,
+  ): Promise<void> {
+    if (modify.price === undefined || !limits.mayBind('priceBand', client)) return;
+    const origin = await this.origins.retail(orderId);
+    if (!origin || origin.owner !== account) throw unknownOrder(orderId, this.maxAgeMs, path);
+    const order: BandOrder = { side: origin.side, kind: 'limit', price: longPrice(modify.price.value, origin) };
+    await this.judge(limits, client, origin.market, order, 'retail', path);
+  }
+
+  /**
+   * A close-position is a market order: it executes at once, at the touch on the side that reduces the
+   * position. That side is not known here (the position is not read), so both touches must be inside.
+   */
+  checkClose(limits: RiskLimits, client: AuthenticatedClient, close: ClosePosition, path: string): Promise<void> {
+    return this.judge(limits, client, close.marketSlug, { side: 'either', kind: 'market' }, 'retail', path);
+  }
+
+  private async judge(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    market: string,
+    order: BandOrder,
+    surface: 'exchange' | 'retail',
+    path: string,
+  ): Promise<void> {
+    const event = limits.namesEvents ? await this.events.of(market, path) : undefined;
+    const band = limits.binding('priceBand', client, market, event);
     if (!band) return;
-    const book: BookSeen | undefined = await this.streams.read(order.symbol).catch(() => undefined);
-    if (!isAggressive(order, book, this.scale)) return;
-    const now = this.clock.now(); // the streamed book's receivedAt is steady too
-    const reference = book ? referenceOf(book, this.rules, now) : undefined;
+    const quote = await this.quote(surface, market).catch(() => undefined);
+    if (!wouldExecute(order, quote)) return;
+    const now = this.clock.now(); // the streamed books' receivedAt is steady too
+    const reference = quote ? quoteReference(quote, this.rules, now) : undefined;
     if (!reference || reference.ageMs > this.maxAgeMs) {
-      const why = !book
+      const why = !quote
         ? 'no live streamed book'
         : !reference
           ? 'the book has neither a tight two-sided quote nor a last trade'
           : `the book was last heard ${reference.ageMs} ms ago`;
-      throw new DomainError(
-        ErrorCode.RISK_REFERENCE_STALE,
-        `No fresh reference price for ${order.symbol} (${why}; at most ${this.maxAgeMs} ms allowed): an order that would execute at once is refused, a resting one is not; nothing was sent.`,
-        {
-          extensions: {
-            symbol: order.symbol,
-            maxAgeMs: this.maxAgeMs,
-            ...(reference ? { reference: cents(reference.price), referenceAgeMs: reference.ageMs } : {}),
-            order: path,
-          },
-        },
-      );
+      throw staleReference(market, why, this.maxAgeMs, reference, path);
     }
-    const price = this.executionPrice(order, book);
-    if (price === undefined) return;
-    const low = reference.price - band.value;
-    const high = reference.price + band.value;
-    if (price >= low - 1e-9 && price <= high + 1e-9) return;
-    throw new DomainError(
-      ErrorCode.RISK_PRICE_BAND,
-      `Price ${cents(price)} is outside the band ${cents(low)}–${cents(high)} (±${band.value} around the ${reference.source} ${cents(reference.price)}) set at scope ${band.scope}; nothing was sent.`,
-      {
-        extensions: {
-          limit: band.value,
-          band: { low: cents(low), high: cents(high) },
-          reference: cents(reference.price),
-          referenceSource: reference.source,
-          observed: cents(price),
-          scope: band.scope,
-          ...(band.market ? { market: band.market } : {}),
-          order: path,
-        },
-      },
-    );
+    for (const price of executionPrices(order, quote)) {
+      if (price < reference.price - band.value - 1e-9 || price > reference.price + band.value + 1e-9)
+        throw outsideBand(band, reference, price, path);
+    }
   }
 
-  /** The order's limit price in dollars, or for a market order the touch it would take; undefined when nothing is there to take. */
-  private executionPrice(order: OrderRequest, book: BookSeen | undefined): number | undefined {
-    if (order.price !== undefined && order.type !== 'ORDER_TYPE_MARKET_TO_LIMIT')
-      return Number(order.price) / 10 ** this.scale;
-    if (!book) return undefined;
-    const { bid, ask } = touch(book.update);
-    const px = order.side === 'SIDE_BUY' ? ask : bid;
-    return px === undefined ? undefined : px / 10 ** book.update.priceScale;
+  private async quote(surface: 'exchange' | 'retail', market: string): Promise<Quote | undefined> {
+    if (surface === 'retail') return this.retailBooks.read(market);
+    const book = await this.streams.read(market);
+    return book && exchangeQuote(book);
   }
 }

@@ -1,6 +1,6 @@
 import type { MarketDataUpdateMessage, OrderRequest } from '@lib/exchange';
 
-import { isAggressive, referenceOf } from './price-band.js';
+import { executionPrices, isAggressive, referenceOf, wouldExecute } from './price-band.js';
 
 const book = (bids: number[], offers: number[], lastTradePx = '0'): MarketDataUpdateMessage =>
   ({
@@ -37,5 +37,17 @@ describe('price band reference and aggression', () => {
     expect(isAggressive(order('SIDE_BUY', undefined, 'ORDER_TYPE_MARKET_TO_LIMIT'), seen, 2)).toBe(true);
     expect(isAggressive(order('SIDE_BUY', '10'), undefined, 2)).toBe(true);
     expect(isAggressive(order('SIDE_BUY', '90', 'ORDER_TYPE_STOP'), seen, 2)).toBe(false);
+  });
+
+  it('judges any surface in dollars: an unknown side is aggressive and takes both touches; a limit its own price', () => {
+    const quote = { bid: 0.4, ask: 0.44, receivedAt: 0 };
+    expect(wouldExecute({ side: 'either', kind: 'market' }, quote)).toBe(true);
+    expect(executionPrices({ side: 'either', kind: 'market' }, quote)).toEqual([0.4, 0.44]);
+    expect(executionPrices({ side: 'sell', kind: 'market' }, { bid: 0.4, receivedAt: 0 })).toEqual([0.4]);
+    expect(executionPrices({ side: 'buy', kind: 'market' }, { bid: 0.4, receivedAt: 0 })).toEqual([]);
+    expect(wouldExecute({ side: 'sell', kind: 'limit', price: 0.3 }, quote)).toBe(true);
+    expect(wouldExecute({ side: 'sell', kind: 'limit', price: 0.41 }, quote)).toBe(false);
+    expect(wouldExecute({ side: 'buy', kind: 'limit', price: 0.2 }, undefined)).toBe(true);
+    expect(executionPrices({ side: 'sell', kind: 'limit', price: 0.3 }, quote)).toEqual([0.3]);
   });
 });

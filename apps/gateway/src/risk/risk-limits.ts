@@ -75,6 +75,11 @@ export class RiskLimits {
     return tightest;
   }
 
+  /** Whether some limit of this name applies to the client in any market (an order whose market is not known may fall under it). */
+  mayBind(name: LimitName, client: { id: string; team: string }): boolean {
+    return this.limits.some((limit) => limit[name] !== undefined && appliesTo(limit, client));
+  }
+
   /** Every configured open-order count (the tightest per key, as `openOrderScopes` names them): its maximum, scope and market. */
   openOrderCounts(): { key: string; max: number; scope: string; market?: string }[] {
     const found = new Map<string, { key: string; max: number; scope: string; market?: string }>();

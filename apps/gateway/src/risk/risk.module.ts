@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ExchangeModule } from '@lib/exchange';
+import { JournalModule } from '@lib/journal';
 import { RateLimitModule } from '@lib/ratelimit';
 import { RetailModule } from '@lib/retail';
 
@@ -14,6 +15,7 @@ import { MarketEvents } from './market-events.service.js';
 import { OpenOrderAttribution } from './open-order-attribution.service.js';
 import { OpenOrderFills } from './open-order-fills.service.js';
 import { OpenOrders } from './open-orders.service.js';
+import { OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
@@ -30,7 +32,7 @@ import { TradingStates } from './trading-states.service.js';
 @Module({
   controllers: [DeadManSwitchController, RiskAdminController],
   exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
-  imports: [ExchangeModule, RateLimitModule, RetailModule],
+  imports: [ExchangeModule, JournalModule, RateLimitModule, RetailModule],
   providers: [
     AdminRecord,
     CancelOnDisconnect,
@@ -42,6 +44,7 @@ import { TradingStates } from './trading-states.service.js';
     OpenOrderAttribution,
     OpenOrderFills,
     OpenOrders,
+    OrderOrigins,
     OrderReservations,
     OrderRisk,
     OrderThrottle,

@@ -44,7 +44,8 @@ const RiskLimitSchema = z
     maxNetPosition: z.number().int().positive().optional(),
     /**
      * Dollars either side of the streamed reference price (mid when the spread is tight, else last trade)
-     * within which an exchange order that would execute at once must be priced.
+     * within which an order that would execute at once must be priced: exchange inserts, batch children and
+     * replace items, retail creates, modifies and close-positions (replaces and modifies by their new price).
      */
     priceBand: z.number().positive().optional(),
     /** Order-entering calls per second per client (each client of the scope counted on its own; a market narrowing does not apply). */

@@ -24,6 +24,8 @@ interface EventRow {
 const COLUMNS = 'seq, at, kind, clord_id, order_id, record, prev_hash, hash';
 const PAGE = 1_000;
 const MAX_RECORDS_PER_WRITE = 1_000;
+/** How far before an order's answer its intent's record is looked for (the records of the calls in flight meanwhile). */
+const INTENT_WINDOW = 10_000;
 
 /** How long a record appended with `appendSoon` may wait for another append to share its write. */
 const SOON_MS = 5;
@@ -195,6 +197,27 @@ export class OrderJournal {
             [by.orderId],
           );
     return rows.map(toRecord);
+  }
+
+  /**
+   * What an order was asked to be: the `received` record of the call whose answer named this order id
+   * (the insert or create body as the gateway took it), found among the `INTENT_WINDOW` records written
+   * before that answer; undefined when the journal holds no such pair.
+   */
+  async intentOf(orderId: string): Promise<JournalRecord | undefined> {
+    const s = this.schema;
+    const [answer] = await this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 AND kind = 'answer' ORDER BY seq LIMIT 1`,
+      [orderId],
+    );
+    const answered = answer && toRecord(answer);
+    const requestId = answered?.data?.requestId;
+    if (!answered?.clientId || typeof requestId !== 'string') return undefined;
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${s}.order_events WHERE kind = 'received' AND seq < $1 AND seq >= $2 AND client_id = $3 ORDER BY seq DESC`,
+      [answered.seq, answered.seq - INTENT_WINDOW, answered.clientId],
+    );
+    return rows.map(toRecord).find((record) => record.data?.requestId === requestId);
   }
 
   /** Which of these order ids the journal already names (an answer, a resolution or a stream event). */

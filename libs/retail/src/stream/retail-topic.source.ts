@@ -3,6 +3,7 @@ import { RETAIL_ACCOUNT_NAME } from '@lib/core';
 import type { TopicSink, TopicSource } from '@lib/fanout';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';
+import type { RetailMarketBooks } from './retail-market-books.js';
 import type { RetailStreamEvent } from './retail-stream-message.js';
 import type { RetailSocket, SubscriptionRequest } from './retail-socket.js';
 import type { RetailChannel, RetailStreams } from './retail-streams.service.js';
@@ -60,14 +61,28 @@ export type RetailTopicPayload = Pick<RetailStreamEvent, 'stream' | 'key' | 'dat
 export class RetailTopicSource implements TopicSource {
   private readonly logger = new Logger(RetailTopicSource.name);
   private readonly opened = new Map<string, { socket: RetailSocket; requestId: string }>();
+  /** `retail.marketDataLite.<slug>` topics held through the shared books, by topic: their slug. */
+  private readonly shared = new Map<string, string>();
 
   constructor(
     private readonly streams: RetailStreams,
     private readonly defaultAccount: string,
+    /** When given, `retail.marketDataLite.<slug>` rides the subscription the price band reads (one per slug). */
+    private readonly books?: RetailMarketBooks,
   ) {}
 
   async open(topic: string, sink: TopicSink): Promise<void> {
     const { channel, account, ...request } = parseRetailTopic(topic);
+    const slug = request.marketSlugs?.[0];
+    if (this.books && request.subscriptionType === 'SUBSCRIPTION_TYPE_MARKET_DATA_LITE' && slug) {
+      this.shared.set(topic, slug);
+      try {
+        return await this.books.open(slug, sink);
+      } catch (error) {
+        this.close(topic);
+        throw error;
+      }
+    }
     const socket = this.streams.socket(account ?? this.defaultAccount, channel);
     const { requestId, ready } = socket.subscribe(request, {
       event: (event) => {
@@ -88,6 +103,11 @@ export class RetailTopicSource implements TopicSource {
   }
 
   close(topic: string): void {
+    const slug = this.shared.get(topic);
+    if (slug !== undefined) {
+      this.shared.delete(topic);
+      return this.books?.close(slug);
+    }
     const opened = this.opened.get(topic);
     if (!opened) return;
     this.opened.delete(topic);

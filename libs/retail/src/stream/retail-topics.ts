@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs
 import { GATEWAY_CONFIG, type GatewayConfig, RETAIL_ACCOUNT_NAME } from '@lib/core';
 import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicFamily, TopicSourceRegistry } from '@lib/fanout';
 
+import { RetailMarketBooks } from './retail-market-books.js';
 import { RetailTopicSource } from './retail-topic.source.js';
 import { RetailStreams } from './retail-streams.service.js';
 
@@ -56,6 +57,7 @@ export class RetailTopics implements OnModuleInit {
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly streams: RetailStreams,
+    private readonly books: RetailMarketBooks,
     @Optional() @Inject(TopicSourceRegistry) private readonly registry: TopicSourceRegistry | null,
   ) {
     this.defaultAccount = config.environments[config.environment]?.retailAccounts[0]?.name;
@@ -65,7 +67,7 @@ export class RetailTopics implements OnModuleInit {
     if (!this.registry) return;
     if (!this.defaultAccount)
       return this.logger.warn('No retail account is configured: retail.* topics are not served.');
-    const source = new RetailTopicSource(this.streams, this.defaultAccount);
+    const source = new RetailTopicSource(this.streams, this.defaultAccount, this.books);
     for (const family of RETAIL_TOPIC_FAMILIES) this.registry.add(family, source);
   }
 }

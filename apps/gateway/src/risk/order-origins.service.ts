@@ -1,0 +1,150 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { type OrderMessage, type OrderRequest, OrderStreamTap } from '@lib/exchange';
+import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
+
+/**
+ * An existing order's market and side as the gateway knows them, on the book's own side: an exchange
+ * order's symbol and side; a retail order's slug, with a short intent mirrored (`mirrored`: its prices
+ * are 1 − p on the market's long book).
+ */
+export interface OrderOrigin {
+  market: string;
+  side: 'buy' | 'sell';
+  mirrored?: boolean;
+  /** The participant or retail account the order is booked to: a change is judged only by the order's owner. */
+  owner?: string;
+}
+
+/** Origins remembered per instance (the oldest go first); an order's market and side never change. */
+const CAPACITY = 20_000;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const ownerOf = (value: unknown) => (typeof value === 'string' && value !== '' ? { owner: value } : {});
+
+/** An exchange order as an insert body or an order-stream message names it; `owner`: its participant. */
+function exchangeOrigin(order: unknown, owner: unknown): OrderOrigin | undefined {
+  if (!isRecord(order) || typeof order.symbol !== 'string' || order.symbol === '') return undefined;
+  if (order.side !== 'SIDE_BUY' && order.side !== 'SIDE_SELL') return undefined;
+  return { market: order.symbol, side: order.side === 'SIDE_BUY' ? 'buy' : 'sell', ...ownerOf(owner) };
+}
+
+/** The long-book side of each retail intent (a short buys NO at p: it sells YES at 1 − p). */
+const RETAIL_SIDES: Record<string, { side: 'buy' | 'sell'; mirrored: boolean }> = {
+  ORDER_INTENT_BUY_LONG: { side: 'buy', mirrored: false },
+  ORDER_INTENT_SELL_LONG: { side: 'sell', mirrored: false },
+  ORDER_INTENT_BUY_SHORT: { side: 'sell', mirrored: true },
+  ORDER_INTENT_SELL_SHORT: { side: 'buy', mirrored: true },
+};
+
+/** A retail order as a create body names it. */
+export function retailOrigin(order: unknown, owner?: unknown): OrderOrigin | undefined {
+  if (!isRecord(order) || typeof order.marketSlug !== 'string' || typeof order.intent !== 'string') return undefined;
+  const found = RETAIL_SIDES[order.intent];
+  return (
+    found && {
+      market: order.marketSlug,
+      side: found.side,
+      ...(found.mirrored ? { mirrored: true } : {}),
+      ...ownerOf(owner),
+    }
+  );
+}
+
+/**
+ * What the gateway knows of an order a replace or a modify names (issue 26: judged against the new
+ * values, with the order's own market and side, never the body's): first the orders this instance saw
+ * on the exchange order stream and drop copy, or looked up before; then the journal (shared by every
+ * instance), where the call that made the order recorded its body beside the answer that named the
+ * order, and the order stream recorded its executions. Undefined when neither knows it.
+ */
+@Injectable()
+export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
+  private readonly known = new Map<string, OrderOrigin>();
+  private readonly stops: (() => void)[] = [];
+
+  constructor(
+    @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
+    private readonly tap: OrderStreamTap,
+  ) {}
+
+  onModuleInit(): void {
+    const sight = (order: OrderMessage | null) => {
+      const origin = order ? exchangeOrigin(order, order.account) : undefined;
+      if (order && origin) this.remember(`exchange:${order.id}`, origin);
+    };
+    this.stops.push(
+      this.tap.listen((update) => ('execution' in update ? sight(update.execution.order) : undefined)),
+      this.tap.listenSnapshot((orders) => orders.forEach(sight)),
+      this.tap.listenDropCopy((executions) => executions.forEach((execution) => sight(execution.order))),
+    );
+  }
+
+  onModuleDestroy(): void {
+    for (const stop of this.stops) stop();
+  }
+
+  /**
+   * The exchange's answer to an insert or a batch insert (`{orderId}`, `{responses: [{orderId}]}`, in
+   * the order of the requests): each order's origin is known from its request at once, on this
+   * instance, before the order stream or the journal has it.
+   */
+  answered(participant: string, orders: readonly OrderRequest[], answer: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(answer);
+    } catch {
+      return;
+    }
+    const ids = isRecord(parsed) && Array.isArray(parsed.responses) ? parsed.responses : [parsed];
+    for (const [i, order] of orders.entries()) {
+      const id = isRecord(ids[i]) ? ids[i].orderId : undefined;
+      const origin = exchangeOrigin(order, participant);
+      if (typeof id === 'string' && origin) this.remember(`exchange:${id}`, origin);
+    }
+  }
+
+  /** An exchange order's symbol and side. */
+  exchange(orderId: string): Promise<OrderOrigin | undefined> {
+    return this.lookup(`exchange:${orderId}`, async () => {
+      const intent = await this.store.journal.intentOf(orderId);
+      const asked = exchangeOrigin(intent?.data?.body, intent?.data?.account);
+      if (asked) return asked;
+      const timeline = await this.store.journal.timeline({ orderId });
+      return timeline
+        .map((record) => streamOrder(record))
+        .map((order) => exchangeOrigin(order, isRecord(order) ? order.account : undefined))
+        .find((origin) => origin !== undefined);
+    });
+  }
+
+  /** A retail order's slug and long-book side, from the create that made it. */
+  retail(orderId: string): Promise<OrderOrigin | undefined> {
+    return this.lookup(`retail:${orderId}`, async () => {
+      const intent = await this.store.journal.intentOf(orderId);
+      return intent?.data?.operation === 'retail.create'
+        ? retailOrigin(intent.data.body, intent.data.account)
+        : undefined;
+    });
+  }
+
+  /** A journal that cannot be read now knows nothing: the caller fails closed, as for an order never seen. */
+  private async lookup(key: string, read: () => Promise<OrderOrigin | undefined>): Promise<OrderOrigin | undefined> {
+    const held = this.known.get(key);
+    if (held) return held;
+    const found = await read().catch(() => undefined);
+    if (found) this.remember(key, found);
+    return found;
+  }
+
+  private remember(key: string, origin: OrderOrigin): void {
+    this.known.delete(key);
+    this.known.set(key, origin);
+    if (this.known.size > CAPACITY) this.known.delete(this.known.keys().next().value!);
+  }
+}
+
+/** The order of an order-stream execution record (OrderStreamJournal keeps its symbol and side). */
+const streamOrder = (record: JournalRecord): unknown =>
+  record.kind === 'stream' && isRecord(record.data) ? record.data.order : undefined;
