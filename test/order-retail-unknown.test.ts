@@ -1,3 +1,4 @@
+import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { post } from './support/exchange-stack.js';
 import { type Stack, eventually, json, startStack, testJournal } from './support/stack.js';
 
@@ -22,8 +23,10 @@ interface Resolved {
 
 describe('UNKNOWN retail creates and close-positions: resolved from the order channel, never resent', () => {
   let stack: Stack;
-  const get = (path: string) =>
-    fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+  let crashed: GatewayProcess | undefined;
+  let restarted: Stack | undefined;
+  const get = (path: string, url = stack.url) =>
+    fetch(`${url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
   const done = (key: string, timeoutMs = 30_000) =>
     eventually(
       async () => json(await get(`/orders/key/${key}`)),
@@ -45,6 +48,8 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
     });
   }, 60_000);
   afterAll(async () => {
+    await crashed?.stop();
+    await restarted?.close();
     await stack?.close();
   });
 
@@ -174,4 +179,55 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(state.counter('retail.route.closePosition')).toBe(closesBefore + 1);
   }, 60_000);
+  it('resolves a create a killed instance left in flight, after the restart, from the order channel: FILLED, never resent', async () => {
+    const { state } = stack.sandbox;
+    const market = 'aec-nfl-gb-chi-2026-11-22';
+    const resting = await post(
+      stack,
+      '/retail/v1/orders',
+      { marketSlug: market, intent: 'ORDER_INTENT_SELL_LONG', price: usd('0.45'), quantity: 1 },
+      'all',
+      HEDGE,
+    );
+    expect(resting.status).toBe(200);
+    const journal = { ...testJournal(), inFlightStaleMs: 1_000, resolveSearchesPerMinute: 12 };
+    const config = { ...stack.configInput, retail: { requestTimeoutMs: 60_000 }, journal };
+    crashed = await spawnGateway(config);
+    const order = { marketSlug: market, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.45'), quantity: 1 };
+    const body = JSON.stringify(order);
+    const headers = {
+      authorization: `Bearer ${stack.keys.all}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'create-restart-1',
+    };
+    const createsBefore = state.counter('retail.route.createOrder');
+    // The upstream has the create and holds it: the instance dies before it runs, and the order fills once the new instance is up.
+    state.retail.faults.delayMs = 15_000;
+    const lost = fetch(`${crashed.url}/retail/v1/orders`, { method: 'POST', body, headers }).catch(
+      (error: Error) => error,
+    );
+    await eventually(
+      async () => state.counter('retail.route.createOrder'),
+      (n) => n === createsBefore + 1,
+      10_000,
+    );
+    state.retail.faults.delayMs = 0;
+    crashed.process.kill('SIGKILL');
+    expect(String(await lost)).toMatch(/fetch failed/);
+
+    restarted = await startStack({ reuseSandbox: stack.sandbox, gateway: () => config });
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/create-restart-1', restarted!.url)),
+      (found) => found.state === 'DONE',
+      40_000,
+      250,
+    );
+    expect(lookup).toMatchObject({ operation: 'retail.create', status: 200, answer: { id: expect.any(String) } });
+    const { id, executions } = lookup.answer as { id: string; executions: Execution[] };
+    expect(executions.at(-1)?.order).toMatchObject({ id, state: 'ORDER_STATE_FILLED' });
+    const again = await fetch(`${restarted.url}/retail/v1/orders`, { method: 'POST', body, headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(state.counter('retail.route.createOrder')).toBe(createsBefore + 1);
+  }, 90_000);
 });

@@ -27,7 +27,7 @@ import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
-import { RetailOrderChannel } from './retail-order-channel.js';
+import { RetailOrderChannel, callKey } from './retail-order-channel.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The key a call holds in the idempotency records, with how it was named. */
@@ -165,7 +165,11 @@ export class OrderSafety {
     }
     // A retail create or close-position is sent with its account's order channel held: a lost answer is resolved from what it shows.
     const release = FOUND_BY_TERMS.includes(call.operation)
-      ? this.retailChannel.hold(call.account, marketOf(call.body))
+      ? this.retailChannel.hold(
+          call.account,
+          marketOf(call.body),
+          claimed && held ? callKey(client.id, held.key) : undefined,
+        )
       : undefined;
     try {
       return await this.send(call, admitted, claimed ? held : undefined, base, creating);

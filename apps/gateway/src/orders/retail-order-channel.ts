@@ -41,6 +41,8 @@ const EXECUTIONS_PER_ORDER = 20;
 const LINGER_MS = 60_000;
 /** A subscription the upstream refused is tried again after this long while it is still wanted. */
 const RETRY_MS = 5_000;
+/** Send times remembered per account (the oldest go first). */
+const SENDS_PER_ACCOUNT = 10_000;
 
 interface Held {
   holds: number;
@@ -51,7 +53,12 @@ interface Held {
   orders: Map<string, SeenOrder>;
   /** Creates and close-positions of the account this instance is sending now, by market. */
   sending: Map<string, number>;
+  /** When this instance sent each create or close-position of the account (wall clock, ms), by client and key. */
+  sentAt: Map<string, number>;
 }
+
+/** Names one call (its client and Idempotency-Key) in sentAt(). */
+export const callKey = (clientId: string, key: string): string => `${clientId}\u0000${key}`;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -104,12 +111,17 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
 
   /**
    * Holds the account's order channel until the returned release (then it lingers a minute). With a
-   * market: a call of that market is being sent (its order is not yet the journal's: see sending()).
+   * market: a call of that market is being sent (its order is not yet the journal's: see sending());
+   * with the call's client and key: when it was sent (see sentAt()).
    */
-  hold(account: string | undefined, market?: string): () => void {
+  hold(account: string | undefined, market?: string, call?: string): () => void {
     if (!account || this.mode === 'never' || this.stopped) return () => undefined;
     const held = this.stateOf(account);
     held.holds++;
+    if (call !== undefined) {
+      held.sentAt.set(call, this.clock.wallNow());
+      if (held.sentAt.size > SENDS_PER_ACCOUNT) held.sentAt.delete(held.sentAt.keys().next().value!);
+    }
     if (market !== undefined) held.sending.set(market, (held.sending.get(market) ?? 0) + 1);
     clearTimeout(held.linger);
     held.linger = undefined;
@@ -138,6 +150,11 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
     return { coveredSince: held?.coveredSince, orders: held ? [...held.orders.values()] : [] };
   }
 
+  /** When this instance sent that call (its client and key) of the account, on this instance's clock; undefined after a restart. */
+  sentAt(account: string, call: string): number | undefined {
+    return this.held.get(account)?.sentAt.get(call);
+  }
+
   /** How many creates and close-positions of the account in that market this instance is sending now. */
   sending(account: string, market: string): number {
     return this.held.get(account)?.sending.get(market) ?? 0;
@@ -146,7 +163,7 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
   private stateOf(account: string): Held {
     let held = this.held.get(account);
     if (!held) {
-      held = { holds: 0, orders: new Map(), sending: new Map() };
+      held = { holds: 0, orders: new Map(), sending: new Map(), sentAt: new Map() };
       this.held.set(account, held);
     }
     return held;

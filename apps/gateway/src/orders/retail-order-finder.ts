@@ -6,7 +6,7 @@ import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '
 import { RetailOrders } from '@lib/retail';
 
 import { CHANGE_FINAL_MS } from './change-terms.js';
-import { type ChannelOrder, RetailOrderChannel, type SeenOrder } from './retail-order-channel.js';
+import { type ChannelOrder, RetailOrderChannel, type SeenOrder, callKey } from './retail-order-channel.js';
 
 /** Look back this far before the call's intent for an order's own (upstream) time: clock skew between the gateway and the upstream. */
 const SKEW_MS = 60_000;
@@ -91,6 +91,8 @@ export class RetailOrderFinder {
     for (const record of records) {
       const terms = termsOf(record)!;
       const intentAt = record.createdAt.getTime();
+      // Sent by this instance: its own clock says when, exactly; else (a restart) the intent's record, less a margin for clock skew.
+      const sentAt = this.channel.sentAt(account, callKey(record.clientId, record.key));
       const twins = records.filter((other) => overlap(termsOf(other)!, terms));
       if (twins.length > 1) {
         findings.set(record, {
@@ -99,7 +101,7 @@ export class RetailOrderFinder {
         });
         continue;
       }
-      const candidates = fresh.filter((seen) => matches(seen.order, terms) && madeAfter(seen, intentAt));
+      const candidates = fresh.filter((seen) => matches(seen.order, terms) && madeAfter(seen, intentAt, sentAt));
       if (candidates.length > 1) {
         findings.set(record, { kind: 'pending', why: `${candidates.length} orders on the order channel match` });
         continue;
@@ -121,7 +123,8 @@ export class RetailOrderFinder {
         else findings.set(record, { kind: 'pending', why: 'its order was just seen on the order channel' });
         continue;
       }
-      const covered = evidence.coveredSince !== undefined && evidence.coveredSince <= intentAt - LOCAL_SKEW_MS;
+      const covered =
+        evidence.coveredSince !== undefined && evidence.coveredSince <= (sentAt ?? intentAt - LOCAL_SKEW_MS);
       const final = record.state === 'unknown' && now - record.updatedAt.getTime() >= CHANGE_FINAL_MS;
       if (covered && final) {
         findings.set(record, {
@@ -206,9 +209,10 @@ function matches(order: ChannelOrder, terms: Terms): boolean {
   return terms.price === undefined || sameDecimal(order.price?.value, terms.price.value);
 }
 
-/** Made after the intent: first seen live after it (this instance's clock), or placed after it by the order's own time. */
-function madeAfter(seen: SeenOrder, intentAt: number): boolean {
-  return seen.live ? seen.firstSeenAt >= intentAt - LOCAL_SKEW_MS : placedAt(seen.order) >= intentAt - SKEW_MS;
+/** Made after the intent: first seen live after the send (this instance's clock) or the intent, or placed after it by the order's own time. */
+function madeAfter(seen: SeenOrder, intentAt: number, sentAt: number | undefined): boolean {
+  if (!seen.live) return placedAt(seen.order) >= intentAt - SKEW_MS;
+  return seen.firstSeenAt >= (sentAt ?? intentAt - LOCAL_SKEW_MS);
 }
 
 /** When the upstream placed the order (an order without a time is taken as recent: the other terms decide). */
