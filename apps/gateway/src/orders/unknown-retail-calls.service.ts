@@ -26,6 +26,8 @@ export class UnknownRetailCalls implements OnModuleInit {
   private readonly holds = new Map<string, () => void>();
   private channelPass: Promise<void> | undefined;
   private channelPassAgain = false;
+  /** The last pass left calls pending: only then does an order event of the channel start a pass (one database read). */
+  private anyPending = false;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -37,7 +39,9 @@ export class UnknownRetailCalls implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.channel.onOrder(() => this.fromChannel());
+    this.channel.onOrder(() => {
+      if (this.anyPending) this.fromChannel();
+    });
   }
 
   /** Why this call is still PENDING, when this instance looked for it. */
@@ -69,6 +73,7 @@ export class UnknownRetailCalls implements OnModuleInit {
     for (const record of await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs))
       pending.push(await this.unknownNow(record));
     this.holdFor(pending);
+    this.anyPending = pending.length > 0;
     const ids = new Set(pending.map((record) => whyKey(record.clientId, record.key)));
     for (const id of this.pendingWhy.keys()) if (!ids.has(id)) this.pendingWhy.delete(id);
     if (pending.length === 0) return;
