@@ -1,6 +1,7 @@
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { post } from './support/exchange-stack.js';
 import { type Stack, eventually, json, startStack, testJournal } from './support/stack.js';
+import { WsTestClient } from './support/ws-client.js';
 
 // Issue 27 item 2 for retail calls that make an order: a retail create or close-position whose answer
 // is lost after the upstream ran it is UNKNOWN (202 PENDING), never resent, and resolved from the
@@ -25,6 +26,7 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
   let stack: Stack;
   let crashed: GatewayProcess | undefined;
   let restarted: Stack | undefined;
+  let client: WsTestClient | undefined;
   const get = (path: string, url = stack.url) =>
     fetch(`${url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
   const done = (key: string, timeoutMs = 30_000) =>
@@ -48,6 +50,7 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
     });
   }, 60_000);
   afterAll(async () => {
+    client?.close();
     await crashed?.stop();
     await restarted?.close();
     await stack?.close();
@@ -83,6 +86,11 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
       10_000,
     ).catch(() => undefined);
 
+    // The client's order topic (the default account's, relayed from the upstream) carries the order's own events.
+    client = await WsTestClient.open(stack.url, { key: stack.keys.all });
+    client.send({ type: 'subscribe', id: 'o', topics: ['retail.orders'] });
+    await client.next((f) => f.type === 'ack', 10_000);
+
     const order = { marketSlug: MARKET, intent: 'ORDER_INTENT_BUY_LONG', price: usd('0.40'), quantity: 2 };
     const headers = { 'idempotency-key': 'create-filled-1' };
     const createsBefore = state.counter('retail.route.createOrder');
@@ -107,6 +115,14 @@ describe('UNKNOWN retail creates and close-positions: resolved from the order ch
     expect(await resolvedOf(id)).toMatchObject({
       data: { operation: 'retail.create', outcome: 'found', state: 'ORDER_STATE_FILLED', via: 'retail order channel' },
     });
+    const fill = await client.next(
+      (f) =>
+        f.topic === 'retail.orders' &&
+        f.data?.data?.execution?.order?.id === id &&
+        f.data.data.execution.type === 'EXECUTION_TYPE_FILL',
+      10_000,
+    );
+    expect(fill.data.data.execution.order).toMatchObject({ state: 'ORDER_STATE_FILLED' });
   }, 60_000);
 
   it('resolves a close-position whose answer was lost with the order it made', async () => {
