@@ -29,8 +29,12 @@ export const UNKNOWN_WHEN_AMBIGUOUS: readonly OrderOperation[] = [
   'retail.closePosition',
 ];
 
-/** Retail calls whose UNKNOWN outcome is found by the order's terms (no client order id exists on the retail API): their request is kept. */
-export const FOUND_BY_TERMS: readonly OrderOperation[] = ['retail.create'];
+/**
+ * Retail calls that make an order, whose UNKNOWN outcome is found by the order's terms (no client
+ * order id exists on the retail API) on the account's order channel or among its open orders
+ * (RetailOrderFinder): their request is kept.
+ */
+export const FOUND_BY_TERMS: readonly OrderOperation[] = ['retail.create', 'retail.closePosition'];
 
 /** Changes of an existing order: an UNKNOWN one is resolved from the order's current terms (exchange: the order stream, the drop copy, an order lookup; retail: the order read). Their request is kept. */
 export const CHANGING_OPERATIONS: readonly OrderOperation[] = ['exchange.batchReplace', 'retail.modify'];

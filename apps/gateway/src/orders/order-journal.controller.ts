@@ -10,6 +10,7 @@ import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorato
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
+import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import {
   ClordIdParamsSchema,
   IdempotencyKeyParamsSchema,
@@ -31,7 +32,10 @@ const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean
 @ApiBearerAuth()
 @Controller()
 export class OrderJournalController {
-  constructor(@Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase) {}
+  constructor(
+    @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
+    private readonly retailCalls: UnknownRetailCalls,
+  ) {}
 
   /** PENDING while the outcome is being resolved, then DONE with the answer the exchange gave. */
   @Get('orders/clord/:clordId')
@@ -65,11 +69,14 @@ export class OrderJournalController {
     if (!record)
       throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
     const done = record.state === 'done';
+    // A pending retail create or close-position says why it is not resolved yet (this instance's last look).
+    const why = done ? undefined : this.retailCalls.why(client.id, key);
     return {
       key,
       operation: record.operation,
       state: done ? 'DONE' : 'PENDING',
       ...(done ? { status: record.status, answer: JSON.parse(record.body ?? '{}') as unknown } : {}),
+      ...(why === undefined ? {} : { detail: why }),
     };
   }
 

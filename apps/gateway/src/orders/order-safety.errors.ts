@@ -52,3 +52,16 @@ export class OrderChangeNotAppliedError extends DomainError {
     );
   }
 }
+
+/** A retail create or close-position whose answer was lost, resolved: the account's order channel, held without a gap from before the call until it was final, showed no order of it. */
+export class OrderNotPlacedError extends DomainError {
+  constructor(operation: string, detail: string) {
+    super(
+      ErrorCode.ORDER_NOT_PLACED,
+      `The ${operation} call made no order: ${detail}. It will not be sent again; send a new request (with a new Idempotency-Key) to place the order.`,
+      {
+        extensions: { resolved: true },
+      },
+    );
+  }
+}

@@ -15,11 +15,19 @@ import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
-import { KEEPS_REQUEST, type OrderAnswer, type OrderCall, UNKNOWN_WHEN_AMBIGUOUS, isCancel } from './order-call.js';
+import {
+  FOUND_BY_TERMS,
+  KEEPS_REQUEST,
+  type OrderAnswer,
+  type OrderCall,
+  UNKNOWN_WHEN_AMBIGUOUS,
+  isCancel,
+} from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
+import { RetailOrderChannel, callKey } from './retail-order-channel.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The key a call holds in the idempotency records, with how it was named. */
@@ -48,6 +56,7 @@ export class OrderSafety {
     private readonly unknown: UnknownOrders,
     private readonly breaker: RejectBreaker,
     private readonly clock: Clock,
+    private readonly retailChannel: RetailOrderChannel,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.enabled = config.journal.enabled;
@@ -154,7 +163,19 @@ export class OrderSafety {
       }
       this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
     }
-    return this.send(call, admitted, claimed ? held : undefined, base, creating);
+    // A retail create or close-position is sent with its account's order channel held: a lost answer is resolved from what it shows.
+    const release = FOUND_BY_TERMS.includes(call.operation)
+      ? this.retailChannel.hold(
+          call.account,
+          marketOf(call.body),
+          claimed && held ? callKey(client.id, held.key) : undefined,
+        )
+      : undefined;
+    try {
+      return await this.send(call, admitted, claimed ? held : undefined, base, creating);
+    } finally {
+      release?.();
+    }
   }
 
   private async send<A>(
@@ -305,6 +326,11 @@ const PACE_REFUSALS: ReadonlySet<string> = new Set([
 /** The call's checks; a call without any has `A` = undefined (OrderCall's default), so undefined is what its send takes. */
 function admitOf<A>(call: OrderCall<A>): Promise<A> {
   return call.admit ? call.admit() : Promise.resolve(undefined as A);
+}
+
+function marketOf(body: unknown): string | undefined {
+  const market = (body as { marketSlug?: unknown } | null)?.marketSlug;
+  return typeof market === 'string' ? market : undefined;
 }
 
 function parsed(text: string): unknown {

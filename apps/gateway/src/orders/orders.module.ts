@@ -10,9 +10,11 @@ import { OrderSightings } from './order-sightings.js';
 import { OrderStreamJournal } from './order-stream-journal.service.js';
 import { ReplaceResolver } from './replace-resolver.js';
 import { RetailChangeFinder } from './retail-change-finder.js';
+import { RetailOrderChannel } from './retail-order-channel.js';
 import { RetailOrderFinder } from './retail-order-finder.js';
 import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownOrders } from './unknown-orders.service.js';
+import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 
 /** The order path's idempotency, journal and UNKNOWN resolution (issue 27), and the journal's read routes. */
 @Module({
@@ -24,6 +26,8 @@ import { UnknownOrders } from './unknown-orders.service.js';
     OrderSightings,
     OrderStreamJournal,
     RetailOrderFinder,
+    RetailOrderChannel,
+    UnknownRetailCalls,
     UnknownChanges,
     ReplaceResolver,
     RetailChangeFinder,

@@ -1,92 +1,182 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 import { RetailOrders } from '@lib/retail';
 
-/** Look back this far before the call's intent (clock skew between the gateway and the upstream). */
-const SKEW_MS = 60_000;
+import { CHANGE_FINAL_MS } from './change-terms.js';
+import { type ChannelOrder, RetailOrderChannel, type SeenOrder, callKey } from './retail-order-channel.js';
 
-/** The terms of a retail create that identify its order on the upstream (the retail API has no client order id). */
+/** Look back this far before the call's intent for an order's own (upstream) time: clock skew between the gateway and the upstream. */
+const SKEW_MS = 60_000;
+/** An order first seen live on the channel counts when seen after the intent, less this (the database's clock against this instance's). */
+const LOCAL_SKEW_MS = 1_000;
+/** A candidate that is not finished yet is taken once seen this long (its fill, cancel or reject of the same moment has arrived by then). */
+const SETTLE_MS = 1_000;
+const FINISHED: ReadonlySet<string> = new Set([
+  'ORDER_STATE_FILLED',
+  'ORDER_STATE_CANCELED',
+  'ORDER_STATE_REJECTED',
+  'ORDER_STATE_EXPIRED',
+]);
+/** A close-position sells what is held: a long position with SELL_LONG, a short (NO) one with SELL_SHORT. */
+const CLOSING_INTENTS: ReadonlySet<string> = new Set(['ORDER_INTENT_SELL_LONG', 'ORDER_INTENT_SELL_SHORT']);
+
+/** What identifies the order of a retail create or close-position on the upstream (the retail API has no client order id). */
 interface Terms {
+  close: boolean;
   marketSlug: string;
-  intent: string;
+  intent?: string;
   price?: { value: string };
   quantity?: number;
 }
 
-/** A retail order as the open-orders list shows it (upstream-facts "Retail shapes"). */
-interface ListedOrder {
-  id: string;
-  marketSlug?: string;
-  intent?: string;
-  price?: { value?: string };
-  quantity?: number;
-  insertTime?: string;
-  createTime?: string;
-  state?: string;
-}
-
-/** What the finder concluded for one UNKNOWN retail create. */
-export type RetailFinding = { found: ListedOrder } | { found: undefined; why: string };
+/** What the finder concluded for one UNKNOWN retail create or close-position. */
+export type RetailFinding =
+  /** Its order: the channel's record of it (with executions) or the open orders' listing. */
+  | { kind: 'found'; order: ChannelOrder; executions: unknown[]; via: 'retail order channel' | 'retail open orders' }
+  /** Proven: the channel, held without a gap from before the intent until the call was final, showed no such order. */
+  | { kind: 'not placed'; why: string }
+  | { kind: 'pending'; why: string };
 
 /**
- * Finds the order an UNKNOWN retail create made (sent, answer lost) in the account's open orders
- * (`GET /v1/orders/open?slugs=<market>`, the retail API's only order listing; it has no order search
- * and no client order id). An order is taken only when it is the single candidate: same market, intent,
- * price and quantity, placed after the call's intent was recorded, not an order the journal already
- * knows, and no other unresolved create of the account has the same terms. Anything less is not a
- * finding: the call stays PENDING (an order that already filled or was cancelled is not listed).
+ * Finds the order an UNKNOWN retail create or close-position made (sent, answer lost). First from the
+ * account's order channel (RetailOrderChannel: every order event since it was held, so an order that
+ * already filled or was cancelled is found too), else in the open orders (`GET /v1/orders/open`, when
+ * the channel was not held through the call, e.g. after a restart). An order is taken only when it is
+ * the single candidate: same market and terms (a close: the market and a selling intent), placed
+ * after the call's intent was recorded, not an order the journal already knows, and no other
+ * unresolved call of the account has overlapping terms. No candidate proves "not placed" only when the
+ * channel was held without a gap from before the intent and the call is final; else it stays pending.
  */
 @Injectable()
 export class RetailOrderFinder {
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     private readonly orders: RetailOrders,
+    private readonly channel: RetailOrderChannel,
+    private readonly clock: Clock,
   ) {}
 
-  /** One open-orders read per account and market covers every pending create there. */
-  async find(records: readonly IdempotencyRecord[]): Promise<Map<IdempotencyRecord, RetailFinding>> {
+  /** `read`: the open orders may be read (one read per account and market) where the channel decides nothing. */
+  async find(records: readonly IdempotencyRecord[], read: boolean): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const findings = new Map<IdempotencyRecord, RetailFinding>();
     const groups = new Map<string, IdempotencyRecord[]>();
     for (const record of records) {
       const terms = termsOf(record);
       if (!terms || !record.participant) {
-        findings.set(record, { found: undefined, why: 'no terms recorded' });
+        findings.set(record, { kind: 'pending', why: 'no terms recorded' });
         continue;
       }
       const group = `${record.team}\u0000${record.participant}\u0000${terms.marketSlug}`;
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     for (const group of groups.values())
-      for (const [record, finding] of await this.findIn(group)) findings.set(record, finding);
+      for (const [record, finding] of await this.findIn(group, read)) findings.set(record, finding);
     return findings;
   }
 
-  private async findIn(records: IdempotencyRecord[]): Promise<Map<IdempotencyRecord, RetailFinding>> {
+  private async findIn(records: IdempotencyRecord[], read: boolean): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const first = records[0]!;
+    const account = first.participant!;
     const slug = termsOf(first)!.marketSlug;
+    const now = this.clock.wallNow();
+    const evidence = this.channel.evidence(account);
+    const seen = evidence.orders.filter((seen) => seen.order.marketSlug === slug);
+    const known = await this.store.journal.knownOrderIds(seen.map((seen) => seen.order.id));
+    const fresh = seen.filter((seen) => !known.has(seen.order.id));
+    const findings = new Map<IdempotencyRecord, RetailFinding>();
+    const undecided: IdempotencyRecord[] = [];
+    for (const record of records) {
+      const terms = termsOf(record)!;
+      const intentAt = record.createdAt.getTime();
+      // Sent by this instance: its own clock says when, exactly; else (a restart) the intent's record, less a margin for clock skew.
+      const sentAt = this.channel.sentAt(account, callKey(record.clientId, record.key));
+      const twins = records.filter((other) => overlap(termsOf(other)!, terms));
+      if (twins.length > 1) {
+        findings.set(record, {
+          kind: 'pending',
+          why: `${twins.length} unresolved calls of the account with overlapping terms`,
+        });
+        continue;
+      }
+      const candidates = fresh.filter((seen) => matches(seen.order, terms) && madeAfter(seen, intentAt, sentAt));
+      if (candidates.length > 1) {
+        findings.set(record, { kind: 'pending', why: `${candidates.length} orders on the order channel match` });
+        continue;
+      }
+      const [candidate] = candidates;
+      if (candidate && this.channel.sending(account, slug) > 0) {
+        findings.set(record, { kind: 'pending', why: 'another call of the account in that market is being sent' });
+        continue;
+      }
+      if (candidate) {
+        const settled = FINISHED.has(candidate.order.state ?? '') || now - candidate.firstSeenAt >= SETTLE_MS;
+        if (settled)
+          findings.set(record, {
+            kind: 'found',
+            order: candidate.order,
+            executions: candidate.executions,
+            via: 'retail order channel',
+          });
+        else findings.set(record, { kind: 'pending', why: 'its order was just seen on the order channel' });
+        continue;
+      }
+      const covered =
+        evidence.coveredSince !== undefined && evidence.coveredSince <= (sentAt ?? intentAt - LOCAL_SKEW_MS);
+      const final = record.state === 'unknown' && now - record.updatedAt.getTime() >= CHANGE_FINAL_MS;
+      if (covered && final) {
+        findings.set(record, {
+          kind: 'not placed',
+          why: 'the account order channel, held without a gap from before the call until it was final, showed no order of it',
+        });
+        continue;
+      }
+      findings.set(record, {
+        kind: 'pending',
+        why: covered
+          ? 'no order of it on the order channel yet; the call is not final'
+          : 'the account order channel was not held through the call: its order is looked for among the open orders',
+      });
+      if (!covered) undecided.push(record);
+    }
+    if (read && undecided.length > 0)
+      for (const [record, finding] of await this.fromOpenOrders(undecided, records, account, slug))
+        findings.set(record, finding);
+    return findings;
+  }
+
+  /** `GET /v1/orders/open?slugs=<market>`: finds an order that still works (an order that filled or was cancelled is not listed). */
+  private async fromOpenOrders(
+    undecided: IdempotencyRecord[],
+    all: IdempotencyRecord[],
+    account: string,
+    slug: string,
+  ): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const reply = await this.orders.open(
-      { account: first.participant!, team: first.team, requestId: `resolve-${randomUUID()}` },
+      { account, team: undecided[0]!.team, requestId: `resolve-${randomUUID()}` },
       { slugs: [slug] },
     );
-    const listed = (JSON.parse(reply.text) as { orders?: ListedOrder[] }).orders ?? [];
+    const listed = (JSON.parse(reply.text) as { orders?: ChannelOrder[] }).orders ?? [];
     const known = await this.store.journal.knownOrderIds(listed.map((order) => order.id));
     const fresh = listed.filter((order) => !known.has(order.id));
     const findings = new Map<IdempotencyRecord, RetailFinding>();
-    for (const record of records) {
+    for (const record of undecided) {
       const terms = termsOf(record)!;
-      const twins = records.filter((other) => sameTerms(termsOf(other)!, terms));
+      if (all.some((other) => other !== record && overlap(termsOf(other)!, terms))) continue;
       const candidates = fresh.filter(
         (order) => matches(order, terms) && placedAt(order) >= record.createdAt.getTime() - SKEW_MS,
       );
-      if (twins.length > 1)
-        findings.set(record, { found: undefined, why: `${twins.length} unresolved creates with the same terms` });
-      else if (candidates.length === 1) findings.set(record, { found: candidates[0]! });
+      if (candidates.length === 1)
+        findings.set(record, { kind: 'found', order: candidates[0]!, executions: [], via: 'retail open orders' });
       else
         findings.set(record, {
-          found: undefined,
-          why: candidates.length === 0 ? 'not among the open orders' : `${candidates.length} open orders match`,
+          kind: 'pending',
+          why:
+            candidates.length === 0
+              ? 'the order channel was not held through the call and no open order matches (an order that already finished is not listed)'
+              : `${candidates.length} open orders match`,
         });
     }
     return findings;
@@ -94,32 +184,39 @@ export class RetailOrderFinder {
 }
 
 function termsOf(record: IdempotencyRecord): Terms | undefined {
-  const request = record.request as Partial<Terms> | undefined;
-  return request && typeof request.marketSlug === 'string' && typeof request.intent === 'string'
-    ? (request as Terms)
-    : undefined;
+  const request = record.request as Partial<Omit<Terms, 'close'>> | undefined;
+  if (!request || typeof request.marketSlug !== 'string') return undefined;
+  if (record.operation === 'retail.closePosition') return { close: true, marketSlug: request.marketSlug };
+  return typeof request.intent === 'string' ? { ...(request as Omit<Terms, 'close'>), close: false } : undefined;
 }
 
 const sameDecimal = (a: string | undefined, b: string | undefined): boolean =>
   a === undefined || b === undefined ? a === b : Number(a) === Number(b);
 
-function sameTerms(a: Terms, b: Terms): boolean {
-  return (
-    a.marketSlug === b.marketSlug &&
-    a.intent === b.intent &&
-    sameDecimal(a.price?.value, b.price?.value) &&
-    a.quantity === b.quantity
-  );
+/** Two calls one order could belong to: the same market, and (creates) the same terms, or (a close) a selling create. */
+function overlap(a: Terms, b: Terms): boolean {
+  if (a.marketSlug !== b.marketSlug) return false;
+  if (a.close || b.close)
+    return (a.close || CLOSING_INTENTS.has(a.intent ?? '')) && (b.close || CLOSING_INTENTS.has(b.intent ?? ''));
+  return a.intent === b.intent && sameDecimal(a.price?.value, b.price?.value) && a.quantity === b.quantity;
 }
 
-function matches(order: ListedOrder, terms: Terms): boolean {
-  if (order.marketSlug !== terms.marketSlug || order.intent !== terms.intent) return false;
+function matches(order: ChannelOrder, terms: Terms): boolean {
+  if (order.marketSlug !== terms.marketSlug) return false;
+  if (terms.close) return CLOSING_INTENTS.has(order.intent ?? '');
+  if (order.intent !== terms.intent) return false;
   if (terms.quantity !== undefined && Number(order.quantity) !== terms.quantity) return false;
   return terms.price === undefined || sameDecimal(order.price?.value, terms.price.value);
 }
 
+/** Made after the intent: first seen live after the send (this instance's clock) or the intent, or placed after it by the order's own time. */
+function madeAfter(seen: SeenOrder, intentAt: number, sentAt: number | undefined): boolean {
+  if (!seen.live) return placedAt(seen.order) >= intentAt - SKEW_MS;
+  return seen.firstSeenAt >= (sentAt ?? intentAt - LOCAL_SKEW_MS);
+}
+
 /** When the upstream placed the order (an order without a time is taken as recent: the other terms decide). */
-function placedAt(order: ListedOrder): number {
+function placedAt(order: ChannelOrder): number {
   const time = Date.parse(order.insertTime ?? order.createTime ?? '');
   return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
 }

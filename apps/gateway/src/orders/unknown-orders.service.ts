@@ -5,18 +5,10 @@ import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
-import { CHANGING_OPERATIONS, CREATING_OPERATIONS, FOUND_BY_TERMS, UNKNOWN_WHEN_AMBIGUOUS } from './order-call.js';
+import { CREATING_OPERATIONS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
-import { RetailOrderFinder } from './retail-order-finder.js';
 import { UnknownChanges } from './unknown-changes.service.js';
-
-/** UNKNOWN calls with no resolver (retail close-position): kept PENDING under their key, never guessed. */
-const UNRESOLVABLE = UNKNOWN_WHEN_AMBIGUOUS.filter(
-  (operation) =>
-    !CREATING_OPERATIONS.includes(operation) &&
-    !FOUND_BY_TERMS.includes(operation) &&
-    !CHANGING_OPERATIONS.includes(operation),
-);
+import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;
@@ -33,7 +25,8 @@ const MAX_PAGES = 10;
  * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
  * timer never turns it terminal), except after an upstream 5xx answer, which says the exchange finished
  * with the request: then it was not processed and the key is freed for a resend. Changes of existing
- * orders (exchange replace, retail modify) are resolved by UnknownChanges, driven by the same passes.
+ * orders (exchange replace, retail modify) are resolved by UnknownChanges, retail creates and
+ * close-positions by UnknownRetailCalls, driven by the same passes.
  */
 @Injectable()
 export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -59,7 +52,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly reports: ExchangeReports,
     private readonly sightings: OrderSightings,
-    private readonly retail: RetailOrderFinder,
+    private readonly retail: UnknownRetailCalls,
     private readonly orderUpdates: OrderUpdates,
     private readonly clock: Clock,
     private readonly changes: UnknownChanges,
@@ -98,6 +91,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   /** A new UNKNOWN order: settled from the stream now when it was seen there, else searched as soon as the search budget slice allows. */
   wake(): void {
     this.fromStream();
+    this.retail.fromChannel();
     this.schedule(Math.max(0, this.lastPass + this.intervalMs - this.clock.now()));
   }
 
@@ -183,35 +177,12 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     let searched = false;
     for (const records of groups.values()) searched = (await this.resolveGroup(records)) || searched;
     this.fromStream();
-    await this.resolveRetail();
+    // Retail creates and close-positions: the account's order channel, else its open orders (one read per account and market).
+    await this.retail.pass(true);
     // Replaces and retail modifies; a replace's order lookup shares the searches' slice: one per pass, when inserts spent none (or every other pass).
     const mayLookup = !searched || this.replaceLookupOwed;
     const lookedUp = await this.changes.pass(mayLookup);
     this.replaceLookupOwed = searched && !lookedUp;
-    // No resolver: a call a stopped instance left in flight is UNKNOWN (PENDING under its key), never guessed.
-    for (const record of await this.store.keys.unresolved(UNRESOLVABLE, this.staleMs))
-      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-  }
-
-  /** Retail creates: found by their terms in the account's open orders (RetailOrderFinder), else left PENDING. */
-  private async resolveRetail(): Promise<void> {
-    const pending = await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs);
-    if (pending.length === 0) return;
-    for (const record of pending)
-      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    for (const [record, finding] of await this.retail.find(pending)) {
-      if (finding.found === undefined) continue;
-      const order = finding.found;
-      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify({ id: order.id }))))
-        continue;
-      await this.store.journal.append({
-        kind: 'resolved',
-        orderId: order.id,
-        clientId: record.clientId,
-        team: record.team,
-        data: { outcome: 'found', state: order.state, via: 'retail open orders', idempotencyKey: record.key },
-      });
-    }
   }
 
   /** True when an order search was spent. */

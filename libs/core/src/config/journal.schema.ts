@@ -43,6 +43,9 @@ export const JournalSchema = z
      * while an UNKNOWN insert awaits (one stream of the firm's 20 per instance, briefly), `always` holds
      * it for the participants the gateway trades (one stream per instance: raise
      * `streams.exchange.reserve` by the number of instances), `never` leaves it to the clients' topics.
+     * It also decides the retail accounts' private order channel (RetailOrderChannel): `while-unknown`
+     * holds it from each retail create or close-position until a minute after the last and while one
+     * is UNKNOWN, `always` for every retail account from the start, `never` not at all.
      */
     orderStream: z.enum(['while-unknown', 'always', 'never']).default('while-unknown'),
   })

@@ -68,5 +68,7 @@ export enum ErrorCode {
   JOURNAL_UNAVAILABLE = 'JOURNAL_UNAVAILABLE',
   /** A change (exchange replace, retail modify) whose answer was lost was resolved as not applied: the order shows other terms after the call was final. */
   ORDER_CHANGE_NOT_APPLIED = 'ORDER_CHANGE_NOT_APPLIED',
+  /** A retail create or close-position whose answer was lost was resolved as not placed: the account's order channel, held through the call, showed no order of it. */
+  ORDER_NOT_PLACED = 'ORDER_NOT_PLACED',
   INTERNAL = 'INTERNAL',
 }

@@ -32,6 +32,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.UPSTREAM_CONFLICT:
     case ErrorCode.IDEMPOTENCY_IN_FLIGHT:
     case ErrorCode.ORDER_CHANGE_NOT_APPLIED:
+    case ErrorCode.ORDER_NOT_PLACED:
       return 409;
     case ErrorCode.PRECONDITION_FAILED:
       return 412;
@@ -105,6 +106,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.IDEMPOTENCY_IN_FLIGHT]: 'Request with this idempotency key in progress',
   [ErrorCode.JOURNAL_UNAVAILABLE]: 'Order journal unavailable',
   [ErrorCode.ORDER_CHANGE_NOT_APPLIED]: 'Order change not applied',
+  [ErrorCode.ORDER_NOT_PLACED]: 'Order not placed',
   [ErrorCode.UPSTREAM_BAD_REQUEST]: 'Upstream rejected the request',
   [ErrorCode.UPSTREAM_UNAUTHORIZED]: 'Upstream refused the gateway credentials',
   [ErrorCode.UPSTREAM_FORBIDDEN]: 'Upstream denied permission',
