@@ -189,7 +189,7 @@ describe('order safety, red team', () => {
     }
   });
 
-  it('keeps secrets out of the journal of a retail create, and out of the logs', async () => {
+  it("journals a retail create's whole timeline under its order id, with no secret in it or in the logs", async () => {
     const order = {
       marketSlug: 'aec-nfl-gb-chi-2026-11-22',
       intent: 'ORDER_INTENT_BUY_LONG',
@@ -199,6 +199,14 @@ describe('order safety, red team', () => {
     const from = new Date(Date.now() - 1_000).toISOString();
     const created = await post(stack, '/retail/v1/orders', order, 'victim', { 'idempotency-key': 'k-secret-1' });
     expect(created.status).toBe(200);
+    const { id } = await json(created);
+    // The order id comes with the answer: the call's received and sent records are its timeline's too.
+    const timeline: Json[] = (await json(await api(stack, 'victim')(`/orders/timeline?orderId=${id}`))).records;
+    expect(timeline.filter((r) => r.kind !== 'stream').map((r) => r.kind)).toEqual(['received', 'sent', 'answer']);
+    expect(timeline[0]).toMatchObject({
+      team: 'platform',
+      data: { idempotencyKey: 'k-secret-1', operation: 'retail.create' },
+    });
     const to = new Date(Date.now() + 1_000).toISOString();
     const exported = await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}`)).text();
     expect(exported).toContain('k-secret-1');
