@@ -85,7 +85,9 @@ describe('order safety, red team', () => {
     const byOrder: Json[] = (await json(await api(stack, 'victim')(`/orders/timeline?orderId=${victimOrder}`))).records;
     expect(foreign(byOrder, 'trader', 'trading', baitOrder)).toEqual([]);
     expect((await api(stack, 'trader')(`/orders/timeline?orderId=${victimOrder}`)).status).toBe(404);
-    // Admin sees both teams' records.
+    // Admin reads the victim's order without the attacker's records, and both teams' records of the clordId.
+    const adminByOrder: Json[] = (await json(await api(stack)(`/orders/timeline?orderId=${victimOrder}`))).records;
+    expect(foreign(adminByOrder, 'trader', 'trading', baitOrder)).toEqual([]);
     const admin: Json[] = (await json(await api(stack)('/orders/timeline?clordId=desk-0001'))).records;
     expect(new Set(admin.map((r: Json) => r.team).filter(Boolean))).toEqual(new Set(['trading', 'platform']));
   });

@@ -90,13 +90,16 @@ export class OrderJournalController {
     @ZodQuery(TimelineQuerySchema) query: TimelineQuery,
   ): Promise<{ records: JournalRecord[] }> {
     const all = await fromJournal(this.store.journal.timeline(query));
-    // Admin reads every record; a team only its own and its orders' (another team may have used the same clordId).
-    const records = client.scopes.has('admin') ? all : teamView(all, client.team);
-    // By order id, the order must be the team's own: the query also follows the order's clordId, which another team may have used.
-    const owned =
-      query.orderId === undefined ||
-      client.scopes.has('admin') ||
-      records.some((record) => record.team === client.team && record.orderId === query.orderId);
+    // By order id, the query also follows the order's clordId, which another team may have used too: the
+    // order is its sender's (the team named with its order id), and its timeline holds only that team's records.
+    const sender =
+      query.orderId === undefined
+        ? undefined
+        : all.find((record) => record.orderId === query.orderId && record.team !== undefined)?.team;
+    const admin = client.scopes.has('admin');
+    // Admin reads every record of a clordId, and an order's whole timeline; a team only its own records and its orders'.
+    const records = admin ? (sender === undefined ? all : teamView(all, sender)) : teamView(all, client.team);
+    const owned = admin || query.orderId === undefined || sender === client.team;
     if (records.length === 0 || !owned)
       throw new NotFoundError('No journal record of that order was made for your team.');
     return { records };
