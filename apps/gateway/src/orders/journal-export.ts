@@ -2,8 +2,12 @@ import type { JournalRecord, OrderJournal } from '@lib/journal';
 
 const CSV_COLUMNS = ['seq', 'at', 'kind', 'clordId', 'orderId', 'clientId', 'team', 'data', 'hash'] as const;
 
+/** A cell a spreadsheet would run as a formula (a client's clordId `=HYPERLINK(...)`): written after a `'`, as text (OWASP CSV injection). */
+const FORMULA = /^[=+\-@\t\r]/;
+
 function csvCell(value: unknown): string {
-  const text = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  const raw = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  const text = FORMULA.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
