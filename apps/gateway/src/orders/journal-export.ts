@@ -2,8 +2,12 @@ import type { JournalRecord, OrderJournal } from '@lib/journal';
 
 const CSV_COLUMNS = ['seq', 'at', 'kind', 'clordId', 'orderId', 'clientId', 'team', 'data', 'hash'] as const;
 
+/** A cell a spreadsheet would run as a formula (a client's clordId `=HYPERLINK(...)`): written after a `'`, as text (OWASP CSV injection). */
+const FORMULA = /^[=+\-@\t\r]/;
+
 function csvCell(value: unknown): string {
-  const text = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  const raw = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  const text = FORMULA.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -12,17 +16,20 @@ export const csvLine = (record: JournalRecord): string =>
   `${CSV_COLUMNS.map((column) => csvCell(record[column])).join(',')}\n`;
 export const jsonLine = (record: JournalRecord): string => `${JSON.stringify(record)}\n`;
 
-/** Every record of a time range, read page by page (a range of any size is never held whole). */
+/** Every record of a time range, read page by page (a range of any size is never held whole); the first chunk comes after the first read. */
 export async function* exportRange(
   journal: OrderJournal,
   from: Date,
   to: Date,
   format: 'jsonl' | 'csv',
 ): AsyncGenerator<string> {
-  if (format === 'csv') yield csvHeader();
   let after = 0;
+  // The CSV header follows the first read, so that the first chunk tells whether the journal can be read at all.
+  let header = format === 'csv';
   for (;;) {
     const page = await journal.range(from, to, after);
+    if (header) yield csvHeader();
+    header = false;
     if (page.length === 0) return;
     yield page.map(format === 'csv' ? csvLine : jsonLine).join('');
     after = page[page.length - 1]!.seq;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { NotFoundError } from '@lib/core';
+import { DomainError, NotFoundError } from '@lib/core';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
 import type { FastifyReply } from 'fastify';
 
@@ -11,6 +11,8 @@ import type { AuthenticatedClient } from '../common/auth/authenticated-client.js
 import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
+import { JournalUnreadableError } from './order-safety.errors.js';
+import { teamView } from './timeline-view.js';
 import {
   ClordIdParamsSchema,
   IdempotencyKeyParamsSchema,
@@ -20,8 +22,14 @@ import {
   TimelineQuerySchema,
 } from './order-journal.schemas.js';
 
-const mayRead = (client: AuthenticatedClient, team: string | undefined): boolean =>
-  client.scopes.has('admin') || team === client.team;
+/** A read of the journal's database: its outage is a 503 the client may retry, not a 500. */
+async function fromJournal<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    throw error instanceof DomainError ? error : new JournalUnreadableError(error);
+  }
+}
 
 /**
  * Reading the order journal: an order's outcome by clordId (the lookup an UNKNOWN order's 202 points
@@ -44,7 +52,9 @@ export class OrderJournalController {
     @CurrentClient() client: AuthenticatedClient,
     @ZodParams(ClordIdParamsSchema) { clordId }: { clordId: string },
   ) {
-    const record = await this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team);
+    const record = await fromJournal(
+      this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team),
+    );
     if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);
     const done = record.state === 'done';
     return {
@@ -65,7 +75,7 @@ export class OrderJournalController {
     @CurrentClient() client: AuthenticatedClient,
     @ZodParams(IdempotencyKeyParamsSchema) { key }: { key: string },
   ) {
-    const record = await this.store.keys.get(client.id, key);
+    const record = await fromJournal(this.store.keys.get(client.id, key));
     if (!record)
       throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
     const done = record.state === 'done';
@@ -86,21 +96,43 @@ export class OrderJournalController {
     @CurrentClient() client: AuthenticatedClient,
     @ZodQuery(TimelineQuerySchema) query: TimelineQuery,
   ): Promise<{ records: JournalRecord[] }> {
-    const records = await this.store.journal.timeline(query);
-    const sender = records.find((record) => record.team !== undefined)?.team;
-    if (records.length === 0 || !mayRead(client, sender))
+    const all = await fromJournal(this.store.journal.timeline(query));
+    // By order id, the query also follows the order's clordId, which another team may have used too: the
+    // order is its sender's (the team named with its order id), and its timeline holds only that team's records.
+    const sender =
+      query.orderId === undefined
+        ? undefined
+        : all.find((record) => record.orderId === query.orderId && record.team !== undefined)?.team;
+    const admin = client.scopes.has('admin');
+    // Admin reads every record of a clordId, and an order's whole timeline; a team only its own records and its orders'.
+    const records = admin ? (sender === undefined ? all : teamView(all, sender)) : teamView(all, client.team);
+    const owned = admin || query.orderId === undefined || sender === client.team;
+    if (records.length === 0 || !owned)
       throw new NotFoundError('No journal record of that order was made for your team.');
     return { records };
   }
 
   @Get('admin/journal/export')
   @RequireScopes('admin')
-  exportRange(@Res() res: FastifyReply, @ZodQuery(ExportQuerySchema) query: ExportQuery): void {
+  async exportRange(@Res() res: FastifyReply, @ZodQuery(ExportQuerySchema) query: ExportQuery): Promise<void> {
+    const pages = exportRange(this.store.journal, new Date(query.from), new Date(query.to), query.format);
+    // The first page is read before the 200 goes out: a journal that cannot be read is a 503, not a cut stream.
+    const first = await fromJournal(pages.next());
     res
       .header(
         'content-type',
         query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
       )
-      .send(Readable.from(exportRange(this.store.journal, new Date(query.from), new Date(query.to), query.format)));
+      .send(Readable.from(prepended(first, pages)));
   }
+}
+
+/** The export's pages, the first of them already read. */
+async function* prepended(
+  first: IteratorResult<string, void>,
+  rest: AsyncGenerator<string, void>,
+): AsyncGenerator<string, void> {
+  if (first.done) return;
+  yield first.value;
+  yield* rest;
 }

@@ -18,9 +18,15 @@ export const TimelineQuerySchema = z
   });
 export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
 
-export const ExportQuerySchema = z.strictObject({
-  from: z.iso.datetime({ offset: true }),
-  to: z.iso.datetime({ offset: true }),
-  format: z.enum(['jsonl', 'csv']).default('jsonl'),
-});
+/** `from <= at < to`: an inverted or empty range is a client's mistake, refused naming `to`. */
+export const ExportQuerySchema = z
+  .strictObject({
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    format: z.enum(['jsonl', 'csv']).default('jsonl'),
+  })
+  .refine((query) => Date.parse(query.to) > Date.parse(query.from), {
+    message: 'to must be later than from',
+    path: ['to'],
+  });
 export type ExportQuery = z.infer<typeof ExportQuerySchema>;

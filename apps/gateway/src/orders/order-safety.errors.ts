@@ -65,3 +65,13 @@ export class OrderNotPlacedError extends DomainError {
     );
   }
 }
+
+/** The order journal cannot be read (its database is away or slow): a 503 the client retries, never a 500. */
+export class JournalUnreadableError extends DomainError {
+  constructor(cause: unknown) {
+    super(ErrorCode.JOURNAL_UNAVAILABLE, 'The order journal cannot be read right now. Retry after Retry-After.', {
+      headers: { 'Retry-After': '5' },
+      cause,
+    });
+  }
+}

@@ -28,6 +28,7 @@ import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailable
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
 import { RetailOrderChannel, callKey } from './retail-order-channel.js';
+import { perOrder } from './batch-records.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
 /** The key a call holds in the idempotency records, with how it was named. */
@@ -105,19 +106,25 @@ export class OrderSafety {
 
     // The intent's record and the key's claim go to the database together (one wait, not two); neither fails the other.
     const journaled = this.store.journal
-      .append({
-        ...base,
-        data: {
-          operation: call.operation,
-          requestId: call.request.id,
-          keyId: this.keyIds.get(client.id),
-          address: call.request.ip,
-          account: call.account,
-          clordIds: call.clordIds,
-          idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
-          body: withoutSecrets(call.body),
-        },
-      })
+      .append(
+        ...perOrder(
+          {
+            ...base,
+            data: {
+              operation: call.operation,
+              requestId: call.request.id,
+              keyId: this.keyIds.get(client.id),
+              address: call.request.ip,
+              account: call.account,
+              clordIds: call.clordIds,
+              idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
+              body: withoutSecrets(call.body),
+            },
+          },
+          call.clordIds,
+          call.orderIds,
+        ),
+      )
       .then(
         () => undefined,
         (error: unknown) => error ?? new Error('journal write failed'),
@@ -148,7 +155,9 @@ export class OrderSafety {
           `cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`,
         );
       }
-      if (existing) {
+      // A cancel whose first call under this key is still in flight (or was left so by a stopped instance) is sent again, not refused 409: a cancel is never blocked by a gateway rule, and may always be sent again.
+      const cancelAgain = cancel && existing?.state === 'in_flight' && existing.fingerprint === fingerprint;
+      if (existing && !cancelAgain) {
         await journaled;
         return this.replay(call, held, fingerprint, existing, base);
       }
@@ -190,17 +199,23 @@ export class OrderSafety {
     const sent = (send: UpstreamSend) => {
       if (send.budgetClass !== 'read')
         void this.quietly(
-          this.store.journal.appendSoon({
-            ...base,
-            kind: 'sent',
-            data: {
-              requestId: call.request.id,
-              surface: send.surface,
-              method: send.method,
-              path: send.path,
-              attempt: send.attempt,
-            },
-          }),
+          this.store.journal.appendSoon(
+            ...perOrder(
+              {
+                ...base,
+                kind: 'sent',
+                data: {
+                  requestId: call.request.id,
+                  surface: send.surface,
+                  method: send.method,
+                  path: send.path,
+                  attempt: send.attempt,
+                },
+              },
+              call.clordIds,
+              call.orderIds,
+            ),
+          ),
         );
     };
     try {
@@ -209,7 +224,7 @@ export class OrderSafety {
       const body = parsed(text);
       await Promise.all([
         held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
-        this.record({
+        this.record(call, {
           ...base,
           kind: 'answer',
           orderId: orderIdOf(body) ?? base.orderId,
@@ -227,7 +242,11 @@ export class OrderSafety {
       if (outcome === 'ambiguous' && creating && held) {
         const reason = error.extensions.upstream !== undefined ? 'answered' : 'silent';
         await this.quietly(this.store.keys.markUnknown(clientId, held.key, reason));
-        await this.record({ ...base, kind: 'unknown', data: { requestId: call.request.id, code: error.code, reason } });
+        await this.record(call, {
+          ...base,
+          kind: 'unknown',
+          data: { requestId: call.request.id, code: error.code, reason },
+        });
         this.unknown.wake();
         return pendingAnswer(call.clordIds, held.key);
       }
@@ -235,7 +254,7 @@ export class OrderSafety {
       if (outcome === 'answered' && held)
         await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
       else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
-      await this.record({
+      await this.record(call, {
         ...base,
         kind: outcome === 'not-sent' ? 'refused' : 'answer',
         data: { requestId: call.request.id, code: error.code, outcome },
@@ -264,7 +283,7 @@ export class OrderSafety {
     if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(held.key);
     const stale = this.clock.wallNow() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
-    await this.record({
+    await this.record(call, {
       ...base,
       kind: 'replayed',
       clordId: existing.clordIds.length === 1 ? existing.clordIds[0] : undefined,
@@ -274,7 +293,7 @@ export class OrderSafety {
   }
 
   /**
-   * A risk refusal on the record: one `refused` record, appended off the latency path (the store
+   * A risk refusal on the record: one `refused` record (a batch's too: nothing of it was sent), appended off the latency path (the store
    * batches it; no key is claimed, nothing waits). Refusals of the client's pace or state rather than
    * of its order (throttle, breaker, states unread) are counted in metrics only: a runaway loop must
    * not be able to flood the journal.
@@ -282,27 +301,29 @@ export class OrderSafety {
   private refused<A>(call: OrderCall<A>, base: JournalEntry, held: HeldKey | undefined, refusal: unknown): void {
     const code = toDomainError(refusal).code;
     if (PACE_REFUSALS.has(code)) return;
-    void this.record({
-      ...base,
-      kind: 'refused',
-      data: {
-        operation: call.operation,
-        requestId: call.request.id,
-        keyId: this.keyIds.get(base.clientId!),
-        address: call.request.ip,
-        account: call.account,
-        clordIds: call.clordIds,
-        idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
-        body: withoutSecrets(call.body),
-        code,
-        stage: 'risk',
-      },
-    });
+    void this.quietly(
+      this.store.journal.append({
+        ...base,
+        kind: 'refused',
+        data: {
+          operation: call.operation,
+          requestId: call.request.id,
+          keyId: this.keyIds.get(base.clientId!),
+          address: call.request.ip,
+          account: call.account,
+          clordIds: call.clordIds,
+          idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
+          body: withoutSecrets(call.body),
+          code,
+          stage: 'risk',
+        },
+      }),
+    );
   }
 
-  /** Records after the send never fail the call: the answer stands; the gap is logged (and the chain stays whole). */
-  private async record(entry: JournalEntry): Promise<void> {
-    await this.quietly(this.store.journal.append(entry));
+  /** Records after the send never fail the call: the answer stands; the gap is logged (and the chain stays whole). A batch's: one per order (perOrder). */
+  private async record<A>(call: OrderCall<A>, entry: JournalEntry): Promise<void> {
+    await this.quietly(this.store.journal.append(...perOrder(entry, call.clordIds, call.orderIds)));
   }
 
   private async quietly(work: Promise<unknown>): Promise<void> {

@@ -196,7 +196,39 @@ export class OrderJournal {
             `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq`,
             [by.orderId],
           );
-    return rows.map(toRecord);
+    const records = rows.map(toRecord);
+    return merged(records, await this.callsOpenedElsewhere(records));
+  }
+
+  /**
+   * The records of the calls an order's records come from whose `received` record names neither its
+   * clordId nor its order id (a retail create or close-position: the order id comes with the answer),
+   * found by the call's request id and client, among the records shortly before the call's first record here.
+   */
+  private async callsOpenedElsewhere(records: readonly JournalRecord[]): Promise<JournalRecord[]> {
+    const opened = new Set(records.filter((r) => r.kind === 'received').map((r) => requestIdOf(r)));
+    const calls = new Map<string, { clientId: string; at: string }>();
+    for (const record of records) {
+      const requestId = requestIdOf(record);
+      if (requestId === undefined || record.clientId === undefined || opened.has(requestId) || calls.has(requestId))
+        continue;
+      calls.set(requestId, { clientId: record.clientId, at: record.at });
+    }
+    const found: JournalRecord[] = [];
+    for (const [requestId, call] of [...calls].slice(0, MAX_CALLS_FOLLOWED)) {
+      const until = new Date(call.at);
+      const rows = await this.db.query<EventRow>(
+        `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE at >= $1 AND at <= $2 AND client_id = $3 AND record LIKE $4 ORDER BY seq`,
+        [
+          new Date(until.getTime() - CALL_WINDOW_MS).toISOString(),
+          until.toISOString(),
+          call.clientId,
+          `%${escapeLike(`"requestId":${JSON.stringify(requestId)}`)}%`,
+        ],
+      );
+      found.push(...rows.map(toRecord));
+    }
+    return found;
   }
 
   /**
@@ -266,6 +298,25 @@ function chainRow(row: EventRow): ChainRow {
     prevHash: row.prev_hash,
     hash: row.hash,
   };
+}
+
+/** How far before a call's answer its `received` record is looked for: longer than a call of the order path lasts (the server's request timeout is 30 s by default). */
+const CALL_WINDOW_MS = 2 * 60_000;
+/** Calls of one order followed to their `received` record (an order has a create, a few changes and a cancel). */
+const MAX_CALLS_FOLLOWED = 20;
+
+const requestIdOf = (record: JournalRecord): string | undefined =>
+  typeof record.data?.requestId === 'string' ? record.data.requestId : undefined;
+
+/** A LIKE pattern's literal: its wildcards and escape character taken as themselves. */
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Two sets of records as one, in chain order, each record once. */
+function merged(records: readonly JournalRecord[], more: readonly JournalRecord[]): JournalRecord[] {
+  if (more.length === 0) return [...records];
+  const bySeq = new Map<number, JournalRecord>();
+  for (const record of [...records, ...more]) bySeq.set(record.seq, record);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
 function toRecord(row: EventRow): JournalRecord {
