@@ -103,5 +103,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
     expect(await openWs(a, 'reader', 'cancelOnDisconnect=5')).toBe(403);
     expect(await openWs(a, 'bot', 'cancelOnDisconnect=0')).toBe(400);
     expect(await openWs(a, 'bot', 'cancelOnDisconnect=soon')).toBe(400);
+    for (const loose of ['0x10', '1e2', '%205'])
+      expect(await openWs(a, 'bot', `cancelOnDisconnect=${loose}`)).toBe(400); // Number() would take each
   });
 });

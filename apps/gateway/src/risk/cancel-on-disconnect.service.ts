@@ -58,7 +58,8 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
   /** The grace in ms a `/ws` URL's `cancelOnDisconnect=<seconds>` asks for, or a 400 naming the bound. */
   static graceOf(value: string | null): number | undefined {
     if (value === null) return undefined;
-    const seconds = Number(value);
+    // Decimal digits only: Number() would also take `0x10`, `1e2` and ` 5 `.
+    const seconds = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_DISCONNECT_GRACE_SECONDS) {
       throw new DomainError(
         ErrorCode.VALIDATION_FAILED,
