@@ -18,11 +18,23 @@ async function allowedDecisions(url: string, key: string, bucket: string): Promi
   return [...text.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
-/** Everything the sandbox's exchange surface received: calls it ran, and calls its auth or limits refused. */
+/** A stream open refused by the exchange's auth (not by its own checks after it: ingress, arguments, accounts, caps). */
+const GRPC_AUTH_REFUSED =
+  /^grpc\.[^.]+\.refused\.(?!(ingress|invalid_argument|foreign_account|foreign_firm|resource_exhausted|resume)$)/;
+
+const sum = (counters: Record<string, number>, name: RegExp): number =>
+  Object.entries(counters)
+    .filter(([counter]) => name.test(counter))
+    .reduce((total, [, n]) => total + n, 0);
+
+/**
+ * Every REST request the sandbox's exchange surface received: calls it ran, and calls its auth or
+ * limits refused. Its auth counts the gRPC stream opens it refuses as `exchange.rejected.*` too (the
+ * gateway's order stream reopened during the storm, its token revoked): those are no REST request and
+ * take no REST budget, and each is also counted by its stream as `grpc.<stream>.refused.<reason>`.
+ */
 function exchangeArrivals(counters: Record<string, number>): number {
-  return Object.entries(counters)
-    .filter(([name]) => /^exchange\.(calls|rejected|throttled|latency-rejected)\./.test(name))
-    .reduce((sum, [, n]) => sum + n, 0);
+  return sum(counters, /^exchange\.(calls|rejected|throttled|latency-rejected)\./) - sum(counters, GRPC_AUTH_REFUSED);
 }
 
 /** Every try pays budget, the resend after an upstream 401 included (issue 15). */
