@@ -1,6 +1,6 @@
 import { type Fleet, productionDecisionAge, startFleet } from './support/fleet.js';
 import { type Answer, answerOf, caller, maxInWindow, offer, restingBuy, tally } from './support/load.js';
-import { type Json, type Stack, json } from './support/stack.js';
+import { type Json, type Stack, json, pastGatewayRefusals } from './support/stack.js';
 
 const KEYS = { main: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d', hedge: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' } as const; // the stack's retail keys
 const PER_KEY_LIMIT = 20; // upstream-facts "Retail extras": 20 requests/s per API key
@@ -39,8 +39,11 @@ describe('per-key retail buckets across three gateway processes', () => {
     for (let i = 0; i < 6; i++) {
       for (const account of ['main', 'hedge'] as const)
         expect(
-          (await calls[i % calls.length]('/retail/v1/account/balances', { headers: { 'x-retail-account': account } }))
-            .status,
+          (
+            await pastGatewayRefusals(() =>
+              calls[i % calls.length]('/retail/v1/account/balances', { headers: { 'x-retail-account': account } }),
+            )
+          ).status,
         ).toBe(200);
       await sleep(200);
     }
