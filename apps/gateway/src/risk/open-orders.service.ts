@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
+import { RetailOrders } from '@lib/retail';
+import { z } from 'zod';
 
 import { limitRefusal } from './risk.error.js';
 import { OpenOrderAttribution, type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
@@ -17,6 +19,13 @@ import {
   RedisOpenOrderStore,
   type Refusal,
 } from './open-orders.store.js';
+
+/** The owner prefix of a retail account's counted orders (RetailReservations). */
+const RETAIL_OWNER = 'retail:';
+export const retailOwner = (account: string) => RETAIL_OWNER + account;
+const RetailOpenSchema = z.looseObject({
+  orders: z.array(z.looseObject({ id: z.string(), leavesQuantity: z.number().optional() })).default([]),
+});
 
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
@@ -107,6 +116,7 @@ export class OpenOrders implements OnModuleInit {
     private readonly trading: ExchangeTrading,
     private readonly attribution: OpenOrderAttribution,
     clock: Clock,
+    private readonly retail: RetailOrders,
   ) {
     this.redisStore = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : undefined;
     this.store = this.redisStore ?? new MemoryOpenOrderStore(clock);
@@ -252,8 +262,19 @@ export class OpenOrders implements OnModuleInit {
     }
   }
 
-  /** The exchange's open orders of one participant (one REST read). */
+  /** The exchange's open orders of one participant, or of one retail account (owner `retail:<account>`): one REST read. */
   private async openAt(participant: string): Promise<OpenOrder[]> {
+    if (participant.startsWith(RETAIL_OWNER)) {
+      const account = participant.slice(RETAIL_OWNER.length);
+      const reply = await this.retail.open(
+        { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}` },
+        {},
+      );
+      return RetailOpenSchema.parse(JSON.parse(reply.text)).orders.map((order) => ({
+        id: order.id,
+        ...(order.leavesQuantity === undefined ? {} : { leavesQty: String(order.leavesQuantity) }),
+      }));
+    }
     const reply = await this.trading.openOrders({
       team: 'gateway',
       requestId: `risk-reconcile-${randomUUID()}`,

@@ -56,18 +56,7 @@ export class SelfTradeGuard {
     const resting = await Promise.all(others.map((other) => this.restingOf(other, order.symbol)));
     const crossed = resting.flat().find((rest) => crosses(order, rest));
     if (!crossed) return;
-    throw new DomainError(
-      ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
-      `This order would cross a resting order of another of the firm's participants at ${crossed.price ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
-      {
-        extensions: {
-          policy: this.policy,
-          symbol: order.symbol,
-          restingPrice: crossed.price === undefined ? undefined : Number(crossed.price),
-          order: path,
-        },
-      },
-    );
+    throw selfTradeRefusal(order.symbol, crossed.price === undefined ? undefined : Number(crossed.price), path);
   }
 
   /** Fails closed: an unreadable snapshot refuses the order rather than letting a possible self-trade through. */
@@ -75,6 +64,15 @@ export class SelfTradeGuard {
     const reply = await this.trading.openOrders({ team: GUARD_TEAM, requestId: `stp-${randomUUID()}`, participant });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders.filter((rest) => rest.symbol === symbol);
   }
+}
+
+/** The refusal of an order that would cross a resting order of another of the firm's participants or retail accounts (policy reject). */
+export function selfTradeRefusal(symbol: string, restingPrice: number | undefined, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
+    `This order would cross a resting order of another of the firm's participants at ${restingPrice ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
+    { extensions: { policy: 'reject', symbol, restingPrice, order: path } },
+  );
 }
 
 /** A buy crosses a resting sell priced at or under it, a sell a resting buy at or over it; a market order crosses any on the other side. */

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import type { BudgetedReply } from '@lib/ratelimit';
+import type { CreateOrder } from '@lib/retail';
+import { z } from 'zod';
+
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { MarketEvents } from './market-events.service.js';
+import type { OpenOrderCount } from './open-orders.store.js';
+import { OpenOrders, retailOwner } from './open-orders.service.js';
+import { retailOrderExposure } from './retail-book-side.js';
+import { RetailOrderView } from './retail-order-view.service.js';
+import { RiskGate } from './risk-gate.service.js';
+
+const CreateAnswerSchema = z.looseObject({
+  id: z.string(),
+  executions: z.array(z.looseObject({ order: z.looseObject({ state: z.string().optional() }).optional() })).optional(),
+});
+const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
+
+/** A synchronous create's last execution in one of these states: the order is done, nothing stays open. */
+const DONE = new Set([
+  'ORDER_STATE_FILLED',
+  'ORDER_STATE_CANCELED',
+  'ORDER_STATE_REJECTED',
+  'ORDER_STATE_EXPIRED',
+  'ORDER_STATE_REPLACED',
+]);
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The counted step of a retail create (issue 26 item 1), the same shared counts as exchange inserts
+ * (OpenOrders: one atomic reservation across instances, all counts or none): open orders and open
+ * notional of every scope whose limit applies to the client on the order's market (or its event),
+ * reserved before the send, bound to the order id the answer names, given back on a refusal, a
+ * cancel answer, or a close seen on the retail order channel (RetailOrderView). The retail account
+ * is the reservation's owner, so a reconcile reads that account's open orders.
+ *
+ * Net position limits are not judged for retail creates yet (see the README fragment): a limit with
+ * `maxNetPosition` counts exchange orders only.
+ */
+@Injectable()
+export class RetailReservations {
+  constructor(
+    private readonly gate: RiskGate,
+    private readonly open: OpenOrders,
+    private readonly events: MarketEvents,
+    private readonly view: RetailOrderView,
+  ) {}
+
+  /** What-if: whether the counts have room for the order now (read, never reserved). */
+  async judge(client: AuthenticatedClient, order: CreateOrder, path = 'body'): Promise<void> {
+    await this.open.judge(await this.counts(client, order, path), path, retailOrderExposure(order));
+  }
+
+  async send(
+    client: AuthenticatedClient,
+    account: string,
+    order: CreateOrder,
+    send: () => Promise<BudgetedReply>,
+    path = 'body',
+  ): Promise<BudgetedReply> {
+    const counts = () => this.counts(client, order, path);
+    const reservation = await this.open.reserve(
+      await counts(),
+      retailOwner(account),
+      path,
+      retailOrderExposure(order),
+      counts,
+    );
+    let reply: BudgetedReply;
+    try {
+      reply = await send();
+    } catch (error) {
+      await this.open.unsent(reservation, error);
+      throw error;
+    }
+    const answer = CreateAnswerSchema.safeParse(jsonOf(reply.text)).data;
+    if (!answer) {
+      await this.open.unsent(reservation);
+      return reply;
+    }
+    const last = answer.executions?.at(-1)?.order?.state;
+    if (last !== undefined && DONE.has(last)) {
+      await this.open.unsent(reservation);
+      return reply;
+    }
+    this.view.placed(account, answer.id, order);
+    await this.open.bind(reservation, answer.id);
+    // The channel may have shown the order closed before this answer bound it.
+    if (this.view.seenClosed(answer.id)) await this.open.closed(answer.id);
+    return reply;
+  }
+
+  /** A retail cancel-all answered: every order it names gives its share back. Never throws. */
+  async cancelledAll(text: string): Promise<void> {
+    const ids = CanceledSchema.safeParse(jsonOf(text)).data?.canceledOrderIds ?? [];
+    await Promise.all(ids.map((id) => this.open.closed(id)));
+  }
+
+  /** Open orders and open notional of every scope that binds the order (net position: not for retail yet). */
+  private async counts(client: AuthenticatedClient, order: CreateOrder, path: string): Promise<OpenOrderCount[]> {
+    const event = await this.events.of(order.marketSlug, path);
+    return [
+      ...this.gate.limits.openOrderScopes(client, order.marketSlug, event),
+      ...this.gate.limits.exposureCounts(client, order.marketSlug, event).filter((count) => count.kind === 'notional'),
+    ];
+  }
+}
