@@ -4,12 +4,12 @@ import type { CreateOrder } from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
 import type { OpenOrderCount } from './open-orders.store.js';
 import { OpenOrders, retailOwner } from './open-orders.service.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RetailOrderView } from './retail-order-view.service.js';
-import { RiskGate } from './risk-gate.service.js';
 
 const CreateAnswerSchema = z.looseObject({
   id: z.string(),
@@ -36,19 +36,18 @@ function jsonOf(text: string): unknown {
 
 /**
  * The counted step of a retail create (issue 26 item 1), the same shared counts as exchange inserts
- * (OpenOrders: one atomic reservation across instances, all counts or none): open orders and open
- * notional of every scope whose limit applies to the client on the order's market (or its event),
- * reserved before the send, bound to the order id the answer names, given back on a refusal, a
- * cancel answer, or a close seen on the retail order channel (RetailOrderView). The retail account
- * is the reservation's owner, so a reconcile reads that account's open orders.
- *
- * Net position limits are not judged for retail creates yet (see the README fragment): a limit with
- * `maxNetPosition` counts exchange orders only.
+ * (OpenOrders: one atomic reservation across instances, all counts or none): open orders, open
+ * notional and same-side quantity against the net position, of every scope whose limit applies to the
+ * client on the order's market (or its event), reserved before the send, bound to the order id the
+ * answer names, given back on a refusal, a cancel answer, or a close seen on the retail order channel
+ * (RetailOrderView). The retail account is the reservation's owner, so a reconcile reads that
+ * account's open orders. A net-position count starts from the scope's positions on both surfaces
+ * (Exposure.retailCounts).
  */
 @Injectable()
 export class RetailReservations {
   constructor(
-    private readonly gate: RiskGate,
+    private readonly exposure: Exposure,
     private readonly open: OpenOrders,
     private readonly events: MarketEvents,
     private readonly view: RetailOrderView,
@@ -104,12 +103,8 @@ export class RetailReservations {
     await Promise.all(ids.map((id) => this.open.closed(id)));
   }
 
-  /** Open orders and open notional of every scope that binds the order (net position: not for retail yet). */
+  /** Open orders, open notional and net position of every scope that binds the order (Exposure.retailCounts). */
   private async counts(client: AuthenticatedClient, order: CreateOrder, path: string): Promise<OpenOrderCount[]> {
-    const event = await this.events.of(order.marketSlug, path);
-    return [
-      ...this.gate.limits.openOrderScopes(client, order.marketSlug, event),
-      ...this.gate.limits.exposureCounts(client, order.marketSlug, event).filter((count) => count.kind === 'notional'),
-    ];
+    return this.exposure.retailCounts(client, order.marketSlug, await this.events.of(order.marketSlug, path), path);
   }
 }

@@ -20,6 +20,7 @@ import { PositionBook } from './position-book.service.js';
 import { PriceBand } from './price-band.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RetailOrderView } from './retail-order-view.service.js';
+import { RetailPositionBook } from './retail-position-book.service.js';
 import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
@@ -50,6 +51,7 @@ import { TradingStates } from './trading-states.service.js';
     PriceBand,
     RejectBreaker,
     RetailOrderView,
+    RetailPositionBook,
     RetailReservations,
     RetailSelfTrade,
     RiskGate,
