@@ -4,10 +4,15 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
 import { RetailOrders } from '@lib/retail';
-import { z } from 'zod';
 
 import { limitRefusal } from './risk.error.js';
-import { OpenOrderAttribution, type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
+import {
+  OpenOrderAttribution,
+  type OpenOrder,
+  OpenOrdersSchema,
+  type RetailOpenOrder,
+  RetailOpenOrdersSchema,
+} from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
 import {
   type CountKind,
@@ -16,16 +21,13 @@ import {
   type OpenOrderCount,
   type OpenOrderStore,
   type OrderExposure,
+  RETAIL_OWNER,
   RedisOpenOrderStore,
   type Refusal,
 } from './open-orders.store.js';
 
-/** The owner prefix of a retail account's counted orders (RetailReservations). */
-const RETAIL_OWNER = 'retail:';
-export const retailOwner = (account: string) => RETAIL_OWNER + account;
-const RetailOpenSchema = z.looseObject({
-  orders: z.array(z.looseObject({ id: z.string(), leavesQuantity: z.number().optional() })).default([]),
-});
+/** The retail API's limits count over 10 s windows (spec 8): the longest a rebuild's retail read waits for budget. */
+const RETAIL_READ_WAIT_MS = 10_000;
 
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
@@ -253,11 +255,20 @@ export class OpenOrders implements OnModuleInit {
           restored++;
         }
       }
+      for (const account of this.attribution.retailAccounts()) {
+        for (const order of await this.retailOpen(account)) {
+          const counted = await this.attribution.retailCounted(order, account);
+          if (!counted) continue;
+          await this.store.restore(order.id, { token: `restored:${order.id}`, ...counted });
+          restored++;
+        }
+      }
       await this.store.rebuilt();
       this.logger.warn(
         `open-order counts rebuilt from the exchange's open orders (Redis had none for this generation: lost, or never held): ${restored} open orders counted again`,
       );
     } catch (error) {
+      this.logger.warn(`open-order counts not rebuilt (${String(error)}): counted orders are refused until they are`);
       throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
     }
   }
@@ -265,12 +276,7 @@ export class OpenOrders implements OnModuleInit {
   /** The exchange's open orders of one participant, or of one retail account (owner `retail:<account>`): one REST read. */
   private async openAt(participant: string): Promise<OpenOrder[]> {
     if (participant.startsWith(RETAIL_OWNER)) {
-      const account = participant.slice(RETAIL_OWNER.length);
-      const reply = await this.retail.open(
-        { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}` },
-        {},
-      );
-      return RetailOpenSchema.parse(JSON.parse(reply.text)).orders.map((order) => ({
+      return (await this.retailOpen(participant.slice(RETAIL_OWNER.length))).map((order) => ({
         id: order.id,
         ...(order.leavesQuantity === undefined ? {} : { leavesQty: String(order.leavesQuantity) }),
       }));
@@ -281,6 +287,19 @@ export class OpenOrders implements OnModuleInit {
       participant,
     });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
+  }
+
+  /**
+   * A retail account's open orders (one REST read, spent under the `gateway` team). It may queue for its
+   * budget for up to one retail window: after Redis lost its data the budget comes back spent, and the
+   * counts cannot be rebuilt without it.
+   */
+  private async retailOpen(account: string): Promise<RetailOpenOrder[]> {
+    const reply = await this.retail.open(
+      { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, preferWaitMs: RETAIL_READ_WAIT_MS },
+      {},
+    );
+    return RetailOpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
   }
 
   /** One at a time per instance: concurrent refusals share the read. */

@@ -7,6 +7,10 @@ import { ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, S
 /** Counts hold notional in micro-dollars (integers: no rounding drift); refusals name dollars. */
 export const MICROS = 1_000_000;
 
+/** The owner prefix of a retail account's counted orders (its "participant" in the counts). */
+export const RETAIL_OWNER = 'retail:';
+export const retailOwner = (account: string) => RETAIL_OWNER + account;
+
 /** What a count adds up: orders (one each), open notional (micro-dollars), or a net position (contracts). */
 export type CountKind = 'orders' | 'notional' | 'position';
 

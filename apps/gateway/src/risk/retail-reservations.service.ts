@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
-import type { OpenOrderCount } from './open-orders.store.js';
-import { OpenOrders, retailOwner } from './open-orders.service.js';
+import { type OpenOrderCount, retailOwner } from './open-orders.store.js';
+import { OpenOrders } from './open-orders.service.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 
