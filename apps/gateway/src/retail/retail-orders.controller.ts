@@ -147,8 +147,8 @@ export class RetailOrdersController {
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
     await this.enter(res, req, caller, 'retail.modify', body, id, {
-      admit: () => this.risk.retailModify(client, body),
-      send: () => this.orders.modify(caller, id, body),
+      admit: () => this.risk.retailModify(client, caller.account, id, body),
+      send: (admitted) => admitted.send((checked) => this.orders.modify(caller, id, checked)),
     });
   }
 

@@ -15,6 +15,8 @@ import {
 } from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
 import {
+  type Amended,
+  type Amendment,
   type CountKind,
   LOST,
   MICROS,
@@ -181,6 +183,37 @@ export class OpenOrders implements OnModuleInit {
       }
     });
     if (refusal) throw refusalOf(refusal, path);
+  }
+
+  /**
+   * A bound order's terms change (a retail modify): its share of the exposure counts is held at the
+   * larger of old and new (judged where it grows: the refusal of the count it would overfill) until
+   * `amended` sets it; nothing to hold when the order holds no share.
+   */
+  async amend(orderId: string, counts: readonly OpenOrderCount[], path: string, change: Amendment): Promise<Amended> {
+    if (counts.length === 0) return {};
+    const result = await this.complete(async () => {
+      try {
+        return await this.store.amend(orderId, counts, change);
+      } catch (error) {
+        throw uncounted('the shared store is unreachable', error);
+      }
+    });
+    if ('count' in result) throw refusalOf(result, path);
+    return result;
+  }
+
+  /** The change was answered (its new share), or refused (`error`: its old share back, unless the change may have applied). Never throws. */
+  async amended(
+    orderId: string,
+    counts: readonly OpenOrderCount[],
+    share: { qty: number; micros: number },
+    error?: unknown,
+  ): Promise<void> {
+    if (error instanceof DomainError && MAYBE_PROCESSED.has(error.code)) return;
+    await this.quietly(async () => {
+      await this.store.amend(orderId, counts, { mode: 'set', ...share });
+    });
   }
 
   /** The exchange reported a bound order's leaves quantity (a partial fill): the filled part leaves the open counts. Never throws. */

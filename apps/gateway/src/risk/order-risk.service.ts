@@ -149,11 +149,22 @@ export class OrderRisk {
     };
   }
 
-  retailModify(client: AuthenticatedClient, modify: ModifyOrder): Promise<void> {
-    return this.counted(client, async () => {
+  /** A retail modify: judged against its new values now; inside the send, its order's share of the exposure counts moves to them (RetailReservations). */
+  async retailModify(
+    client: AuthenticatedClient,
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+  ): Promise<Admitted<ModifyOrder>> {
+    await this.counted(client, async () => {
       this.throttle.take(client);
       await this.gate.admit(client, [retailModifyTerms(modify)]);
     });
+    return {
+      request: modify,
+      send: (send) =>
+        this.counted(client, () => this.retail.modify(client, account, orderId, modify, () => send(modify))),
+    };
   }
 
   retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {

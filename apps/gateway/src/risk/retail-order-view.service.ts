@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type CreateOrder, ORDER_INTENTS, type RetailStreamEvent, RetailStreams } from '@lib/retail';
+import { type CreateOrder, ORDER_INTENTS, type OrderIntent, type RetailStreamEvent, RetailStreams } from '@lib/retail';
 import { z } from 'zod';
 
 import { OpenOrders } from './open-orders.service.js';
@@ -12,6 +12,7 @@ export interface RestingRetailOrder {
   account: string;
   marketSlug: string;
   side: 'buy' | 'sell';
+  intent: OrderIntent;
   /** Its YES price; undefined for a market order. */
   price?: number;
   /** Its price as the retail API states it (named in a refusal). */
@@ -64,6 +65,7 @@ function restingOf(
     account,
     marketSlug: order.marketSlug,
     side: yesSideOf(order.intent),
+    intent: order.intent,
     state: order.state,
     ...(price === undefined || !Number.isFinite(price) ? {} : { price, retailPrice }),
     ...(order.leavesQuantity === undefined ? {} : { leaves: order.leavesQuantity }),
@@ -138,8 +140,14 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
       account,
       marketSlug: order.marketSlug,
       side: yesSideOf(order.intent),
+      intent: order.intent,
       ...(price === undefined ? {} : { price, retailPrice }),
     });
+  }
+
+  /** The intent of an open order of `account` this instance knows (from its create's answer or the channel). */
+  intentOf(account: string, id: string): OrderIntent | undefined {
+    return this.views.get(account)?.orders.get(id)?.intent;
   }
 
   /** The channel showed the order closed (it may have before the create's answer came back). */

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { BudgetedReply } from '@lib/ratelimit';
-import type { CreateOrder } from '@lib/retail';
+import type { CreateOrder, ModifyOrder, OrderIntent } from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
-import { type OpenOrderCount, retailOwner } from './open-orders.store.js';
+import { MICROS, type OpenOrderCount, retailOwner } from './open-orders.store.js';
 import { OpenOrders } from './open-orders.service.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RetailOrderView } from './retail-order-view.service.js';
@@ -16,6 +16,13 @@ const CreateAnswerSchema = z.looseObject({
   executions: z.array(z.looseObject({ order: z.looseObject({ state: z.string().optional() }).optional() })).optional(),
 });
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
+
+/** A retail price's worst case per contract: a buy (long or short) loses its price, a sell 1 − price; an unknown intent the worse. */
+function worstPerContract(intent: OrderIntent | undefined, price: number): number {
+  if (intent === 'ORDER_INTENT_BUY_LONG' || intent === 'ORDER_INTENT_BUY_SHORT') return price;
+  if (intent === 'ORDER_INTENT_SELL_LONG' || intent === 'ORDER_INTENT_SELL_SHORT') return 1 - price;
+  return Math.max(price, 1 - price);
+}
 
 /** A synchronous create's last execution in one of these states: the order is done, nothing stays open. */
 const DONE = new Set([
@@ -55,7 +62,7 @@ export class RetailReservations {
 
   /** What-if: whether the counts have room for the order now (read, never reserved). */
   async judge(client: AuthenticatedClient, order: CreateOrder, path = 'body'): Promise<void> {
-    await this.open.judge(await this.counts(client, order, path), path, retailOrderExposure(order));
+    await this.open.judge(await this.counts(client, order.marketSlug, path), path, retailOrderExposure(order));
   }
 
   async send(
@@ -65,7 +72,7 @@ export class RetailReservations {
     send: () => Promise<BudgetedReply>,
     path = 'body',
   ): Promise<BudgetedReply> {
-    const counts = () => this.counts(client, order, path);
+    const counts = () => this.counts(client, order.marketSlug, path);
     const reservation = await this.open.reserve(
       await counts(),
       retailOwner(account),
@@ -97,6 +104,47 @@ export class RetailReservations {
     return reply;
   }
 
+  /**
+   * A retail modify of a counted order: its share of the open notional and position counts is held at
+   * the larger of old and new while the modify is sent (a growth judged like a create: the refusal, and
+   * nothing sent), then set to the new terms once answered, or back to the old ones when refused. The
+   * new notional per contract: the new price at the order's worst case (its intent, when known here;
+   * else the worse side), or the old one when the price is kept.
+   */
+  async modify(
+    client: AuthenticatedClient,
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+    send: () => Promise<BudgetedReply>,
+    path = 'body',
+  ): Promise<BudgetedReply> {
+    const counts = (await this.counts(client, modify.marketSlug, path)).filter((count) => count.kind !== undefined);
+    const price = modify.price === undefined ? undefined : Number(modify.price.value);
+    const perContract =
+      price === undefined
+        ? undefined
+        : Math.round(worstPerContract(this.view.intentOf(account, orderId), price) * MICROS);
+    const held = await this.open.amend(orderId, counts, path, {
+      mode: 'hold',
+      ...(modify.quantity === undefined ? {} : { qty: Math.ceil(modify.quantity) }),
+      ...(perContract === undefined ? {} : { microsPerContract: perContract }),
+    });
+    const before = held.before;
+    if (!before) return send();
+    let reply: BudgetedReply;
+    try {
+      reply = await send();
+    } catch (error) {
+      await this.open.amended(orderId, counts, before, error);
+      throw error;
+    }
+    const qty = modify.quantity === undefined ? before.qty : Math.ceil(modify.quantity);
+    const per = perContract ?? (before.qty > 0 ? before.micros / before.qty : 0);
+    await this.open.amended(orderId, counts, { qty, micros: Math.floor(per * qty + 0.5) });
+    return reply;
+  }
+
   /** A retail cancel-all answered: every order it names gives its share back. Never throws. */
   async cancelledAll(text: string): Promise<void> {
     const ids = CanceledSchema.safeParse(jsonOf(text)).data?.canceledOrderIds ?? [];
@@ -104,7 +152,7 @@ export class RetailReservations {
   }
 
   /** Open orders, open notional and net position of every scope that binds the order (Exposure.retailCounts). */
-  private async counts(client: AuthenticatedClient, order: CreateOrder, path: string): Promise<OpenOrderCount[]> {
-    return this.exposure.retailCounts(client, order.marketSlug, await this.events.of(order.marketSlug, path), path);
+  private async counts(client: AuthenticatedClient, marketSlug: string, path: string): Promise<OpenOrderCount[]> {
+    return this.exposure.retailCounts(client, marketSlug, await this.events.of(marketSlug, path), path);
   }
 }
