@@ -289,7 +289,7 @@ export class OpenOrders implements OnModuleInit {
         }
       }
       for (const account of this.attribution.retailAccounts()) {
-        for (const order of await this.retailOpen(account)) {
+        for (const order of await this.retailOpen(account, RETAIL_READ_WAIT_MS)) {
           const counted = await this.attribution.retailCounted(order, account);
           if (!counted) continue;
           await this.store.restore(order.id, { token: `restored:${order.id}`, ...counted });
@@ -309,7 +309,7 @@ export class OpenOrders implements OnModuleInit {
   /** The exchange's open orders of one participant, or of one retail account (owner `retail:<account>`): one REST read. */
   private async openAt(participant: string): Promise<OpenOrder[]> {
     if (participant.startsWith(RETAIL_OWNER)) {
-      return (await this.retailOpen(participant.slice(RETAIL_OWNER.length))).map((order) => ({
+      return (await this.retailOpen(participant.slice(RETAIL_OWNER.length), 0)).map((order) => ({
         id: order.id,
         ...(order.leavesQuantity === undefined ? {} : { leavesQty: String(order.leavesQuantity) }),
       }));
@@ -323,13 +323,13 @@ export class OpenOrders implements OnModuleInit {
   }
 
   /**
-   * A retail account's open orders (one REST read, spent under the `gateway` team). It may queue for its
-   * budget for up to one retail window: after Redis lost its data the budget comes back spent, and the
-   * counts cannot be rebuilt without it.
+   * A retail account's open orders (one REST read, spent under the `gateway` team). A rebuild's read may
+   * queue for its budget up to one retail window (`waitMs`): after Redis lost its data the budget comes
+   * back spent, and the counts cannot be rebuilt without it; a reconcile's does not wait.
    */
-  private async retailOpen(account: string): Promise<RetailOpenOrder[]> {
+  private async retailOpen(account: string, waitMs: number): Promise<RetailOpenOrder[]> {
     const reply = await this.retail.open(
-      { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, preferWaitMs: RETAIL_READ_WAIT_MS },
+      { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, preferWaitMs: waitMs },
       {},
     );
     return RetailOpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
