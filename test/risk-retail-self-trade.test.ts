@@ -1,6 +1,7 @@
 import type { GatewayConfigInput } from '@lib/core';
 
-import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import { SYMBOL, limit } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, api, eventually, json, startStack } from './support/stack.js';
 
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';
 const OTHER_SLUG = 'aec-nfl-bal-pit-2026-11-22';
@@ -10,6 +11,7 @@ const TRADER = ['write:orders' as const, 'read:orders' as const];
 const CLIENTS = [
   { id: 'alice-app', team: 'platform', scopes: TRADER, retailAccounts: ['main'] },
   { id: 'bob-app', team: 'trading', scopes: TRADER, retailAccounts: ['hedge'] },
+  { id: 'ex-bot', team: 'exchange', scopes: TRADER, participants: [PARTICIPANT] },
 ];
 const reject = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
@@ -17,7 +19,7 @@ const reject = (config: GatewayConfigInput): GatewayConfigInput => ({
 });
 
 const usd = (value: string) => ({ value, currency: 'USD' });
-const order = (intent: string, quantity: number, price: string, marketSlug = SLUG) => ({
+const order = (intent: string, quantity: number, price: string, marketSlug: string = SLUG) => ({
   marketSlug,
   intent,
   price: usd(price),
@@ -31,7 +33,10 @@ describe('cross-team self-trade prevention on the retail surface', () => {
     api(stack, client)(path, { method: 'POST', body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    stack = await startStack({ clients: CLIENTS, gateway: reject });
+    stack = await startStack({
+      clients: CLIENTS,
+      gateway: (config) => reject({ ...config, teams: [...(config.teams ?? []), { id: 'exchange' }] }),
+    });
   });
   afterAll(() => stack?.close());
 
@@ -88,5 +93,31 @@ describe('cross-team self-trade prevention on the retail surface', () => {
       (status) => status === 200,
     );
     expect((await post('alice-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_LONG', 5, '0.50'))).status).toBe(200);
+  });
+
+  it("judges a retail create against the firm's exchange participants' resting orders, and an exchange order against its retail accounts' (one book per market)", async () => {
+    const inserts = () => stack.sandbox.state.counterSnapshot()['exchange.calls.insertOrder'] ?? 0;
+    // The exchange participant offers YES at 0.60 on the market the retail surface calls SYMBOL too.
+    const offer = await post(
+      'ex-bot',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_SELL', 2, 60, { clordId: 'ex-offer' }),
+    );
+    expect(offer.status).toBe(200);
+    const before = creates();
+    const lift = await post('alice-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_LONG', 1, '0.60', SYMBOL));
+    expect(lift.status).toBe(422);
+    expect(await json(lift)).toMatchObject({ code: 'RISK_CROSS_TEAM_SELF_TRADE', symbol: SYMBOL, order: 'body' });
+    expect(creates()).toBe(before);
+
+    // Bob buys NO at 0.45 (a YES offer at 0.55): the exchange participant's bid at 0.56 would trade with it.
+    expect(
+      (await post('bob-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_SHORT', 1, '0.45', SYMBOL))).status,
+    ).toBe(200);
+    const sent = inserts();
+    const bid = await post('ex-bot', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 56, { clordId: 'ex-bid' }));
+    expect(bid.status).toBe(422);
+    expect(await json(bid)).toMatchObject({ code: 'RISK_CROSS_TEAM_SELF_TRADE', symbol: SYMBOL, restingPrice: 0.45 });
+    expect(inserts()).toBe(sent);
   });
 });

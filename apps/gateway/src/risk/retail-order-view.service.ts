@@ -97,7 +97,8 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
       (limit) =>
         limit.maxOpenOrders !== undefined || limit.maxOpenNotional !== undefined || limit.maxNetPosition !== undefined,
     );
-    this.wanted = counted || (config.risk.crossTeamSelfTrade === 'reject' && this.accounts.length > 1);
+    // The self-trade policy judges exchange orders against retail accounts' too: one account is enough.
+    this.wanted = counted || (config.risk.crossTeamSelfTrade === 'reject' && this.accounts.length > 0);
   }
 
   onModuleInit(): void {
