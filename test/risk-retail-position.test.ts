@@ -87,3 +87,37 @@ describe('max net position on retail creates, from the retail position channel t
     expect(creates()).toBe(before + 2);
   });
 });
+
+describe('retail positions unknown: fail closed', () => {
+  let stack: Stack;
+  // A retail account the venue does not know (its key id is refused): its position channel never delivers.
+  const withGhost = (config: GatewayConfigInput): GatewayConfigInput => {
+    const development = config.environments!.development!;
+    const ghost = { ...development.retailAccounts![0], name: 'ghost', keyId: '0b7e4c1a-2f3d-4e5a-8b9c-1d2e3f4a5b6c' };
+    return withLimit({
+      ...config,
+      environments: { development: { ...development, retailAccounts: [...development.retailAccounts!, ghost] } },
+    });
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({
+      clients: [{ ...CLIENTS[0], retailAccounts: ['ghost'] }],
+      gateway: withGhost,
+    });
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses a retail create under a net-position limit 503 RISK_POSITION_UNKNOWN, nothing sent', async () => {
+    const creates = () => stack.sandbox.state.counterSnapshot()['retail.route.createOrder'] ?? 0;
+    const before = creates();
+    const res = await api(stack, 'pos-app')('/retail/v1/orders', {
+      method: 'POST',
+      body: JSON.stringify(order('ORDER_INTENT_BUY_LONG', 1, '0.30')),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await json(res)).toMatchObject({ code: 'RISK_POSITION_UNKNOWN', order: 'body' });
+    expect(creates()).toBe(before);
+  });
+});
