@@ -76,8 +76,8 @@ export class RetailOrdersController {
     @ZodBody(CreateOrderSchema) body: CreateOrder,
   ) {
     await this.enter(res, req, caller, 'retail.create', body, undefined, {
-      admit: () => this.risk.retailCreate(client, body),
-      send: (checked) => this.orders.create(caller, checked),
+      admit: () => this.risk.retailCreate(client, caller.account, body),
+      send: (admitted) => admitted.send((checked) => this.orders.create(caller, checked)),
     });
   }
 
@@ -87,10 +87,10 @@ export class RetailOrdersController {
   @RequireScopes('write:orders')
   async check(
     @CurrentClient() client: AuthenticatedClient,
-    @Caller() _caller: RetailCaller,
+    @Caller() caller: RetailCaller,
     @ZodBody(CreateOrderSchema) body: CreateOrder,
   ) {
-    return { accepted: true, order: await this.risk.retailCheck(client, body) };
+    return { accepted: true, order: await this.risk.retailCheck(client, caller.account, body) };
   }
 
   @Post('order/preview')
@@ -127,7 +127,13 @@ export class RetailOrdersController {
     @ZodParams(OrderIdParamsSchema) { id }: { id: string },
     @ZodBody(CancelOrderSchema) body: CancelOrder,
   ) {
-    await this.enter(res, req, caller, 'retail.cancel', body, id, { send: () => this.orders.cancel(caller, id, body) });
+    await this.enter(res, req, caller, 'retail.cancel', body, id, {
+      send: async () => {
+        const reply = await this.orders.cancel(caller, id, body);
+        await this.risk.cancelled(id);
+        return reply;
+      },
+    });
   }
 
   @Post('order/:id/modify')
@@ -141,8 +147,8 @@ export class RetailOrdersController {
     @ZodBody(ModifyOrderSchema) body: ModifyOrder,
   ) {
     await this.enter(res, req, caller, 'retail.modify', body, id, {
-      admit: () => this.risk.retailModify(client, body, caller.account, id),
-      send: () => this.orders.modify(caller, id, body),
+      admit: () => this.risk.retailModify(client, caller.account, id, body),
+      send: (admitted) => admitted.send((checked) => this.orders.modify(caller, id, checked)),
     });
   }
 
@@ -155,7 +161,11 @@ export class RetailOrdersController {
     @ZodBody(CancelAllOrdersSchema) body: CancelAllOrders,
   ) {
     await this.enter(res, req, caller, 'retail.cancelAll', body, undefined, {
-      send: () => this.orders.cancelAll(caller, body),
+      send: async () => {
+        const reply = await this.orders.cancelAll(caller, body);
+        await this.risk.retailCancelledAll(reply.text);
+        return reply;
+      },
     });
   }
 

@@ -196,8 +196,10 @@ export class KillSwitch {
         preferWaitMs: this.config.risk.killSwitchWaitMs,
       };
       const reply = await this.retail.cancelAll(caller, market === undefined ? {} : { slugs: [market] });
-      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds)
+      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) {
         report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
+        await this.open.closed(orderId);
+      }
     } catch (error) {
       report.unresolved.push({
         orderId: '*',

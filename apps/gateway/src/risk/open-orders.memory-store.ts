@@ -1,5 +1,7 @@
 import { type Clock, systemClock } from '@lib/core';
 import type {
+  Amended,
+  Amendment,
   BoundOrder,
   CountedOrder,
   OpenOrderCount,
@@ -116,6 +118,43 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
       held.add(order.token, { ...order.exposure, at });
     }
     await this.bind(orderId, order);
+  }
+
+  /** As the AMEND script: the bound order's exposure shares changed, judged where a `hold` grows them. */
+  async amend(orderId: string, counts: readonly OpenOrderCount[], change: Amendment): Promise<Refusal | Amended> {
+    const token = this.orders.get(orderId)?.token;
+    if (token === undefined) return {};
+    const changes: { held: Count; share: Share; qty: number; micros: number }[] = [];
+    for (const count of counts) {
+      const held = this.counts.get(count.key);
+      const share = count.kind === 'notional' || count.kind === 'position' ? held?.shares.get(token) : undefined;
+      if (!held || !share) continue;
+      let { qty, micros } = change.mode === 'set' ? change : { qty: 0, micros: 0 };
+      if (change.mode === 'hold') {
+        const newQty = change.qty ?? share.qty;
+        const per = change.microsPerContract ?? (share.qty > 0 ? share.micros / share.qty : 0);
+        qty = Math.max(newQty, share.qty);
+        micros = Math.max(Math.floor(per * newQty + 0.5), share.micros);
+        if (count.kind === 'notional' && micros > share.micros && held.notional - share.micros + micros > count.max)
+          return { count, observed: held.notional - share.micros + micros };
+        if (count.kind === 'position' && qty > share.qty) {
+          const sign = share.side === 'buy' ? 1 : -1;
+          const was = Math.trunc(count.position ?? 0) + sign * held[share.side];
+          const after = was + sign * (qty - share.qty);
+          if (Math.abs(after) > count.max && Math.abs(after) > Math.abs(was)) return { count, observed: after };
+        }
+      }
+      changes.push({ held, share, qty, micros });
+    }
+    const first = changes[0];
+    const amended: Amended = first
+      ? {
+          before: { qty: first.share.qty, micros: first.share.micros },
+          after: { qty: first.qty, micros: first.micros },
+        }
+      : {};
+    for (const { held, share, qty, micros } of changes) held.add(token, { ...share, qty, micros });
+    return amended;
   }
 
   async release(token: string, keys: readonly string[]): Promise<void> {

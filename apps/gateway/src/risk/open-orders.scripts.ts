@@ -211,3 +211,58 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1
 `);
+
+/**
+ * A bound order changed (a retail modify): its share of every exposure count it holds becomes `qty`
+ * contracts and `micros`, per count computed from its share now (ARGV[3] -1: the quantity kept; ARGV[4]
+ * -1: the notional per contract kept, else the new notional per contract in micro-dollars). Mode
+ * `hold` (before the change is sent) takes the larger of old and new in each, judged like a reservation
+ * where it grows; `set` (once answered) puts the given exact `qty` and `micros` (ARGV[3], ARGV[4]),
+ * unjudged. KEYS: the counts, the counts' generation, the bound orders. ARGV[1] order id, [2] mode,
+ * [3], [4] as above, then per count: kind, max, position, then last the generation. Answers {0, '0',
+ * old qty, old micros, new qty, new micros} (no share held: old and new -1), {-1, '0'} when the
+ * generation is not the caller's, or {index of the count that refused, the value it would reach}.
+ */
+export const AMEND = new LuaScript(`
+local n = #KEYS - 2
+if redis.call('GET', KEYS[n + 1]) ~= ARGV[#ARGV] then return {-1, '0'} end
+local text = redis.call('HGET', KEYS[n + 2], ARGV[1])
+if not text then return {0, '0', -1, -1, -1, -1} end
+local token, mode = cjson.decode(text).token, ARGV[2]
+local newQty, newMicros = tonumber(ARGV[3]), tonumber(ARGV[4])
+local shares, old = {}, nil
+for i = 1, n do
+  local kind, max, position = ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3]), tonumber(ARGV[3 * i + 4])
+  local held = kind ~= 'orders' and redis.call('TYPE', KEYS[i]).ok == 'hash' and redis.call('HGET', KEYS[i], token)
+  if held then
+    local side, qty, micros, ms = string.match(held, '^(%a+) (%-?%d+) (%-?%d+) (%d+)')
+    qty, micros = tonumber(qty), tonumber(micros)
+    local q, m = newQty, newMicros
+    if mode == 'hold' then
+      q = newQty >= 0 and newQty or qty
+      local per = newMicros >= 0 and newMicros or (qty > 0 and micros / qty or 0)
+      m = math.floor(per * q + 0.5)
+      q, m = math.max(q, qty), math.max(m, micros)
+      if kind == 'notional' then
+        local total = tonumber(redis.call('HGET', KEYS[i], '#notional') or '0') - micros + m
+        if m > micros and total > max then return {i, tostring(total)} end
+      else
+        local sign = side == 'buy' and 1 or -1
+        local was = position + sign * tonumber(redis.call('HGET', KEYS[i], '#' .. side) or '0')
+        local after = was + sign * (q - qty)
+        if q > qty and math.abs(after) > max and math.abs(after) > math.abs(was) then return {i, tostring(after)} end
+      end
+    end
+    old = old or {qty, micros, q, m}
+    shares[#shares + 1] = {i, side, qty, micros, ms, q, m}
+  end
+end
+for _, s in ipairs(shares) do
+  local i, side, qty, micros, ms, q, m = s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+  redis.call('HINCRBY', KEYS[i], '#notional', m - micros)
+  redis.call('HINCRBY', KEYS[i], '#' .. side, q - qty)
+  redis.call('HSET', KEYS[i], token, side .. ' ' .. q .. ' ' .. m .. ' ' .. ms)
+end
+if not old then return {0, '0', -1, -1, -1, -1} end
+return {0, '0', old[1], old[2], old[3], old[4]}
+`);

@@ -3,20 +3,33 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
+import { RetailOrders } from '@lib/retail';
 
 import { limitRefusal } from './risk.error.js';
-import { OpenOrderAttribution, type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
+import {
+  OpenOrderAttribution,
+  type OpenOrder,
+  OpenOrdersSchema,
+  type RetailOpenOrder,
+  RetailOpenOrdersSchema,
+} from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
 import {
+  type Amended,
+  type Amendment,
   type CountKind,
   LOST,
   MICROS,
   type OpenOrderCount,
   type OpenOrderStore,
   type OrderExposure,
+  RETAIL_OWNER,
   RedisOpenOrderStore,
   type Refusal,
 } from './open-orders.store.js';
+
+/** The retail API's limits count over 10 s windows (spec 8): the longest a rebuild's retail read waits for budget. */
+const RETAIL_READ_WAIT_MS = 10_000;
 
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
@@ -107,6 +120,7 @@ export class OpenOrders implements OnModuleInit {
     private readonly trading: ExchangeTrading,
     private readonly attribution: OpenOrderAttribution,
     clock: Clock,
+    private readonly retail: RetailOrders,
   ) {
     this.redisStore = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : undefined;
     this.store = this.redisStore ?? new MemoryOpenOrderStore(clock);
@@ -169,6 +183,37 @@ export class OpenOrders implements OnModuleInit {
       }
     });
     if (refusal) throw refusalOf(refusal, path);
+  }
+
+  /**
+   * A bound order's terms change (a retail modify): its share of the exposure counts is held at the
+   * larger of old and new (judged where it grows: the refusal of the count it would overfill) until
+   * `amended` sets it; nothing to hold when the order holds no share.
+   */
+  async amend(orderId: string, counts: readonly OpenOrderCount[], path: string, change: Amendment): Promise<Amended> {
+    if (counts.length === 0) return {};
+    const result = await this.complete(async () => {
+      try {
+        return await this.store.amend(orderId, counts, change);
+      } catch (error) {
+        throw uncounted('the shared store is unreachable', error);
+      }
+    });
+    if ('count' in result) throw refusalOf(result, path);
+    return result;
+  }
+
+  /** The change was answered (its new share), or refused (`error`: its old share back, unless the change may have applied). Never throws. */
+  async amended(
+    orderId: string,
+    counts: readonly OpenOrderCount[],
+    share: { qty: number; micros: number },
+    error?: unknown,
+  ): Promise<void> {
+    if (error instanceof DomainError && MAYBE_PROCESSED.has(error.code)) return;
+    await this.quietly(async () => {
+      await this.store.amend(orderId, counts, { mode: 'set', ...share });
+    });
   }
 
   /** The exchange reported a bound order's leaves quantity (a partial fill): the filled part leaves the open counts. Never throws. */
@@ -243,23 +288,51 @@ export class OpenOrders implements OnModuleInit {
           restored++;
         }
       }
+      for (const account of this.attribution.retailAccounts()) {
+        for (const order of await this.retailOpen(account, RETAIL_READ_WAIT_MS)) {
+          const counted = await this.attribution.retailCounted(order, account);
+          if (!counted) continue;
+          await this.store.restore(order.id, { token: `restored:${order.id}`, ...counted });
+          restored++;
+        }
+      }
       await this.store.rebuilt();
       this.logger.warn(
         `open-order counts rebuilt from the exchange's open orders (Redis had none for this generation: lost, or never held): ${restored} open orders counted again`,
       );
     } catch (error) {
+      this.logger.warn(`open-order counts not rebuilt (${String(error)}): counted orders are refused until they are`);
       throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
     }
   }
 
-  /** The exchange's open orders of one participant (one REST read). */
+  /** The exchange's open orders of one participant, or of one retail account (owner `retail:<account>`): one REST read. */
   private async openAt(participant: string): Promise<OpenOrder[]> {
+    if (participant.startsWith(RETAIL_OWNER)) {
+      return (await this.retailOpen(participant.slice(RETAIL_OWNER.length), 0)).map((order) => ({
+        id: order.id,
+        ...(order.leavesQuantity === undefined ? {} : { leavesQty: String(order.leavesQuantity) }),
+      }));
+    }
     const reply = await this.trading.openOrders({
       team: 'gateway',
       requestId: `risk-reconcile-${randomUUID()}`,
       participant,
     });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
+  }
+
+  /**
+   * A retail account's open orders (one REST read, spent under the `gateway` team). A rebuild's read may
+   * queue for its budget up to one retail window (`waitMs`): after Redis lost its data the budget comes
+   * back spent, and the counts cannot be rebuilt without it; a reconcile's does not wait.
+   */
+  private async retailOpen(account: string, waitMs: number): Promise<RetailOpenOrder[]> {
+    const reply = await this.retail.open(
+      { account, team: 'gateway', requestId: `risk-reconcile-${randomUUID()}`, preferWaitMs: waitMs },
+      {},
+    );
+    return RetailOpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
   }
 
   /** One at a time per instance: concurrent refusals share the read. */

@@ -2,10 +2,25 @@ import { randomUUID } from 'node:crypto';
 
 import type { LuaScript, RedisClient } from '@lib/core';
 
-import { ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP } from './open-orders.scripts.js';
+import {
+  ADOPT,
+  AMEND,
+  BIND,
+  JUDGE,
+  LEAVES,
+  REBUILT,
+  RELEASE,
+  RELEASE_ORDER,
+  RESERVE,
+  SWEEP,
+} from './open-orders.scripts.js';
 
 /** Counts hold notional in micro-dollars (integers: no rounding drift); refusals name dollars. */
 export const MICROS = 1_000_000;
+
+/** The owner prefix of a retail account's counted orders (its "participant" in the counts). */
+export const RETAIL_OWNER = 'retail:';
+export const retailOwner = (account: string) => RETAIL_OWNER + account;
 
 /** What a count adds up: orders (one each), open notional (micro-dollars), or a net position (contracts). */
 export type CountKind = 'orders' | 'notional' | 'position';
@@ -52,6 +67,20 @@ export interface Refusal {
   observed: number;
 }
 
+/**
+ * A change of a bound order's terms (a retail modify): `hold` before it is sent (the larger of old and
+ * new, judged where it grows; `qty` undefined keeps the quantity, `microsPerContract` undefined keeps
+ * the notional per contract), `set` once answered (exact `qty` and `micros`, unjudged).
+ */
+export type Amendment =
+  { mode: 'hold'; qty?: number; microsPerContract?: number } | { mode: 'set'; qty: number; micros: number };
+
+/** What an amendment found and left: the share's quantity and notional before and after (undefined: the order holds no exposure share). */
+export interface Amended {
+  before?: { qty: number; micros: number };
+  after?: { qty: number; micros: number };
+}
+
 /** The counts' generation is not the one this instance holds (Redis lost them, or it has not adopted one yet): nothing judged, nothing taken. */
 export const LOST = 'lost';
 
@@ -79,6 +108,12 @@ export interface OpenOrderStore {
   bind(orderId: string, order: CountedOrder): Promise<void>;
   /** An order open at the exchange counted again (a rebuild), unless already bound. */
   restore(orderId: string, order: CountedOrder): Promise<void>;
+  /** Changes a bound order's share of its exposure counts (see Amendment); the refusal of the count it would overfill. */
+  amend(
+    orderId: string,
+    counts: readonly OpenOrderCount[],
+    change: Amendment,
+  ): Promise<Refusal | typeof LOST | Amended>;
   /** Gives back a reservation that opened nothing. */
   release(token: string, keys: readonly string[]): Promise<void>;
   /** Gives back the share of a bound order that is closed (cancelled, filled, expired, rejected). */
@@ -117,7 +152,7 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   /** Loads every script (the first calls need no NOSCRIPT fallback). */
   async load(): Promise<void> {
     await Promise.all(
-      [ADOPT, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
+      [ADOPT, AMEND, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
         script.load(this.redis),
       ),
     );
@@ -172,6 +207,34 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     ])) as [number, string];
     if (Number(index) === -1) return LOST;
     return Number(index) === 0 ? undefined : { count: counts[Number(index) - 1], observed: Number(observed) };
+  }
+
+  async amend(
+    orderId: string,
+    counts: readonly OpenOrderCount[],
+    change: Amendment,
+  ): Promise<Refusal | typeof LOST | Amended> {
+    const keys = [...counts.map((count) => this.countPrefix + count.key), this.generationKeys[0], this.ordersKey];
+    const specs = counts.flatMap((count) => [
+      count.kind ?? 'orders',
+      count.max,
+      EXPOSURE_KINDS.has(count.kind) ? Math.trunc(count.position ?? 0) : 0,
+    ]);
+    const [qty, micros] =
+      change.mode === 'set' ? [change.qty, change.micros] : [change.qty ?? -1, change.microsPerContract ?? -1];
+    const answer = (await AMEND.run(this.redis, keys, [
+      orderId,
+      change.mode,
+      qty,
+      micros,
+      ...specs,
+      this.generation,
+    ])) as (number | string)[];
+    const index = Number(answer[0]);
+    if (index === -1) return LOST;
+    if (index > 0) return { count: counts[index - 1], observed: Number(answer[1]) };
+    const [oldQty, oldMicros, newQty, newMicros] = answer.slice(2).map(Number);
+    return oldQty < 0 ? {} : { before: { qty: oldQty, micros: oldMicros }, after: { qty: newQty, micros: newMicros } };
   }
 
   async bind(orderId: string, order: CountedOrder): Promise<void> {

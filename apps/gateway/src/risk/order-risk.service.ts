@@ -23,6 +23,8 @@ import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
+import { RetailReservations } from './retail-reservations.service.js';
+import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
@@ -58,6 +60,8 @@ export class OrderRisk {
     private readonly selfTrade: SelfTradeGuard,
     private readonly throttle: OrderThrottle,
     private readonly reservations: OrderReservations,
+    private readonly retail: RetailReservations,
+    private readonly retailSelfTrade: RetailSelfTrade,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -141,17 +145,35 @@ export class OrderRisk {
     return this.counted(client, () => this.replaceChecked(client, caller, batch));
   }
 
-  retailCreate(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
-    return this.counted(client, () => this.retailCreateChecked(client, order));
+  /**
+   * A retail create of `account`: the stateless checks (throttle, states, limits, field policing,
+   * self-trade) now; the counted step (open orders, open notional: RetailReservations) inside the send.
+   */
+  async retailCreate(client: AuthenticatedClient, account: string, order: CreateOrder): Promise<Admitted<CreateOrder>> {
+    const stamped = await this.counted(client, () => this.retailCreateChecked(client, account, order));
+    return {
+      request: stamped,
+      send: (send) => this.counted(client, () => this.retail.send(client, account, stamped, () => send(stamped))),
+    };
   }
 
-  /** `account`: the retail account the modify is sent as; `orderId`: the order it changes. */
-  retailModify(client: AuthenticatedClient, modify: ModifyOrder, account: string, orderId: string): Promise<void> {
-    return this.counted(client, async () => {
+  /** A retail modify: judged against its new values now; inside the send, its order's share of the exposure counts moves to them (RetailReservations). */
+  async retailModify(
+    client: AuthenticatedClient,
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+  ): Promise<Admitted<ModifyOrder>> {
+    await this.counted(client, async () => {
       this.throttle.take(client);
       await this.gate.admit(client, [retailModifyTerms(modify)]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
     });
+    return {
+      request: modify,
+      send: (send) =>
+        this.counted(client, () => this.retail.modify(client, account, orderId, modify, () => send(modify))),
+    };
   }
 
   retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
@@ -161,6 +183,11 @@ export class OrderRisk {
   /** A cancel is never refused here; once the exchange accepted it, the order's open-order slot is given back. */
   async cancelled(orderId: string | undefined): Promise<void> {
     await this.open.closed(orderId);
+  }
+
+  /** A retail cancel-all was answered: the orders it cancelled give their slots back. Never throws. */
+  async retailCancelledAll(answer: string): Promise<void> {
+    await this.retail.cancelledAll(answer);
   }
 
   /** Runs one order-entering check, counting a risk refusal (by code and scope) on its way out. */
@@ -211,19 +238,38 @@ export class OrderRisk {
     return { requests };
   }
 
-  private async retailCreateChecked(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+  private async retailCreateChecked(
+    client: AuthenticatedClient,
+    account: string,
+    order: CreateOrder,
+  ): Promise<CreateOrder> {
     this.throttle.take(client);
-    return this.retailCheck(client, order);
+    return this.retailStateless(client, account, order);
   }
 
-  /** What-if: the checks a retail create meets, as sent; not counted against the client's throttle. */
-  async retailCheck(client: AuthenticatedClient, order: CreateOrder): Promise<CreateOrder> {
+  /** The checks of a retail create that count nothing: field policing, states and limits, self-trade. */
+  private async retailStateless(
+    client: AuthenticatedClient,
+    account: string,
+    order: CreateOrder,
+  ): Promise<CreateOrder> {
     const stamped: CreateOrder = {
       ...order,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     await this.gate.admit(client, [retailOrderTerms(stamped)]);
     await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
+    await this.retailSelfTrade.check(account, stamped);
+    return stamped;
+  }
+
+  /**
+   * What-if: the checks a retail create meets, as sent; not counted against the client's throttle. The
+   * counted limits (open orders, open notional) are read as a send would meet them now.
+   */
+  async retailCheck(client: AuthenticatedClient, account: string, order: CreateOrder): Promise<CreateOrder> {
+    const stamped = await this.retailStateless(client, account, order);
+    await this.retail.judge(client, stamped);
     return stamped;
   }
 

@@ -22,6 +22,10 @@ import { OrderThrottle } from './order-throttle.service.js';
 import { PositionBook } from './position-book.service.js';
 import { PriceBand } from './price-band.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
+import { RetailOrderView } from './retail-order-view.service.js';
+import { RetailPositionBook } from './retail-position-book.service.js';
+import { RetailReservations } from './retail-reservations.service.js';
+import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
@@ -51,6 +55,10 @@ import { TradingStates } from './trading-states.service.js';
     PositionBook,
     PriceBand,
     RejectBreaker,
+    RetailOrderView,
+    RetailPositionBook,
+    RetailReservations,
+    RetailSelfTrade,
     RiskGate,
     RiskMetrics,
     SelfTradeGuard,

@@ -6,6 +6,7 @@ import { ExchangeTrading, MarketDataStreams, type OrderRequest } from '@lib/exch
 import { z } from 'zod';
 
 import { isAggressive } from './price-band.js';
+import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
 
 const OpenOrdersSchema = z.looseObject({
   orders: z
@@ -41,13 +42,41 @@ export class SelfTradeGuard {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly streams: MarketDataStreams,
     private readonly trading: ExchangeTrading,
+    private readonly retail: RetailOrderView,
   ) {
     this.policy = config.risk.crossTeamSelfTrade;
     this.participants = [...new Set(config.clients.flatMap((client) => client.participants))];
     this.scale = config.risk.exchangePriceScale;
   }
 
+  /**
+   * An exchange order of `participant`: refused when it would cross a resting order of another of the
+   * firm's participants, or of any of the firm's retail accounts (one book per market on this venue:
+   * a retail slug is the exchange symbol), from the gateway's view of their orders (RetailOrderView).
+   */
   async check(participant: string, order: OrderRequest, path: string): Promise<void> {
+    if (this.policy === 'off') return;
+    await this.againstParticipants(participant, order, path);
+    if (order.participateDontInitiate) return;
+    const price =
+      order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT'
+        ? undefined
+        : Number(order.price) / 10 ** this.scale;
+    const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
+    for (const account of this.retail.accounts) {
+      const resting = await this.retail.resting(account, order.symbol, RETAIL_KNOWN_WAIT_MS);
+      if (!resting) throw retailOrdersUnknown(account, path);
+      const crossed = resting.find((rest) => crossesRetail(side, price, rest));
+      if (crossed) throw selfTradeRefusal(order.symbol, crossed.retailPrice, path);
+    }
+  }
+
+  /**
+   * The exchange participants' part: an order that would execute at once (by the streamed book) is
+   * refused when it crosses a resting order of a participant other than `participant` (a retail
+   * create, which is no participant's, is judged against them all).
+   */
+  async againstParticipants(participant: string | undefined, order: OrderRequest, path: string): Promise<void> {
     if (this.policy === 'off') return;
     const others = this.participants.filter((name) => name !== participant);
     if (others.length === 0) return;
@@ -56,18 +85,7 @@ export class SelfTradeGuard {
     const resting = await Promise.all(others.map((other) => this.restingOf(other, order.symbol)));
     const crossed = resting.flat().find((rest) => crosses(order, rest));
     if (!crossed) return;
-    throw new DomainError(
-      ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
-      `This order would cross a resting order of another of the firm's participants at ${crossed.price ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
-      {
-        extensions: {
-          policy: this.policy,
-          symbol: order.symbol,
-          restingPrice: crossed.price === undefined ? undefined : Number(crossed.price),
-          order: path,
-        },
-      },
-    );
+    throw selfTradeRefusal(order.symbol, crossed.price === undefined ? undefined : Number(crossed.price), path);
   }
 
   /** Fails closed: an unreadable snapshot refuses the order rather than letting a possible self-trade through. */
@@ -75,6 +93,37 @@ export class SelfTradeGuard {
     const reply = await this.trading.openOrders({ team: GUARD_TEAM, requestId: `stp-${randomUUID()}`, participant });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders.filter((rest) => rest.symbol === symbol);
   }
+}
+
+/** The refusal of an order that would cross a resting order of another of the firm's participants or retail accounts (policy reject). */
+export function selfTradeRefusal(symbol: string, restingPrice: number | undefined, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.RISK_CROSS_TEAM_SELF_TRADE,
+    `This order would cross a resting order of another of the firm's participants at ${restingPrice ?? 'market'}; the firm's policy (risk.crossTeamSelfTrade: reject) forbids trading with itself. Nothing was sent.`,
+    { extensions: { policy: 'reject', symbol, restingPrice, order: path } },
+  );
+}
+
+/** How long an order waits for a retail account's open orders to become known (its channel's first snapshot) before it is refused. */
+export const RETAIL_KNOWN_WAIT_MS = 2_000;
+
+/** Prices compared in millionths: a mirrored short price (1 − p) must not miss an equal one by a rounding error. */
+const micros = (price: number) => Math.round(price * 1_000_000);
+
+/** A YES buy crosses a resting YES sell priced at or under it, a sell a resting buy at or over it; an unpriced (market) order crosses any on the other side. */
+export function crossesRetail(side: 'buy' | 'sell', price: number | undefined, rest: RestingRetailOrder): boolean {
+  if (rest.side === side) return false;
+  if (price === undefined || rest.price === undefined) return true;
+  return side === 'buy' ? micros(rest.price) <= micros(price) : micros(rest.price) >= micros(price);
+}
+
+/** Fail closed: a retail account's orders that are not known here may be crossed. */
+export function retailOrdersUnknown(account: string, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    `The open orders of the firm's retail account ${account} are not known on this instance (its order channel is not held): a self-trade cannot be ruled out; nothing was sent.`,
+    { extensions: { order: path }, headers: { 'Retry-After': '1' } },
+  );
 }
 
 /** A buy crosses a resting sell priced at or under it, a sell a resting buy at or over it; a market order crosses any on the other side. */

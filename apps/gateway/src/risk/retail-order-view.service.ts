@@ -1,0 +1,214 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { type CreateOrder, ORDER_INTENTS, type OrderIntent, type RetailStreamEvent, RetailStreams } from '@lib/retail';
+import { z } from 'zod';
+
+import { OpenOrders } from './open-orders.service.js';
+import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+
+/** One resting retail order as the gateway sees it: where it stands on the market's YES book. */
+export interface RestingRetailOrder {
+  id: string;
+  account: string;
+  marketSlug: string;
+  side: 'buy' | 'sell';
+  intent: OrderIntent;
+  /** Its YES price; undefined for a market order. */
+  price?: number;
+  /** Its price as the retail API states it (named in a refusal). */
+  retailPrice?: number;
+}
+
+const OrderSchema = z.looseObject({
+  id: z.string(),
+  marketSlug: z.string(),
+  intent: z.enum(ORDER_INTENTS),
+  type: z.string().optional(),
+  price: z.looseObject({ value: z.string() }).optional(),
+  state: z.string(),
+  leavesQuantity: z.number().optional(),
+});
+const SnapshotSchema = z.looseObject({ orders: z.array(z.unknown()).default([]), eof: z.boolean().optional() });
+const UpdateSchema = z.looseObject({ execution: z.looseObject({ order: z.unknown() }) });
+
+/** An order in one of these states is done: its share of every count is given back. */
+const CLOSED = new Set([
+  'ORDER_STATE_FILLED',
+  'ORDER_STATE_CANCELED',
+  'ORDER_STATE_REPLACED',
+  'ORDER_STATE_REJECTED',
+  'ORDER_STATE_EXPIRED',
+]);
+/** How many closed order ids are remembered: a close seen on the channel before the create's answer bound the order. */
+const CLOSED_MEMORY = 10_000;
+
+/** Per account: its resting orders, whether they are known (a snapshot arrived, no gap since), and who waits for that. */
+interface AccountView {
+  orders: Map<string, RestingRetailOrder>;
+  known: boolean;
+  /** The snapshot being received (pages until `eof`). */
+  pending?: Map<string, RestingRetailOrder>;
+  waiters: (() => void)[];
+  release?: () => void;
+}
+
+function restingOf(
+  account: string,
+  value: unknown,
+): (RestingRetailOrder & { state: string; leaves?: number }) | undefined {
+  const order = OrderSchema.safeParse(value).data;
+  if (!order) return undefined;
+  const retailPrice = order.type === 'ORDER_TYPE_MARKET' || !order.price ? undefined : Number(order.price.value);
+  const price = yesPriceOf(order.intent, retailPrice);
+  return {
+    id: order.id,
+    account,
+    marketSlug: order.marketSlug,
+    side: yesSideOf(order.intent),
+    intent: order.intent,
+    state: order.state,
+    ...(price === undefined || !Number.isFinite(price) ? {} : { price, retailPrice }),
+    ...(order.leavesQuantity === undefined ? {} : { leaves: order.leavesQuantity }),
+  };
+}
+
+/**
+ * The firm's retail accounts' open orders, from the private order channel the gateway holds (one
+ * SUBSCRIPTION_TYPE_ORDER per configured retail account, all markets): the retail surface's order
+ * stream for the brakes. A close (fill, cancel, reject, expiry) gives the order's share of the counts
+ * back, a partial fill shrinks it (OpenOrders); the resting orders are what a retail create is judged
+ * against for cross-team self-trade. Held only while a counted limit or the self-trade policy needs it.
+ */
+@Injectable()
+export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(RetailOrderView.name);
+  private readonly wanted: boolean;
+  readonly accounts: readonly string[];
+  private readonly views = new Map<string, AccountView>();
+  private readonly closedIds = new Set<string>();
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly streams: RetailStreams,
+    private readonly open: OpenOrders,
+  ) {
+    this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
+    const counted = config.risk.limits.some(
+      (limit) =>
+        limit.maxOpenOrders !== undefined || limit.maxOpenNotional !== undefined || limit.maxNetPosition !== undefined,
+    );
+    // The self-trade policy judges exchange orders against retail accounts' too: one account is enough.
+    this.wanted = counted || (config.risk.crossTeamSelfTrade === 'reject' && this.accounts.length > 0);
+  }
+
+  onModuleInit(): void {
+    if (!this.wanted) return;
+    for (const account of this.accounts) this.hold(account);
+  }
+
+  onModuleDestroy(): void {
+    for (const view of this.views.values()) view.release?.();
+    this.views.clear();
+  }
+
+  /**
+   * The resting orders of `account` in `marketSlug`, or undefined while they are not known (no snapshot
+   * yet, or the channel dropped and its new snapshot has not come): waits up to `waitMs` for them.
+   */
+  async resting(account: string, marketSlug: string, waitMs: number): Promise<RestingRetailOrder[] | undefined> {
+    const view = this.views.get(account);
+    if (!view) return undefined;
+    if (!view.known) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        view.waiters.push(resolve);
+        timer = setTimeout(resolve, waitMs);
+      });
+      clearTimeout(timer);
+      if (!view.known) return undefined;
+    }
+    return [...view.orders.values()].filter((order) => order.marketSlug === marketSlug);
+  }
+
+  /** A create this instance sent was answered with `id`: known at once (the channel confirms it), unless already seen closed. */
+  placed(account: string, id: string, order: CreateOrder): void {
+    const view = this.views.get(account);
+    if (!view || this.closedIds.has(id) || view.orders.has(id)) return;
+    const retailPrice = order.type === 'ORDER_TYPE_MARKET' || !order.price ? undefined : Number(order.price.value);
+    const price = yesPriceOf(order.intent, retailPrice);
+    view.orders.set(id, {
+      id,
+      account,
+      marketSlug: order.marketSlug,
+      side: yesSideOf(order.intent),
+      intent: order.intent,
+      ...(price === undefined ? {} : { price, retailPrice }),
+    });
+  }
+
+  /** The intent of an open order of `account` this instance knows (from its create's answer or the channel). */
+  intentOf(account: string, id: string): OrderIntent | undefined {
+    return this.views.get(account)?.orders.get(id)?.intent;
+  }
+
+  /** The channel showed the order closed (it may have before the create's answer came back). */
+  seenClosed(id: string): boolean {
+    return this.closedIds.has(id);
+  }
+
+  private hold(account: string): void {
+    const view: AccountView = { orders: new Map(), known: false, waiters: [] };
+    this.views.set(account, view);
+    const socket = this.streams.socket(account, 'private');
+    const { requestId, ready } = socket.subscribe(
+      { subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: [] },
+      {
+        event: (event) => void this.received(account, view, event),
+        gap: () => {
+          view.known = false;
+          view.pending = undefined;
+        },
+        error: (message) => this.logger.warn(`retail order channel of ${account}: ${message}`),
+      },
+    );
+    ready.catch((error: unknown) =>
+      this.logger.warn(`retail order channel of ${account} not held (${String(error)}): its orders are unknown here`),
+    );
+    view.release = () => socket.unsubscribe(requestId);
+  }
+
+  private async received(account: string, view: AccountView, event: RetailStreamEvent): Promise<void> {
+    if (event.stream !== 'orders') return;
+    if (event.kind === 'snapshot') {
+      const snapshot = SnapshotSchema.safeParse(event.data).data;
+      if (!snapshot) return;
+      view.pending ??= new Map();
+      for (const value of snapshot.orders) {
+        const order = restingOf(account, value);
+        if (order && !CLOSED.has(order.state)) view.pending.set(order.id, order);
+      }
+      if (snapshot.eof === false) return;
+      view.orders = view.pending;
+      view.pending = undefined;
+      view.known = true;
+      for (const wake of view.waiters.splice(0)) wake();
+      return;
+    }
+    const order = restingOf(account, UpdateSchema.safeParse(event.data).data?.execution.order);
+    if (!order) return;
+    if (CLOSED.has(order.state)) {
+      view.orders.delete(order.id);
+      this.rememberClosed(order.id);
+      await this.open.closed(order.id);
+      return;
+    }
+    const { state: _state, leaves, ...resting } = order;
+    view.orders.set(order.id, resting);
+    if (leaves !== undefined) await this.open.leaves(order.id, leaves);
+  }
+
+  private rememberClosed(id: string): void {
+    this.closedIds.add(id);
+    if (this.closedIds.size > CLOSED_MEMORY) this.closedIds.delete(this.closedIds.values().next().value!);
+  }
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import type { OrderRequest } from '@lib/exchange';
+import type { CreateOrder } from '@lib/retail';
+
+import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { RetailOrderView } from './retail-order-view.service.js';
+import {
+  RETAIL_KNOWN_WAIT_MS,
+  SelfTradeGuard,
+  crossesRetail,
+  retailOrdersUnknown,
+  selfTradeRefusal,
+} from './self-trade.service.js';
+
+/**
+ * Cross-team self-trade prevention on the retail surface (issue 26, `risk.crossTeamSelfTrade: reject`):
+ * a retail create that would cross a resting order of another of the firm's retail accounts, or of any
+ * of the firm's exchange participants (one book per market on this venue: a retail slug is the exchange
+ * symbol), is refused, as an exchange order crossing another participant's is (the same problem). The
+ * other retail accounts' resting orders are the gateway's own view of them (RetailOrderView: the
+ * private order channel it holds per account, plus the creates it answered): no upstream budget; while
+ * an account's orders are not known (no snapshot yet, or a dropped channel) the create is refused 503
+ * (fail closed). The participants' are judged as an exchange order's are (SelfTradeGuard: only an order
+ * the streamed book shows would execute at once, against the open-orders snapshot).
+ */
+@Injectable()
+export class RetailSelfTrade {
+  private readonly policy: 'off' | 'reject';
+  private readonly scale: number;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly view: RetailOrderView,
+    private readonly exchange: SelfTradeGuard,
+  ) {
+    this.policy = config.risk.crossTeamSelfTrade;
+    this.scale = config.risk.exchangePriceScale;
+  }
+
+  async check(account: string, order: CreateOrder, path = 'body'): Promise<void> {
+    // A post-only order is rejected rather than matched: it never trades with anything.
+    if (this.policy === 'off' || order.participateDontInitiate) return;
+    const side = yesSideOf(order.intent);
+    const price = order.type === 'ORDER_TYPE_MARKET' || !order.price ? undefined : Number(order.price.value);
+    const yes = yesPriceOf(order.intent, price);
+    for (const other of this.view.accounts.filter((name) => name !== account)) {
+      const resting = await this.view.resting(other, order.marketSlug, RETAIL_KNOWN_WAIT_MS);
+      if (!resting) throw retailOrdersUnknown(other, path);
+      const crossed = resting.find((rest) => crossesRetail(side, yes, rest));
+      if (crossed) throw selfTradeRefusal(order.marketSlug, crossed.retailPrice, path);
+    }
+    await this.exchange.againstParticipants(undefined, this.asExchangeOrder(order, side, yes), path);
+  }
+
+  /** The create as an order on the exchange's book of the same market: its YES side and price (a market order: no price). */
+  private asExchangeOrder(order: CreateOrder, side: 'buy' | 'sell', yes: number | undefined): OrderRequest {
+    return {
+      symbol: order.marketSlug,
+      side: side === 'buy' ? 'SIDE_BUY' : 'SIDE_SELL',
+      // No price: a market order, which crosses any resting order on the other side.
+      ...(yes === undefined
+        ? {}
+        : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
+    };
+  }
+}
