@@ -159,8 +159,10 @@ export class ExchangeTradingController {
     // Risk first: it reads the body and what the gateway knows of the orders (no upstream call). Confirming ownership reads the open orders upstream, so it runs inside the send: a replay does not repeat it.
     const admit = () => this.risk.exchangeReplace(client, caller, bound.body);
     const orderIds = bound.body.requests.map((replace) => replace.orderId);
-    const send = async (admitted: BatchReplaceRequest) =>
-      this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: admitted }));
+    const send = (admitted: Awaited<ReturnType<typeof admit>>) =>
+      admitted.send(async (checked) =>
+        this.trading.replaceBatch(caller, await this.owned.confirmed(caller, { ...bound, body: checked })),
+      );
     sendAnswer(
       res,
       await this.safety.run({

@@ -109,6 +109,13 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     this.orders.set(orderId, { token, keys, participant });
   }
 
+  async rebind(orderId: string, newOrderId: string): Promise<void> {
+    const order = this.orders.get(orderId);
+    if (!order) return;
+    this.orders.delete(orderId);
+    this.orders.set(newOrderId, order);
+  }
+
   async restore(orderId: string, order: CountedOrder): Promise<void> {
     if (this.orders.has(orderId)) return;
     const at = this.clock.now();

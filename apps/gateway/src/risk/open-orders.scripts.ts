@@ -266,3 +266,12 @@ end
 if not old then return {0, '0', -1, -1, -1, -1} end
 return {0, '0', old[1], old[2], old[3], old[4]}
 `);
+
+/** A replace answered with a new order id: the bound order moves to it. KEYS[1]: the bound orders. ARGV[1] the old id, [2] the new. */
+export const REBIND = new LuaScript(`
+local text = redis.call('HGET', KEYS[1], ARGV[1])
+if not text then return 0 end
+redis.call('HSET', KEYS[1], ARGV[2], text)
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1
+`);

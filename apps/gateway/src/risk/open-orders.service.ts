@@ -221,6 +221,11 @@ export class OpenOrders implements OnModuleInit {
     await this.quietly(() => this.store.leaves(orderId, leaves));
   }
 
+  /** A replace answered with a new order id: the order's share follows it (closed, or amended, by that id from now on). Never throws. */
+  async rebind(orderId: string, newOrderId: string): Promise<void> {
+    await this.quietly(() => this.store.rebind(orderId, newOrderId));
+  }
+
   /** The exchange answered an order id: the slot stays until the order closes. */
   async bind(reservation: Reservation | undefined, orderId: string): Promise<void> {
     if (reservation) await this.quietly(() => this.store.bind(orderId, reservation));

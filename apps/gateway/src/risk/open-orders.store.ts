@@ -6,6 +6,7 @@ import {
   ADOPT,
   AMEND,
   BIND,
+  REBIND,
   JUDGE,
   LEAVES,
   REBUILT,
@@ -114,6 +115,8 @@ export interface OpenOrderStore {
     counts: readonly OpenOrderCount[],
     change: Amendment,
   ): Promise<Refusal | typeof LOST | Amended>;
+  /** A replace answered with a new order id for a bound order: its share moves to that id (nothing when the old id holds none). */
+  rebind(orderId: string, newOrderId: string): Promise<void>;
   /** Gives back a reservation that opened nothing. */
   release(token: string, keys: readonly string[]): Promise<void>;
   /** Gives back the share of a bound order that is closed (cancelled, filled, expired, rejected). */
@@ -152,7 +155,7 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   /** Loads every script (the first calls need no NOSCRIPT fallback). */
   async load(): Promise<void> {
     await Promise.all(
-      [ADOPT, AMEND, BIND, JUDGE, LEAVES, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
+      [ADOPT, AMEND, BIND, JUDGE, LEAVES, REBIND, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
         script.load(this.redis),
       ),
     );
@@ -249,6 +252,10 @@ export class RedisOpenOrderStore implements OpenOrderStore {
 
   restore(orderId: string, order: CountedOrder): Promise<void> {
     return this.bind(orderId, order);
+  }
+
+  async rebind(orderId: string, newOrderId: string): Promise<void> {
+    await REBIND.run(this.redis, [this.ordersKey], [orderId, newOrderId]);
   }
 
   async release(token: string, keys: readonly string[]): Promise<void> {

@@ -23,6 +23,7 @@ import { OpenOrders } from './open-orders.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
+import { ReplaceReservations } from './replace-reservations.service.js';
 import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { SelfTradeGuard } from './self-trade.service.js';
@@ -61,6 +62,7 @@ export class OrderRisk {
     private readonly throttle: OrderThrottle,
     private readonly reservations: OrderReservations,
     private readonly retail: RetailReservations,
+    private readonly replaces: ReplaceReservations,
     private readonly retailSelfTrade: RetailSelfTrade,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
@@ -137,12 +139,21 @@ export class OrderRisk {
     };
   }
 
-  exchangeReplace(
+  /**
+   * A batch replace: the stateless checks against the new values now; inside the send, each counted
+   * order's share of the open notional and net position moves to its new terms (ReplaceReservations).
+   */
+  async exchangeReplace(
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     batch: BatchReplaceRequest,
-  ): Promise<BatchReplaceRequest> {
-    return this.counted(client, () => this.replaceChecked(client, caller, batch));
+  ): Promise<Admitted<BatchReplaceRequest>> {
+    const checked = await this.counted(client, () => this.replaceChecked(client, caller, batch));
+    return {
+      request: checked,
+      send: (send) =>
+        this.counted(client, () => this.replaces.send(client, caller, checked.requests, () => send(checked))),
+    };
   }
 
   /**

@@ -24,6 +24,7 @@ import { PriceBand } from './price-band.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import { RetailPositionBook } from './retail-position-book.service.js';
+import { ReplaceReservations } from './replace-reservations.service.js';
 import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
@@ -55,6 +56,7 @@ import { TradingStates } from './trading-states.service.js';
     PositionBook,
     PriceBand,
     RejectBreaker,
+    ReplaceReservations,
     RetailOrderView,
     RetailPositionBook,
     RetailReservations,
