@@ -72,6 +72,28 @@ describe('exposure counts in Redis', () => {
     expect(await hash('p')).toEqual({ '#notional': '0', '#buy': '0', '#sell': '0' });
   });
 
+  it('re-binds an order a replace answered under a new id: its share follows it (amended and released by the new id)', async () => {
+    const notional = { key: 'rn', max: 5_000_000, scope: 'team:trading', kind: 'notional' as const };
+    expect(await store.reserve([notional], 'r', { side: 'buy', qty: 2, micros: 1_000_000 })).toBeUndefined();
+    await store.bind('old-id', {
+      token: 'r',
+      keys: ['rn'],
+      participant: 'x',
+      kinds: ['notional'],
+      exposure: { side: 'buy', qty: 2, micros: 1_000_000 },
+    });
+    await store.rebind('old-id', 'new-id');
+    await store.rebind('no-such-id', 'other-id');
+    expect([...(await store.bound()).keys()].filter((id) => id.endsWith('-id'))).toEqual(['new-id']);
+    expect(await store.amend('old-id', [notional], { mode: 'hold', qty: 4 })).toEqual({});
+    expect(await store.amend('new-id', [notional], { mode: 'hold', qty: 4 })).toEqual({
+      before: { qty: 2, micros: 1_000_000 },
+      after: { qty: 4, micros: 2_000_000 },
+    });
+    await store.releaseOrder('new-id');
+    expect(await store.judge([notional], { side: 'buy', qty: 1, micros: 5_000_000 })).toBeUndefined();
+  });
+
   it('judges (the what-if) as a reservation would, taking nothing', async () => {
     const orders = { key: 'judge-o', max: 1, scope: 'team:trading' };
     const position = { key: 'judge-p', max: 10, scope: 'team:trading', kind: 'position' as const, position: 8 };

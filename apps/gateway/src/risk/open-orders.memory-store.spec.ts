@@ -57,6 +57,29 @@ describe('exposure counts', () => {
     expect(await store.reserve([filled], 'i', { side: 'buy', qty: 1, micros: 0 })).toBeUndefined();
   });
 
+  it('re-binds an order a replace answered under a new id: its share follows it (amended and released by the new id)', async () => {
+    const store = new MemoryOpenOrderStore();
+    const notional = { key: 'rn', max: 5_000_000, scope: 'team:trading', kind: 'notional' as const };
+    expect(await store.reserve([notional], 'r', { side: 'buy', qty: 2, micros: 1_000_000 })).toBeUndefined();
+    await store.bind('old-id', {
+      token: 'r',
+      keys: ['rn'],
+      participant: 'x',
+      kinds: ['notional'],
+      exposure: { side: 'buy', qty: 2, micros: 1_000_000 },
+    });
+    await store.rebind('old-id', 'new-id');
+    await store.rebind('no-such-id', 'other-id');
+    expect([...(await store.bound()).keys()].filter((id) => id.endsWith('-id'))).toEqual(['new-id']);
+    expect(await store.amend('old-id', [notional], { mode: 'hold', qty: 4 })).toEqual({});
+    expect(await store.amend('new-id', [notional], { mode: 'hold', qty: 4 })).toEqual({
+      before: { qty: 2, micros: 1_000_000 },
+      after: { qty: 4, micros: 2_000_000 },
+    });
+    await store.releaseOrder('new-id');
+    expect(await store.judge([notional], { side: 'buy', qty: 1, micros: 5_000_000 })).toBeUndefined();
+  });
+
   it('judges as a reservation would, taking nothing', async () => {
     const store = new MemoryOpenOrderStore();
     const orders = { key: 'o', max: 1, scope: 'team:trading' };
