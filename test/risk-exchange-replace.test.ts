@@ -10,7 +10,12 @@ const FREE_MARKET = 'aec-nfl-gb-chi-2026-11-22';
 const MAX_OPEN_NOTIONAL = 5;
 const MAX_POSITION = 10;
 const CLIENTS = [
-  { id: 'rep-bot', team: 'trading', scopes: ['write:orders' as const, 'read:orders' as const], participants: [PARTICIPANT] },
+  {
+    id: 'rep-bot',
+    team: 'trading',
+    scopes: ['write:orders' as const, 'read:orders' as const],
+    participants: [PARTICIPANT],
+  },
 ];
 const withLimits = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
@@ -110,7 +115,10 @@ describe('an exchange batch replace moves its orders in the open notional and ne
   });
 
   it('refuses a replace past the net position, counts one within it; an order no limit counts is replaced as before', async () => {
-    const order = (qty: number, clordId: string) => ({ ...limit('SIDE_BUY', qty, 40, { clordId }), symbol: POSITION_MARKET });
+    const order = (qty: number, clordId: string) => ({
+      ...limit('SIDE_BUY', qty, 40, { clordId }),
+      symbol: POSITION_MARKET,
+    });
     // The position comes from the stream: wait until it is known (a what-if buy passes).
     await eventually(
       () => send('/exchange/v1/trading/orders/check', order(1, 'pos-known')).then((res) => res.status),

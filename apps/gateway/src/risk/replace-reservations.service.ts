@@ -70,7 +70,8 @@ export class ReplaceReservations {
   ): Promise<BudgetedReply> {
     const held: (Held | undefined)[] = [];
     try {
-      for (const [i, replace] of requests.entries()) held.push(await this.hold(client, caller, replace, `body.requests.${i}`));
+      for (const [i, replace] of requests.entries())
+        held.push(await this.hold(client, caller, replace, `body.requests.${i}`));
     } catch (error) {
       // All or none: an item over a count gives back what the items before it held.
       await this.restore(held.filter((item) => item !== undefined).reverse());
