@@ -97,7 +97,7 @@ export class UnknownChanges {
     this.replaces.forget(record);
     for (const outcome of outcomes) this.awaited.delete(awaitedKey(record.participant ?? '', outcome.orderId));
     const { status, body } = answerOf(record, outcomes);
-    if (!(await this.store.keys.resolve(record.clientId, record.key, status, JSON.stringify(body)))) return;
+    // Journaled first, then stored for the replay: an answer a client can read is always on the record.
     await this.store.journal.append(
       ...outcomes.map((outcome) => ({
         kind: 'resolved' as const,
@@ -114,6 +114,7 @@ export class UnknownChanges {
         },
       })),
     );
+    await this.store.keys.resolve(record.clientId, record.key, status, JSON.stringify(body));
   }
 }
 

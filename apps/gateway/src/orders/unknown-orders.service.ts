@@ -233,7 +233,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       record.operation === 'exchange.insert'
         ? { orderId: orders[0]!.id }
         : { responses: orders.map((order) => ({ orderId: order.id })) };
-    if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;
+    // Journaled first, then stored for the client's replay: an answer a client can read is always on the
+    // record (a journal that cannot be written leaves the call UNKNOWN for the next pass). Two instances
+    // settling the same call may each journal what they found; the key is resolved once.
     await this.store.journal.append(
       ...orders.map((order) => ({
         kind: 'resolved' as const,
@@ -244,11 +246,12 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         data: { outcome: 'found', state: order.state, via },
       })),
     );
+    await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer));
   }
 
   private async notProcessed(record: IdempotencyRecord): Promise<void> {
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(record.participant ?? '', clordId));
-    await this.store.keys.release(record.clientId, record.key);
+    // Journaled before the key is released (a released key lets the client's resend through).
     await this.store.journal.append(
       ...record.clordIds.map((clordId) => ({
         kind: 'resolved' as const,
@@ -258,6 +261,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' },
       })),
     );
+    await this.store.keys.release(record.clientId, record.key);
   }
 }
 

@@ -107,7 +107,7 @@ export class UnknownRetailCalls implements OnModuleInit {
     if (finding.kind === 'found') {
       const { order, executions, via } = finding;
       const answer = executions.length > 0 ? { id: order.id, executions } : { id: order.id };
-      if (!(await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer)))) return;
+      // Journaled first, then stored for the replay: an answer a client can read is always on the record.
       await this.store.journal.append({
         kind: 'resolved',
         orderId: order.id,
@@ -115,10 +115,10 @@ export class UnknownRetailCalls implements OnModuleInit {
         team: record.team,
         data: { operation: record.operation, outcome: 'found', state: order.state, via, idempotencyKey: record.key },
       });
+      await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer));
       return;
     }
     const problem = problemOf(new OrderNotPlacedError(record.operation, finding.why), undefined);
-    if (!(await this.store.keys.resolve(record.clientId, record.key, problem.status, JSON.stringify(problem)))) return;
     await this.store.journal.append({
       kind: 'resolved',
       clientId: record.clientId,
@@ -131,6 +131,7 @@ export class UnknownRetailCalls implements OnModuleInit {
         idempotencyKey: record.key,
       },
     });
+    await this.store.keys.resolve(record.clientId, record.key, problem.status, JSON.stringify(problem));
   }
 }
 
