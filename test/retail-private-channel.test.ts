@@ -35,9 +35,10 @@ const bid = (price: string) => ({
 describe('one private order subscription per retail account, shared by the risk view and the unknown-outcome finder', () => {
   let stack: Stack;
   /** Live subscriptions of that key on the sandbox's /v1/ws/private (only order ones here: no position limit, no client topic). */
-  const privateSubscriptions = (keyId: string) =>
+  const privateSubscriptions = (keyId: string, except: ReadonlySet<unknown> = new Set()) =>
     [...stack.sandbox.state.retail.connections]
       .filter((connection) => {
+        if (except.has(connection)) return false;
         const session = connection as unknown as { channel?: string; keyId?: string };
         return session.channel === 'private' && session.keyId === keyId;
       })
@@ -106,5 +107,27 @@ describe('one private order subscription per retail account, shared by the risk 
       `private order subscriptions at the sandbox while both consumers hold them: ${JSON.stringify(counts)}\n`,
     );
     expect(counts).toEqual({ main: 1, hedge: 1 });
+
+    // The upstream cuts every connection: the one subscription is sent again, and the view hears its new snapshot and events.
+    const cut = new Set(state.retail.connections);
+    expect(state.retail.dropConnections()).toBeGreaterThan(0);
+    await eventually(
+      async () => [privateSubscriptions(MAIN_KEY, cut), privateSubscriptions(HEDGE_KEY, cut)],
+      ([main, hedge]) => main! >= 1 && hedge! >= 1,
+      20_000,
+      50,
+    );
+    expect((await post(stack, '/retail/v1/orders', bid('0.03'), 'chan-app')).status).toBe(422);
+    state.engine.cancelAll(MAIN_KEY);
+    await eventually(
+      async () => (await post(stack, '/retail/v1/orders', bid('0.03'), 'chan-app')).status,
+      (status) => status === 200,
+      20_000,
+      200,
+    );
+    expect({ main: privateSubscriptions(MAIN_KEY, cut), hedge: privateSubscriptions(HEDGE_KEY, cut) }).toEqual({
+      main: 1,
+      hedge: 1,
+    });
   }, 90_000);
 });

@@ -12,26 +12,21 @@ import { RetailPrivateChannels } from './stream/retail-private-channels.js';
 import { RetailStreams } from './stream/retail-streams.service.js';
 import { RetailTopics } from './stream/retail-topics.js';
 
+/** Every provider of this lib is for its importers. */
+const SERVICES = [
+  RetailHttpClient,
+  RetailMarketBooks,
+  RetailOrders,
+  RetailPortfolio,
+  RetailPrivateChannels,
+  RetailStreams,
+  RetailTopics,
+];
+
 @Module({
-  exports: [
-    RetailHttpClient,
-    RetailMarketBooks,
-    RetailOrders,
-    RetailPortfolio,
-    RetailPrivateChannels,
-    RetailStreams,
-    RetailTopics,
-  ],
+  exports: SERVICES,
   imports: [AuthModule, RateLimitModule, UpstreamModule],
-  providers: [
-    RetailHttpClient,
-    RetailMarketBooks,
-    RetailOrders,
-    RetailPortfolio,
-    RetailPrivateChannels,
-    RetailStreams,
-    RetailTopics,
-  ],
+  providers: SERVICES,
 })
 export class RetailModule {
   /** Hands the limiter the buckets this lib's calls spend. */
