@@ -93,6 +93,7 @@ export {
   type SubscriptionListener,
   type SubscriptionRequest,
 } from './stream/retail-socket.js';
+export { RetailPrivateChannels, type PrivateChannelListener } from './stream/retail-private-channels.js';
 export {
   RETAIL_STREAM_OPTIONS,
   RetailStreams,

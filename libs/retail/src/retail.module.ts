@@ -8,13 +8,25 @@ import { RetailHttpClient } from './client/retail-http.client.js';
 import { RetailOrders } from './operations/retail-orders.service.js';
 import { RetailPortfolio } from './operations/retail-portfolio.service.js';
 import { RetailMarketBooks } from './stream/retail-market-books.js';
+import { RetailPrivateChannels } from './stream/retail-private-channels.js';
 import { RetailStreams } from './stream/retail-streams.service.js';
 import { RetailTopics } from './stream/retail-topics.js';
 
+/** Every provider of this lib is for its importers. */
+const SERVICES = [
+  RetailHttpClient,
+  RetailMarketBooks,
+  RetailOrders,
+  RetailPortfolio,
+  RetailPrivateChannels,
+  RetailStreams,
+  RetailTopics,
+];
+
 @Module({
-  exports: [RetailHttpClient, RetailMarketBooks, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
+  exports: SERVICES,
   imports: [AuthModule, RateLimitModule, UpstreamModule],
-  providers: [RetailHttpClient, RetailMarketBooks, RetailOrders, RetailPortfolio, RetailStreams, RetailTopics],
+  providers: SERVICES,
 })
 export class RetailModule {
   /** Hands the limiter the buckets this lib's calls spend. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type RetailStreamEvent, RetailStreams } from '@lib/retail';
+import { RetailPrivateChannels, type RetailStreamEvent } from '@lib/retail';
 
 /** An order of the account as the retail private order channel showed it (upstream-facts "Retail shapes"). */
 export interface ChannelOrder {
@@ -39,17 +39,15 @@ const ORDERS_PER_ACCOUNT = 5_000;
 const EXECUTIONS_PER_ORDER = 20;
 /** An account's channel stays held this long after its last retail create or close-position (no churn between orders). */
 const LINGER_MS = 60_000;
-/** A subscription the upstream refused is tried again after this long while it is still wanted. */
-const RETRY_MS = 5_000;
 /** Send times remembered per account (the oldest go first). */
 const SENDS_PER_ACCOUNT = 10_000;
 
 interface Held {
   holds: number;
-  requestId?: string;
+  /** This channel's hold of the account's one order subscription (RetailPrivateChannels), while it holds it. */
+  release?: () => void;
   coveredSince?: number;
   linger?: NodeJS.Timeout;
-  retry?: NodeJS.Timeout;
   orders: Map<string, SeenOrder>;
   /** Creates and close-positions of the account this instance is sending now, by market. */
   sending: Map<string, number>;
@@ -64,14 +62,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The retail private order channel (SUBSCRIPTION_TYPE_ORDER, every market) of the accounts whose
+ * The retail private order channel (SUBSCRIPTION_TYPE_ORDER, every market, the account's one
+ * subscription of RetailPrivateChannels, which the risk view may hold too) of the accounts whose
  * retail creates and close-positions may need resolving: every order event of the account is kept,
  * with the time since when the channel has been held without a gap. That evidence survives the order
  * finishing (a filled or cancelled order is no longer in the open orders), so an UNKNOWN create or
  * close-position is resolved whatever its order became (RetailOrderFinder). Held per
  * `journal.orderStream`: `always` for every retail account of the environment from the start;
  * `while-unknown` (default) from each create or close-position of the account until a minute after
- * the last one, and while an UNKNOWN one of it is pending; `never` not at all.
+ * the last one, and while an UNKNOWN one of it is pending; `never` not at all. Unless `never`, what
+ * the subscription shows while another holder holds it is kept too (more evidence, never less).
  */
 @Injectable()
 export class RetailOrderChannel implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -84,11 +84,20 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly streams: RetailStreams,
+    private readonly channels: RetailPrivateChannels,
     private readonly clock: Clock,
   ) {
     this.mode = config.journal.enabled ? config.journal.orderStream : 'never';
     this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
+    if (this.mode === 'never') return;
+    channels.listen('SUBSCRIPTION_TYPE_ORDER', {
+      event: (account, event) => this.received(account, event),
+      // Whatever happened while disconnected (or not subscribed) is unseen: coverage starts again with the next snapshot.
+      gap: (account) => {
+        const held = this.held.get(account);
+        if (held) held.coveredSince = undefined;
+      },
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -97,10 +106,9 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
 
   onApplicationShutdown(): void {
     this.stopped = true;
-    for (const [account, held] of this.held) {
+    for (const held of this.held.values()) {
       clearTimeout(held.linger);
-      clearTimeout(held.retry);
-      this.unsubscribe(account, held);
+      this.unsubscribe(held);
     }
   }
 
@@ -125,7 +133,7 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
     if (market !== undefined) held.sending.set(market, (held.sending.get(market) ?? 0) + 1);
     clearTimeout(held.linger);
     held.linger = undefined;
-    if (held.requestId === undefined) this.subscribe(account, held);
+    held.release ??= this.channels.hold(account, 'SUBSCRIPTION_TYPE_ORDER');
     let released = false;
     return () => {
       if (released) return;
@@ -139,7 +147,7 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
       if (held.holds > 0 || this.stopped) return;
       held.linger = setTimeout(() => {
         held.linger = undefined;
-        if (held.holds === 0) this.unsubscribe(account, held);
+        if (held.holds === 0) this.unsubscribe(held);
       }, LINGER_MS);
       held.linger.unref();
     };
@@ -169,44 +177,15 @@ export class RetailOrderChannel implements OnApplicationBootstrap, OnApplication
     return held;
   }
 
-  private subscribe(account: string, held: Held): void {
-    const socket = this.streams.socket(account, 'private');
-    const { requestId, ready } = socket.subscribe(
-      { subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: [] },
-      {
-        event: (event) => this.received(account, held, requestId, event),
-        // Whatever happened while disconnected is unseen: coverage starts again with the next snapshot.
-        gap: () => {
-          if (held.requestId === requestId) held.coveredSince = undefined;
-        },
-        error: (message) => this.logger.warn(`retail order channel of ${account}: upstream error ${message}`),
-      },
-    );
-    held.requestId = requestId;
-    ready.catch((error: Error) => {
-      if (held.requestId !== requestId) return;
-      this.logger.warn(`retail order channel of ${account} not opened: ${error.message}`);
-      held.requestId = undefined;
-      held.coveredSince = undefined;
-      if (held.holds > 0 && !this.stopped) {
-        held.retry = setTimeout(() => {
-          held.retry = undefined;
-          if (held.holds > 0 && held.requestId === undefined && !this.stopped) this.subscribe(account, held);
-        }, RETRY_MS);
-        held.retry.unref();
-      }
-    });
+  private unsubscribe(held: Held): void {
+    const release = held.release;
+    held.release = undefined;
+    release?.();
   }
 
-  private unsubscribe(account: string, held: Held): void {
-    const requestId = held.requestId;
-    held.requestId = undefined;
-    held.coveredSince = undefined;
-    if (requestId !== undefined) this.streams.socket(account, 'private').unsubscribe(requestId);
-  }
-
-  private received(account: string, held: Held, requestId: string, event: RetailStreamEvent): void {
-    if (held.requestId !== requestId || event.stream !== 'orders' || !isRecord(event.data)) return;
+  private received(account: string, event: RetailStreamEvent): void {
+    if (this.stopped || event.stream !== 'orders' || !isRecord(event.data)) return;
+    const held = this.stateOf(account);
     const now = this.clock.wallNow();
     if (event.kind === 'snapshot') {
       // The subscription's (or resubscription's) state: from here on every order event of the account arrives.

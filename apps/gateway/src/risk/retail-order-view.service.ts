@@ -1,6 +1,12 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type CreateOrder, ORDER_INTENTS, type OrderIntent, type RetailStreamEvent, RetailStreams } from '@lib/retail';
+import {
+  type CreateOrder,
+  ORDER_INTENTS,
+  type OrderIntent,
+  RetailPrivateChannels,
+  type RetailStreamEvent,
+} from '@lib/retail';
 import { z } from 'zod';
 
 import { OpenOrders } from './open-orders.service.js';
@@ -74,14 +80,14 @@ function restingOf(
 
 /**
  * The firm's retail accounts' open orders, from the private order channel the gateway holds (one
- * SUBSCRIPTION_TYPE_ORDER per configured retail account, all markets): the retail surface's order
+ * SUBSCRIPTION_TYPE_ORDER per configured retail account, all markets, shared with the unknown-outcome
+ * finder's RetailOrderChannel through RetailPrivateChannels): the retail surface's order
  * stream for the brakes. A close (fill, cancel, reject, expiry) gives the order's share of the counts
  * back, a partial fill shrinks it (OpenOrders); the resting orders are what a retail create is judged
  * against for cross-team self-trade. Held only while a counted limit or the self-trade policy needs it.
  */
 @Injectable()
 export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(RetailOrderView.name);
   private readonly wanted: boolean;
   readonly accounts: readonly string[];
   private readonly views = new Map<string, AccountView>();
@@ -89,7 +95,7 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly streams: RetailStreams,
+    private readonly channels: RetailPrivateChannels,
     private readonly open: OpenOrders,
   ) {
     this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
@@ -99,6 +105,19 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
     );
     // The self-trade policy judges exchange orders against retail accounts' too: one account is enough.
     this.wanted = counted || (config.risk.crossTeamSelfTrade === 'reject' && this.accounts.length > 0);
+    if (!this.wanted) return;
+    channels.listen('SUBSCRIPTION_TYPE_ORDER', {
+      event: (account, event) => {
+        const view = this.views.get(account);
+        if (view) void this.received(account, view, event);
+      },
+      gap: (account) => {
+        const view = this.views.get(account);
+        if (!view) return;
+        view.known = false;
+        view.pending = undefined;
+      },
+    });
   }
 
   onModuleInit(): void {
@@ -159,22 +178,7 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
   private hold(account: string): void {
     const view: AccountView = { orders: new Map(), known: false, waiters: [] };
     this.views.set(account, view);
-    const socket = this.streams.socket(account, 'private');
-    const { requestId, ready } = socket.subscribe(
-      { subscriptionType: 'SUBSCRIPTION_TYPE_ORDER', marketSlugs: [] },
-      {
-        event: (event) => void this.received(account, view, event),
-        gap: () => {
-          view.known = false;
-          view.pending = undefined;
-        },
-        error: (message) => this.logger.warn(`retail order channel of ${account}: ${message}`),
-      },
-    );
-    ready.catch((error: unknown) =>
-      this.logger.warn(`retail order channel of ${account} not held (${String(error)}): its orders are unknown here`),
-    );
-    view.release = () => socket.unsubscribe(requestId);
+    view.release = this.channels.hold(account, 'SUBSCRIPTION_TYPE_ORDER');
   }
 
   private async received(account: string, view: AccountView, event: RetailStreamEvent): Promise<void> {

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
-import { type RetailStreamEvent, RetailStreams } from '@lib/retail';
+import { RetailPrivateChannels, type RetailStreamEvent } from '@lib/retail';
 import { z } from 'zod';
 
 const PositionSchema = z.looseObject({ netPosition: z.union([z.string(), z.number()]) });
@@ -28,7 +28,8 @@ const netOf = (value: unknown): number | undefined => {
 
 /**
  * The firm's retail accounts' net positions, from the private position channel the gateway holds (one
- * SUBSCRIPTION_TYPE_POSITION per configured retail account, all markets), for the net-position limit
+ * SUBSCRIPTION_TYPE_POSITION per configured retail account, all markets, held through
+ * RetailPrivateChannels like the order channel), for the net-position limit
  * on retail creates: no REST read on the order path. A NO holding is a negative YES position, as the
  * exchange's positions count it. Held only while some limit names `maxNetPosition`. Until an account's
  * snapshot came, or after its channel dropped, its position is unknown and `sum` refuses
@@ -36,17 +37,29 @@ const netOf = (value: unknown): number | undefined => {
  */
 @Injectable()
 export class RetailPositionBook implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(RetailPositionBook.name);
   private readonly wanted: boolean;
   private readonly accounts: readonly string[];
   private readonly books = new Map<string, AccountBook>();
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly streams: RetailStreams,
+    private readonly channels: RetailPrivateChannels,
   ) {
     this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
     this.wanted = config.risk.limits.some((limit) => limit.maxNetPosition !== undefined);
+    if (!this.wanted) return;
+    channels.listen('SUBSCRIPTION_TYPE_POSITION', {
+      event: (account, event) => {
+        const book = this.books.get(account);
+        if (book) this.received(book, event);
+      },
+      gap: (account) => {
+        const book = this.books.get(account);
+        if (!book) return;
+        book.known = false;
+        book.pending = undefined;
+      },
+    });
   }
 
   onModuleInit(): void {
@@ -89,24 +102,7 @@ export class RetailPositionBook implements OnModuleInit, OnModuleDestroy {
   private hold(account: string): void {
     const book: AccountBook = { net: new Map(), known: false, waiters: [] };
     this.books.set(account, book);
-    const socket = this.streams.socket(account, 'private');
-    const { requestId, ready } = socket.subscribe(
-      { subscriptionType: 'SUBSCRIPTION_TYPE_POSITION' },
-      {
-        event: (event) => this.received(book, event),
-        gap: () => {
-          book.known = false;
-          book.pending = undefined;
-        },
-        error: (message) => this.logger.warn(`retail position channel of ${account}: ${message}`),
-      },
-    );
-    ready.catch((error: unknown) =>
-      this.logger.warn(
-        `retail position channel of ${account} not held (${String(error)}): its positions are unknown here`,
-      ),
-    );
-    book.release = () => socket.unsubscribe(requestId);
+    book.release = this.channels.hold(account, 'SUBSCRIPTION_TYPE_POSITION');
   }
 
   private received(book: AccountBook, event: RetailStreamEvent): void {
