@@ -2,15 +2,7 @@ import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/com
 import { OrderStreamTap, type OrdersUpdate } from '@lib/exchange';
 
 import { OpenOrders } from './open-orders.service.js';
-
-/** An execution bringing its order to one of these states closes it: its share of every count is given back. */
-const CLOSED = new Set([
-  'ORDER_STATE_FILLED',
-  'ORDER_STATE_CANCELED',
-  'ORDER_STATE_REPLACED',
-  'ORDER_STATE_REJECTED',
-  'ORDER_STATE_EXPIRED',
-]);
+import { CLOSED_ORDER_STATES } from './order-states.js';
 
 /**
  * The order stream the gateway holds (OrderStreamTap: the `exchange.orders.<participant>` topics its
@@ -39,7 +31,7 @@ export class OpenOrderFills implements OnModuleInit, OnModuleDestroy {
   private async received(update: OrdersUpdate): Promise<void> {
     const order = 'execution' in update ? update.execution.order : null;
     if (!order?.id) return;
-    if (CLOSED.has(order.state)) return this.open.closed(order.id);
+    if (CLOSED_ORDER_STATES.has(order.state)) return this.open.closed(order.id);
     const leaves = Number(order.leavesQty);
     if (order.leavesQty !== undefined && order.leavesQty !== null && Number.isFinite(leaves))
       await this.open.leaves(order.id, leaves);

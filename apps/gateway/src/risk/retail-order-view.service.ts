@@ -11,6 +11,7 @@ import { z } from 'zod';
 
 import { OpenOrders } from './open-orders.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { CLOSED_ORDER_STATES } from './order-states.js';
 
 /** One resting retail order as the gateway sees it: where it stands on the market's YES book. */
 export interface RestingRetailOrder {
@@ -37,14 +38,6 @@ const OrderSchema = z.looseObject({
 const SnapshotSchema = z.looseObject({ orders: z.array(z.unknown()).default([]), eof: z.boolean().optional() });
 const UpdateSchema = z.looseObject({ execution: z.looseObject({ order: z.unknown() }) });
 
-/** An order in one of these states is done: its share of every count is given back. */
-const CLOSED = new Set([
-  'ORDER_STATE_FILLED',
-  'ORDER_STATE_CANCELED',
-  'ORDER_STATE_REPLACED',
-  'ORDER_STATE_REJECTED',
-  'ORDER_STATE_EXPIRED',
-]);
 /** How many closed order ids are remembered: a close seen on the channel before the create's answer bound the order. */
 const CLOSED_MEMORY = 10_000;
 
@@ -189,7 +182,7 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
       view.pending ??= new Map();
       for (const value of snapshot.orders) {
         const order = restingOf(account, value);
-        if (order && !CLOSED.has(order.state)) view.pending.set(order.id, order);
+        if (order && !CLOSED_ORDER_STATES.has(order.state)) view.pending.set(order.id, order);
       }
       if (snapshot.eof === false) return;
       view.orders = view.pending;
@@ -200,7 +193,7 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
     }
     const order = restingOf(account, UpdateSchema.safeParse(event.data).data?.execution.order);
     if (!order) return;
-    if (CLOSED.has(order.state)) {
+    if (CLOSED_ORDER_STATES.has(order.state)) {
       view.orders.delete(order.id);
       this.rememberClosed(order.id);
       await this.open.closed(order.id);

@@ -10,6 +10,7 @@ import { MICROS, type OpenOrderCount, retailOwner } from './open-orders.store.js
 import { OpenOrders } from './open-orders.service.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RetailOrderView } from './retail-order-view.service.js';
+import { CLOSED_ORDER_STATES } from './order-states.js';
 
 const CreateAnswerSchema = z.looseObject({
   id: z.string(),
@@ -23,15 +24,6 @@ function worstPerContract(intent: OrderIntent | undefined, price: number): numbe
   if (intent === 'ORDER_INTENT_SELL_LONG' || intent === 'ORDER_INTENT_SELL_SHORT') return 1 - price;
   return Math.max(price, 1 - price);
 }
-
-/** A synchronous create's last execution in one of these states: the order is done, nothing stays open. */
-const DONE = new Set([
-  'ORDER_STATE_FILLED',
-  'ORDER_STATE_CANCELED',
-  'ORDER_STATE_REJECTED',
-  'ORDER_STATE_EXPIRED',
-  'ORDER_STATE_REPLACED',
-]);
 
 function jsonOf(text: string): unknown {
   try {
@@ -93,7 +85,7 @@ export class RetailReservations {
       return reply;
     }
     const last = answer.executions?.at(-1)?.order?.state;
-    if (last !== undefined && DONE.has(last)) {
+    if (last !== undefined && CLOSED_ORDER_STATES.has(last)) {
       await this.open.unsent(reservation);
       return reply;
     }
