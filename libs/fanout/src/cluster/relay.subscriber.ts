@@ -1,6 +1,9 @@
 import { type RedisClient, duplicateRedis } from '@lib/core';
 import { Cluster } from 'ioredis';
 
+/** How soon an SSUBSCRIBE refused while the Cluster's per-shard subscribers start is tried again. */
+const SHARDS_RETRY_MS = 25;
+
 export interface RelayHandlers {
   frame(channel: string, payload: Buffer): void;
   resync(topic: string): void;
@@ -33,14 +36,31 @@ export class RelaySubscriber {
     this.channels.add(channel);
     try {
       const connection = await this.connect();
-      if (this.channels.has(channel))
-        await bounded(
-          this.sharded ? connection.ssubscribe(channel) : connection.subscribe(channel),
-          this.readyTimeoutMs,
-        );
+      if (!this.channels.has(channel)) return;
+      if (this.sharded) await this.ssubscribe(connection, channel);
+      else await bounded(connection.subscribe(channel), this.readyTimeoutMs);
     } catch (error) {
       this.channels.delete(channel);
       throw error;
+    }
+  }
+
+  /**
+   * A Cluster connection is `ready` before it has a subscriber per shard (ioredis starts them once it has
+   * read the slots, and a second slots refresh at start is deferred behind the first): an SSUBSCRIBE in
+   * that window fails with "No sharded subscriber for slot". It is tried again until the shards' subscribers
+   * exist, within the same bound as the rest of the subscribe.
+   */
+  private async ssubscribe(connection: RedisClient, channel: string): Promise<void> {
+    const deadline = performance.now() + this.readyTimeoutMs;
+    for (;;) {
+      try {
+        return void (await bounded(connection.ssubscribe(channel), this.readyTimeoutMs));
+      } catch (error) {
+        const starting = error instanceof Error && error.message.startsWith('No sharded subscriber');
+        if (!starting || performance.now() >= deadline || !this.channels.has(channel)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, SHARDS_RETRY_MS));
+      }
     }
   }
 
