@@ -99,6 +99,28 @@ describe('cancel-on-disconnect for /ws clients', () => {
     ).resolves.toBe(0);
   });
 
+  it('cancels nothing while the bot still holds a connection on another instance, and fires once the last is gone', async () => {
+    const onA = await opened(a, 'bot', 'cancelOnDisconnect=1');
+    const onB = await opened(b, 'bot', 'cancelOnDisconnect=1');
+    await rest(2, 'both');
+    onA.terminate();
+    // a's grace runs out while the bot is still connected to b: a waits b's claim out once, sees it renewed.
+    await eventually(
+      async () => a.logs.some((line) => line.includes('cancel-on-disconnect of bot: still connected to another instance')),
+      (seen) => seen,
+      20_000,
+    );
+    expect(aliceOpen()).toBe(2);
+    onB.terminate();
+    await expect(
+      eventually(
+        async () => aliceOpen(),
+        (n) => n === 0,
+        15_000,
+      ),
+    ).resolves.toBe(0);
+  });
+
   it('asks write:orders and a grace of 1 to 300 seconds', async () => {
     expect(await openWs(a, 'reader', 'cancelOnDisconnect=5')).toBe(403);
     expect(await openWs(a, 'bot', 'cancelOnDisconnect=0')).toBe(400);

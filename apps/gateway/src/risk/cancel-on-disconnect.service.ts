@@ -6,6 +6,7 @@ import {
   ErrorCode,
   GATEWAY_CONFIG,
   type GatewayConfig,
+  INSTANCE_ID,
   LuaScript,
   REDIS,
   type RedisClient,
@@ -21,6 +22,37 @@ const TAKE_IF_MINE = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
 );
 
+/** How often an instance says in Redis which clients it holds opted-in connections of, and how long that stands. */
+const LIVE_REFRESH_MS = 2_000;
+const LIVE_TTL_MS = 6_000;
+
+/** Redis's own clock, so instances whose clocks differ agree on what has expired. */
+const NOW_MS = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
+
+/** KEYS: one live set per client; ARGV[1] this instance, ARGV[2] the TTL: this instance holds each of them. */
+const REFRESH_LIVE = new LuaScript(
+  `${NOW_MS}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
+  redis.call('PEXPIRE', key, tonumber(ARGV[2]) * 2)
+end
+return 0`,
+);
+
+/**
+ * KEYS[1] a client's live set, ARGV[1] this instance (which holds none of its connections: a refresh that
+ * raced the last close is dropped): how many ms the longest-standing other claim still runs (0: none).
+ */
+const LIVE_ELSEWHERE = new LuaScript(
+  `${NOW_MS}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREM', KEYS[1], ARGV[1])
+local last = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #last == 0 then return 0 end
+return tonumber(last[2]) - now`,
+);
+
 /**
  * Cancel-on-disconnect for `/ws` clients (the exchange offers it only to FIX sessions, upstream-facts
  * "Order safety"): when a client's last opted-in connection on this instance closes, a mark is left
@@ -28,27 +60,39 @@ const TAKE_IF_MINE = new LuaScript(
  * connected again within the grace, the client's open orders are cancelled (as the kill switch does
  * for `client:<id>`, with no trading state latched). The instance where the connection died fires
  * it: if that instance dies too, nothing fires.
+ *
+ * "Connected" is the client's, not an instance's: each instance claims, in a live set per client in
+ * Redis (refreshed every 2 s, standing 6 s, Redis's clock), the clients it holds opted-in connections
+ * of. A client that still holds a connection on another instance is not cancelled when it loses one
+ * here; a claim that is only still standing (its instance died without withdrawing it) is waited out
+ * once, then the cancel fires if no instance renewed it.
  */
 @Injectable()
 export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(CancelOnDisconnect.name);
   private readonly prefix: string;
+  private readonly livePrefix: string;
   private readonly marks = new Map<string, string>();
   private readonly connected = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Shutting down: the sockets this instance closes itself are not disconnects (their clients reconnect elsewhere). */
   private stopping = false;
+  private readonly refresher: NodeJS.Timeout;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) private readonly redis: RedisClient | null,
+    @Inject(INSTANCE_ID) private readonly instance: string,
     private readonly brake: ClientCancelAll,
   ) {
     this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod:`;
+    this.livePrefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod-live:`;
+    this.refresher = setInterval(() => void this.claim([...this.connected.keys()]), LIVE_REFRESH_MS).unref();
   }
 
   onModuleDestroy(): void {
     this.stopping = true;
+    clearInterval(this.refresher);
   }
 
   onApplicationShutdown(): void {
@@ -74,7 +118,7 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
   async connectedNow(clientId: string): Promise<void> {
     this.connected.set(clientId, (this.connected.get(clientId) ?? 0) + 1);
     this.marks.delete(clientId);
-    await this.redis?.del(this.prefix + clientId).catch(() => undefined);
+    await Promise.all([this.redis?.del(this.prefix + clientId).catch(() => undefined), this.claim([clientId])]);
   }
 
   /** An opted-in connection closed: the last one on this instance leaves a mark and a timer of `graceMs`. */
@@ -83,6 +127,7 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     const left = (this.connected.get(clientId) ?? 1) - 1;
     if (left > 0) return void this.connected.set(clientId, left);
     this.connected.delete(clientId);
+    await this.redis?.zrem(this.liveKey(clientId), this.instance).catch(() => undefined);
     const mark = randomUUID();
     this.marks.set(clientId, mark);
     await this.redis
@@ -97,9 +142,18 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     this.timers.add(timer);
   }
 
-  private async fire(clientId: string, mark: string): Promise<void> {
-    if (!(await this.stillMine(clientId, mark))) {
-      this.logger.log(`cancel-on-disconnect of ${clientId}: resumed within the grace, nothing cancelled`);
+  private async fire(clientId: string, mark: string, waited = false): Promise<void> {
+    if (!waited && !(await this.stillMine(clientId, mark))) return this.resumed(clientId);
+    if (waited && this.connected.has(clientId)) return this.resumed(clientId);
+    const elsewhereMs = await this.liveElsewhereMs(clientId);
+    if (elsewhereMs > 0 && waited) return this.resumed(clientId, 'still connected to another instance');
+    if (elsewhereMs > 0) {
+      // Another instance's claim stands: live, or left by an instance that died. Waited out once: renewed means live.
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void this.fire(clientId, mark, true);
+      }, elsewhereMs + 100);
+      this.timers.add(timer);
       return;
     }
     const counts = await this.brake.run(
@@ -108,6 +162,28 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
       "the client's /ws connection closed and was not resumed within its grace",
     );
     this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired`);
+  }
+
+  private resumed(clientId: string, how = 'resumed within the grace'): void {
+    this.logger.log(`cancel-on-disconnect of ${clientId}: ${how}, nothing cancelled`);
+  }
+
+  /** This instance holds opted-in connections of these clients (best effort: unreachable Redis shares nothing). */
+  private async claim(clientIds: readonly string[]): Promise<void> {
+    if (!this.redis || clientIds.length === 0) return;
+    // One call: every key of the brake shares the `{risk}` slot.
+    const keys = clientIds.map((id) => this.liveKey(id));
+    await REFRESH_LIVE.run(this.redis, keys, [this.instance, LIVE_TTL_MS]).catch(() => undefined);
+  }
+
+  /** How long another instance's claim on `clientId` still stands (0: none, or Redis unreachable: the safe side is to cancel). */
+  private async liveElsewhereMs(clientId: string): Promise<number> {
+    if (!this.redis) return 0;
+    return Number(await LIVE_ELSEWHERE.run(this.redis, [this.liveKey(clientId)], [this.instance]).catch(() => 0));
+  }
+
+  private liveKey(clientId: string): string {
+    return this.livePrefix + clientId;
   }
 
   private async stillMine(clientId: string, mark: string): Promise<boolean> {
