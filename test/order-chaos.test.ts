@@ -164,7 +164,7 @@ describe('chaos: every order once through two instances while answers are lost',
       const reader = await openJournalDatabase({ ...a.config.journal, url: process.env.TEST_PG_URL });
       try {
         const timelineOf = async (orderId: string) => {
-          const kinds = (await reader.journal.timeline({ orderId })).map((record) => record.kind);
+          const kinds = (await reader.journal.timeline({ orderId })).records.map((record) => record.kind);
           return {
             orderId,
             received: kinds.includes('received'),

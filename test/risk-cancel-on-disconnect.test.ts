@@ -106,7 +106,8 @@ describe('cancel-on-disconnect for /ws clients', () => {
     onA.terminate();
     // a's grace runs out while the bot is still connected to b: a waits b's claim out once, sees it renewed.
     await eventually(
-      async () => a.logs.some((line) => line.includes('cancel-on-disconnect of bot: still connected to another instance')),
+      async () =>
+        a.logs.some((line) => line.includes('cancel-on-disconnect of bot: still connected to another instance')),
       (seen) => seen,
       20_000,
     );

@@ -95,8 +95,8 @@ export class OrderJournalController {
   async timeline(
     @CurrentClient() client: AuthenticatedClient,
     @ZodQuery(TimelineQuerySchema) query: TimelineQuery,
-  ): Promise<{ records: JournalRecord[] }> {
-    const all = await fromJournal(this.store.journal.timeline(query));
+  ): Promise<{ records: JournalRecord[]; truncated?: true }> {
+    const { records: all, truncated } = await fromJournal(this.store.journal.timeline(query));
     // By order id, the query also follows the order's clordId, which another team may have used too: the
     // order is its sender's (the team named with its order id), and its timeline holds only that team's records.
     const sender =
@@ -109,7 +109,7 @@ export class OrderJournalController {
     const owned = admin || query.orderId === undefined || sender === client.team;
     if (records.length === 0 || !owned)
       throw new NotFoundError('No journal record of that order was made for your team.');
-    return { records };
+    return truncated ? { records, truncated } : { records };
   }
 
   @Get('admin/journal/export')

@@ -111,8 +111,8 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
       const intent = await this.store.journal.intentOf(orderId);
       const asked = exchangeOrigin(intent?.data?.body, intent?.data?.account);
       if (asked) return asked;
-      const timeline = await this.store.journal.timeline({ orderId });
-      return timeline
+      const { records } = await this.store.journal.timeline({ orderId });
+      return records
         .map((record) => streamOrder(record))
         .map((order) => exchangeOrigin(order, isRecord(order) ? order.account : undefined))
         .find((origin) => origin !== undefined);

@@ -183,21 +183,31 @@ export class OrderJournal {
     return { text, values, last: { seq, hash: prevHash } };
   }
 
-  /** Every record of one order, by the clordId it was sent with or the order id the exchange gave it. */
-  async timeline(by: { clordId?: string; orderId?: string }): Promise<JournalRecord[]> {
+  /**
+   * Every record of one order, by the clordId it was sent with or the order id the exchange gave it: the
+   * first `MAX_TIMELINE_RECORDS` (a clordId reused many times has many), `truncated` when there were more.
+   */
+  async timeline(by: {
+    clordId?: string;
+    orderId?: string;
+  }): Promise<{ records: JournalRecord[]; truncated: boolean }> {
     const s = this.schema;
+    const limit = MAX_TIMELINE_RECORDS + 1;
     const rows =
       by.clordId !== undefined
         ? await this.db.query<EventRow>(
-            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE clord_id = $1 OR order_id IN (SELECT order_id FROM ${s}.order_events WHERE clord_id = $1 AND order_id IS NOT NULL) ORDER BY seq`,
+            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE clord_id = $1 OR order_id IN (SELECT order_id FROM ${s}.order_events WHERE clord_id = $1 AND order_id IS NOT NULL) ORDER BY seq LIMIT ${limit}`,
             [by.clordId],
           )
         : await this.db.query<EventRow>(
-            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq`,
+            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq LIMIT ${limit}`,
             [by.orderId],
           );
-    const records = rows.map(toRecord);
-    return merged(records, await this.callsOpenedElsewhere(records));
+    const records = rows.slice(0, MAX_TIMELINE_RECORDS).map(toRecord);
+    return {
+      records: merged(records, await this.callsOpenedElsewhere(records)),
+      truncated: rows.length > MAX_TIMELINE_RECORDS,
+    };
   }
 
   /**
@@ -302,6 +312,8 @@ function chainRow(row: EventRow): ChainRow {
 
 /** How far before a call's answer its `received` record is looked for: longer than a call of the order path lasts (the server's request timeout is 30 s by default). */
 const CALL_WINDOW_MS = 2 * 60_000;
+/** The most records one timeline answer holds: a client reusing a clordId without end cannot make it unbounded. */
+export const MAX_TIMELINE_RECORDS = 1_000;
 /** Calls of one order followed to their `received` record (an order has a create, a few changes and a cancel). */
 const MAX_CALLS_FOLLOWED = 20;
 
