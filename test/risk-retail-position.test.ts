@@ -1,7 +1,7 @@
 import type { GatewayConfigInput } from '@lib/core';
 
 import { COUNTERPARTY } from './support/exchange-stack.js';
-import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import { PARTICIPANT, type Stack, api, eventually, json, startStack } from './support/stack.js';
 
 const SLUG = 'aec-nfl-bal-pit-2026-11-22';
 const MAX_POSITION = 10;
@@ -85,6 +85,87 @@ describe('max net position on retail creates, from the retail position channel t
     // Selling what is held reduces the exposure: never refused by this limit.
     expect((await post('/retail/v1/orders', order('ORDER_INTENT_SELL_LONG', 3, '0.90'))).status).toBe(200);
     expect(creates()).toBe(before + 2);
+  });
+});
+
+describe("an exchange insert's net position counts the scope's retail accounts too (one book per market)", () => {
+  let stack: Stack;
+  const BOTH = [
+    {
+      id: 'both-app',
+      team: 'trading',
+      scopes: ['write:orders' as const, 'read:orders' as const],
+      participants: [PARTICIPANT],
+      retailAccounts: ['main'],
+    },
+  ];
+  const insert = (orderQty: number) =>
+    api(stack, 'both-app')('/exchange/v1/trading/orders', {
+      method: 'POST',
+      body: JSON.stringify({
+        symbol: SLUG,
+        side: 'SIDE_BUY',
+        type: 'ORDER_TYPE_LIMIT',
+        timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+        orderQty: String(orderQty),
+        price: '30',
+      }),
+      headers: { 'x-participant-id': PARTICIPANT },
+    });
+
+  beforeAll(async () => {
+    stack = await startStack({
+      clients: BOTH,
+      gateway: (config) => ({
+        ...config,
+        risk: { limits: [{ scope: 'client', id: 'both-app', market: SLUG, maxNetPosition: MAX_POSITION }] },
+      }),
+    });
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses an exchange buy that the retail long would take past the limit, and takes one within it', async () => {
+    const engine = stack.sandbox.state.engine;
+    engine.insert({
+      symbol: SLUG,
+      side: 'SIDE_SELL',
+      orderQty: 6,
+      price: 40,
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+      account: COUNTERPARTY,
+      clordId: 'offer-x',
+    });
+    engine.insert({
+      symbol: SLUG,
+      side: 'SIDE_BUY',
+      orderQty: 6,
+      price: 40,
+      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+      account: MAIN_KEY,
+      clordId: 'lift-x',
+    });
+    // The retail long of 6 reaches the gateway on the account's position channel: the what-if shows when.
+    const check = () =>
+      api(stack, 'both-app')('/exchange/v1/trading/orders/check', {
+        method: 'POST',
+        body: JSON.stringify({
+          symbol: SLUG,
+          side: 'SIDE_BUY',
+          type: 'ORDER_TYPE_LIMIT',
+          timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+          orderQty: '5',
+          price: '30',
+        }),
+        headers: { 'x-participant-id': PARTICIPANT },
+      }).then((res) => res.status);
+    await eventually(check, (status) => status === 422);
+    const inserts = () => engine.openOrders(PARTICIPANT).length;
+    const refused = await insert(5);
+    expect(refused.status).toBe(422);
+    expect(await json(refused)).toMatchObject({ code: 'RISK_POSITION_LIMIT', limit: MAX_POSITION, observed: 11 });
+    expect(inserts()).toBe(0);
+    expect((await insert(4)).status).toBe(200);
+    expect(inserts()).toBe(1);
   });
 });
 

@@ -12,11 +12,12 @@ import { RiskGate } from './risk-gate.service.js';
 import { type ExposureCount, matchesPattern } from './risk-limits.js';
 
 /**
- * Open notional and net position (issue 26 item 1): what an exchange insert adds to the exposure counts,
- * and the counts it falls under, each position count carrying the scope's current net position: the sum
- * over the participants the scope's clients use (firm: every configured participant) of their net
- * positions in the count's markets (a symbol, a prefix, or every market of an event), from the
- * position stream the gateway holds (PositionBook; unknown positions refuse, never a REST read).
+ * Open notional and net position (issue 26 item 1): what an order adds to the exposure counts, and the
+ * counts it falls under, each position count carrying the scope's current net position: the sum over the
+ * participants the scope's clients use (firm: every configured participant) and its retail accounts of
+ * their net positions in the count's markets (a symbol, a prefix, or every market of an event), from the
+ * position streams the gateway holds (PositionBook, RetailPositionBook; unknown positions refuse, never
+ * a REST read).
  */
 @Injectable()
 export class Exposure {
@@ -44,12 +45,13 @@ export class Exposure {
   }
 
   /**
-   * Every count a retail create on `market` falls under, as `counts`; a position count starts from the
-   * scope's whole net position in its markets on the venue's one book: its participants' (exchange
-   * position stream) plus its retail accounts' (retail position channel). Waits up to `settleMs` for
-   * the retail positions of a freshly started instance.
+   * Every count an order on `market` (of `event`) falls under, exchange insert and retail create alike:
+   * open orders, open notional, and net position starting from the scope's whole net position in its
+   * markets on the venue's one book: its participants' (exchange position stream) plus its retail
+   * accounts' (retail position channel). Waits up to `settleMs` for the retail positions of a freshly
+   * started instance.
    */
-  async retailCounts(
+  async counts(
     client: AuthenticatedClient,
     market: string,
     event: string | undefined,
@@ -58,11 +60,8 @@ export class Exposure {
   ): Promise<OpenOrderCount[]> {
     const exposure = this.gate.limits.exposureCounts(client, market, event);
     const positions = exposure.filter((count) => count.kind === 'position');
-    if (positions.length > 0)
-      await this.retailBook.settle(
-        [...new Set(positions.flatMap((c) => this.retailAccounts.get(c.scope) ?? []))],
-        settleMs,
-      );
+    const accounts = [...new Set(positions.flatMap((count) => this.retailAccounts.get(count.scope) ?? []))];
+    if (accounts.length > 0) await this.retailBook.settle(accounts, settleMs);
     const counted = exposure.map((count) =>
       count.kind === 'position' ? { ...count, position: this.wholePosition(count, path) } : count,
     );
@@ -72,20 +71,13 @@ export class Exposure {
   private wholePosition(count: ExposureCount, path: string): number {
     const participants = this.participants.get(count.scope) ?? [];
     const exchange = participants.length === 0 ? 0 : this.position(count, path);
-    return exchange + this.retailBook.sum(this.retailAccounts.get(count.scope) ?? [], this.inMarket(count), path);
+    const accounts = this.retailAccounts.get(count.scope) ?? [];
+    return accounts.length === 0 ? exchange : exchange + this.retailBook.sum(accounts, this.inMarket(count), path);
   }
 
   /** What the order adds: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional. */
   of(order: OrderRequest): OrderExposure {
     return exchangeOrderExposure(order, this.scale);
-  }
-
-  /** Every count an order on `market` (of `event`) falls under: open orders, open notional, net position with the position it starts from. */
-  counts(client: AuthenticatedClient, market: string, event: string | undefined, path: string): OpenOrderCount[] {
-    const exposure = this.gate.limits
-      .exposureCounts(client, market, event)
-      .map((count) => (count.kind === 'position' ? { ...count, position: this.position(count, path) } : count));
-    return [...this.gate.limits.openOrderScopes(client, market, event), ...exposure];
   }
 
   private position(count: ExposureCount, path: string): number {

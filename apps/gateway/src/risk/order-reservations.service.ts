@@ -45,7 +45,12 @@ export class OrderReservations {
    */
   async judge(client: AuthenticatedClient, orders: readonly OrderRequest[], paths: readonly string[]): Promise<void> {
     for (const [i, order] of orders.entries()) {
-      const counts = this.exposure.counts(client, order.symbol, await this.events.of(order.symbol, paths[i]), paths[i]);
+      const counts = await this.exposure.counts(
+        client,
+        order.symbol,
+        await this.events.of(order.symbol, paths[i]),
+        paths[i],
+      );
       await this.open.judge(counts, paths[i], this.exposure.of(order));
     }
   }

@@ -115,9 +115,9 @@ export class ReplaceReservations {
     if (replace.orderQty === undefined && replace.price === undefined) return undefined;
     const origin = await this.origins.exchange(replace.orderId);
     if (!origin || (origin.owner !== undefined && origin.owner !== caller.participant)) return undefined;
-    const counts = this.exposure
-      .counts(client, origin.market, await this.events.of(origin.market, path), path)
-      .filter((count) => count.kind !== undefined && count.kind !== 'orders');
+    const counts = (
+      await this.exposure.counts(client, origin.market, await this.events.of(origin.market, path), path)
+    ).filter((count) => count.kind !== undefined && count.kind !== 'orders');
     const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
     const microsPerContract =
       replace.price === undefined

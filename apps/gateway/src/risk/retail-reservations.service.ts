@@ -145,6 +145,6 @@ export class RetailReservations {
 
   /** Open orders, open notional and net position of every scope that binds the order (Exposure.retailCounts). */
   private async counts(client: AuthenticatedClient, marketSlug: string, path: string): Promise<OpenOrderCount[]> {
-    return this.exposure.retailCounts(client, marketSlug, await this.events.of(marketSlug, path), path);
+    return this.exposure.counts(client, marketSlug, await this.events.of(marketSlug, path), path);
   }
 }
