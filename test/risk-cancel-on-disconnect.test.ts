@@ -36,6 +36,14 @@ describe('cancel-on-disconnect for /ws clients', () => {
   let b: Stack;
   const prefix = `cod${process.pid}:`;
   const aliceOpen = () => a.sandbox.state.engine.openOrders(PARTICIPANT).length;
+  const allCancelled = () =>
+    expect(
+      eventually(
+        async () => aliceOpen(),
+        (n) => n === 0,
+        15_000,
+      ),
+    ).resolves.toBe(0);
 
   beforeAll(async () => {
     a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix });
@@ -68,13 +76,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
     expect(bobs.status).toBe(200);
     expect(aliceOpen()).toBe(3);
     ws.terminate();
-    await expect(
-      eventually(
-        async () => aliceOpen(),
-        (n) => n === 0,
-        15_000,
-      ),
-    ).resolves.toBe(0);
+    await allCancelled();
     expect(a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).map((order) => order.clordId)).toContain('bob-stays');
   });
 
@@ -90,13 +92,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     expect(aliceOpen()).toBe(2);
     again.close();
-    await expect(
-      eventually(
-        async () => aliceOpen(),
-        (n) => n === 0,
-        15_000,
-      ),
-    ).resolves.toBe(0);
+    await allCancelled();
   });
 
   it('cancels nothing while the bot still holds a connection on another instance, and fires once the last is gone', async () => {
@@ -113,13 +109,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     expect(aliceOpen()).toBe(2);
     onB.terminate();
-    await expect(
-      eventually(
-        async () => aliceOpen(),
-        (n) => n === 0,
-        15_000,
-      ),
-    ).resolves.toBe(0);
+    await allCancelled();
   });
 
   it('asks write:orders and a grace of 1 to 300 seconds', async () => {

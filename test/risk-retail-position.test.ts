@@ -20,6 +20,29 @@ const withLimit = (config: GatewayConfigInput): GatewayConfigInput => ({
   risk: { limits: [{ scope: 'client', id: 'pos-app', market: SLUG, maxNetPosition: MAX_POSITION }] },
 });
 
+/** The `main` account buys 6 YES straight on the engine (outside the gateway): only its position channel can tell. */
+function buyYesOutside(stack: Stack, tag: string): void {
+  const engine = stack.sandbox.state.engine;
+  engine.insert({
+    symbol: SLUG,
+    side: 'SIDE_SELL',
+    orderQty: 6,
+    price: 40,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: COUNTERPARTY,
+    clordId: `offer-${tag}`,
+  });
+  engine.insert({
+    symbol: SLUG,
+    side: 'SIDE_BUY',
+    orderQty: 6,
+    price: 40,
+    timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+    account: MAIN_KEY,
+    clordId: `lift-${tag}`,
+  });
+}
+
 const order = (intent: string, quantity: number, price: string) => ({
   marketSlug: SLUG,
   intent,
@@ -40,25 +63,7 @@ describe('max net position on retail creates, from the retail position channel t
 
   it('counts the position plus same-side open quantity plus the order, and lets a reducing order through', async () => {
     // The account buys 6 YES outside the gateway: only its position channel can tell.
-    const engine = stack.sandbox.state.engine;
-    engine.insert({
-      symbol: SLUG,
-      side: 'SIDE_SELL',
-      orderQty: 6,
-      price: 40,
-      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
-      account: COUNTERPARTY,
-      clordId: 'offer',
-    });
-    engine.insert({
-      symbol: SLUG,
-      side: 'SIDE_BUY',
-      orderQty: 6,
-      price: 40,
-      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
-      account: MAIN_KEY,
-      clordId: 'lift',
-    });
+    buyYesOutside(stack, 'a');
     const tooMany = order('ORDER_INTENT_BUY_LONG', 5, '0.30');
     await eventually(
       () => post('/retail/v1/order/check', tooMany).then((res) => res.status),
@@ -126,24 +131,7 @@ describe("an exchange insert's net position counts the scope's retail accounts t
 
   it('refuses an exchange buy that the retail long would take past the limit, and takes one within it', async () => {
     const engine = stack.sandbox.state.engine;
-    engine.insert({
-      symbol: SLUG,
-      side: 'SIDE_SELL',
-      orderQty: 6,
-      price: 40,
-      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
-      account: COUNTERPARTY,
-      clordId: 'offer-x',
-    });
-    engine.insert({
-      symbol: SLUG,
-      side: 'SIDE_BUY',
-      orderQty: 6,
-      price: 40,
-      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
-      account: MAIN_KEY,
-      clordId: 'lift-x',
-    });
+    buyYesOutside(stack, 'x');
     // The retail long of 6 reaches the gateway on the account's position channel: the what-if shows when.
     const check = () =>
       api(stack, 'both-app')('/exchange/v1/trading/orders/check', {
