@@ -23,6 +23,28 @@ export function refuse(call: StreamingCall, code: GrpcStatus, details: string): 
   call.emit('error', { code, details });
 }
 
+/**
+ * Whether the HTTP/2 stream under a call is closed already. grpc-js hands a cancel only to a handler that
+ * exists: one that comes between the request's headers and its message reaches no one, and the call then
+ * looks open for ever (its writes dropped). The exchange sees the stream reset; so must the sandbox, or a
+ * cancelled stream keeps a place in the firm's pool. Reads grpc-js internals (1.14: `call.call` is the
+ * server call holding the HTTP/2 stream, possibly behind interceptors' `nextCall`); where they are not
+ * found the call counts as open.
+ */
+export function transportGone(call: StreamingCall): boolean {
+  let layer: unknown = (call as unknown as { call?: unknown }).call;
+  for (let depth = 0; depth < 4 && typeof layer === 'object' && layer !== null; depth++) {
+    const { stream, nextCall, cancelled } = layer as {
+      stream?: { destroyed?: boolean; closed?: boolean };
+      nextCall?: unknown;
+      cancelled?: boolean;
+    };
+    if (stream) return cancelled === true || stream.destroyed === true || stream.closed === true;
+    layer = nextCall;
+  }
+  return false;
+}
+
 function metadataValue(metadata: Metadata, key: string): string | undefined {
   const [value] = metadata.get(key);
   return typeof value === 'string' ? value : undefined;
@@ -93,7 +115,8 @@ export abstract class ServerStream<Res> implements PooledStream {
   /** Takes a place in the firm's pool; refuses the call with RESOURCE_EXHAUSTED when it is full. */
   protected join(maxStreams: number): boolean {
     // A client may cancel before the handler runs: its 'cancelled' event is gone, so it must not take a place.
-    if (this.grpc.cancelled) {
+    if (this.grpc.cancelled || transportGone(this.grpc)) {
+      this.pool.resetBeforeStart();
       this.ended = true;
       return false;
     }
@@ -111,7 +134,8 @@ export abstract class ServerStream<Res> implements PooledStream {
   }
 
   protected heartbeatEvery(ms: number, beat: () => void): void {
-    this.heartbeat = setInterval(beat, ms).unref();
+    // A cancel grpc-js delivered to no one (see transportGone) is found by the next beat at the latest.
+    this.heartbeat = setInterval(() => (transportGone(this.grpc) ? this.finish('cancelled') : beat()), ms).unref();
   }
 
   protected write(message: Res): void {

@@ -25,7 +25,8 @@ export interface StreamFilter {
  * upstream-facts, operator's streaming rules: at most 20 concurrent streams per firm across every
  * streaming call together, and 100 client messages/s per firm averaged over a minute. Counters
  * (`/_sandbox/counters`): `grpc.streams.open`, `.open.call.<call>`, `.open.firm.<firm>`, `.opened.<call>`,
- * `.refused.resource_exhausted`, `.ingress.refused`, `.ended.<reason>`.
+ * `.refused.resource_exhausted`, `.ingress.refused`, `.ended.<reason>`, `.reset_before_start` (a call the
+ * client reset before its handler ran: it never takes a place).
  */
 export class StreamPool {
   private readonly streams = new Set<PooledStream>();
@@ -48,6 +49,11 @@ export class StreamPool {
     this.move(stream, 1);
     this.count(`grpc.streams.opened.${stream.call}`);
     return true;
+  }
+
+  /** A call the client reset before its handler ran: counted, never admitted. */
+  resetBeforeStart(): void {
+    this.count('grpc.streams.reset_before_start');
   }
 
   release(stream: PooledStream, reason: string): void {
