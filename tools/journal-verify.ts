@@ -7,12 +7,14 @@ import { parseArgs } from 'node:util';
 import { type JournalConfig, JournalSchema, loadGatewayConfig } from '@lib/core';
 import { openJournalDatabase } from '@lib/journal';
 
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
+
 const { values } = parseArgs({ options: { embedded: { type: 'string' }, schema: { type: 'string' } } });
 
 async function main(): Promise<number> {
   const configured: JournalConfig = values.embedded
     ? JournalSchema.parse({ embeddedDir: values.embedded })
-    : loadGatewayConfig().journal;
+    : loadGatewayConfig(GatewayAppConfigSchema).journal;
   const config = values.schema ? { ...configured, schema: values.schema } : configured;
   const database = await openJournalDatabase(config);
   try {

@@ -5,7 +5,7 @@ import { Test } from '@nestjs/testing';
 import {
   Clock,
   ConfigModule,
-  type GatewayConfig,
+  type CoreConfig,
   HttpModule,
   MetricsModule,
   ReadinessModule,
@@ -21,7 +21,7 @@ import { authConfig, type KeyDir, ManualClock, writeKeyDir } from './testing/aut
 import { LogCapture } from './testing/log-capture.js';
 
 /** Wired as the gateway wires it: core's global modules, and a Clock in the application's root module. */
-function appModule(config: GatewayConfig, clockModule?: Type) {
+function appModule(config: CoreConfig, clockModule?: Type) {
   @Module({
     imports: [
       ConfigModule.forRoot(config),

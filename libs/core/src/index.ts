@@ -5,12 +5,12 @@ export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env 
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
   ENVIRONMENT_NAMES,
-  GatewayConfigSchema,
+  CoreConfigSchema,
   type ClientConfig,
+  type CoreConfig,
+  type CoreConfigInput,
   type EnvironmentConfig,
   type EnvironmentName,
-  type GatewayConfig,
-  type GatewayConfigInput,
   type HttpConfig,
   type RedisConfig,
   type RetailAccountConfig,

@@ -1,6 +1,6 @@
 import { Inject, Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { type CoreConfig, GATEWAY_CONFIG } from '@lib/core';
 import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
 
@@ -44,7 +44,7 @@ const EXPORTED = [
 })
 export class ExchangeModule {
   /** Hands the limiter the buckets this lib's calls spend, at the firm's tier. */
-  constructor(limiter: RateLimiter, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(limiter: RateLimiter, @Inject(GATEWAY_CONFIG) config: CoreConfig) {
     limiter.buckets.declare(...exchangeBuckets(config.limits.exchangeTier));
   }
 }

@@ -1,5 +1,5 @@
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { type CoreConfig, GATEWAY_CONFIG } from '@lib/core';
 
 import { type JournalDatabase, openJournalDatabase } from './journal-database.js';
 
@@ -22,7 +22,7 @@ class JournalShutdown implements OnApplicationShutdown {
     {
       provide: JOURNAL_DATABASE,
       inject: [GATEWAY_CONFIG],
-      useFactory: (config: GatewayConfig) =>
+      useFactory: (config: CoreConfig) =>
         openJournalDatabase(config.journal, (error) =>
           new Logger('OrderJournal').error(
             `the journal's database cannot be reached; new orders are refused until it can: ${(error as Error).message}`,

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import {
   Clock,
+  type CoreConfig,
   GATEWAY_CONFIG,
-  type GatewayConfig,
   INSTANCE_ID,
   MetricsRegistry,
   Readiness,
@@ -34,7 +34,7 @@ import { RateLimiter } from './rate-limiter.service.js';
       ],
       provide: RateLimiter,
       useFactory: (
-        config: GatewayConfig,
+        config: CoreConfig,
         redis: RedisClient | null,
         metrics: MetricsRegistry,
         readiness: Readiness,

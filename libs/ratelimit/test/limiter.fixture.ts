@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 
 import {
   Clock,
+  type CoreConfigInput,
+  CoreConfigSchema,
   createRedisClient,
-  GatewayConfigSchema,
-  type GatewayConfigInput,
   MetricsRegistry,
   Readiness,
   type RedisClient,
@@ -17,12 +17,12 @@ import { RETAIL_BUCKETS } from '@lib/retail';
 import type { BucketDeclaration } from '../src/budget/bucket-declaration.js';
 import { RateLimiter } from '../src/rate-limiter.service.js';
 
-type LimitsInput = NonNullable<GatewayConfigInput['limits']>;
-type TeamsInput = NonNullable<GatewayConfigInput['teams']>;
+type LimitsInput = NonNullable<CoreConfigInput['limits']>;
+type TeamsInput = NonNullable<CoreConfigInput['teams']>;
 
 /** The limits and teams sections exactly as the gateway's config schema resolves them, the surfaces' buckets, and the upstream pools' sections (http, bulkheads, clients). */
 export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) {
-  const config = GatewayConfigSchema.parse({
+  const config = CoreConfigSchema.parse({
     environment: 'development',
     environments: {
       development: {

@@ -1,8 +1,9 @@
-import { GatewayConfigSchema } from '@lib/core';
-import { CATALOG_BUCKET_NAMES, catalogConfigCheck } from '@lib/catalog';
+import { CoreConfigSchema } from '@lib/core';
+import { CATALOG_BUCKET_NAMES, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
 import { EXCHANGE_BUCKET_NAMES } from '@lib/exchange';
 import { declaredBucketsCheck } from '@lib/ratelimit';
 import { RETAIL_BUCKET_NAMES } from '@lib/retail';
+import type { z } from 'zod';
 
 /** Every upstream bucket the gateway's surfaces declare (each lib owns its list, next to its calls). */
 export const GATEWAY_BUCKET_NAMES: readonly string[] = [
@@ -12,10 +13,17 @@ export const GATEWAY_BUCKET_NAMES: readonly string[] = [
 ];
 
 /**
- * The gateway's one config schema: @lib/core's sections, with what only the libs know checked against
- * their declarations (so a typo fails at start, every key listed): `limits.buckets` overrides and team
- * shares name declared buckets, `catalog.ttlSeconds` names catalog routes.
+ * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
+ * (`catalog` from @lib/catalog), with what only the libs know checked against their declarations (so a
+ * typo fails at start, every key listed): `limits.buckets` overrides and team shares name declared
+ * buckets, `catalog.ttlSeconds` names catalog routes.
  */
-export const GatewayAppConfigSchema = GatewayConfigSchema.superRefine(
-  declaredBucketsCheck(GATEWAY_BUCKET_NAMES),
-).superRefine(catalogConfigCheck);
+export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
+  catalog: CatalogSchema.prefault({}),
+})
+  .superRefine(declaredBucketsCheck(GATEWAY_BUCKET_NAMES))
+  .superRefine(catalogConfigCheck);
+
+/** The whole validated configuration: only the app holds this type; a lib types its injection with its own view. */
+export type GatewayConfig = z.infer<typeof GatewayAppConfigSchema>;
+export type GatewayConfigInput = z.input<typeof GatewayAppConfigSchema>;

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { GATEWAY_CONFIG, type GatewayConfig, type RiskLimit } from '@lib/core';
+import { GATEWAY_CONFIG, type RiskLimit } from '@lib/core';
 import { z } from 'zod';
 
 import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -18,6 +18,7 @@ import {
 } from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
+import { type GatewayConfig } from '../config/gateway-config.schema.js';
 
 const SetStateSchema = z
   .object({

@@ -1,8 +1,8 @@
-import { GatewayConfigSchema, type GatewayConfigInput } from '@lib/core';
+import { type CoreConfigInput, CoreConfigSchema } from '@lib/core';
 
 import { CredentialTargetError, EnvironmentBinding } from './environment-binding.js';
 
-const production: GatewayConfigInput = {
+const production: CoreConfigInput = {
   environment: 'production',
   environments: {
     development: {
@@ -23,7 +23,7 @@ const production: GatewayConfigInput = {
 };
 
 describe(EnvironmentBinding.name, () => {
-  const sut = new EnvironmentBinding(GatewayConfigSchema.parse(production));
+  const sut = new EnvironmentBinding(CoreConfigSchema.parse(production));
 
   it('binds to the running environment only', () => {
     expect(sut.name).toBe('production');

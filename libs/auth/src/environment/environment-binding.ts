@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type CoreConfig,
   DomainError,
   type EnvironmentConfig,
   type EnvironmentName,
   ErrorCode,
   GATEWAY_CONFIG,
-  type GatewayConfig,
 } from '@lib/core';
 
 import { OriginMatcher } from './origin-matcher.js';
@@ -35,7 +35,7 @@ export class EnvironmentBinding {
   /** Retail origin over http(s) and the ws(s) origin of the same host and port: where a signature may go. */
   readonly retailTargets: OriginMatcher;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(@Inject(GATEWAY_CONFIG) config: CoreConfig) {
     const environment = config.environments[config.environment];
     if (environment === undefined) throw new Error(`The running environment "${config.environment}" has no addresses.`);
     this.name = config.environment;

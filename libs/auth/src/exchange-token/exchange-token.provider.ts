@@ -8,12 +8,12 @@ import {
 } from '@nestjs/common';
 import {
   Clock,
+  type CoreConfig,
   DomainError,
   ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  MetricsRegistry,
   fullJitterDelay,
+  GATEWAY_CONFIG,
+  MetricsRegistry,
   Readiness,
   type ReadinessReport,
   SystemClock,
@@ -57,7 +57,7 @@ export interface ExchangeTokenStatus {
 @Injectable()
 export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExchangeTokenProvider.name);
-  private readonly settings: GatewayConfig['exchange'];
+  private readonly settings: CoreConfig['exchange'];
   private readonly endpoint: TokenEndpoint;
   private readonly metrics: TokenMetrics;
   private token: CachedToken | undefined;
@@ -75,7 +75,7 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   private readonly authClock: ServerClockOffset;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly binding: EnvironmentBinding,
     private readonly keys: KeyStore,
     http: UpstreamHttp,

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   Clock,
+  type CoreConfig,
   DomainError,
   ErrorCode,
   GATEWAY_CONFIG,
-  type GatewayConfig,
   MetricsRegistry,
   SystemClock,
 } from '@lib/core';
@@ -28,7 +28,7 @@ export class RetailSigner {
   private readonly clock: Clock;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly binding: EnvironmentBinding,
     private readonly keys: KeyStore,
     registry: MetricsRegistry,

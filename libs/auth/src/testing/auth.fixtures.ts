@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Clock, type GatewayConfig, GatewayConfigSchema, type GatewayConfigInput } from '@lib/core';
+import { Clock, type CoreConfig, type CoreConfigInput, CoreConfigSchema } from '@lib/core';
 
 import { pemBegin } from '../keys/key-files.js';
 
@@ -87,9 +87,9 @@ export interface Addresses {
 export function authConfig(
   keys: KeyDir,
   addresses: Addresses,
-  edit: (input: GatewayConfigInput) => void = () => undefined,
-): GatewayConfig {
-  const input: GatewayConfigInput = {
+  edit: (input: CoreConfigInput) => void = () => undefined,
+): CoreConfig {
+  const input: CoreConfigInput = {
     environment: 'development',
     environments: {
       development: {
@@ -117,7 +117,7 @@ export function authConfig(
     exchange: { refreshBackoffInitialMs: 20, refreshBackoffMaxMs: 80 },
   };
   edit(input);
-  return GatewayConfigSchema.parse(input);
+  return CoreConfigSchema.parse(input);
 }
 
 export interface TokenReply {

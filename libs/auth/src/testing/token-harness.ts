@@ -1,4 +1,4 @@
-import { type Clock, type GatewayConfig, MetricsRegistry, Readiness, UpstreamHttp } from '@lib/core';
+import { type Clock, type CoreConfig, MetricsRegistry, Readiness, UpstreamHttp } from '@lib/core';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { ExchangeTokenProvider } from '../exchange-token/exchange-token.provider.js';
@@ -11,7 +11,7 @@ export const EXCHANGE = 'http://127.0.0.1:4002';
 export class TokenHarness {
   readonly server = new TokenServer();
   sut!: ExchangeTokenProvider;
-  config!: GatewayConfig;
+  config!: CoreConfig;
   binding!: EnvironmentBinding;
   store!: KeyStore;
   registry!: MetricsRegistry;

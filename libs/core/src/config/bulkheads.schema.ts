@@ -55,3 +55,5 @@ export const ClientBulkheadSchema = z
   .strict();
 
 export type BulkheadsConfig = z.infer<typeof BulkheadsSchema>;
+export type TeamBulkheadConfig = z.infer<typeof TeamBulkheadSchema>;
+export type ClientBulkheadConfig = z.infer<typeof ClientBulkheadSchema>;

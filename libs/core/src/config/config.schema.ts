@@ -4,7 +4,6 @@ import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
-import { CatalogSchema } from './catalog.schema.js';
 import { JournalSchema } from './journal.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
@@ -203,7 +202,11 @@ const InboundSchema = z
   })
   .strict();
 
-export const GatewayConfigSchema = z
+/**
+ * The sections @lib/core still declares; the gateway app assembles the one config schema from these and
+ * the libs' own slices (apps/gateway/src/config).
+ */
+export const CoreConfigSchema = z
   .object({
     server: ServerSchema.prefault({}),
     logging: z
@@ -217,7 +220,6 @@ export const GatewayConfigSchema = z
     environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
     exchange: ExchangeSchema.prefault({}),
     retail: RetailSchema.prefault({}),
-    catalog: CatalogSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
@@ -279,8 +281,8 @@ export const GatewayConfigSchema = z
     });
   });
 
-export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
-export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
+export type CoreConfig = z.infer<typeof CoreConfigSchema>;
+export type CoreConfigInput = z.input<typeof CoreConfigSchema>;
 export type RedisConfig = z.infer<typeof RedisSchema>;
 export type HttpConfig = z.infer<typeof HttpSchema>;
 export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;

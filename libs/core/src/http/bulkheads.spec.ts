@@ -1,9 +1,9 @@
-import { GatewayConfigSchema, type GatewayConfigInput } from '../config/config.schema.js';
+import { CoreConfigSchema, type CoreConfigInput } from '../config/config.schema.js';
 import { Bulkheads, InFlightLimitedError, type InFlightCall } from './bulkheads.js';
 
 const HASH = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
-const configOf = (extra: Partial<GatewayConfigInput> = {}) =>
-  GatewayConfigSchema.parse({
+const configOf = (extra: Partial<CoreConfigInput> = {}) =>
+  CoreConfigSchema.parse({
     environment: 'development',
     environments: {
       development: {

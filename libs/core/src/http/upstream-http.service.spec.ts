@@ -1,10 +1,10 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { GatewayConfigSchema } from '../config/config.schema.js';
+import { CoreConfigSchema } from '../config/config.schema.js';
 import { UpstreamHttp, urlOf } from './upstream-http.service.js';
 
-const config = GatewayConfigSchema.parse({
+const config = CoreConfigSchema.parse({
   environment: 'development',
   environments: {
     development: {

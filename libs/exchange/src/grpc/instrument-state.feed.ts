@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, type CoreConfig, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import type { TopicPolicy } from '@lib/fanout';
 
 import { applyInstruments, foldingPolicy } from './firm-state.messages.js';
@@ -30,7 +30,7 @@ export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = foldingPolicy(apply
 @Injectable()
 export class InstrumentStateFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     clock: Clock,

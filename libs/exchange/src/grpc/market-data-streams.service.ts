@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, type CoreConfig, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { MarketDataMetrics } from './exchange-stream.metrics.js';
@@ -43,7 +43,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private connection?: { proto: MarketDataProto; client: Client };
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     private readonly clock: Clock,

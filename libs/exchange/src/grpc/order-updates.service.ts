@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { type CoreConfig, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import {
   ACCOUNT_POLICY,
   FirstSnapshot,
@@ -60,7 +60,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     private readonly tap: OrderStreamTap,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, type CoreConfig, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import { type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import {
@@ -51,7 +51,7 @@ const HOLD_RETRY_MS = 1_000;
 @Injectable()
 export class PositionChangeFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     clock: Clock,
@@ -88,7 +88,7 @@ export class PositionChanges implements TopicSource {
   };
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly feed: PositionChangeFeed,
   ) {
     this.participants = new Set(config.clients.flatMap((client) => client.participants));

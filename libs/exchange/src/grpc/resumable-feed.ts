@@ -3,10 +3,10 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import {
   Clock,
+  type CoreConfig,
   DomainError,
   ErrorCode,
   GATEWAY_CONFIG,
-  type GatewayConfig,
   MetricsRegistry,
   REDIS,
   type RedisClient,
@@ -139,7 +139,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   protected constructor(
     private readonly spec: ResumableFeedSpec,
-    config: GatewayConfig,
+    config: CoreConfig,
     private readonly tokens: ExchangeTokenProvider,
     redis: RedisClient | null,
     registry: MetricsRegistry,
@@ -364,7 +364,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 @Injectable()
 export class DropCopyFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     tokens: ExchangeTokenProvider,
     @Inject(REDIS) redis: RedisClient | null,
     registry: MetricsRegistry,
@@ -384,7 +384,7 @@ export class DropCopyFeed extends ResumableFeed {
 @Injectable()
 export class TradeCaptureFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     tokens: ExchangeTokenProvider,
     @Inject(REDIS) redis: RedisClient | null,
     registry: MetricsRegistry,

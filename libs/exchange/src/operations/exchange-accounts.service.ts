@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError, pathSegment } from '@lib/core';
+import { type CoreConfig, GATEWAY_CONFIG, NotFoundError, pathSegment } from '@lib/core';
 import { type BudgetedReply } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
@@ -17,7 +17,7 @@ export class ExchangeAccounts {
 
   constructor(
     private readonly exchange: ExchangeHttpClient,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
   ) {
     this.processors = new Set(config.exchange.depositProcessors);
   }

@@ -1,4 +1,4 @@
-import { GatewayConfigSchema } from '@lib/core';
+import { CoreConfigSchema } from '@lib/core';
 
 import { resolveLimits, surfaceBuckets } from '../../test/limiter.fixture.js';
 import { BucketRegistry } from './bucket-registry.js';
@@ -73,7 +73,7 @@ describe(BucketRegistry.name, () => {
 
   it('rejects unknown buckets and share keys in config', () => {
     // The app's schema: core's sections with the declared buckets checked (apps/gateway gateway-config.schema.ts).
-    const schema = GatewayConfigSchema.superRefine(declaredBucketsCheck(surfaceBuckets().map((b) => b.name)));
+    const schema = CoreConfigSchema.superRefine(declaredBucketsCheck(surfaceBuckets().map((b) => b.name)));
     const base = {
       environment: 'development',
       environments: {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, type CoreConfig, GATEWAY_CONFIG } from '@lib/core';
 import type { TopicSink } from '@lib/fanout';
 
 import type { RetailStreamEvent } from './retail-stream-message.js';
@@ -87,7 +87,7 @@ export class RetailMarketBooks implements OnApplicationShutdown {
   private readonly account: string | undefined;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly streams: RetailStreams,
     private readonly clock: Clock,
   ) {

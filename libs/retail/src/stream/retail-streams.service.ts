@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig, steadyNow } from '@lib/core';
+import { type CoreConfig, GATEWAY_CONFIG, steadyNow } from '@lib/core';
 
 import { RetailSocket, type RetailSocketOptions } from './retail-socket.js';
 
@@ -35,7 +35,7 @@ export class RetailStreams implements OnApplicationShutdown {
   private readonly options: RetailStreamOptions;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly signer: RetailSigner,
     @Optional() @Inject(RETAIL_STREAM_OPTIONS) options?: Partial<RetailStreamOptions>,
   ) {

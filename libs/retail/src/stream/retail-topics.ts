@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, RETAIL_ACCOUNT_NAME } from '@lib/core';
+import { type CoreConfig, GATEWAY_CONFIG, RETAIL_ACCOUNT_NAME } from '@lib/core';
 import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicFamily, TopicSourceRegistry } from '@lib/fanout';
 
 import { RetailMarketBooks } from './retail-market-books.js';
@@ -55,7 +55,7 @@ export class RetailTopics implements OnModuleInit {
   readonly defaultAccount: string | undefined;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CoreConfig,
     private readonly streams: RetailStreams,
     private readonly books: RetailMarketBooks,
     @Optional() @Inject(TopicSourceRegistry) private readonly registry: TopicSourceRegistry | null,

@@ -8,7 +8,6 @@ import {
   type ClientConfig,
   ForbiddenError,
   GATEWAY_CONFIG,
-  type GatewayConfig,
   RateLimitedError,
   type Scope,
   UnauthenticatedError,
@@ -20,6 +19,7 @@ import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../decorators/auth.decorators.js'
 import { ClientAddresses } from '../http/client-address.js';
 import type { AuthenticatedClient } from '../auth/authenticated-client.js';
 import { feedScopeOf } from '../auth/feed-scope.js';
+import { type GatewayConfig } from '../../config/gateway-config.schema.js';
 
 /** `Authorization: Bearer <key>`: the key is the first capture. */
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -32,3 +32,11 @@ export const CatalogSchema = z
   .strict();
 
 export type CatalogConfig = z.infer<typeof CatalogSchema>;
+
+/** What the catalog lib reads of the gateway's config: its section, and the running environment's catalog address. */
+export interface CatalogConfigView {
+  catalog: CatalogConfig;
+  redis?: { keyPrefix: string };
+  environment: string;
+  environments: Partial<Record<string, { catalogUrl: string }>>;
+}
