@@ -4,8 +4,8 @@
 // Exit 0: the chain is whole; 1: it is broken; 2: the journal cannot be read.
 import { parseArgs } from 'node:util';
 
-import { type JournalConfig, JournalSchema, loadGatewayConfig } from '@lib/core';
-import { openJournalDatabase } from '@lib/journal';
+import { loadGatewayConfig } from '@lib/core';
+import { type JournalConfig, JournalSchema, openJournalDatabase } from '@lib/journal';
 
 import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 

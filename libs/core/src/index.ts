@@ -15,7 +15,6 @@ export {
   type RedisConfig,
   type RetailAccountConfig,
 } from './config/config.schema.js';
-export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
 export {
   BUCKET_SCOPES,
   EXCHANGE_TIERS,

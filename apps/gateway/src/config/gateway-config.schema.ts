@@ -1,6 +1,7 @@
 import { CoreConfigSchema } from '@lib/core';
 import { CATALOG_BUCKET_NAMES, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
 import { EXCHANGE_BUCKET_NAMES } from '@lib/exchange';
+import { JournalSchema } from '@lib/journal';
 import { declaredBucketsCheck } from '@lib/ratelimit';
 import { RETAIL_BUCKET_NAMES } from '@lib/retail';
 import type { z } from 'zod';
@@ -14,12 +15,13 @@ export const GATEWAY_BUCKET_NAMES: readonly string[] = [
 
 /**
  * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
- * (`catalog` from @lib/catalog), with what only the libs know checked against their declarations (so a
+ * (`catalog` from @lib/catalog, `journal` from @lib/journal), with what only the libs know checked against their declarations (so a
  * typo fails at start, every key listed): `limits.buckets` overrides and team shares name declared
  * buckets, `catalog.ttlSeconds` names catalog routes.
  */
 export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
   catalog: CatalogSchema.prefault({}),
+  journal: JournalSchema.prefault({}),
 })
   .superRefine(declaredBucketsCheck(GATEWAY_BUCKET_NAMES))
   .superRefine(catalogConfigCheck);

@@ -4,7 +4,6 @@ import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
-import { JournalSchema } from './journal.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
 import { StreamsSchema } from './streams.schema.js';
@@ -224,7 +223,6 @@ export const CoreConfigSchema = z
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
     risk: RiskSchema.prefault({}),
-    journal: JournalSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
