@@ -3,7 +3,7 @@ import { fleetConfig } from './support/fleet.js';
 import { FIRM, PARTICIPANT, type Json, type Stack, eventually, redisUrl, startStack } from './support/stack.js';
 import { StallProxy } from './support/stall-proxy.js';
 import { WsTestClient, seqGaps } from './support/ws-client.js';
-import { type GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TOPIC = 'exchange.dropcopy';
 const CALL = 'CreateDropCopySubscription';

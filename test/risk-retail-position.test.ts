@@ -1,6 +1,6 @@
 import { COUNTERPARTY } from './support/exchange-stack.js';
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
-import { type GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const SLUG = 'aec-nfl-bal-pit-2026-11-22';
 const MAX_POSITION = 10;

@@ -8,7 +8,7 @@ import {
   startStack,
   testRedisLimits,
 } from './stack.js';
-import { type GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
 export interface Fleet {

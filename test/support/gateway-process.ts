@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 
 import { raiseHarnessPriority } from './harness-priority.js';
 import { freePort, subjectCommand } from './redis-server.js';
-import { type GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 export interface GatewayProcess {
   url: string;

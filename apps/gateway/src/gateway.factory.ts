@@ -13,7 +13,7 @@ import { CompletedRequests } from './common/hooks/completed-requests.js';
 import { installJsonBodyParser } from './common/http/json-body.js';
 import { installRequestGate } from './common/hooks/request-gate.js';
 import { fastifyOptions } from './common/http/server-options.js';
-import { type GatewayConfig } from './config/gateway-config.schema.js';
+import type { GatewayConfig } from './config/gateway-config.schema.js';
 
 export type GatewayOptions = AppModuleOptions;
 

@@ -4,6 +4,7 @@ export { Clock, ClockModule, steadyNow, SystemClock, systemClock } from './clock
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
+  ClientSchema,
   ENVIRONMENT_NAMES,
   CoreConfigSchema,
   type ClientConfig,
@@ -32,15 +33,6 @@ export {
   teamStreamShares,
   teamSymbolShares,
 } from './config/streams.schema.js';
-export {
-  type BreakerConfig,
-  RISK_ENTITLEMENTS,
-  RISK_SCOPE_KINDS,
-  type RiskConfig,
-  type RiskEntitlement,
-  type RiskLimit,
-  type RiskScopeKind,
-} from './config/risk.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,

@@ -6,7 +6,7 @@ import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { RequireScopes } from '../common/decorators/auth.decorators.js';
 import { type FeedScope, feedScopeOf } from '../common/auth/feed-scope.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export interface ClientView {
   id: string;

@@ -1,10 +1,12 @@
-import { CoreConfigSchema } from '@lib/core';
+import { ClientSchema, CoreConfigSchema } from '@lib/core';
 import { CATALOG_BUCKET_NAMES, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
 import { EXCHANGE_BUCKET_NAMES } from '@lib/exchange';
 import { JournalSchema } from '@lib/journal';
 import { declaredBucketsCheck } from '@lib/ratelimit';
 import { RETAIL_BUCKET_NAMES } from '@lib/retail';
-import type { z } from 'zod';
+import { z } from 'zod';
+
+import { RiskClientFields, RiskSchema, riskConfigCheck } from '../risk/risk.config.js';
 
 /** Every upstream bucket the gateway's surfaces declare (each lib owns its list, next to its calls). */
 export const GATEWAY_BUCKET_NAMES: readonly string[] = [
@@ -13,19 +15,27 @@ export const GATEWAY_BUCKET_NAMES: readonly string[] = [
   ...CATALOG_BUCKET_NAMES,
 ];
 
+/** A client's entry: @lib/core's fields and what the app's risk step reads of it. */
+const GatewayClientSchema = ClientSchema.safeExtend(RiskClientFields);
+
 /**
  * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
- * (`catalog` from @lib/catalog, `journal` from @lib/journal), with what only the libs know checked against their declarations (so a
- * typo fails at start, every key listed): `limits.buckets` overrides and team shares name declared
- * buckets, `catalog.ttlSeconds` names catalog routes.
+ * (`catalog` from @lib/catalog, `journal` from @lib/journal, `risk` from the app's risk folder), with
+ * what only the slices know checked against their declarations (so a typo fails at start, every key
+ * listed): `limits.buckets` overrides and team shares name declared buckets, `catalog.ttlSeconds` names
+ * catalog routes, a risk limit names a configured team or client.
  */
 export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
   catalog: CatalogSchema.prefault({}),
+  risk: RiskSchema.prefault({}),
   journal: JournalSchema.prefault({}),
+  clients: z.array(GatewayClientSchema).default([]),
 })
+  .superRefine(riskConfigCheck)
   .superRefine(declaredBucketsCheck(GATEWAY_BUCKET_NAMES))
   .superRefine(catalogConfigCheck);
 
 /** The whole validated configuration: only the app holds this type; a lib types its injection with its own view. */
 export type GatewayConfig = z.infer<typeof GatewayAppConfigSchema>;
 export type GatewayConfigInput = z.input<typeof GatewayAppConfigSchema>;
+export type ClientConfig = GatewayConfig['clients'][number];

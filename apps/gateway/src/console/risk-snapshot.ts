@@ -5,7 +5,7 @@ import { OpenOrders } from '../risk/open-orders.service.js';
 import { RiskGate } from '../risk/risk-gate.service.js';
 import type { TradingStateRecord } from '../risk/trading-state.js';
 import { TradingStates } from '../risk/trading-states.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** One open-order count against its limit (held: undefined when the count cannot be read). */
 export interface OpenOrderUse {

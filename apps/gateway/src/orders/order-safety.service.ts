@@ -30,7 +30,7 @@ import { withoutSecrets } from './redact-secrets.js';
 import { RetailOrderChannel, callKey } from './retail-order-channel.js';
 import { perOrder } from './batch-records.js';
 import { UnknownOrders } from './unknown-orders.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The key a call holds in the idempotency records, with how it was named. */
 interface HeldKey {

@@ -6,7 +6,7 @@ import type { ChangeOutcome } from './change-terms.js';
 import { OrderChangeNotAppliedError } from './order-safety.errors.js';
 import { ReplaceResolver } from './replace-resolver.js';
 import { RetailChangeFinder } from './retail-change-finder.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** gRPC ABORTED: the item shape of a batch answer for a replace resolved as not applied. */
 const GRPC_ABORTED = 10;

@@ -9,7 +9,7 @@ import { CREATING_OPERATIONS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
 import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;

@@ -6,7 +6,7 @@ import { FOUND_BY_TERMS } from './order-call.js';
 import { OrderNotPlacedError } from './order-safety.errors.js';
 import { RetailOrderChannel } from './retail-order-channel.js';
 import { type RetailFinding, RetailOrderFinder } from './retail-order-finder.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * UNKNOWN retail creates and close-positions (sent, answer lost), resolved by RetailOrderFinder and

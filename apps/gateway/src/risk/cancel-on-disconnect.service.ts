@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDe
 import { DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { ClientCancelAll } from './client-cancel-all.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** Longest grace a client may ask for (seconds): past this, a client wants a dead-man's switch, not this. */
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;

@@ -10,7 +10,7 @@ import { PositionBook } from './position-book.service.js';
 import { RetailPositionBook } from './retail-position-book.service.js';
 import { RiskGate } from './risk-gate.service.js';
 import { type ExposureCount, matchesPattern } from './risk-limits.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * Open notional and net position (issue 26 item 1): what an exchange insert adds to the exposure counts,

@@ -8,7 +8,7 @@ import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
 import { OpenOrders } from './open-orders.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The kill switch's own calls spend the shared budget under this name, not any team's share. */
 const KILL_SWITCH_TEAM = 'gateway';

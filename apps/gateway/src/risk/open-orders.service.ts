@@ -27,7 +27,7 @@ import {
   RedisOpenOrderStore,
   type Refusal,
 } from './open-orders.store.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The retail API's limits count over 10 s windows (spec 8): the longest a rebuild's retail read waits for budget. */
 const RETAIL_READ_WAIT_MS = 10_000;

@@ -4,7 +4,7 @@ import { LocalTokenBucket } from '@lib/ratelimit';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { RiskLimits } from './risk-limits.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * The per-client message throttle (issue 26): order-entering calls per second, as the tightest

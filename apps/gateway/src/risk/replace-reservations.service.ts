@@ -10,7 +10,7 @@ import { MarketEvents } from './market-events.service.js';
 import { MICROS, type OpenOrderCount } from './open-orders.store.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderOrigins } from './order-origins.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const ReplaceAnswerSchema = z.looseObject({
   responses: z.array(z.looseObject({ orderId: z.string().optional() })),

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { OpenOrders } from './open-orders.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
 import { CLOSED_ORDER_STATES } from './order-states.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** One resting retail order as the gateway sees it: where it stands on the market's YES book. */
 export interface RestingRetailOrder {

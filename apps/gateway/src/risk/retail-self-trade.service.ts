@@ -12,7 +12,7 @@ import {
   retailOrdersUnknown,
   selfTradeRefusal,
 } from './self-trade.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * Cross-team self-trade prevention on the retail surface (issue 26, `risk.crossTeamSelfTrade: reject`):

@@ -8,7 +8,7 @@ import { limitRefusal, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The client's signed net position in a market (positive long), read only when a reduce-only state needs it. */
 export type PositionOf = (market: string) => Promise<number>;

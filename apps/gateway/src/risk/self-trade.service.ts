@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 import { isAggressive } from './price-band.js';
 import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const OpenOrdersSchema = z.looseObject({
   orders: z

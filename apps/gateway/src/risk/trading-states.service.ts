@@ -10,7 +10,7 @@ import {
   scopesOf,
 } from './trading-state.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * The firm's trading states, latched in the store (Redis when configured) and held here in memory, so

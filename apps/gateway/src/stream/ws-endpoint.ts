@@ -18,7 +18,7 @@ import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
 import { WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance } from './ws-topic-allowance.js';
-import { type GatewayConfig } from '../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export const WS_PATH = '/ws';
 

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
-import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
 import { StreamsSchema } from './streams.schema.js';
 
 /** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
@@ -164,7 +163,7 @@ const RetailSchema = z
 const KeyHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 lower-case hex digits>');
 const Participant = z.string().regex(/^firms\/[^/]+\/users\/[^/]+$/, 'expected firms/<FIRM>/users/<USER>');
 
-const ClientSchema = z
+export const ClientSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
     team: z.string().min(1),
@@ -180,10 +179,6 @@ const ClientSchema = z
     firmWide: z.boolean().default(false),
     /** This client's own in-flight bounds (see BulkheadsSchema). */
     bulkhead: ClientBulkheadSchema.optional(),
-    /** Order fields this client may set that the gateway otherwise refuses (issue 26 field policing). */
-    entitlements: z.array(z.enum(RISK_ENTITLEMENTS)).default([]),
-    /** What the client is: stamped as every order's manualOrderIndicator, whatever the body says. */
-    manualOrders: z.boolean().default(false),
   })
   .strict();
 
@@ -222,7 +217,6 @@ export const CoreConfigSchema = z
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
     streams: StreamsSchema.prefault({}),
-    risk: RiskSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
@@ -251,12 +245,6 @@ export const CoreConfigSchema = z
       if (!clientIds.has(id))
         ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
     }
-    config.risk.limits.forEach((limit, i) => {
-      if (limit.scope === 'team' && !teams.has(limit.id ?? ''))
-        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
-      if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id))
-        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
-    });
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {

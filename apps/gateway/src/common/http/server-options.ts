@@ -8,7 +8,7 @@ import type { FastifyHttpOptions } from 'fastify';
 import { ClientAddresses } from './client-address.js';
 import { sendProblem } from '../filters/problem.filter.js';
 import { writeRawProblem } from '../filters/raw-problem.js';
-import { type GatewayConfig } from '../../config/gateway-config.schema.js';
+import type { GatewayConfig } from '../../config/gateway-config.schema.js';
 
 /** Statuses of the errors Node's HTTP parser raises before Fastify has a request (the rest are 400). */
 const PARSER_STATUSES: Record<string, number> = { ERR_HTTP_REQUEST_TIMEOUT: 408, HPE_HEADER_OVERFLOW: 431 };
