@@ -26,13 +26,6 @@ export {
   type LimitsConfig,
   type RequestClass,
 } from './config/limits.schema.js';
-export {
-  type ClientStreamsConfig,
-  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-  type StreamsConfig,
-  teamStreamShares,
-  teamSymbolShares,
-} from './config/streams.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,

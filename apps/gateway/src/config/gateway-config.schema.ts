@@ -7,6 +7,7 @@ import { RETAIL_BUCKET_NAMES } from '@lib/retail';
 import { z } from 'zod';
 
 import { RiskClientFields, RiskSchema, riskConfigCheck } from '../risk/risk.config.js';
+import { StreamsSchema, streamsConfigCheck } from '../stream/streams.config.js';
 
 /** Every upstream bucket the gateway's surfaces declare (each lib owns its list, next to its calls). */
 export const GATEWAY_BUCKET_NAMES: readonly string[] = [
@@ -20,17 +21,19 @@ const GatewayClientSchema = ClientSchema.safeExtend(RiskClientFields);
 
 /**
  * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
- * (`catalog` from @lib/catalog, `journal` from @lib/journal, `risk` from the app's risk folder), with
+ * (`catalog` from @lib/catalog, `journal` from @lib/journal, `streams` and `risk` from the app's stream and risk folders), with
  * what only the slices know checked against their declarations (so a typo fails at start, every key
  * listed): `limits.buckets` overrides and team shares name declared buckets, `catalog.ttlSeconds` names
- * catalog routes, a risk limit names a configured team or client.
+ * catalog routes, stream shares and risk limits name configured teams and clients.
  */
 export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
   catalog: CatalogSchema.prefault({}),
+  streams: StreamsSchema.prefault({}),
   risk: RiskSchema.prefault({}),
   journal: JournalSchema.prefault({}),
   clients: z.array(GatewayClientSchema).default([]),
 })
+  .superRefine(streamsConfigCheck)
   .superRefine(riskConfigCheck)
   .superRefine(declaredBucketsCheck(GATEWAY_BUCKET_NAMES))
   .superRefine(catalogConfigCheck);

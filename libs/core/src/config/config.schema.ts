@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
 import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
-import { StreamsSchema } from './streams.schema.js';
 
 /** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
 export const DEFAULT_PROTO_DIR = 'proto';
@@ -216,7 +215,6 @@ export const CoreConfigSchema = z
     retail: RetailSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
     limits: LimitsSchema.prefault({}),
-    streams: StreamsSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
@@ -232,19 +230,6 @@ export const CoreConfigSchema = z
     }
     const teams = new Set(config.teams.map((t) => t.id));
     const accounts = new Set((active?.retailAccounts ?? []).map((a) => a.name));
-    for (const team of Object.keys(config.streams.exchange.teamShares)) {
-      if (!teams.has(team))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['streams', 'exchange', 'teamShares', team],
-          message: `unknown team "${team}"`,
-        });
-    }
-    const clientIds = new Set(config.clients.map((c) => c.id));
-    for (const id of Object.keys(config.streams.clients)) {
-      if (!clientIds.has(id))
-        ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
-    }
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {
