@@ -6,6 +6,7 @@ export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
   ClientSchema,
   ENVIRONMENT_NAMES,
+  TeamSchema,
   CoreConfigSchema,
   type ClientConfig,
   type CoreConfig,
@@ -16,16 +17,6 @@ export {
   type RedisConfig,
   type RetailAccountConfig,
 } from './config/config.schema.js';
-export {
-  BUCKET_SCOPES,
-  EXCHANGE_TIERS,
-  REQUEST_CLASSES,
-  type BucketOverride,
-  type BucketScope,
-  type ExchangeTier,
-  type LimitsConfig,
-  type RequestClass,
-} from './config/limits.schema.js';
 export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,

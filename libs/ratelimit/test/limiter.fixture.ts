@@ -1,28 +1,24 @@
 import { randomUUID } from 'node:crypto';
 
-import {
-  Clock,
-  type CoreConfigInput,
-  CoreConfigSchema,
-  createRedisClient,
-  MetricsRegistry,
-  Readiness,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, createRedisClient, MetricsRegistry, Readiness, type RedisClient } from '@lib/core';
 
 import { CATALOG_BUCKETS } from '@lib/catalog';
 import { exchangeBuckets } from '@lib/exchange';
 import { RETAIL_BUCKETS } from '@lib/retail';
 
+import {
+  GatewayAppConfigSchema,
+  type GatewayConfigInput,
+} from '../../../apps/gateway/src/config/gateway-config.schema.js';
 import type { BucketDeclaration } from '../src/budget/bucket-declaration.js';
 import { RateLimiter } from '../src/rate-limiter.service.js';
 
-type LimitsInput = NonNullable<CoreConfigInput['limits']>;
-type TeamsInput = NonNullable<CoreConfigInput['teams']>;
+type LimitsInput = NonNullable<GatewayConfigInput['limits']>;
+type TeamsInput = NonNullable<GatewayConfigInput['teams']>;
 
 /** The limits and teams sections exactly as the gateway's config schema resolves them, the surfaces' buckets, and the upstream pools' sections (http, bulkheads, clients). */
 export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) {
-  const config = CoreConfigSchema.parse({
+  const config = GatewayAppConfigSchema.parse({
     environment: 'development',
     environments: {
       development: {

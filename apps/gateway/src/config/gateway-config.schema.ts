@@ -1,8 +1,8 @@
-import { ClientSchema, CoreConfigSchema } from '@lib/core';
+import { ClientSchema, CoreConfigSchema, TeamSchema } from '@lib/core';
 import { CATALOG_BUCKET_NAMES, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
-import { EXCHANGE_BUCKET_NAMES } from '@lib/exchange';
+import { EXCHANGE_BUCKET_NAMES, ExchangeLimitsFields } from '@lib/exchange';
 import { JournalSchema } from '@lib/journal';
-import { declaredBucketsCheck } from '@lib/ratelimit';
+import { declaredBucketsCheck, LimitsSchema, LimitsTeamFields } from '@lib/ratelimit';
 import { RETAIL_BUCKET_NAMES } from '@lib/retail';
 import { z } from 'zod';
 
@@ -16,21 +16,26 @@ export const GATEWAY_BUCKET_NAMES: readonly string[] = [
   ...CATALOG_BUCKET_NAMES,
 ];
 
+/** A team's entry: @lib/core's fields and its shares of the upstream buckets (@lib/ratelimit). */
+const GatewayTeamSchema = TeamSchema.safeExtend(LimitsTeamFields);
+
 /** A client's entry: @lib/core's fields and what the app's risk step reads of it. */
 const GatewayClientSchema = ClientSchema.safeExtend(RiskClientFields);
 
 /**
  * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
- * (`catalog` from @lib/catalog, `journal` from @lib/journal, `streams` and `risk` from the app's stream and risk folders), with
+ * (`catalog` from @lib/catalog, `limits` from @lib/ratelimit with the exchange tier from @lib/exchange, `journal` from @lib/journal, `streams` and `risk` from the app's stream and risk folders), with
  * what only the slices know checked against their declarations (so a typo fails at start, every key
  * listed): `limits.buckets` overrides and team shares name declared buckets, `catalog.ttlSeconds` names
  * catalog routes, stream shares and risk limits name configured teams and clients.
  */
 export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
   catalog: CatalogSchema.prefault({}),
+  limits: LimitsSchema.safeExtend(ExchangeLimitsFields).prefault({}),
   streams: StreamsSchema.prefault({}),
   risk: RiskSchema.prefault({}),
   journal: JournalSchema.prefault({}),
+  teams: z.array(GatewayTeamSchema).default([]),
   clients: z.array(GatewayClientSchema).default([]),
 })
   .superRefine(streamsConfigCheck)

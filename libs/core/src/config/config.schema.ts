@@ -4,7 +4,6 @@ import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
-import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
 
 /** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
 export const DEFAULT_PROTO_DIR = 'proto';
@@ -181,9 +180,7 @@ export const ClientSchema = z
   })
   .strict();
 
-const TeamSchema = z
-  .object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() })
-  .strict();
+export const TeamSchema = z.object({ id: z.string().min(1), bulkhead: TeamBulkheadSchema.optional() }).strict();
 
 const InboundSchema = z
   .object({
@@ -214,7 +211,6 @@ export const CoreConfigSchema = z
     exchange: ExchangeSchema.prefault({}),
     retail: RetailSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
-    limits: LimitsSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
