@@ -8,16 +8,15 @@ export {
   ENVIRONMENT_NAMES,
   TeamSchema,
   CoreConfigSchema,
-  type ClientConfig,
+  hostPort,
+  httpUrl,
+  secretFile,
   type CoreConfig,
   type CoreConfigInput,
-  type EnvironmentConfig,
   type EnvironmentName,
   type HttpConfig,
   type RedisConfig,
-  type RetailAccountConfig,
 } from './config/config.schema.js';
-export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,
   ForbiddenError,

@@ -1,9 +1,16 @@
-import { ClientSchema, CoreConfigSchema, TeamSchema } from '@lib/core';
-import { CATALOG_BUCKET_NAMES, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
-import { EXCHANGE_BUCKET_NAMES, ExchangeLimitsFields } from '@lib/exchange';
+import {
+  AuthClientFields,
+  EnvironmentSchema,
+  ExchangeTokenFields,
+  RetailSigningFields,
+  environmentsConfigCheck,
+} from '@lib/auth';
+import { CATALOG_BUCKET_NAMES, CatalogEnvironmentFields, CatalogSchema, catalogConfigCheck } from '@lib/catalog';
+import { ClientSchema, CoreConfigSchema, ENVIRONMENT_NAMES, TeamSchema } from '@lib/core';
+import { EXCHANGE_BUCKET_NAMES, ExchangeClientFields, ExchangeFields, ExchangeLimitsFields } from '@lib/exchange';
 import { JournalSchema } from '@lib/journal';
 import { declaredBucketsCheck, LimitsSchema, LimitsTeamFields } from '@lib/ratelimit';
-import { RETAIL_BUCKET_NAMES } from '@lib/retail';
+import { RETAIL_BUCKET_NAMES, RetailFields } from '@lib/retail';
 import { z } from 'zod';
 
 import { RiskClientFields, RiskSchema, riskConfigCheck } from '../risk/risk.config.js';
@@ -16,20 +23,40 @@ export const GATEWAY_BUCKET_NAMES: readonly string[] = [
   ...CATALOG_BUCKET_NAMES,
 ];
 
+/** An environment's addresses: those @lib/auth binds credentials to, and the catalog's. */
+const GatewayEnvironmentSchema = EnvironmentSchema.safeExtend(CatalogEnvironmentFields);
+
 /** A team's entry: @lib/core's fields and its shares of the upstream buckets (@lib/ratelimit). */
 const GatewayTeamSchema = TeamSchema.safeExtend(LimitsTeamFields);
 
-/** A client's entry: @lib/core's fields and what the app's risk step reads of it. */
-const GatewayClientSchema = ClientSchema.safeExtend(RiskClientFields);
+/** A client's entry: @lib/core's fields and what auth, the exchange and the app's risk step read of it. */
+const GatewayClientSchema = ClientSchema.safeExtend({
+  ...ExchangeClientFields,
+  ...AuthClientFields,
+  ...RiskClientFields,
+});
 
 /**
- * The gateway's one config schema, assembled from the slices: @lib/core's sections and each lib's own
- * (`catalog` from @lib/catalog, `limits` from @lib/ratelimit with the exchange tier from @lib/exchange, `journal` from @lib/journal, `streams` and `risk` from the app's stream and risk folders), with
- * what only the slices know checked against their declarations (so a typo fails at start, every key
- * listed): `limits.buckets` overrides and team shares name declared buckets, `catalog.ttlSeconds` names
- * catalog routes, stream shares and risk limits name configured teams and clients.
+ * The gateway's one config schema, assembled from the slices: @lib/core's sections (server, logging,
+ * redis, http, bulkheads, inbound, the team and client basics) and each lib's own, declared next to the
+ * code that reads it: `environments` (@lib/auth, plus the catalog's address), `exchange` (the token
+ * provider's fields from @lib/auth, the rest from @lib/exchange), `retail` (likewise with @lib/retail),
+ * `catalog`, `limits` (@lib/ratelimit, with the tier from @lib/exchange), `journal`, and the app's
+ * `streams` and `risk`. Each slice's cross-section check runs too (every problem listed at start): the
+ * running environment has addresses, clients name known retail accounts, `limits.buckets` overrides and
+ * team shares name declared buckets, `catalog.ttlSeconds` names catalog routes, stream shares and risk
+ * limits name configured teams and clients.
  */
 export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
+  environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), GatewayEnvironmentSchema),
+  exchange: z
+    .object({ ...ExchangeTokenFields, ...ExchangeFields })
+    .strict()
+    .prefault({}),
+  retail: z
+    .object({ ...RetailSigningFields, ...RetailFields })
+    .strict()
+    .prefault({}),
   catalog: CatalogSchema.prefault({}),
   limits: LimitsSchema.safeExtend(ExchangeLimitsFields).prefault({}),
   streams: StreamsSchema.prefault({}),
@@ -38,6 +65,7 @@ export const GatewayAppConfigSchema = CoreConfigSchema.safeExtend({
   teams: z.array(GatewayTeamSchema).default([]),
   clients: z.array(GatewayClientSchema).default([]),
 })
+  .superRefine(environmentsConfigCheck)
   .superRefine(streamsConfigCheck)
   .superRefine(riskConfigCheck)
   .superRefine(declaredBucketsCheck(GATEWAY_BUCKET_NAMES))

@@ -6,15 +6,6 @@ import { UpstreamHttp, urlOf } from './upstream-http.service.js';
 
 const config = CoreConfigSchema.parse({
   environment: 'development',
-  environments: {
-    development: {
-      authUrl: 'http://127.0.0.1:1',
-      exchangeUrl: 'http://127.0.0.1:1',
-      grpcTarget: '127.0.0.1:1',
-      retailUrl: 'http://127.0.0.1:1',
-      catalogUrl: 'http://127.0.0.1:1',
-    },
-  },
 });
 
 describe(UpstreamHttp.name, () => {
