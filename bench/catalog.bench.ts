@@ -16,13 +16,14 @@ import { promisify } from 'node:util';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateApiKey, hashApiKey } from '@lib/auth';
-import { GatewayConfigSchema, SCOPES } from '@lib/core';
+import { SCOPES } from '@lib/core';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 
 import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import { type RunningSandbox, startSandbox } from '../apps/sandbox/src/sandbox.js';
 import { type RunningNginx, findNginx, startNginx } from './catalog-nginx.js';
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 interface AutocannonResult {
   requests: { average: number };
@@ -60,7 +61,7 @@ export interface Gateway {
 export async function startGateway(sandbox: RunningSandbox, logLevel: 'info' | 'warn'): Promise<Gateway> {
   const key = generateApiKey();
   const journalDir = mkdtempSync(join(tmpdir(), 'catalog-bench-journal-'));
-  const config = GatewayConfigSchema.parse({
+  const config = GatewayAppConfigSchema.parse({
     server: { host: '127.0.0.1', port: 0 },
     logging: { level: logLevel },
     environment: 'development',

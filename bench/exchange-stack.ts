@@ -4,11 +4,12 @@ import { Worker } from 'node:worker_threads';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateApiKey, hashApiKey } from '@lib/auth';
-import { GatewayConfigSchema, SCOPES } from '@lib/core';
+import { SCOPES } from '@lib/core';
 
 import { createGateway } from '../apps/gateway/src/gateway.factory.js';
 import type { RunningSandbox } from '../apps/sandbox/src/sandbox.js';
 import type { LoadRun, LoadSpec } from './exchange-load.worker.js';
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 export const ms = (value: number) => Number(value.toFixed(3));
 
@@ -116,7 +117,7 @@ export function benchGatewayConfig(
 /** A gateway on a free loopback port in front of the sandbox, with one client (every scope) of team `bench`. */
 export async function startBenchGateway(sandbox: SandboxPeer, options: BenchGatewayOptions): Promise<BenchGateway> {
   const key = generateApiKey();
-  const config = GatewayConfigSchema.parse(benchGatewayConfig(sandbox, options, key, 0));
+  const config = GatewayAppConfigSchema.parse(benchGatewayConfig(sandbox, options, key, 0));
   // Access log lines are formatted as in production and dropped, so their cost is counted.
   const app = await createGateway(config, { logDestination: { write: () => undefined } });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -10,13 +10,14 @@
 import { loadavg } from 'node:os';
 
 import * as core from '@lib/core';
-import { createRedisClient, GatewayConfigSchema, type RedisClient } from '@lib/core';
+import { createRedisClient, type RedisClient } from '@lib/core';
 import * as ratelimit from '@lib/ratelimit';
 import type { TakeRequest } from '@lib/ratelimit';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
 import { startRedisServer } from '../test/support/redis-server.js';
 import { type BaselineLimiterModules, loadBaselineLimiter } from './ratelimit-baseline.js';
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const CONCURRENCY = 200;
 const ROUND_MS = 3_000;
@@ -117,7 +118,7 @@ type Limiter = InstanceType<Modules['ratelimit']['RateLimiter']>;
 function limiterOn(redis: RedisClient, { core: lib, ratelimit: rl }: Modules, keyPrefix: string): Limiter {
   // Limits far above the offered load: every decision is an allowed take that writes, as in rate-limiter-flexible's consume.
   const huge = { limit: 1e9, windowSeconds: 1, safetyMargin: 1 };
-  const config = lib.GatewayConfigSchema.parse({
+  const config = GatewayAppConfigSchema.parse({
     environment: 'development',
     environments: {
       development: {
@@ -179,7 +180,7 @@ export async function run(): Promise<Record<string, unknown>> {
   // The gateway's client (no offline queue) with the production command timeout (config default). A
   // stall past it is refused (never decided twice) and only timeouts in a row go local: both are
   // counted below (decisionsByMode), so neither can flatter the numbers unseen.
-  const commandTimeoutMs = GatewayConfigSchema.shape.redis
+  const commandTimeoutMs = GatewayAppConfigSchema.shape.redis
     .unwrap()
     .parse({ mode: 'single', url: server.url }).commandTimeoutMs;
   const redis = createRedisClient({

@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 // The catalog cache's behaviour over real HTTP and the run's real Redis: coalescing of concurrent
 // misses (within one gateway and across two sharing Redis), stale-while-revalidate, stale-if-error

@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 // The catalog's hit path (CatalogFastPath): a repeated cache hit is answered before Fastify, and
 // answered exactly as Fastify would (same headers in the same order, same bytes, the hit counted,

@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 // The catalog through the gateway, on real sockets and the run's real Redis: every route, validation
 // before any upstream work, scopes, headers, 304, purge. Coalescing and stale serving are in

@@ -39,4 +39,15 @@ describe('libs/core', () => {
     });
     expect(mentions).toEqual([]);
   });
+
+  it("declares no upstream's config: no surface's section, address, field or tier (each lib declares its slice)", () => {
+    const mentions = coreSources('libs/core/src/config').flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, at: `${file}:${i + 1}` }))
+        .filter(({ line }) => /exchange|retail|catalog|participant|bucket/i.test(line))
+        .map(({ at, line }) => `${at}: ${line.trim()}`),
+    );
+    expect(mentions).toEqual([]);
+  });
 });

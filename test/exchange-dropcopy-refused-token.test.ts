@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type GatewayConfigInput, MetricsRegistry } from '@lib/core';
+import { MetricsRegistry } from '@lib/core';
 
 import { FIRM, PARTICIPANT, type Json, type Stack, eventually, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TOPIC = 'exchange.dropcopy';
 const SYMBOL = 'aec-nba-lal-gsw-2026-11-21';

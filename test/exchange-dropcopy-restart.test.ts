@@ -1,10 +1,9 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { fleetConfig } from './support/fleet.js';
 import { FIRM, PARTICIPANT, type Json, type Stack, eventually, redisUrl, startStack } from './support/stack.js';
 import { StallProxy } from './support/stall-proxy.js';
 import { WsTestClient, seqGaps } from './support/ws-client.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TOPIC = 'exchange.dropcopy';
 const CALL = 'CreateDropCopySubscription';

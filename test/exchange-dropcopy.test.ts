@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type GatewayConfigInput, MetricsRegistry, createRedisClient } from '@lib/core';
+import { MetricsRegistry, createRedisClient } from '@lib/core';
 
 import { FIRM, PARTICIPANT, type Stack, eventually, redisUrl, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TOPIC = 'exchange.dropcopy';
 const SYMBOL = 'aec-nba-lal-gsw-2026-11-21';

@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type Socket, createConnection, createServer, type Server } from 'node:net';
 
-import type { GatewayConfigInput } from '@lib/core';
-
 import { fleetConfig, productionRedisTimeout, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { type Answer, caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
 import { freePort, startRedisServer, subjectCommand } from './support/redis-server.js';
 import { type Json, type Stack, eventually, json, redisUrl, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;

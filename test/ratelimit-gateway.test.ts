@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, api, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /**
  * GET /exchange/v1/health spends `exchange.public`; here slowed to 20 per hour (18 with the 0.9 margin, refilling

@@ -1,9 +1,8 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { fleetConfig, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { type Answer, answerOf, caller, offer, restingBuy, spawnFleet, tally, QUIET_MARKETS } from './support/load.js';
 import { type Json, type Stack, type TestClient, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAIN_KEY = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d'; // retail account `main` of the stack
 const HEDGE_KEY = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'; // retail account `hedge`

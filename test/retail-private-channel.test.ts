@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { post } from './support/exchange-stack.js';
 import { type Stack, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 // Issue 29 ("written once"): an account's private order subscription has one holder in the gateway. The
 // risk view (open orders for the counted limits) and the unknown-outcome finder (the order channel held

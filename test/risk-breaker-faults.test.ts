@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { PARTICIPANT, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 /** One client per test (each trips its own breaker); `frozen` is halted by a latched trading state. */

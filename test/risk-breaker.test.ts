@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, api, eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 const CLIENTS = [

@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /** The net position's market: its own limit, away from the notional's. */
 const POSITION_MARKET = 'aec-nba-lal-gsw-2026-11-21';

@@ -1,9 +1,8 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY, SYMBOL, limit } from './support/exchange-stack.js';
 import { type Fleet, startFleet } from './support/fleet.js';
 import { caller } from './support/load.js';
 import { FIRM, PARTICIPANT, type Stack, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /** The net-position market: its position is built at the exchange, outside the gateway, so only the position stream can tell it. */
 const POSITION_MARKET = 'aec-nba-lal-gsw-2026-11-21';

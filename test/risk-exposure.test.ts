@@ -1,9 +1,8 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY, SYMBOL, limit } from './support/exchange-stack.js';
 import { type Fleet, startFleet } from './support/fleet.js';
 import { caller } from './support/load.js';
 import { PARTICIPANT, eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAX_OPEN_NOTIONAL = 50;
 /** Each storm order: a buy of 10 at 50 cents, $5 at its worst case: ten fill the budget exactly. */

@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { SYMBOL, post, startExchangeStack } from './support/exchange-stack.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 const CLIENTS = [

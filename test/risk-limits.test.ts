@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const NARROW = 'aec-nfl-gb-chi-2026-11-22';
 const TRADER = ['write:orders' as const, 'read:orders' as const];

@@ -1,10 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 
-import type { GatewayConfigInput } from '@lib/core';
-
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { PARTICIPANT, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAX_OPEN = 5;
 const CLIENTS = [

@@ -1,9 +1,8 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY, SYMBOL, limit } from './support/exchange-stack.js';
 import { type Fleet, startFleet } from './support/fleet.js';
 import { caller } from './support/load.js';
 import { PARTICIPANT, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAX_OPEN = 50;
 const INSERTS = 300;

@@ -1,8 +1,7 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /** Empty at start and never traded: no reference on either surface. */
 const EMPTY = 'aec-nfl-sf-sea-2026-11-22';

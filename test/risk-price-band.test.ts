@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY, SYMBOL, limit, post, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /** Empty at start: the gateway first reads their books once the counterparty's orders are in (one snapshot, no race with updates). */
 const EMPTY = 'aec-nfl-sf-sea-2026-11-22';

@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, api, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';
 const CLIENTS = [

@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 
-import type { GatewayConfigInput } from '@lib/core';
-
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, api, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAX_OPEN = 4;
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';

@@ -1,9 +1,8 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { COUNTERPARTY } from './support/exchange-stack.js';
 import { type Fleet, resetRetailLimits, startFleet, withoutKeyRate } from './support/fleet.js';
 import { caller } from './support/load.js';
 import { eventually, json } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const MAX_OPEN = 8;
 const CREATES = 40;

@@ -1,7 +1,6 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { SYMBOL, limit } from './support/exchange-stack.js';
 import { PARTICIPANT, type Stack, api, eventually, json, startStack } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';
 const OTHER_SLUG = 'aec-nfl-bal-pit-2026-11-22';

@@ -4,15 +4,17 @@
 // Exit 0: the chain is whole; 1: it is broken; 2: the journal cannot be read.
 import { parseArgs } from 'node:util';
 
-import { type JournalConfig, JournalSchema, loadGatewayConfig } from '@lib/core';
-import { openJournalDatabase } from '@lib/journal';
+import { loadGatewayConfig } from '@lib/core';
+import { type JournalConfig, JournalSchema, openJournalDatabase } from '@lib/journal';
+
+import { GatewayAppConfigSchema } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const { values } = parseArgs({ options: { embedded: { type: 'string' }, schema: { type: 'string' } } });
 
 async function main(): Promise<number> {
   const configured: JournalConfig = values.embedded
     ? JournalSchema.parse({ embeddedDir: values.embedded })
-    : loadGatewayConfig().journal;
+    : loadGatewayConfig(GatewayAppConfigSchema).journal;
   const config = values.schema ? { ...configured, schema: values.schema } : configured;
   const database = await openJournalDatabase(config);
   try {

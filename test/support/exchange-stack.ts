@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type Stack, type StackOptions, type TestClient, api, startStack } from './stack.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** An OPEN instrument of the sandbox fixture. */
 export const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';

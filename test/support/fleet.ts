@@ -1,5 +1,3 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import type { GatewayProcess } from './gateway-process.js';
 import { caller, spawnFleet } from './load.js';
 import {
@@ -10,6 +8,7 @@ import {
   startStack,
   testRedisLimits,
 } from './stack.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** A sandbox (with the stack's in-process gateway, which stays out of the fleet) and gateway processes sharing one Redis key prefix. */
 export interface Fleet {

@@ -3,11 +3,11 @@ import { appendFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { GatewayConfigInput } from '@lib/core';
 import { stringify } from 'yaml';
 
 import { raiseHarnessPriority } from './harness-priority.js';
 import { freePort, subjectCommand } from './redis-server.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 export interface GatewayProcess {
   url: string;

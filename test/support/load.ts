@@ -1,6 +1,5 @@
-import type { GatewayConfigInput } from '@lib/core';
-
 import { type GatewayProcess, spawnGateway } from './gateway-process.js';
+import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** One answer of a load run: status (0 when the request failed without one), problem code and limiter verdict. */
 export interface Answer {

@@ -4,9 +4,13 @@ import { join } from 'node:path';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateApiKey, hashApiKey } from '@lib/auth';
-import { type GatewayConfig, type GatewayConfigInput, SCOPES, type Scope } from '@lib/core';
+import { SCOPES, type Scope } from '@lib/core';
 
-import { GatewayAppConfigSchema } from '../../apps/gateway/src/config/gateway-config.schema.js';
+import {
+  GatewayAppConfigSchema,
+  type GatewayConfig,
+  type GatewayConfigInput,
+} from '../../apps/gateway/src/config/gateway-config.schema.js';
 import { type GatewayOptions, createGateway } from '../../apps/gateway/src/gateway.factory.js';
 import type { SandboxConfigInput } from '../../apps/sandbox/src/config/sandbox-config.schema.js';
 import { type RunningSandbox, startSandbox } from '../../apps/sandbox/src/sandbox.js';

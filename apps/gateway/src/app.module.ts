@@ -3,7 +3,6 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import {
   ClockModule,
   ConfigModule,
-  type GatewayConfig,
   HttpModule,
   InstanceIdModule,
   LoggingModule,
@@ -31,6 +30,7 @@ import { GatewayMetricsModule } from './metrics/metrics.module.js';
 import { RetailRoutesModule } from './retail/retail-routes.module.js';
 import { streamCapacity } from './stream/stream-capacity.js';
 import { StreamRoutesModule } from './stream/stream-routes.module.js';
+import type { GatewayConfig } from './config/gateway-config.schema.js';
 
 export interface AppModuleOptions {
   logDestination?: DestinationStream;

@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { GatewayConfig } from '@lib/core';
 import { Logger } from 'nestjs-pino';
 
 import { AppModule, type AppModuleOptions } from './app.module.js';
@@ -14,6 +13,7 @@ import { CompletedRequests } from './common/hooks/completed-requests.js';
 import { installJsonBodyParser } from './common/http/json-body.js';
 import { installRequestGate } from './common/hooks/request-gate.js';
 import { fastifyOptions } from './common/http/server-options.js';
+import type { GatewayConfig } from './config/gateway-config.schema.js';
 
 export type GatewayOptions = AppModuleOptions;
 

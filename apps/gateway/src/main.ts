@@ -7,7 +7,7 @@ import { closeGracefully, createGateway } from './gateway.factory.js';
 
 let config;
 try {
-  config = loadGatewayConfig(undefined, GatewayAppConfigSchema);
+  config = loadGatewayConfig(GatewayAppConfigSchema);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

@@ -2,26 +2,18 @@ import { writeFileSync } from 'node:fs';
 
 import { Global, Module, type Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import {
-  Clock,
-  ConfigModule,
-  type GatewayConfig,
-  HttpModule,
-  MetricsModule,
-  ReadinessModule,
-  SystemClock,
-} from '@lib/core';
+import { Clock, ConfigModule, HttpModule, MetricsModule, ReadinessModule, SystemClock } from '@lib/core';
 
 import { AuthModule } from './auth.module.js';
 import { ExchangeTokenProvider } from './exchange-token/exchange-token.provider.js';
 import { KeyLoadError } from './keys/key-load.error.js';
 import { KeyStore } from './keys/key-store.service.js';
 import { RetailSigner } from './retail-signing/retail-signer.service.js';
-import { authConfig, type KeyDir, ManualClock, writeKeyDir } from './testing/auth.fixtures.js';
+import { type AuthTestConfig, authConfig, type KeyDir, ManualClock, writeKeyDir } from './testing/auth.fixtures.js';
 import { LogCapture } from './testing/log-capture.js';
 
 /** Wired as the gateway wires it: core's global modules, and a Clock in the application's root module. */
-function appModule(config: GatewayConfig, clockModule?: Type) {
+function appModule(config: AuthTestConfig, clockModule?: Type) {
   @Module({
     imports: [
       ConfigModule.forRoot(config),

@@ -1,4 +1,16 @@
 export { AuthModule } from './auth.module.js';
+export {
+  AuthClientFields,
+  EnvironmentSchema,
+  ExchangeTokenFields,
+  RETAIL_ACCOUNT_NAME,
+  RetailSigningFields,
+  environmentsConfigCheck,
+  type AuthConfigView,
+  type EnvironmentConfig,
+  type ExchangeTokenSettings,
+  type RetailAccountConfig,
+} from './config/auth.config.js';
 export { ApiKeyVerifier, generateApiKey, hashApiKey, type KeyedIdentity } from './client-keys/api-key.js';
 export { CredentialTargetError, EnvironmentBinding } from './environment/environment-binding.js';
 export { ExchangeTokenProvider, type ExchangeTokenStatus } from './exchange-token/exchange-token.provider.js';

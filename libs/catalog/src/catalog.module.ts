@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
 
@@ -11,6 +11,7 @@ import { RedisCatalogStore } from './cache/redis-catalog.store.js';
 import { CatalogClient } from './client/catalog.client.js';
 import { CatalogUpstream } from './client/catalog-upstream.js';
 import { CatalogMetrics } from './metrics/catalog.metrics.js';
+import type { CatalogConfigView } from './config/catalog.config.js';
 
 /** The catalog client and its cache; relies on @lib/core's global config, Redis, HTTP pools, clock and metrics. */
 @Module({
@@ -28,7 +29,7 @@ import { CatalogMetrics } from './metrics/catalog.metrics.js';
     {
       inject: [REDIS, GATEWAY_CONFIG, Clock],
       provide: CATALOG_STORE,
-      useFactory: (redis: RedisClient | null, config: GatewayConfig, clock: Clock): CatalogStore =>
+      useFactory: (redis: RedisClient | null, config: CatalogConfigView, clock: Clock): CatalogStore =>
         redis
           ? new RedisCatalogStore(redis, config.redis?.keyPrefix ?? 'pmgw:', clock)
           : new MemoryCatalogStore(config.catalog.memoryEntries, () => clock.now()),

@@ -1,4 +1,10 @@
 export { CatalogModule } from './catalog.module.js';
+export {
+  CatalogEnvironmentFields,
+  CatalogSchema,
+  type CatalogConfig,
+  type CatalogConfigView,
+} from './config/catalog.config.js';
 export { CATALOG_BUCKETS, CATALOG_BUCKET_NAMES, CATALOG_BUDGETS } from './budget/catalog-budgets.js';
 export { CatalogClient, type CatalogCallContext } from './client/catalog.client.js';
 export type { Served } from './cache/catalog-cache.service.js';

@@ -4,45 +4,19 @@ export { Clock, ClockModule, steadyNow, SystemClock, systemClock } from './clock
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {
+  ClientSchema,
   ENVIRONMENT_NAMES,
-  GatewayConfigSchema,
-  type ClientConfig,
-  type EnvironmentConfig,
+  TeamSchema,
+  CoreConfigSchema,
+  hostPort,
+  httpUrl,
+  secretFile,
+  type CoreConfig,
+  type CoreConfigInput,
   type EnvironmentName,
-  type GatewayConfig,
-  type GatewayConfigInput,
   type HttpConfig,
   type RedisConfig,
-  type RetailAccountConfig,
 } from './config/config.schema.js';
-export { type JournalConfig, JournalSchema } from './config/journal.schema.js';
-export {
-  BUCKET_SCOPES,
-  EXCHANGE_TIERS,
-  REQUEST_CLASSES,
-  type BucketOverride,
-  type BucketScope,
-  type ExchangeTier,
-  type LimitsConfig,
-  type RequestClass,
-} from './config/limits.schema.js';
-export {
-  type ClientStreamsConfig,
-  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
-  type StreamsConfig,
-  teamStreamShares,
-  teamSymbolShares,
-} from './config/streams.schema.js';
-export {
-  type BreakerConfig,
-  RISK_ENTITLEMENTS,
-  RISK_SCOPE_KINDS,
-  type RiskConfig,
-  type RiskEntitlement,
-  type RiskLimit,
-  type RiskScopeKind,
-} from './config/risk.schema.js';
-export { DEFAULT_PROTO_DIR, RETAIL_ACCOUNT_NAME } from './config/config.schema.js';
 export {
   DomainError,
   ForbiddenError,

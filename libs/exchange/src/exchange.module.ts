@@ -1,6 +1,6 @@
 import { Inject, Module } from '@nestjs/common';
 import { AuthModule } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import { RateLimiter, RateLimitModule } from '@lib/ratelimit';
 import { UpstreamModule } from '@lib/upstream';
 
@@ -20,6 +20,7 @@ import { ExchangeReferenceData } from './operations/exchange-reference-data.serv
 import { ExchangeReports } from './operations/exchange-reports.service.js';
 import { ExchangeTrading } from './operations/exchange-trading.service.js';
 import { InstrumentDirectory } from './operations/instrument-directory.service.js';
+import type { ExchangeTier } from './config/exchange-tier.config.js';
 
 const OPERATIONS = [ExchangeAccounts, ExchangeMarketData, ExchangeReferenceData, ExchangeReports, ExchangeTrading];
 
@@ -44,7 +45,7 @@ const EXPORTED = [
 })
 export class ExchangeModule {
   /** Hands the limiter the buckets this lib's calls spend, at the firm's tier. */
-  constructor(limiter: RateLimiter, @Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(limiter: RateLimiter, @Inject(GATEWAY_CONFIG) config: { limits: { exchangeTier: ExchangeTier } }) {
     limiter.buckets.declare(...exchangeBuckets(config.limits.exchangeTier));
   }
 }

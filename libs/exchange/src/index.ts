@@ -1,5 +1,12 @@
 export { ExchangeHttpClient, type ExchangeCall } from './client/exchange-http.client.js';
 export { ExchangeModule } from './exchange.module.js';
+export { EXCHANGE_TIERS, ExchangeLimitsFields, type ExchangeTier } from './config/exchange-tier.config.js';
+export {
+  ExchangeClientFields,
+  ExchangeFields,
+  type ExchangeConfigView,
+  type ExchangeSettings,
+} from './config/exchange.config.js';
 export { EXCHANGE_BUCKET_NAMES, EXCHANGE_BUDGETS, exchangeBuckets } from './budget/exchange-budgets.js';
 export {
   EXCHANGE_MARKET_DATA_POLICY,

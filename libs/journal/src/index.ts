@@ -9,6 +9,7 @@ export {
 export { OrderJournal } from './journal/order-journal.js';
 export type { JournalEntry, JournalKind, JournalRecord } from './journal/journal-record.js';
 export { type JournalDatabase, openJournalDatabase } from './journal-database.js';
+export { type JournalConfig, JournalSchema } from './config/journal.config.js';
 export { JOURNAL_DATABASE, JournalModule } from './journal.module.js';
 export { MIGRATIONS, migrate } from './sql/migrations.js';
 export { PgClient } from './sql/pg-client.js';

@@ -1,4 +1,4 @@
-import type { JournalConfig } from '@lib/core';
+import type { JournalConfig } from './config/journal.config.js';
 
 import { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { OrderJournal } from './journal/order-journal.js';

@@ -1,6 +1,7 @@
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 
+import type { JournalConfig } from './config/journal.config.js';
 import { type JournalDatabase, openJournalDatabase } from './journal-database.js';
 
 export const JOURNAL_DATABASE = Symbol('JOURNAL_DATABASE');
@@ -22,7 +23,7 @@ class JournalShutdown implements OnApplicationShutdown {
     {
       provide: JOURNAL_DATABASE,
       inject: [GATEWAY_CONFIG],
-      useFactory: (config: GatewayConfig) =>
+      useFactory: (config: { journal: JournalConfig }) =>
         openJournalDatabase(config.journal, (error) =>
           new Logger('OrderJournal').error(
             `the journal's database cannot be reached; new orders are refused until it can: ${(error as Error).message}`,

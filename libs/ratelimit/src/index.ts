@@ -1,4 +1,16 @@
 export { RateLimitModule } from './ratelimit.module.js';
+export {
+  BUCKET_SCOPES,
+  LimitsSchema,
+  LimitsTeamFields,
+  REQUEST_CLASSES,
+  TeamSharesSchema,
+  type BucketOverride,
+  type BucketScope,
+  type LimitsConfig,
+  type RequestClass,
+  type TeamShares,
+} from './config/limits.config.js';
 export { RateLimiter, type CoolDownOptions, type RateLimiterDeps } from './rate-limiter.service.js';
 export { BucketRegistry, type BucketSpec } from './budget/bucket-registry.js';
 export { resolveBucket, type BucketDeclaration, type ResolvedBucketLimit } from './budget/bucket-declaration.js';

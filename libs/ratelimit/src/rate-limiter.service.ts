@@ -6,7 +6,6 @@ import {
   type Readiness,
   type ReadinessReport,
   type RedisClient,
-  REQUEST_CLASSES,
   SystemClock,
 } from '@lib/core';
 
@@ -14,6 +13,7 @@ import type { BucketDeclaration } from './budget/bucket-declaration.js';
 import { BucketRegistry, scopedKey } from './budget/bucket-registry.js';
 import { type Decision, decisionOf, unavailableDecision } from './budget/decision.js';
 import type { BucketName, LimitsConfig, RequestClass, TeamConfig } from './budget/limits.types.js';
+import { REQUEST_CLASSES } from './config/limits.config.js';
 import { buildPlan, planId, type TakePlan, type TakeRequest } from './budget/take-plan.js';
 import { type LinkLogger, mayHaveRun, RedisLink } from './cluster/redis-link.js';
 import { RedisLatency } from './cluster/redis-latency.js';

@@ -1,18 +1,20 @@
 import { Module } from '@nestjs/common';
-import {
-  Clock,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  INSTANCE_ID,
-  MetricsRegistry,
-  Readiness,
-  REDIS,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, GATEWAY_CONFIG, INSTANCE_ID, MetricsRegistry, Readiness, REDIS, type RedisClient } from '@lib/core';
 
+import type { TeamConfig } from './budget/limits.types.js';
 import { PriorityLane } from './budget/priority-lane.js';
+import type { LimitsConfig } from './config/limits.config.js';
 import { BudgetGate } from './gate/budget-gate.js';
 import { RateLimiter } from './rate-limiter.service.js';
+
+/** What the limiter reads of the config: its section, the teams' shares, the retail accounts (per-key buckets) and Redis's prefix. */
+interface RateLimitConfigView {
+  limits: LimitsConfig;
+  teams: readonly TeamConfig[];
+  environment: string;
+  environments?: Partial<Record<string, { retailAccounts: readonly { name: string }[] }>>;
+  redis?: { keyPrefix: string };
+}
 
 /**
  * Provides the shared upstream budget. Relies on @lib/core's global GATEWAY_CONFIG, REDIS,
@@ -34,7 +36,7 @@ import { RateLimiter } from './rate-limiter.service.js';
       ],
       provide: RateLimiter,
       useFactory: (
-        config: GatewayConfig,
+        config: RateLimitConfigView,
         redis: RedisClient | null,
         metrics: MetricsRegistry,
         readiness: Readiness,

@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
 
-import {
-  Clock,
-  createRedisClient,
-  GatewayConfigSchema,
-  type GatewayConfigInput,
-  MetricsRegistry,
-  Readiness,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, createRedisClient, MetricsRegistry, Readiness, type RedisClient } from '@lib/core';
 
 import { CATALOG_BUCKETS } from '@lib/catalog';
 import { exchangeBuckets } from '@lib/exchange';
 import { RETAIL_BUCKETS } from '@lib/retail';
 
+import {
+  GatewayAppConfigSchema,
+  type GatewayConfigInput,
+} from '../../../apps/gateway/src/config/gateway-config.schema.js';
 import type { BucketDeclaration } from '../src/budget/bucket-declaration.js';
 import { RateLimiter } from '../src/rate-limiter.service.js';
 
@@ -22,7 +18,7 @@ type TeamsInput = NonNullable<GatewayConfigInput['teams']>;
 
 /** The limits and teams sections exactly as the gateway's config schema resolves them, the surfaces' buckets, and the upstream pools' sections (http, bulkheads, clients). */
 export function resolveLimits(limits: LimitsInput = {}, teams: TeamsInput = []) {
-  const config = GatewayConfigSchema.parse({
+  const config = GatewayAppConfigSchema.parse({
     environment: 'development',
     environments: {
       development: {

@@ -1,3 +1,4 @@
+export { RetailFields, type RetailConfigView } from './config/retail.config.js';
 export { RetailHttpClient, type RetailCall } from './client/retail-http.client.js';
 export { RetailModule } from './retail.module.js';
 export { RETAIL_BUCKETS, RETAIL_BUCKET_NAMES, RETAIL_BUDGETS } from './budget/retail-budgets.js';

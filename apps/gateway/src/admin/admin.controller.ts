@@ -1,11 +1,12 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import { FanoutHub, type PoolUsage } from '@lib/fanout';
 import { type LimitsView, RateLimiter } from '@lib/ratelimit';
 
 import { RequireScopes } from '../common/decorators/auth.decorators.js';
 import { type FeedScope, feedScopeOf } from '../common/auth/feed-scope.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export interface ClientView {
   id: string;

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 
 import { OpenOrders } from '../risk/open-orders.service.js';
 import { RiskGate } from '../risk/risk-gate.service.js';
 import type { TradingStateRecord } from '../risk/trading-state.js';
 import { TradingStates } from '../risk/trading-states.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** One open-order count against its limit (held: undefined when the count cannot be read). */
 export interface OpenOrderUse {

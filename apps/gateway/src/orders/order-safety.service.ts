@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, problemOf, toDomainError } from '@lib/core';
+import { Clock, ErrorCode, GATEWAY_CONFIG, problemOf, toDomainError } from '@lib/core';
 import {
   type IdempotencyRecord,
   JOURNAL_DATABASE,
@@ -30,6 +30,7 @@ import { withoutSecrets } from './redact-secrets.js';
 import { RetailOrderChannel, callKey } from './retail-order-channel.js';
 import { perOrder } from './batch-records.js';
 import { UnknownOrders } from './unknown-orders.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The key a call holds in the idempotency records, with how it was named. */
 interface HeldKey {

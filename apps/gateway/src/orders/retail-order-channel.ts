@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, GATEWAY_CONFIG } from '@lib/core';
 import { RetailPrivateChannels, type RetailStreamEvent } from '@lib/retail';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order of the account as the retail private order channel showed it (upstream-facts "Retail shapes"). */
 export interface ChannelOrder {

@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, problemOf } from '@lib/core';
+import { GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import type { ChangeOutcome } from './change-terms.js';
 import { OrderChangeNotAppliedError } from './order-safety.errors.js';
 import { ReplaceResolver } from './replace-resolver.js';
 import { RetailChangeFinder } from './retail-change-finder.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** gRPC ABORTED: the item shape of a batch answer for a replace resolved as not applied. */
 const GRPC_ABORTED = 10;

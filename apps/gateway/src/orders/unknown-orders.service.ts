@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, GATEWAY_CONFIG } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
@@ -9,6 +9,7 @@ import { CREATING_OPERATIONS } from './order-call.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
 import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
 const SKEW_MS = 60_000;

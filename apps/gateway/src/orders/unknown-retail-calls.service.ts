@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, problemOf } from '@lib/core';
+import { GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import { FOUND_BY_TERMS } from './order-call.js';
 import { OrderNotPlacedError } from './order-safety.errors.js';
 import { RetailOrderChannel } from './retail-order-channel.js';
 import { type RetailFinding, RetailOrderFinder } from './retail-order-finder.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * UNKNOWN retail creates and close-positions (sent, answer lost), resolved by RetailOrderFinder and

@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import {
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  INSTANCE_ID,
-  LuaScript,
-  REDIS,
-  type RedisClient,
-} from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, INSTANCE_ID, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { ClientCancelAll } from './client-cancel-all.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** Longest grace a client may ask for (seconds): past this, a client wants a dead-man's switch, not this. */
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;

@@ -1,16 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import {
-  Clock,
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  LuaScript,
-  REDIS,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { ClientCancelAll } from './client-cancel-all.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** How often every instance looks for lapsed switches: a lapse fires at most this late (plus the cancels). */
 const POLL_MS = 250;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import type { OrderRequest } from '@lib/exchange';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -10,6 +10,7 @@ import { PositionBook } from './position-book.service.js';
 import { RetailPositionBook } from './retail-position-book.service.js';
 import { RiskGate } from './risk-gate.service.js';
 import { type ExposureCount, matchesPattern } from './risk-limits.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * Open notional and net position (issue 26 item 1): what an order adds to the exposure counts, and the

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { EXCHANGE_BUDGETS, ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
 import { PriorityLane } from '@lib/ratelimit';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
 
 import { OpenOrders } from './open-orders.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The kill switch's own calls spend the shared budget under this name, not any team's share. */
 const KILL_SWITCH_TEAM = 'gateway';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { InstrumentDirectory } from '@lib/exchange';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * Each market's event, for limits narrowed to an event (`risk.limits[].event`): the exchange instrument's

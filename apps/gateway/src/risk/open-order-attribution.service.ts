@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import { ORDER_INTENTS, RETAIL_ORDER_TYPES } from '@lib/retail';
 import { z } from 'zod';
 
@@ -8,6 +8,7 @@ import { type CountKind, type CountedOrder, retailOwner } from './open-orders.st
 import { exchangeOrderExposure } from './order-terms.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RiskLimits } from './risk-limits.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order of the exchange's open-orders snapshot, as far as the counts need it (int64 fields as strings or numbers). */
 const int64 = z.union([z.string(), z.number()]).transform(String).optional();

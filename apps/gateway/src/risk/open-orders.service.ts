@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
 import { ExchangeTrading } from '@lib/exchange';
 import { RetailOrders } from '@lib/retail';
 
@@ -27,6 +27,7 @@ import {
   RedisOpenOrderStore,
   type Refusal,
 } from './open-orders.store.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The retail API's limits count over 10 s windows (spec 8): the longest a rebuild's retail read waits for budget. */
 const RETAIL_READ_WAIT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ClientConfig, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import {
   type AccountCallerContext,
   type BatchInsertRequest,
@@ -30,6 +30,7 @@ import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
+import type { ClientConfig, GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order past the stateless checks: the request as it will be sent, and its counted step, to run inside the order path's send. */
 export interface Admitted<T> {

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { LocalTokenBucket } from '@lib/ratelimit';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { RiskLimits } from './risk-limits.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * The per-client message throttle (issue 26): order-entering calls per second, as the tightest

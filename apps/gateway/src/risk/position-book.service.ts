@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { OrderUpdates, PositionChanges, type PositionHolder } from '@lib/exchange';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 type Snapshot = Parameters<PositionHolder['positions']>[1];
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, GATEWAY_CONFIG } from '@lib/core';
 import { MarketDataStreams, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
 import { type ClosePosition, type CreateOrder, type ModifyOrder, RetailMarketBooks } from '@lib/retail';
 
@@ -18,6 +18,7 @@ import {
 } from './price-band.js';
 import { outsideBand, staleReference, unknownOrder } from './price-band.errors.js';
 import type { RiskLimits } from './risk-limits.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** A retail price on the market's long book: a short intent's p is 1 − p there (a contract pays $1). */
 const longPrice = (value: string, origin: OrderOrigin): number => (origin.mirrored ? 1 - Number(value) : Number(value));

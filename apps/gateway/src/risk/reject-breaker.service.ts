@@ -1,14 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import {
-  type BreakerConfig,
-  Clock,
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  REDIS,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
 import { OrderStreamTap, OrderUpdates } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
@@ -22,9 +13,11 @@ import {
   MemoryBreakerStore,
   RedisBreakerStore,
 } from './reject-breaker.store.js';
+import type { BreakerConfig } from './risk.config.js';
 import { RiskMetrics } from './risk.metrics.js';
 import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order-entering call as the order path hands it over: its operation, its request, and the send (an exchange insert also names its participant and clordIds). */
 interface WatchedCall<A> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import type { AccountCallerContext, ReplaceRequest } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import { z } from 'zod';
@@ -10,6 +10,7 @@ import { MarketEvents } from './market-events.service.js';
 import { MICROS, type OpenOrderCount } from './open-orders.store.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderOrigins } from './order-origins.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const ReplaceAnswerSchema = z.looseObject({
   responses: z.array(z.looseObject({ orderId: z.string().optional() })),

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import {
   type CreateOrder,
   ORDER_INTENTS,
@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { OpenOrders } from './open-orders.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
 import { CLOSED_ORDER_STATES } from './order-states.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** One resting retail order as the gateway sees it: where it stands on the market's YES book. */
 export interface RestingRetailOrder {

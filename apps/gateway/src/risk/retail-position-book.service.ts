@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { RetailPrivateChannels, type RetailStreamEvent } from '@lib/retail';
 import { z } from 'zod';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const PositionSchema = z.looseObject({ netPosition: z.union([z.string(), z.number()]) });
 const SnapshotSchema = z.looseObject({

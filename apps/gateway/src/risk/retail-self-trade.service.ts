@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import type { OrderRequest } from '@lib/exchange';
 import type { CreateOrder } from '@lib/retail';
 
@@ -12,6 +12,7 @@ import {
   retailOrdersUnknown,
   selfTradeRefusal,
 } from './self-trade.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * Cross-team self-trade prevention on the retail surface (issue 26, `risk.crossTeamSelfTrade: reject`):

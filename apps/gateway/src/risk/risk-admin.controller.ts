@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { GATEWAY_CONFIG, type GatewayConfig, type RiskLimit } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import { z } from 'zod';
 
 import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -9,6 +9,7 @@ import { ZodBody } from '../common/pipes/zod-params.js';
 import { AdminRecord } from './admin-record.service.js';
 import { type KillReport, KillSwitch } from './kill-switch.service.js';
 import { RejectBreaker } from './reject-breaker.service.js';
+import type { RiskLimit } from './risk.config.js';
 import type { BreakerRecord } from './reject-breaker.store.js';
 import {
   TRADING_STATES,
@@ -18,6 +19,7 @@ import {
 } from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const SetStateSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
@@ -8,6 +8,7 @@ import { limitRefusal, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The client's signed net position in a market (positive long), read only when a reduce-only state needs it. */
 export type PositionOf = (market: string) => Promise<number>;

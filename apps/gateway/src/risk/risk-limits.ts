@@ -1,4 +1,4 @@
-import type { RiskLimit } from '@lib/core';
+import type { RiskLimit } from './risk.config.js';
 
 export type LimitName = 'maxOrderQty' | 'maxOrderNotional' | 'maxOpenOrders' | 'priceBand' | 'maxOrdersPerSecond';
 

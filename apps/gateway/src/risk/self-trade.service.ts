@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { ExchangeTrading, MarketDataStreams, type OrderRequest } from '@lib/exchange';
 import { z } from 'zod';
 
 import { isAggressive } from './price-band.js';
 import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const OpenOrdersSchema = z.looseObject({
   orders: z

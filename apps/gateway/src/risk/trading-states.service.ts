@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
 
 import { LatchedSet } from './latched/latched-set.js';
 import {
@@ -10,6 +10,7 @@ import {
   scopesOf,
 } from './trading-state.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * The firm's trading states, latched in the store (Redis when configured) and held here in memory, so

@@ -1,6 +1,7 @@
-import { type ClientStreamsConfig, type GatewayConfig, teamStreamShares, teamSymbolShares } from '@lib/core';
 import { EXCHANGE_STREAM_POOL, EXCHANGE_SYMBOL_POOL } from '@lib/exchange';
 import type { CapacitySettings } from '@lib/fanout';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
+import { type ClientStreamsConfig, teamStreamShares, teamSymbolShares } from './streams.config.js';
 
 /**
  * The hub's caps from the `streams` section: the firm's exchange streams (for topic families that

@@ -1,7 +1,7 @@
-import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from '@lib/core';
 import { type TopicFamily, topicPatternOf } from '@lib/fanout';
 import { z } from 'zod';
 
+import { DEFAULT_MAX_CONNECTIONS_PER_CLIENT } from './streams.config.js';
 import { ClientMessageSchema, WS_ERROR_CODES, WS_LIMITS } from './ws-protocol.js';
 
 type JsonSchema = Record<string, unknown>;

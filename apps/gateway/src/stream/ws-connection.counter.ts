@@ -1,6 +1,8 @@
 import type { Duplex } from 'node:stream';
 
-import { RateLimitedError, type StreamsConfig } from '@lib/core';
+import { RateLimitedError } from '@lib/core';
+
+import type { StreamsConfig } from './streams.config.js';
 
 /** A refused client may retry soon: a connection frees as soon as one of its sockets closes. */
 const RETRY_AFTER_SECONDS = 5;

@@ -3,15 +3,7 @@ import type { Duplex } from 'node:stream';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import {
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  clip,
-  requestIdOf,
-  toDomainError,
-} from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, clip, requestIdOf, toDomainError } from '@lib/core';
 import { FanoutHub, TopicSourceRegistry } from '@lib/fanout';
 import { RetailTopics } from '@lib/retail';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -26,6 +18,7 @@ import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
 import { WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance } from './ws-topic-allowance.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export const WS_PATH = '/ws';
 

@@ -1,6 +1,7 @@
-import { ErrorCode, type GatewayConfig, SystemClock, createRedisClient } from '@lib/core';
+import { ErrorCode, SystemClock, createRedisClient } from '@lib/core';
 
 import { WsTicketStore } from './ws-ticket.store.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 describe(WsTicketStore.name, () => {
   it('refuses to issue a ticket with 503 (not 500) while Redis is unreachable, and redeems none', async () => {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
 
 import { WS_LIMITS } from './ws-protocol.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export interface IssuedTicket {
   ticket: string;

@@ -1,9 +1,10 @@
-import { SystemClock, type GatewayConfig } from '@lib/core';
+import { SystemClock } from '@lib/core';
 
 import { declaredTopics } from './testing/declared-topics.js';
 import { WsTicketRequestSchema } from './ws-ticket.schema.js';
 import { WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance, allowanceEntryProblem } from './ws-topic-allowance.js';
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 describe(TopicAllowance.name, () => {
   const families = declaredTopics();

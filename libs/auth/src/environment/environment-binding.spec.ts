@@ -1,8 +1,7 @@
-import { GatewayConfigSchema, type GatewayConfigInput } from '@lib/core';
-
+import { type AuthTestConfigInput, AuthTestConfigSchema } from '../testing/auth.fixtures.js';
 import { CredentialTargetError, EnvironmentBinding } from './environment-binding.js';
 
-const production: GatewayConfigInput = {
+const production: AuthTestConfigInput = {
   environment: 'production',
   environments: {
     development: {
@@ -10,20 +9,18 @@ const production: GatewayConfigInput = {
       exchangeUrl: 'http://127.0.0.1:4002',
       grpcTarget: '127.0.0.1:4003',
       retailUrl: 'http://127.0.0.1:4004',
-      catalogUrl: 'http://127.0.0.1:4005',
     },
     production: {
       authUrl: 'https://auth.example.com/',
       exchangeUrl: 'https://api.example.com',
       grpcTarget: 'grpc.example.com:443',
       retailUrl: 'https://retail.example.com',
-      catalogUrl: 'https://catalog.example.com',
     },
   },
 };
 
 describe(EnvironmentBinding.name, () => {
-  const sut = new EnvironmentBinding(GatewayConfigSchema.parse(production));
+  const sut = new EnvironmentBinding(AuthTestConfigSchema.parse(production));
 
   it('binds to the running environment only', () => {
     expect(sut.name).toBe('production');

@@ -1,13 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  DomainError,
-  type EnvironmentConfig,
-  type EnvironmentName,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-} from '@lib/core';
+import { DomainError, type EnvironmentName, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 
+import type { AuthConfigView, EnvironmentConfig } from '../config/auth.config.js';
 import { OriginMatcher } from './origin-matcher.js';
 
 /** A credential of one environment was about to leave for an address that is not that environment's. */
@@ -35,7 +29,7 @@ export class EnvironmentBinding {
   /** Retail origin over http(s) and the ws(s) origin of the same host and port: where a signature may go. */
   readonly retailTargets: OriginMatcher;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(@Inject(GATEWAY_CONFIG) config: Pick<AuthConfigView, 'environment' | 'environments'>) {
     const environment = config.environments[config.environment];
     if (environment === undefined) throw new Error(`The running environment "${config.environment}" has no addresses.`);
     this.name = config.environment;

@@ -10,10 +10,9 @@ import {
   Clock,
   DomainError,
   ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  MetricsRegistry,
   fullJitterDelay,
+  GATEWAY_CONFIG,
+  MetricsRegistry,
   Readiness,
   type ReadinessReport,
   SystemClock,
@@ -26,6 +25,7 @@ import { ServerClockOffset } from '../retail-signing/server-clock.js';
 import { buildClientAssertion } from './client-assertion.js';
 import { type TokenFailureReason, TokenEndpoint, type TokenGrant, TokenRequestError } from './token-endpoint.js';
 import { TokenMetrics } from './token-metrics.js';
+import type { AuthConfigView, ExchangeTokenSettings } from '../config/auth.config.js';
 
 /** Node runs a longer timeout at once; refresh timers are clamped below it. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -57,7 +57,7 @@ export interface ExchangeTokenStatus {
 @Injectable()
 export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExchangeTokenProvider.name);
-  private readonly settings: GatewayConfig['exchange'];
+  private readonly settings: ExchangeTokenSettings;
   private readonly endpoint: TokenEndpoint;
   private readonly metrics: TokenMetrics;
   private token: CachedToken | undefined;
@@ -75,7 +75,7 @@ export class ExchangeTokenProvider implements OnApplicationBootstrap, OnApplicat
   private readonly authClock: ServerClockOffset;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: Pick<AuthConfigView, 'exchange' | 'retail'>,
     private readonly binding: EnvironmentBinding,
     private readonly keys: KeyStore,
     http: UpstreamHttp,

@@ -1,18 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  Clock,
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  MetricsRegistry,
-  SystemClock,
-} from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry, SystemClock } from '@lib/core';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { KeyStore } from '../keys/key-store.service.js';
 import { signWithNodeCrypto } from './ed25519.js';
 import { ServerClockOffset } from './server-clock.js';
+import type { AuthConfigView } from '../config/auth.config.js';
 
 /** The three headers of spec §5.2. */
 export type RetailAuthHeaders = Record<'X-PM-Access-Key' | 'X-PM-Timestamp' | 'X-PM-Signature', string>;
@@ -28,7 +21,7 @@ export class RetailSigner {
   private readonly clock: Clock;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: Pick<AuthConfigView, 'retail'>,
     private readonly binding: EnvironmentBinding,
     private readonly keys: KeyStore,
     registry: MetricsRegistry,

@@ -5,11 +5,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Clock, type GatewayConfig, GatewayConfigSchema, type GatewayConfigInput } from '@lib/core';
+import { Clock, CoreConfigSchema, ENVIRONMENT_NAMES } from '@lib/core';
+import { z } from 'zod';
 
+import { EnvironmentSchema, ExchangeTokenFields, RetailSigningFields } from '../config/auth.config.js';
 import { pemBegin } from '../keys/key-files.js';
 
 /** Test and bench helpers for libs/auth; not exported from the library. */
+
+/**
+ * The sections auth's code reads, resolved as the app's schema resolves them: core's and auth's own
+ * slices. `exchange` keeps the exchange lib's fields too (unread here), so a spec can show auth ignores them.
+ */
+export const AuthTestConfigSchema = CoreConfigSchema.safeExtend({
+  environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
+  exchange: z.looseObject(ExchangeTokenFields).prefault({}),
+  retail: z.object(RetailSigningFields).strict().prefault({}),
+});
+export type AuthTestConfig = z.infer<typeof AuthTestConfigSchema>;
+export type AuthTestConfigInput = z.input<typeof AuthTestConfigSchema>;
 
 export const RETAIL_KEY_ID = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
 export const HEDGE_KEY_ID = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
@@ -87,9 +101,9 @@ export interface Addresses {
 export function authConfig(
   keys: KeyDir,
   addresses: Addresses,
-  edit: (input: GatewayConfigInput) => void = () => undefined,
-): GatewayConfig {
-  const input: GatewayConfigInput = {
+  edit: (input: AuthTestConfigInput) => void = () => undefined,
+): AuthTestConfig {
+  const input: AuthTestConfigInput = {
     environment: 'development',
     environments: {
       development: {
@@ -98,7 +112,6 @@ export function authConfig(
         grpcTarget: '127.0.0.1:4003',
         grpcTls: false,
         retailUrl: addresses.retailUrl ?? 'http://127.0.0.1:4004',
-        catalogUrl: 'http://127.0.0.1:4005',
         exchangeClient: { clientId: 'gateway-test', privateKeyFile: keys.exchangeFile },
         retailAccounts: [
           { name: 'main', keyId: RETAIL_KEY_ID, secretKeyFile: keys.retailFile },
@@ -110,14 +123,13 @@ export function authConfig(
         exchangeUrl: 'https://api.example.com',
         grpcTarget: 'grpc.example.com:443',
         retailUrl: 'https://retail.example.com',
-        catalogUrl: 'https://catalog.example.com',
         exchangeClient: { clientId: 'gateway-prod', privateKeyFile: join(keys.dir, 'absent-production.pem') },
       },
     },
     exchange: { refreshBackoffInitialMs: 20, refreshBackoffMaxMs: 80 },
   };
   edit(input);
-  return GatewayConfigSchema.parse(input);
+  return AuthTestConfigSchema.parse(input);
 }
 
 export interface TokenReply {

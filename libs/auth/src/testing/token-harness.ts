@@ -1,9 +1,9 @@
-import { type Clock, type GatewayConfig, MetricsRegistry, Readiness, UpstreamHttp } from '@lib/core';
+import { type Clock, MetricsRegistry, Readiness, UpstreamHttp } from '@lib/core';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
 import { ExchangeTokenProvider } from '../exchange-token/exchange-token.provider.js';
 import { KeyStore } from '../keys/key-store.service.js';
-import { authConfig, type KeyDir, TokenServer, writeKeyDir } from './auth.fixtures.js';
+import { type AuthTestConfig, authConfig, type KeyDir, TokenServer, writeKeyDir } from './auth.fixtures.js';
 
 export const EXCHANGE = 'http://127.0.0.1:4002';
 
@@ -11,7 +11,7 @@ export const EXCHANGE = 'http://127.0.0.1:4002';
 export class TokenHarness {
   readonly server = new TokenServer();
   sut!: ExchangeTokenProvider;
-  config!: GatewayConfig;
+  config!: AuthTestConfig;
   binding!: EnvironmentBinding;
   store!: KeyStore;
   registry!: MetricsRegistry;

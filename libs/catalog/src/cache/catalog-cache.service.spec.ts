@@ -1,5 +1,6 @@
-import { Clock, DomainError, ErrorCode, GatewayConfigSchema, MetricsRegistry } from '@lib/core';
+import { Clock, DomainError, ErrorCode, MetricsRegistry } from '@lib/core';
 
+import { CatalogSchema, type CatalogConfigView } from '../config/catalog.config.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
 import { CatalogCache } from './catalog-cache.service.js';
 import { type CatalogEntry, entryOf } from './catalog-entry.js';
@@ -13,13 +14,11 @@ class ManualClock extends Clock {
 }
 
 const URL = 'http://127.0.0.1:1';
-const config = GatewayConfigSchema.parse({
+const config: CatalogConfigView = {
   environment: 'development',
-  environments: {
-    development: { authUrl: URL, exchangeUrl: URL, grpcTarget: '127.0.0.1:1', retailUrl: URL, catalogUrl: URL },
-  },
-  catalog: { staleWhileRevalidateSeconds: 10, staleIfErrorSeconds: 60 },
-});
+  environments: { development: { catalogUrl: URL } },
+  catalog: CatalogSchema.parse({ staleWhileRevalidateSeconds: 10, staleIfErrorSeconds: 60 }),
+};
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, type CounterSeries, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, type CounterSeries, DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 
 import { type CacheResult, CatalogMetrics } from '../metrics/catalog.metrics.js';
 import type { CatalogEntry } from './catalog-entry.js';
 import { CATALOG_STORE, type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
 import { phaseOf, retentionMs, type StaleWindows, usableOnError } from './freshness.js';
 import { Lru } from './lru.js';
+import type { CatalogConfigView } from '../config/catalog.config.js';
 
 export interface CacheLookup {
   route: string;
@@ -56,7 +57,7 @@ export class CatalogCache implements OnApplicationShutdown {
 
   constructor(
     @Inject(CATALOG_STORE) private readonly store: CatalogStore,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CatalogConfigView,
     private readonly metrics: CatalogMetrics,
     private readonly clock: Clock,
   ) {

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, type JsonReply, urlOf } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type JsonReply, urlOf } from '@lib/core';
 import { UpstreamCalls, okOrThrow, unusableAnswer } from '@lib/upstream';
 
 import { type CatalogEntry, entryOf } from '../cache/catalog-entry.js';
 import { CatalogMetrics } from '../metrics/catalog.metrics.js';
 import { type CatalogRouteName, catalogTtlSeconds } from '../routes/catalog-routes.js';
 import { CATALOG_BUDGETS } from '../budget/catalog-budgets.js';
+import type { CatalogConfigView } from '../config/catalog.config.js';
 
 export interface CatalogFetch {
   route: CatalogRouteName;
@@ -32,7 +33,7 @@ export class CatalogUpstream {
   private readonly ttlSeconds: Record<CatalogRouteName, number>;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: CatalogConfigView,
     private readonly calls: UpstreamCalls,
     private readonly metrics: CatalogMetrics,
     private readonly clock: Clock,

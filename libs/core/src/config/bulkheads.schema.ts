@@ -23,9 +23,9 @@ export const BulkheadsSchema = z
     /** Calls waiting for a place per pool; past it a call is refused at once. */
     maxQueued: cap.default(1_000),
     /**
-     * Blocking retail calls (`synchronousExecution: true`, which hold their connection until the order is
-     * done or `maxBlockTime` passed) go through a pool of their own, so they never occupy the connections
-     * ordinary calls need, and draw from a small allowance of their own.
+     * Blocking calls (a surface marks them: those that hold their connection until the upstream is done
+     * or the block time it was given passed) go through a pool of their own, so they never occupy the
+     * connections ordinary calls need, and draw from a small allowance of their own.
      */
     blocking: z
       .object({
@@ -55,3 +55,5 @@ export const ClientBulkheadSchema = z
   .strict();
 
 export type BulkheadsConfig = z.infer<typeof BulkheadsSchema>;
+export type TeamBulkheadConfig = z.infer<typeof TeamBulkheadSchema>;
+export type ClientBulkheadConfig = z.infer<typeof ClientBulkheadSchema>;

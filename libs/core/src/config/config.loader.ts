@@ -3,8 +3,6 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 
-import { GatewayConfigSchema, type GatewayConfig } from './config.schema.js';
-
 /** Thrown at start when the configuration is unusable; lists every problem at once. */
 export class ConfigError extends Error {
   constructor(
@@ -47,12 +45,9 @@ export function readYamlFile(path: string): unknown {
 /**
  * The one place that reads the process environment for the gateway:
  * `GATEWAY_CONFIG` names the file; `REDIS_URL` (one node), `REDIS_CLUSTER_NODES` (`host:port,…`) and
- * `LOG_LEVEL` override it. The app passes its assembled schema (the core sections plus its libs' checks).
+ * `LOG_LEVEL` override it. The app passes its assembled schema (the core sections and its libs' slices); this validates whatever it is given.
  */
-export function loadGatewayConfig(
-  env: Env = process.env,
-  schema: z.ZodType<GatewayConfig> = GatewayConfigSchema,
-): GatewayConfig {
+export function loadGatewayConfig<S extends z.ZodType>(schema: S, env: Env = process.env): z.infer<S> {
   const path = env.GATEWAY_CONFIG ?? 'config/gateway.yaml';
   const raw = readYamlFile(path);
   return validateConfig(schema, applyEnvOverrides(raw, env), path);

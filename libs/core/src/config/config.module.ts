@@ -1,14 +1,15 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 
-import type { GatewayConfig } from './config.schema.js';
-
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
-/** Makes the validated configuration injectable everywhere as `@Inject(GATEWAY_CONFIG)`. */
+/**
+ * Makes the validated configuration injectable everywhere as `@Inject(GATEWAY_CONFIG)`; each reader types
+ * it with its own view (the sections it reads), never the app's whole type.
+ */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: GatewayConfig): DynamicModule {
+  static forRoot(config: object): DynamicModule {
     return {
       exports: [GATEWAY_CONFIG],
       module: ConfigModule,

@@ -4,21 +4,15 @@ import { z } from 'zod';
 
 import { SCOPES } from '../auth/scopes.js';
 import { BulkheadsSchema, ClientBulkheadSchema, TeamBulkheadSchema } from './bulkheads.schema.js';
-import { CatalogSchema } from './catalog.schema.js';
-import { JournalSchema } from './journal.schema.js';
-import { LimitsSchema, TeamSharesSchema } from './limits.schema.js';
-import { RISK_ENTITLEMENTS, RiskSchema } from './risk.schema.js';
-import { StreamsSchema } from './streams.schema.js';
 
-/** Where the exchange protos are loaded from unless `exchange.protoDir` says otherwise: the top-level proto/ the sandbox loads too (the published contract, not gateway code). */
-export const DEFAULT_PROTO_DIR = 'proto';
-
-/** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2). */
+/** Environments are separate upstream deployments with separate credentials (spec §1.4, §9.2); the addresses of each are declared by the libs that call them. */
 export const ENVIRONMENT_NAMES = ['development', 'pre-production', 'production'] as const;
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
 
-const url = z.url({ protocol: /^https?$/ });
-const hostPort = z.string().regex(/^[^\s/:]+:\d{1,5}$/, 'expected host:port');
+/** An http(s) address (an upstream's base URL). */
+export const httpUrl = z.url({ protocol: /^https?$/ });
+/** A `host:port` target (a gRPC endpoint). */
+export const hostPort = z.string().regex(/^[^\s/:]+:\d{1,5}$/, 'expected host:port');
 /** An IPv4 or IPv6 address, optionally with a prefix length. */
 function isCidr(text: string): boolean {
   const [address, bits, extra] = text.split('/');
@@ -30,7 +24,7 @@ function isCidr(text: string): boolean {
 }
 
 /** Secrets are never inline: the config names a file that holds them. */
-const secretFile = z.string().min(1);
+export const secretFile = z.string().min(1);
 
 const ServerSchema = z
   .object({
@@ -103,95 +97,20 @@ const HttpSchema = z
   })
   .strict();
 
-/** A retail account's name: no dots, so it can stand inside dotted names (WebSocket topics). */
-export const RETAIL_ACCOUNT_NAME = '[a-z0-9][a-z0-9-]*';
-
-const RetailAccountSchema = z
-  .object({
-    name: z.string().regex(new RegExp(`^${RETAIL_ACCOUNT_NAME}$`), 'lower-case letters, digits and dashes'),
-    keyId: z.uuid(),
-    secretKeyFile: secretFile,
-  })
-  .strict();
-
-const EnvironmentSchema = z
-  .object({
-    authUrl: url,
-    exchangeUrl: url,
-    grpcTarget: hostPort,
-    grpcTls: z.boolean().default(true),
-    retailUrl: url,
-    catalogUrl: url,
-    exchangeClient: z
-      .object({ clientId: z.string().min(1), privateKeyFile: secretFile })
-      .strict()
-      .optional(),
-    retailAccounts: z.array(RetailAccountSchema).default([]),
-  })
-  .strict();
-
-const ExchangeSchema = z
-  .object({
-    /** spec §5.1: the assertion may live at most 5 minutes. */
-    assertionLifetimeSeconds: z.number().int().min(1).max(300).default(60),
-    /** spec §5.1.3: refreshing about 30 s early is the documented pattern. */
-    refreshEarlySeconds: z.number().int().min(0).default(30),
-    refreshBackoffInitialMs: z.number().int().positive().default(250),
-    refreshBackoffMaxMs: z.number().int().positive().default(15_000),
-    requestTimeoutMs: z.number().int().positive().default(10_000),
-    /** The token request's own deadline: a short order deadline must not starve token fetches (every exchange call needs one). */
-    tokenTimeoutMs: z.number().int().positive().default(10_000),
-    /** upstream-facts: the official protos are private, so they are loaded at run time from here (drop-in replaceable). */
-    protoDir: z.string().min(1).default(DEFAULT_PROTO_DIR),
-    /** Single-instance mode: where the drop-copy resume token is kept across restarts (with Redis: the topic's checkpoint in Redis). */
-    dropCopyResumeFile: z.string().min(1).default('.dev/exchange-dropcopy.resume'),
-    /**
-     * Path segments of `POST /v1/<processor>/deposits` (spec 4.1 names `checkout` and hides the other
-     * vendor as `<processor_a>`; operators put its real name here).
-     */
-    depositProcessors: z
-      .array(z.string().regex(/^[a-z0-9][a-z0-9-]*$/))
-      .min(1)
-      .default(['checkout', 'processor-a']),
-  })
-  .strict();
-
-const RetailSchema = z
-  .object({
-    clockSkewWarnMs: z.number().int().positive().default(5_000),
-    requestTimeoutMs: z.number().int().positive().default(10_000),
-  })
-  .strict();
-
 const KeyHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 lower-case hex digits>');
-const Participant = z.string().regex(/^firms\/[^/]+\/users\/[^/]+$/, 'expected firms/<FIRM>/users/<USER>');
 
-const ClientSchema = z
+export const ClientSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
     team: z.string().min(1),
     keyHash: KeyHash,
     scopes: z.array(z.enum(SCOPES)).default([]),
-    participants: z.array(Participant).default([]),
-    retailAccounts: z.array(z.string()).default([]),
-    /**
-     * Reads the firm-wide feeds (`exchange.dropcopy`, `exchange.trades`) whole, every participant's
-     * records included. Without it a client sees the records of its own participants only, unless it
-     * holds every participant the configuration names.
-     */
-    firmWide: z.boolean().default(false),
     /** This client's own in-flight bounds (see BulkheadsSchema). */
     bulkhead: ClientBulkheadSchema.optional(),
-    /** Order fields this client may set that the gateway otherwise refuses (issue 26 field policing). */
-    entitlements: z.array(z.enum(RISK_ENTITLEMENTS)).default([]),
-    /** What the client is: stamped as every order's manualOrderIndicator, whatever the body says. */
-    manualOrders: z.boolean().default(false),
   })
   .strict();
 
-const TeamSchema = z
-  .object({ id: z.string().min(1), shares: TeamSharesSchema.optional(), bulkhead: TeamBulkheadSchema.optional() })
-  .strict();
+export const TeamSchema = z.object({ id: z.string().min(1), bulkhead: TeamBulkheadSchema.optional() }).strict();
 
 const InboundSchema = z
   .object({
@@ -203,7 +122,11 @@ const InboundSchema = z
   })
   .strict();
 
-export const GatewayConfigSchema = z
+/**
+ * The sections @lib/core declares (they name no upstream); the gateway app assembles the one config
+ * schema from these and the libs' own slices (apps/gateway/src/config).
+ */
+export const CoreConfigSchema = z
   .object({
     server: ServerSchema.prefault({}),
     logging: z
@@ -214,49 +137,13 @@ export const GatewayConfigSchema = z
     http: HttpSchema.prefault({}),
     bulkheads: BulkheadsSchema.prefault({}),
     environment: z.enum(ENVIRONMENT_NAMES),
-    environments: z.partialRecord(z.enum(ENVIRONMENT_NAMES), EnvironmentSchema),
-    exchange: ExchangeSchema.prefault({}),
-    retail: RetailSchema.prefault({}),
-    catalog: CatalogSchema.prefault({}),
     inbound: InboundSchema.prefault({}),
-    limits: LimitsSchema.prefault({}),
-    streams: StreamsSchema.prefault({}),
-    risk: RiskSchema.prefault({}),
-    journal: JournalSchema.prefault({}),
     teams: z.array(TeamSchema).default([]),
     clients: z.array(ClientSchema).default([]),
   })
   .strict()
   .superRefine((config, ctx) => {
-    const active = config.environments[config.environment];
-    if (!active) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['environments', config.environment],
-        message: `the running environment "${config.environment}" has no addresses`,
-      });
-    }
     const teams = new Set(config.teams.map((t) => t.id));
-    const accounts = new Set((active?.retailAccounts ?? []).map((a) => a.name));
-    for (const team of Object.keys(config.streams.exchange.teamShares)) {
-      if (!teams.has(team))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['streams', 'exchange', 'teamShares', team],
-          message: `unknown team "${team}"`,
-        });
-    }
-    const clientIds = new Set(config.clients.map((c) => c.id));
-    for (const id of Object.keys(config.streams.clients)) {
-      if (!clientIds.has(id))
-        ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
-    }
-    config.risk.limits.forEach((limit, i) => {
-      if (limit.scope === 'team' && !teams.has(limit.id ?? ''))
-        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
-      if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id))
-        ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
-    });
     const ids = new Set<string>();
     const hashes = new Set<string>();
     config.clients.forEach((client, i) => {
@@ -268,21 +155,10 @@ export const GatewayConfigSchema = z
         ctx.addIssue({ code: 'custom', path: ['clients', i, 'keyHash'], message: 'two clients share one key' });
       ids.add(client.id);
       hashes.add(client.keyHash);
-      client.retailAccounts.forEach((name, j) => {
-        if (!accounts.has(name))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['clients', i, 'retailAccounts', j],
-            message: `unknown retail account "${name}"`,
-          });
-      });
     });
   });
 
-export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
-export type GatewayConfigInput = z.input<typeof GatewayConfigSchema>;
+export type CoreConfig = z.infer<typeof CoreConfigSchema>;
+export type CoreConfigInput = z.input<typeof CoreConfigSchema>;
 export type RedisConfig = z.infer<typeof RedisSchema>;
 export type HttpConfig = z.infer<typeof HttpSchema>;
-export type EnvironmentConfig = z.infer<typeof EnvironmentSchema>;
-export type ClientConfig = z.infer<typeof ClientSchema>;
-export type RetailAccountConfig = z.infer<typeof RetailAccountSchema>;

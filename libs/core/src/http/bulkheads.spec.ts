@@ -1,19 +1,10 @@
-import { GatewayConfigSchema, type GatewayConfigInput } from '../config/config.schema.js';
+import { CoreConfigSchema, type CoreConfigInput } from '../config/config.schema.js';
 import { Bulkheads, InFlightLimitedError, type InFlightCall } from './bulkheads.js';
 
 const HASH = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
-const configOf = (extra: Partial<GatewayConfigInput> = {}) =>
-  GatewayConfigSchema.parse({
+const configOf = (extra: Partial<CoreConfigInput> = {}) =>
+  CoreConfigSchema.parse({
     environment: 'development',
-    environments: {
-      development: {
-        authUrl: 'http://127.0.0.1:1',
-        exchangeUrl: 'http://127.0.0.1:1',
-        grpcTarget: '127.0.0.1:1',
-        retailUrl: 'http://127.0.0.1:1',
-        catalogUrl: 'http://127.0.0.1:1',
-      },
-    },
     http: { connectionsPerOrigin: 8 },
     teams: [{ id: 'desk' }, { id: 'ops' }],
     clients: [

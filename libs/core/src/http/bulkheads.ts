@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 
 import { GATEWAY_CONFIG } from '../config/config.module.js';
-import type { GatewayConfig } from '../config/config.schema.js';
+import type { BulkheadsConfig, ClientBulkheadConfig, TeamBulkheadConfig } from '../config/bulkheads.schema.js';
+import type { HttpConfig } from '../config/config.schema.js';
 import { DomainError } from '../errors/domain.error.js';
 import { ErrorCode } from '../errors/error-code.js';
 import { MetricsRegistry } from '../metrics/metrics.registry.js';
@@ -57,6 +58,14 @@ interface Gate {
   name: InFlightCap;
 }
 
+/** What the bulkheads read of the config: the pools, the bounds, and each team's and client's own. */
+export interface BulkheadsConfigView {
+  http: Pick<HttpConfig, 'connectionsPerOrigin'>;
+  bulkheads: BulkheadsConfig;
+  teams: readonly { id: string; bulkhead?: TeamBulkheadConfig }[];
+  clients: readonly { id: string; bulkhead?: ClientBulkheadConfig }[];
+}
+
 /**
  * The bulkheads of issue 25: how many upstream calls each team and each client has in flight to each
  * origin's pool on this instance, and the bounds that keep one team from taking the connections
@@ -80,7 +89,7 @@ export class Bulkheads {
   private readonly maxQueued: number;
   private readonly metrics?: BulkheadMetrics;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig, @Optional() registry?: MetricsRegistry) {
+  constructor(@Inject(GATEWAY_CONFIG) config: BulkheadsConfigView, @Optional() registry?: MetricsRegistry) {
     if (registry) this.metrics = new BulkheadMetrics(registry, () => this.counts);
     const { bulkheads } = config;
     const teams = Math.max(1, config.teams.length);

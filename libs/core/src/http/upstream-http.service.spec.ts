@@ -1,20 +1,11 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { GatewayConfigSchema } from '../config/config.schema.js';
+import { CoreConfigSchema } from '../config/config.schema.js';
 import { UpstreamHttp, urlOf } from './upstream-http.service.js';
 
-const config = GatewayConfigSchema.parse({
+const config = CoreConfigSchema.parse({
   environment: 'development',
-  environments: {
-    development: {
-      authUrl: 'http://127.0.0.1:1',
-      exchangeUrl: 'http://127.0.0.1:1',
-      grpcTarget: '127.0.0.1:1',
-      retailUrl: 'http://127.0.0.1:1',
-      catalogUrl: 'http://127.0.0.1:1',
-    },
-  },
 });
 
 describe(UpstreamHttp.name, () => {

@@ -6,7 +6,8 @@ import { REQUEST_ID_HEADER } from '../logging/logging.module.js';
 import type { Lane } from './bulkheads.js';
 
 import { GATEWAY_CONFIG } from '../config/config.module.js';
-import type { GatewayConfig, HttpConfig } from '../config/config.schema.js';
+import type { BulkheadsConfig } from '../config/bulkheads.schema.js';
+import type { HttpConfig } from '../config/config.schema.js';
 
 export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'> & { origin: string };
 
@@ -80,7 +81,7 @@ export class UpstreamHttp implements OnApplicationShutdown {
   private readonly http: HttpConfig;
   private readonly blockingConnections: number;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(@Inject(GATEWAY_CONFIG) config: { http: HttpConfig; bulkheads: Pick<BulkheadsConfig, 'blocking'> }) {
     this.http = config.http;
     this.blockingConnections = config.bulkheads.blocking.connectionsPerOrigin;
   }

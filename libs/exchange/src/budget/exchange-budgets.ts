@@ -1,4 +1,4 @@
-import type { ExchangeTier } from '@lib/core';
+import type { ExchangeTier } from '../config/exchange-tier.config.js';
 import { type BucketDeclaration, routeBudget } from '@lib/ratelimit';
 
 // upstream-facts "Published per-firm rate limits": insert and cancel-replace 30/100/200/400 per second; cancel 90/300/600/1200 per second.

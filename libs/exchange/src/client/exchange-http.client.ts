@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
 import { UpstreamCalls } from '@lib/upstream';
-import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, urlOf } from '@lib/core';
+import { GATEWAY_CONFIG, type JsonCall, urlOf } from '@lib/core';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export interface ExchangeCall extends JsonCall {
   /**
@@ -38,7 +39,7 @@ export class ExchangeHttpClient {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     private readonly calls: UpstreamCalls,
     private readonly tokens: ExchangeTokenProvider,
   ) {

@@ -1,5 +1,5 @@
 import { type ChannelCredentials, credentials } from '@grpc/grpc-js';
-import type { GatewayConfig } from '@lib/core';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 /** Where the environment's exchange gRPC services are, and the protos to reach them with. */
 export interface GrpcTarget {
@@ -8,7 +8,7 @@ export interface GrpcTarget {
   protoDir: string;
 }
 
-export function grpcTargetOf(config: GatewayConfig): GrpcTarget {
+export function grpcTargetOf(config: ExchangeConfigView): GrpcTarget {
   const environment = config.environments[config.environment]!;
   return {
     target: environment.grpcTarget,

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import type { TopicPolicy } from '@lib/fanout';
 
 import { applyInstruments, foldingPolicy } from './firm-state.messages.js';
 import { ResumableFeed, type ResumableFeedSpec } from './resumable-feed.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export const EXCHANGE_INSTRUMENT_STATE_TOPIC = 'exchange.instrumentState';
 
@@ -30,7 +31,7 @@ export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = foldingPolicy(apply
 @Injectable()
 export class InstrumentStateFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     clock: Clock,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import { MarketDataMetrics } from './exchange-stream.metrics.js';
@@ -13,6 +13,7 @@ import { type MarketDataProto, loadMarketDataProto } from './market-data.proto.j
 import { bearerOf } from './reconnecting-stream.js';
 import { type BookView, StreamedBook } from './streamed-book.js';
 import { UpstreamCall } from './upstream-call.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
@@ -43,7 +44,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private connection?: { proto: MarketDataProto; client: Client };
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     private readonly clock: Clock,

@@ -8,7 +8,7 @@ import {
 } from '@grpc/grpc-js';
 import { type Options, loadSync } from '@grpc/proto-loader';
 
-export { DEFAULT_PROTO_DIR } from '@lib/core';
+export { DEFAULT_PROTO_DIR } from '../config/exchange.config.js';
 
 import type {
   MarketDataResponseMessage,

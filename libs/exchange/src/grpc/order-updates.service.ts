@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import {
   ACCOUNT_POLICY,
   FirstSnapshot,
@@ -25,6 +25,7 @@ import { type AfterLoss, bearerOf, ReconnectingStream } from './reconnecting-str
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
 import { type CallListener, UpstreamCall } from './upstream-call.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export const EXCHANGE_ORDERS_PREFIX = 'exchange.orders.';
 const ORDER_ENTRY_PROTO_FILE = 'polymarket/v1/order_entry.proto';
@@ -60,7 +61,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private readonly method: ServerStreamingMethod<OrderSubscriptionRequest, OrderResponseMessage>;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     private readonly tap: OrderStreamTap,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ExchangeTokenProvider } from '@lib/auth';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, MetricsRegistry } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import { type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
 
 import {
@@ -11,6 +11,7 @@ import {
   foldingPolicy,
 } from './firm-state.messages.js';
 import { ResumableFeed, type ResumableFeedSpec } from './resumable-feed.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export const EXCHANGE_POSITIONS_PREFIX = 'exchange.positions.';
 
@@ -51,7 +52,7 @@ const HOLD_RETRY_MS = 1_000;
 @Injectable()
 export class PositionChangeFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     clock: Clock,
@@ -88,7 +89,7 @@ export class PositionChanges implements TopicSource {
   };
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     private readonly feed: PositionChangeFeed,
   ) {
     this.participants = new Set(config.clients.flatMap((client) => client.participants));

@@ -1,16 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
-import {
-  Clock,
-  DomainError,
-  ErrorCode,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  MetricsRegistry,
-  REDIS,
-  type RedisClient,
-} from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry, REDIS, type RedisClient } from '@lib/core';
 import {
   ACCOUNT_POLICY,
   FirstSnapshot,
@@ -33,6 +24,7 @@ import { ResumeTokenStore } from './resume-token.store.js';
 import { ServerStreamingMethod } from './server-streaming-method.js';
 import { type StreamStatus, isRefusal, statusName, streamRefused } from './stream-status.error.js';
 import { type CallListener, UpstreamCall } from './upstream-call.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 export const EXCHANGE_DROP_COPY_TOPIC = 'exchange.dropcopy';
 export const EXCHANGE_TRADES_TOPIC = 'exchange.trades';
@@ -139,7 +131,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 
   protected constructor(
     private readonly spec: ResumableFeedSpec,
-    config: GatewayConfig,
+    config: ExchangeConfigView,
     private readonly tokens: ExchangeTokenProvider,
     redis: RedisClient | null,
     registry: MetricsRegistry,
@@ -364,7 +356,7 @@ export class ResumableFeed implements TopicSource, OnApplicationShutdown {
 @Injectable()
 export class DropCopyFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     tokens: ExchangeTokenProvider,
     @Inject(REDIS) redis: RedisClient | null,
     registry: MetricsRegistry,
@@ -384,7 +376,7 @@ export class DropCopyFeed extends ResumableFeed {
 @Injectable()
 export class TradeCaptureFeed extends ResumableFeed {
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
     tokens: ExchangeTokenProvider,
     @Inject(REDIS) redis: RedisClient | null,
     registry: MetricsRegistry,

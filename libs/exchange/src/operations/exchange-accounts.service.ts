@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, NotFoundError, pathSegment } from '@lib/core';
+import { GATEWAY_CONFIG, NotFoundError, pathSegment } from '@lib/core';
 import { type BudgetedReply } from '@lib/ratelimit';
 
 import { ExchangeHttpClient } from '../client/exchange-http.client.js';
 import type { BalanceRequest, BalancesRequest, DepositRequest } from '../schemas/funding.schema.js';
 import type { AccountCallerContext, CallerContext } from './caller-context.js';
 import { EXCHANGE_BUDGETS } from '../budget/exchange-budgets.js';
+import type { ExchangeConfigView } from '../config/exchange.config.js';
 
 // upstream-facts publishes limits for order entry and queries only: identity, positions, balances and
 // funding have none, hence `budget: null` on those calls.
@@ -17,7 +18,7 @@ export class ExchangeAccounts {
 
   constructor(
     private readonly exchange: ExchangeHttpClient,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: ExchangeConfigView,
   ) {
     this.processors = new Set(config.exchange.depositProcessors);
   }

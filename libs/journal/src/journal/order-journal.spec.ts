@@ -1,4 +1,4 @@
-import { JournalSchema } from '@lib/core';
+import { JournalSchema } from '../config/journal.config.js';
 
 import { type JournalDatabase, openJournalDatabase } from '../journal-database.js';
 import { MAX_TIMELINE_RECORDS } from './order-journal.js';

@@ -1,4 +1,4 @@
-import type { BucketOverride, LimitsConfig } from '@lib/core';
+import type { BucketOverride, LimitsConfig } from '../config/limits.config.js';
 
 import type { BucketName, BucketScope } from './limits.types.js';
 

@@ -1,6 +1,10 @@
-import type { GatewayConfig } from '@lib/core';
+import type { TeamShares } from '../config/limits.config.js';
 
-export type { BucketScope, LimitsConfig, RequestClass } from '@lib/core';
+export type { BucketScope, LimitsConfig, RequestClass } from '../config/limits.config.js';
 /** A bucket's stable name (`<surface>.<group>.<operation>`), declared by the surface lib that spends it. */
 export type BucketName = string;
-export type TeamConfig = GatewayConfig['teams'][number];
+/** What the limiter reads of a team's entry (`teams[]`). */
+export interface TeamConfig {
+  id: string;
+  shares?: TeamShares;
+}

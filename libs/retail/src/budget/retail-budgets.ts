@@ -1,5 +1,4 @@
-import { type BucketDeclaration, type RouteBudget, routeBudget } from '@lib/ratelimit';
-import type { RequestClass } from '@lib/core';
+import { type BucketDeclaration, type RequestClass, type RouteBudget, routeBudget } from '@lib/ratelimit';
 
 /** spec §8 publishes "N requests per 10 seconds" per API key (upstream-facts "Retail extras": the figures are the key's). */
 const per10s = (name: string, limit: number, what: string): BucketDeclaration => ({

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
 import { type BudgetedReply, type RouteBudget } from '@lib/ratelimit';
 import { UpstreamCalls } from '@lib/upstream';
-import { GATEWAY_CONFIG, type GatewayConfig, type JsonCall, type JsonReply, urlOf } from '@lib/core';
+import { GATEWAY_CONFIG, type JsonCall, type JsonReply, urlOf } from '@lib/core';
+import type { RetailConfigView } from '../config/retail.config.js';
 
 export interface RetailCall extends JsonCall {
   /**
@@ -36,7 +37,7 @@ export class RetailHttpClient {
   readonly timeoutMs: number;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: RetailConfigView,
     private readonly calls: UpstreamCalls,
     private readonly signer: RetailSigner,
   ) {

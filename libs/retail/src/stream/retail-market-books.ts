@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { Clock, GATEWAY_CONFIG } from '@lib/core';
 import type { TopicSink } from '@lib/fanout';
 
 import type { RetailStreamEvent } from './retail-stream-message.js';
 import type { RetailSocket } from './retail-socket.js';
 import { RetailStreams } from './retail-streams.service.js';
+import type { RetailConfigView } from '../config/retail.config.js';
 
 /** A retail market's touch and last trade in dollars as the markets channel last showed them, and when (steady ms). */
 export interface RetailTouch {
@@ -87,7 +88,7 @@ export class RetailMarketBooks implements OnApplicationShutdown {
   private readonly account: string | undefined;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: RetailConfigView,
     private readonly streams: RetailStreams,
     private readonly clock: Clock,
   ) {

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { RetailSigner } from '@lib/auth';
-import { GATEWAY_CONFIG, type GatewayConfig, steadyNow } from '@lib/core';
+import { GATEWAY_CONFIG, steadyNow } from '@lib/core';
 
 import { RetailSocket, type RetailSocketOptions } from './retail-socket.js';
+import type { RetailConfigView } from '../config/retail.config.js';
 
 export type RetailChannel = 'markets' | 'private';
 
@@ -35,7 +36,7 @@ export class RetailStreams implements OnApplicationShutdown {
   private readonly options: RetailStreamOptions;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: RetailConfigView,
     private readonly signer: RetailSigner,
     @Optional() @Inject(RETAIL_STREAM_OPTIONS) options?: Partial<RetailStreamOptions>,
   ) {

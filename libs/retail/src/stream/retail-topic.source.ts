@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { RETAIL_ACCOUNT_NAME } from '@lib/core';
+import { RETAIL_ACCOUNT_NAME } from '@lib/auth';
 import type { TopicSink, TopicSource } from '@lib/fanout';
 
 import type { RetailSubscriptionType } from '../schemas/retail-enums.schema.js';

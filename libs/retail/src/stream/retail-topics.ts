@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleInit, Optional } from '@nestjs/common';
-import { GATEWAY_CONFIG, type GatewayConfig, RETAIL_ACCOUNT_NAME } from '@lib/core';
+import { RETAIL_ACCOUNT_NAME } from '@lib/auth';
+import { GATEWAY_CONFIG } from '@lib/core';
 import { ACCOUNT_POLICY, MARKET_DATA_POLICY, type TopicFamily, TopicSourceRegistry } from '@lib/fanout';
 
 import { RetailMarketBooks } from './retail-market-books.js';
 import { RetailTopicSource } from './retail-topic.source.js';
 import { RetailStreams } from './retail-streams.service.js';
+import type { RetailConfigView } from '../config/retail.config.js';
 
 const market = (family: string, description: string): TopicFamily => ({
   syntax: `retail.${family}.<slug>`,
@@ -55,7 +57,7 @@ export class RetailTopics implements OnModuleInit {
   readonly defaultAccount: string | undefined;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: RetailConfigView,
     private readonly streams: RetailStreams,
     private readonly books: RetailMarketBooks,
     @Optional() @Inject(TopicSourceRegistry) private readonly registry: TopicSourceRegistry | null,

@@ -1,5 +1,5 @@
-import { DomainError, ErrorCode, type JsonReply, type RequestClass, retryAfterOf, systemClock } from '@lib/core';
-import type { CoolDownRequest } from '@lib/ratelimit';
+import { DomainError, ErrorCode, type JsonReply, retryAfterOf, systemClock } from '@lib/core';
+import type { CoolDownRequest, RequestClass } from '@lib/ratelimit';
 
 /** What the gateway keeps of a failed upstream answer: the status and the body, parsed when it is JSON. */
 export interface UpstreamFailure {

@@ -1,4 +1,4 @@
-import type { ClientConfig } from '@lib/core';
+import type { ClientConfig } from '../../config/gateway-config.schema.js';
 import type { Viewer } from '@lib/fanout';
 
 /**

@@ -3,16 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiKeyVerifier } from '@lib/auth';
-import {
-  Clock,
-  type ClientConfig,
-  ForbiddenError,
-  GATEWAY_CONFIG,
-  type GatewayConfig,
-  RateLimitedError,
-  type Scope,
-  UnauthenticatedError,
-} from '@lib/core';
+import { Clock, ForbiddenError, GATEWAY_CONFIG, RateLimitedError, type Scope, UnauthenticatedError } from '@lib/core';
 import { KeyedBuckets } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
@@ -20,6 +11,7 @@ import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../decorators/auth.decorators.js'
 import { ClientAddresses } from '../http/client-address.js';
 import type { AuthenticatedClient } from '../auth/authenticated-client.js';
 import { feedScopeOf } from '../auth/feed-scope.js';
+import type { ClientConfig, GatewayConfig } from '../../config/gateway-config.schema.js';
 
 /** `Authorization: Bearer <key>`: the key is the first capture. */
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { GATEWAY_CONFIG, type GatewayConfig } from '@lib/core';
+import { GATEWAY_CONFIG } from '@lib/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from '../../config/gateway-config.schema.js';
 
 /** RFC 7240 `Prefer: wait=<seconds>`; other preferences are ignored. */
 const WAIT = /(?:^|[,;\s])wait\s*=\s*"?(\d+(?:\.\d+)?)"?/i;

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { type GatewayConfig, REQUEST_ID_HEADER, requestIdOf, toDomainError } from '@lib/core';
+import { REQUEST_ID_HEADER, requestIdOf, toDomainError } from '@lib/core';
 import type { FastifyHttpOptions } from 'fastify';
 
 import { ClientAddresses } from './client-address.js';
 import { sendProblem } from '../filters/problem.filter.js';
 import { writeRawProblem } from '../filters/raw-problem.js';
+import type { GatewayConfig } from '../../config/gateway-config.schema.js';
 
 /** Statuses of the errors Node's HTTP parser raises before Fastify has a request (the rest are 400). */
 const PARSER_STATUSES: Record<string, number> = { ERR_HTTP_REQUEST_TIMEOUT: 408, HPE_HEADER_OVERFLOW: 431 };

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG, type GatewayConfig, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, LOG_DESTINATION, redactUrl, scrubText } from '@lib/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type DestinationStream, levels } from 'pino';
+import type { GatewayConfig } from '../../config/gateway-config.schema.js';
 
 const QUIET_ROUTES = new Set(['/metrics', '/health/live', '/health/ready']);
 const INFO = levels.values.info;

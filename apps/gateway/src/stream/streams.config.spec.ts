@@ -1,4 +1,4 @@
-import { StreamsSchema, teamStreamShares } from './streams.schema.js';
+import { StreamsSchema, teamStreamShares } from './streams.config.js';
 
 const streams = (exchange: Record<string, unknown> = {}) => StreamsSchema.parse({ exchange });
 

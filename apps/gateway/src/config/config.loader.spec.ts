@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ConfigError, loadGatewayConfig } from './config.loader.js';
+import { ConfigError, type Env, loadGatewayConfig } from '@lib/core';
+
+import { GatewayAppConfigSchema } from './gateway-config.schema.js';
 
 const VALID = `
 environment: development
@@ -21,6 +23,9 @@ clients:
     scopes: [read:orders]
 `;
 
+/** The loader with the schema the gateway starts with. */
+const load = (env: Env) => loadGatewayConfig(GatewayAppConfigSchema, env);
+
 function write(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'gateway.yaml');
   writeFileSync(path, text);
@@ -29,7 +34,7 @@ function write(text: string): string {
 
 function problemsOf(text: string): string[] {
   try {
-    loadGatewayConfig({ GATEWAY_CONFIG: write(text) });
+    load({ GATEWAY_CONFIG: write(text) });
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -37,9 +42,9 @@ function problemsOf(text: string): string[] {
   throw new Error('expected a ConfigError');
 }
 
-describe('loadGatewayConfig', () => {
+describe(loadGatewayConfig.name, () => {
   it('accepts a valid file and fills the defaults', () => {
-    const config = loadGatewayConfig({ GATEWAY_CONFIG: write(VALID) });
+    const config = load({ GATEWAY_CONFIG: write(VALID) });
     expect(config.server.port).toBe(8080);
     expect(config.exchange.refreshEarlySeconds).toBe(30);
     expect(config.clients[0].scopes).toEqual(['read:orders']);
@@ -83,16 +88,16 @@ describe('loadGatewayConfig', () => {
   });
 
   it('reports an unreadable file as a config error', () => {
-    expect(() => loadGatewayConfig({ GATEWAY_CONFIG: '/nonexistent/gateway.yaml' })).toThrow(ConfigError);
+    expect(() => load({ GATEWAY_CONFIG: '/nonexistent/gateway.yaml' })).toThrow(ConfigError);
   });
 
   it('lets REDIS_URL switch on shared mode', () => {
-    const config = loadGatewayConfig({ GATEWAY_CONFIG: write(VALID), REDIS_URL: 'redis://127.0.0.1:6390' });
+    const config = load({ GATEWAY_CONFIG: write(VALID), REDIS_URL: 'redis://127.0.0.1:6390' });
     expect(config.redis).toMatchObject({ mode: 'single', url: 'redis://127.0.0.1:6390', commandTimeoutMs: 50 });
   });
 
   it('lets REDIS_CLUSTER_NODES switch on a Redis Cluster', () => {
-    const config = loadGatewayConfig({
+    const config = load({
       GATEWAY_CONFIG: write(VALID),
       REDIS_CLUSTER_NODES: 'redis-node-1:6379, redis-node-2:6379',
     });

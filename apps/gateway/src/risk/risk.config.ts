@@ -121,3 +121,25 @@ export const RiskSchema = z
   })
   .strict();
 export type RiskConfig = z.infer<typeof RiskSchema>;
+
+/** What risk adds to each client's entry (`clients[]`): the order fields it may set, and what it is. */
+export const RiskClientFields = {
+  /** Order fields this client may set that the gateway otherwise refuses (issue 26 field policing). */
+  entitlements: z.array(z.enum(RISK_ENTITLEMENTS)).default([]),
+  /** What the client is: stamped as every order's manualOrderIndicator, whatever the body says. */
+  manualOrders: z.boolean().default(false),
+};
+
+/** The config check risk adds to the app's schema: a team or client limit names a configured team or client. */
+export function riskConfigCheck(
+  config: { risk: RiskConfig; teams: readonly { id: string }[]; clients: readonly { id: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const teams = new Set(config.teams.map((t) => t.id));
+  config.risk.limits.forEach((limit, i) => {
+    if (limit.scope === 'team' && !teams.has(limit.id ?? ''))
+      ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
+    if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id))
+      ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
+  });
+}

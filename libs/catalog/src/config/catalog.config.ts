@@ -1,3 +1,4 @@
+import { httpUrl } from '@lib/core';
 import { z } from 'zod';
 
 const seconds = z.number().min(0);
@@ -32,3 +33,14 @@ export const CatalogSchema = z
   .strict();
 
 export type CatalogConfig = z.infer<typeof CatalogSchema>;
+
+/** What the catalog adds to each environment's addresses (`environments.<name>`). */
+export const CatalogEnvironmentFields = { catalogUrl: httpUrl };
+
+/** What the catalog lib reads of the gateway's config: its section, and the running environment's catalog address. */
+export interface CatalogConfigView {
+  catalog: CatalogConfig;
+  redis?: { keyPrefix: string };
+  environment: string;
+  environments: Partial<Record<string, { catalogUrl: string }>>;
+}

@@ -109,6 +109,27 @@ export const StreamsSchema = z
 
 export type StreamsConfig = z.infer<typeof StreamsSchema>;
 
+/** The config check the streams add to the app's schema: team shares and client overrides name configured teams and clients. */
+export function streamsConfigCheck(
+  config: { streams: StreamsConfig; teams: readonly { id: string }[]; clients: readonly { id: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const teams = new Set(config.teams.map((t) => t.id));
+  for (const team of Object.keys(config.streams.exchange.teamShares)) {
+    if (!teams.has(team))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['streams', 'exchange', 'teamShares', team],
+        message: `unknown team "${team}"`,
+      });
+  }
+  const clientIds = new Set(config.clients.map((c) => c.id));
+  for (const id of Object.keys(config.streams.clients)) {
+    if (!clientIds.has(id))
+      ctx.addIssue({ code: 'custom', path: ['streams', 'clients', id], message: `unknown client "${id}"` });
+  }
+}
+
 /**
  * Each team's share of the firm's exchange streams: the configured number, or an even split of what
  * the configured ones leave (firm streams less the reserve) among the others; the remainder of the

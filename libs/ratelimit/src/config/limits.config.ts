@@ -4,10 +4,6 @@ import { z } from 'zod';
 export const REQUEST_CLASSES = ['read', 'write', 'cancel'] as const;
 export type RequestClass = (typeof REQUEST_CLASSES)[number];
 
-/** upstream-facts "Published per-firm rate limits": order entry limits depend on the firm's tier. */
-export const EXCHANGE_TIERS = ['T1', 'T2', 'T3', 'T4'] as const;
-export type ExchangeTier = (typeof EXCHANGE_TIERS)[number];
-
 /**
  * What the upstream counts a bucket per: the firm, each API key the gateway holds (per-key buckets are
  * counted per account), the source IP (public endpoints), or the deployment (one bucket for this
@@ -41,7 +37,6 @@ const BucketOverrideSchema = z
 
 export const LimitsSchema = z
   .object({
-    exchangeTier: z.enum(EXCHANGE_TIERS).default('T1'),
     /** Stay under the published figures so clock drift and in-flight requests do not earn 429s. */
     safetyMargin: fraction.default(0.9),
     /** Fraction of the buckets declared `keepsPriorityReserve` kept for cancels and order entry (reads never see it). */
@@ -102,4 +97,8 @@ export const TeamSharesSchema = z.record(
 );
 
 export type LimitsConfig = z.infer<typeof LimitsSchema>;
+export type TeamShares = z.infer<typeof TeamSharesSchema>;
+
+/** What the limiter adds to each team's entry (`teams[]`): its ceilings on the upstream buckets. */
+export const LimitsTeamFields = { shares: TeamSharesSchema.optional() };
 export type BucketOverride = z.infer<typeof BucketOverrideSchema>;
