@@ -334,6 +334,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
   if (!existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: npm run bench builds it`);
   const baseline = process.env.BENCH_ORDERS_BASELINE;
   const baselines = baselinesOf(baseline);
+  const only = process.env.BENCH_ORDERS_ONLY?.split(',');
   const configurations: Configuration[] = [
     { name: 'full', risk: true, journal: true, main: GATEWAY_MAIN },
     { name: 'riskOff', risk: false, journal: true, main: GATEWAY_MAIN },
@@ -343,7 +344,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       { name: `${name}Full`, risk: true, journal: true, main },
       { name: `${name}Bare`, risk: false, journal: false, main },
     ]),
-  ];
+  ].filter((configuration) => only === undefined || only.includes(configuration.name));
   const dir = mkdtempSync(join(tmpdir(), 'orders-bench-'));
   const stops: (() => Promise<void>)[] = [];
   try {
