@@ -104,10 +104,15 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     this.unknown.replaced(order.account, order.id);
   }
 
+  /**
+   * Nothing waits for a stream record, so it starts no INSERT of its own (appendSoon): it rides with the
+   * next record's write (the next order's intent, usually within a millisecond at load), or goes alone
+   * after a few ms. One INSERT round trip fewer per execution: at 1,000 orders/s that was an INSERT per order.
+   */
   private received(update: OrdersUpdate): void {
     const entry = 'execution' in update ? this.execution(update.execution) : cancelRejectEntry(update.cancelReject);
     this.store.journal
-      .append(entry)
+      .appendSoon(entry)
       .catch((error: Error) =>
         this.logger.error(
           `order journal: a stream event of order ${entry.orderId ?? entry.clordId ?? '?'} was not recorded: ${error.message}`,

@@ -53,3 +53,28 @@ export function applyOrdersUpdate(snapshot: OrdersSnapshot, update: OrdersUpdate
   const others = snapshot.orders.filter((o) => o.id !== order.id);
   return { orders: DONE.has(order.state) ? others : [...others, order] };
 }
+
+/**
+ * One account's working orders as the service keeps them between snapshots: by id, so an execution
+ * costs O(1) instead of a copy of the whole list (applyOrdersUpdate's cost grew with every resting
+ * order: a third of a gateway's CPU per insert after a few thousand rested). `snapshot()` lists them
+ * in applyOrdersUpdate's order: a changed order moves to the end.
+ */
+export class WorkingOrders {
+  private readonly byId = new Map<string, OrderMessage>();
+
+  constructor(orders: readonly OrderMessage[]) {
+    for (const order of orders) this.byId.set(order.id, order);
+  }
+
+  apply(update: OrdersUpdate): void {
+    if (!('execution' in update) || !update.execution.order) return;
+    const order = update.execution.order;
+    this.byId.delete(order.id);
+    if (!DONE.has(order.state)) this.byId.set(order.id, order);
+  }
+
+  snapshot(): OrdersSnapshot {
+    return { orders: [...this.byId.values()] };
+  }
+}

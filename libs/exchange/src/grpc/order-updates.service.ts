@@ -19,6 +19,7 @@ import {
   type OrdersSnapshot,
   type OrdersUpdate,
   applyOrdersUpdate,
+  WorkingOrders,
 } from './order-updates.messages.js';
 import { OrderStreamTap } from './order-stream-tap.js';
 import { type AfterLoss, bearerOf, ReconnectingStream } from './reconnecting-stream.js';
@@ -51,7 +52,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
   private readonly sinks = new Map<string, TopicSink>();
   private readonly waiting = new Map<string, FirstSnapshot[]>();
   /** Working orders by account, as of the current call's snapshot and executions since. */
-  private working?: Map<string, OrdersSnapshot>;
+  private working?: Map<string, WorkingOrders>;
   private readonly accounts: string[];
   private readonly grpc: GrpcTarget;
   private readonly metrics: KindMetrics;
@@ -104,7 +105,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
       );
     this.sinks.set(participant, sink);
     const orders = this.working?.get(participant);
-    if (orders) return sink.snapshot(orders);
+    if (orders) return sink.snapshot(orders.snapshot());
     const first = new FirstSnapshot(FEED_TIMING.openTimeoutMs, () => this.noSnapshot());
     this.waiting.set(participant, [...(this.waiting.get(participant) ?? []).filter((waiter) => waiter.pending), first]);
     this.stream.start();
@@ -185,9 +186,9 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     this.stream.delivered();
     this.tap.emitSnapshot(orders);
     this.working = new Map(
-      this.accounts.map((account) => [account, { orders: orders.filter((order) => order.account === account) }]),
+      this.accounts.map((account) => [account, new WorkingOrders(orders.filter((order) => order.account === account))]),
     );
-    for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!);
+    for (const [participant, sink] of this.sinks) sink.snapshot(this.working.get(participant)!.snapshot());
     for (const [participant, waiters] of [...this.waiting]) {
       if (!this.sinks.has(participant)) continue;
       this.waiting.delete(participant);
@@ -199,7 +200,7 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     if (account === undefined) return;
     const orders = this.working!.get(account);
     if (!orders) return;
-    this.working!.set(account, applyOrdersUpdate(orders, update));
+    orders.apply(update);
     this.sinks.get(account)?.update(update);
     if ('execution' in update) this.metrics.delivered();
   }
