@@ -113,9 +113,10 @@ export class IdempotencyStore {
     return (claim) => keys.has(claimKey(claim.clientId, claim.key));
   }
 
+  /** The key's record while it holds (an expired one is as gone as a purged one: the key may be claimed anew). */
   async get(clientId: string, key: string): Promise<IdempotencyRecord | null> {
     const [row] = await this.db.query<Row>(
-      `SELECT * FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2`,
+      `SELECT * FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND expires_at >= now()`,
       [clientId, key],
     );
     return row ? toRecord(row) : null;
@@ -124,7 +125,7 @@ export class IdempotencyStore {
   /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */
   async byClordId(clordId: string, team?: string): Promise<IdempotencyRecord | null> {
     const [row] = await this.db.query<Row>(
-      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND ($2::text IS NULL OR team = $2) ORDER BY created_at DESC LIMIT 1`,
+      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND ($2::text IS NULL OR team = $2) AND expires_at >= now() ORDER BY created_at DESC LIMIT 1`,
       [`%${escapeLike(JSON.stringify(clordId))}%`, team ?? null],
     );
     return row ? toRecord(row) : null;

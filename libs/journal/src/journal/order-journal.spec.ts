@@ -37,3 +37,39 @@ describe('OrderJournal timeline (PostgreSQL)', () => {
     expect(short).toEqual({ records: [expect.objectContaining({ clordId: 'once' })], truncated: false });
   });
 });
+
+describe('IdempotencyStore past its TTL (PostgreSQL)', () => {
+  let database: JournalDatabase;
+
+  beforeAll(async () => {
+    const config = JournalSchema.parse({
+      url: process.env.TEST_PG_APP_URL,
+      migrationUrl: process.env.TEST_PG_URL,
+      schema: `j_ttl_${process.pid}`,
+      poolSize: 2,
+      keyTtlHours: 1 / 3_600, // one second
+    });
+    database = await openJournalDatabase(config);
+  });
+  afterAll(() => database.close());
+
+  it('answers an expired key as gone, by key and by clordId, before any purge, and lets it be claimed anew', async () => {
+    const claim = {
+      clientId: 'bot',
+      key: 'k-1',
+      fingerprint: 'f-1',
+      operation: 'insert',
+      clordIds: ['ttl-1'],
+      team: 'trading',
+    };
+    expect(await database.keys.claim(claim)).toBeNull();
+    await database.keys.finish('bot', 'k-1', 200, '{"orderId":"o-1"}');
+    expect(await database.keys.get('bot', 'k-1')).toMatchObject({ state: 'done', status: 200 });
+    expect(await database.keys.byClordId('ttl-1')).toMatchObject({ key: 'k-1' });
+
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(await database.keys.get('bot', 'k-1')).toBeNull();
+    expect(await database.keys.byClordId('ttl-1')).toBeNull();
+    expect(await database.keys.claim({ ...claim, fingerprint: 'f-2' })).toBeNull(); // taken over, not replayed
+  });
+});
