@@ -7,20 +7,17 @@ import {
   type CounterSeries,
   type HistogramSeries,
   MetricsRegistry,
-  REQUEST_ID_HEADER,
   type Scope,
   SeriesCounter,
   requestIdOf,
 } from '@lib/core';
 
 import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
+import { type EncodedHit, HitResponses } from './hit-response.js';
 
 /** Distinct request targets remembered, and the longest one: at most ~2 MB of URLs. */
 const URLS_KEPT = 4_096;
 const LONGEST_URL = 512;
-
-/** Bodies from this size on are kept encoded (a Buffer handed to the socket as is); smaller ones are joined to the head in one string. */
-const BUFFERED_BODY_BYTES = 8_192;
 
 /** A request target the Fastify route already served: everything a hit of it needs, worked out once. */
 interface KnownTarget {
@@ -34,16 +31,6 @@ interface KnownTarget {
   duration: HistogramSeries;
   /** catalog_cache_requests_total{route, result="hit"}, resolved once. */
   hits: CounterSeries;
-}
-
-/** An entry's headers and bytes as a 200 sends them, encoded once per entry. */
-interface Encoded {
-  etag: string;
-  cacheControl: string;
-  contentType: string;
-  contentLength: string;
-  /** The body as the socket gets it: the string (joined to the head by Node, one write) or, for a large one, its UTF-8 bytes. */
-  body: string | Buffer;
 }
 
 /** What a served hit reports, as the onResponse hook would for a Fastify request. */
@@ -83,7 +70,8 @@ export interface CompletedHit {
 @Injectable()
 export class CatalogFastPath {
   private readonly targets = new Map<string, KnownTarget>();
-  private readonly encoded = new WeakMap<CatalogEntry, Encoded>();
+  private readonly encoded = new WeakMap<CatalogEntry, EncodedHit>();
+  private readonly responses = new HitResponses();
   private completed: CompletedHit | undefined;
   private closing: () => boolean = () => true;
   /** Hits answered here; catalog_cache_requests_total{result="hit"} counts these and Fastify's alike. */
@@ -165,26 +153,7 @@ export class CatalogFastPath {
     if (entry === undefined) return false;
     if (entry.status !== 200 || !this.auth.takeInbound(client, now)) return false;
     const requestId = requestIdOf(req);
-    const sent = this.encodedOf(entry);
-    // Fastify's header order: the request id (set on arrival), the four cache headers, then the body's type and length.
-    // A flat list: Node walks it by index (an object costs a for-in and an own-property check per header).
-    res.writeHead(200, [
-      REQUEST_ID_HEADER,
-      requestId,
-      'etag',
-      sent.etag,
-      'cache-control',
-      sent.cacheControl,
-      'age',
-      String(ageSeconds(entry, now)),
-      'x-cache',
-      'HIT',
-      'content-type',
-      sent.contentType,
-      'content-length',
-      sent.contentLength,
-    ]);
-    res.end(sent.body);
+    this.responses.send(res, requestId, this.encodedOf(entry), ageSeconds(entry, now));
     this.early.inc();
     const elapsedMs = this.clock.now() - now;
     target.duration.observe(elapsedMs / 1000);
@@ -192,18 +161,10 @@ export class CatalogFastPath {
     return true;
   }
 
-  private encodedOf(entry: CatalogEntry): Encoded {
+  private encodedOf(entry: CatalogEntry): EncodedHit {
     let sent = this.encoded.get(entry);
     if (sent === undefined) {
-      const bytes = Buffer.byteLength(entry.body);
-      const body = bytes >= BUFFERED_BODY_BYTES ? Buffer.from(entry.body, 'utf8') : entry.body;
-      sent = {
-        etag: entry.etag,
-        cacheControl: cacheControl(entry),
-        contentType: entry.contentType,
-        contentLength: String(bytes),
-        body,
-      };
+      sent = this.responses.encode(entry.etag, cacheControl(entry), entry.contentType, entry.body);
       this.encoded.set(entry, sent);
     }
     return sent;
