@@ -33,6 +33,23 @@ interface KnownTarget {
   hits: CounterSeries;
 }
 
+/** Node's IncomingMessage field (node:_http_incoming) settled() sets; @types/node does not declare it. */
+interface RequestInternals {
+  _dumped?: boolean;
+}
+
+/**
+ * Marks a bodyless request answered by the hit path as drained, as Node's `_dump()` would once the
+ * response finished: Node then resumes the request's stream only to read its end (a nextTick, the
+ * stream's flow and end events, its destruction; more instructions than the hit's own work). The
+ * request is not read by anyone after a hit, and had no body to drop (serve() checked), so the
+ * connection goes on to its next request as before; the request object is released with the next.
+ */
+function settled(req: IncomingMessage): void {
+  const internals = req as IncomingMessage & RequestInternals;
+  if (internals._dumped === false) internals._dumped = true;
+}
+
 /** What a served hit reports, as the onResponse hook would for a Fastify request. */
 export interface CompletedHit {
   seriesOf(method: string, route: string, status: number): HistogramSeries;
@@ -154,6 +171,7 @@ export class CatalogFastPath {
     if (entry.status !== 200 || !this.auth.takeInbound(client, now)) return false;
     const requestId = requestIdOf(req);
     this.responses.send(res, requestId, this.encodedOf(entry), ageSeconds(entry, now));
+    settled(req);
     this.early.inc();
     const elapsedMs = this.clock.now() - now;
     target.duration.observe(elapsedMs / 1000);
