@@ -41,6 +41,7 @@ async function metric(name: string, absent = Number.NaN): Promise<number> {
   return line === undefined ? absent : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 const earlyHits = () => metric('catalog_cache_early_hits_total');
+const ownHeads = () => metric('catalog_cache_early_hit_heads_total');
 const countedHits = (route: string) => metric(`catalog_cache_requests_total{route="${route}",result="hit"}`, 0);
 
 /**
@@ -187,10 +188,12 @@ describe('the catalog hit path', () => {
     const request = (extra = '') =>
       `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${stack.keys.reader}\r\n` +
       `x-request-id: raw-bytes\r\n${extra}\r\n`;
-    const before = await earlyHits();
+    const [before, ownBefore] = [await earlyHits(), await ownHeads()];
     // Fastify's answer first (a non-matching If-None-Match goes through Fastify), then hits pipelined behind it.
     const kept = await rawExchange([request('If-None-Match: "other"\r\n'), request(), request(), request()]);
     expect((await earlyHits()) - before).toBe(3);
+    // The gateway wrote those heads itself (an earlier hit's head, written by Node, was checked against its own).
+    expect((await ownHeads()) - ownBefore).toBe(3);
     const [viaFastify, ...hits] = kept.answers;
     expect(viaFastify.head).toMatch(
       /^HTTP\/1\.1 200 OK\r\nx-request-id: raw-bytes\r\n.*\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} [\d:]{8} GMT\r\nConnection: keep-alive\r\nKeep-Alive: timeout=\d+$/s,
@@ -207,6 +210,8 @@ describe('the catalog hit path', () => {
     );
     expect(closing.answers[0].body).toBe(viaFastify.body);
     expect(closing.closed).toBe(true);
+    // A closing connection's head is Node's.
+    expect((await ownHeads()) - ownBefore).toBe(3);
     expect(stack.logs.filter((l) => l.includes("Node's response head is not the one"))).toEqual([]);
   });
 });

@@ -88,7 +88,7 @@ export interface CompletedHit {
 export class CatalogFastPath {
   private readonly targets = new Map<string, KnownTarget>();
   private readonly encoded = new WeakMap<CatalogEntry, EncodedHit>();
-  private readonly responses = new HitResponses();
+  private readonly responses: HitResponses;
   private completed: CompletedHit | undefined;
   private closing: () => boolean = () => true;
   /** Hits answered here; catalog_cache_requests_total{result="hit"} counts these and Fastify's alike. */
@@ -106,6 +106,14 @@ export class CatalogFastPath {
       labelNames: [],
       registers: [registry],
     }).series({});
+    this.responses = new HitResponses(
+      new SeriesCounter({
+        name: 'catalog_cache_early_hit_heads_total',
+        help: "Catalog hits answered before Fastify whose response head the gateway wrote itself (one socket write); the others' Node wrote",
+        labelNames: [],
+        registers: [registry],
+      }).series({}),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { type ServerResponse, validateHeaderValue } from 'node:http';
 
 import { Logger } from '@nestjs/common';
-import { REQUEST_ID_HEADER } from '@lib/core';
+import { type CounterSeries, REQUEST_ID_HEADER } from '@lib/core';
 
 import { HttpDate } from '../common/http/http-date.js';
 
@@ -59,6 +59,9 @@ export class HitResponses {
   private connectionLines: string | undefined;
   private refused = false;
 
+  /** `ownHeads`: counts the hits whose head this wrote (the others Node wrote). */
+  constructor(private readonly ownHeads: CounterSeries) {}
+
   encode(etag: string, cacheControl: string, contentType: string, body: string): EncodedHit {
     const bytes = Buffer.byteLength(body);
     let valid = true;
@@ -99,6 +102,7 @@ export class HitResponses {
       sent.age = age;
       sent.date = date;
     }
+    this.ownHeads.inc();
     const head = HEAD_START + requestId + sent.tail;
     internals._header = head;
     const socket = res.socket as (ServerResponse['socket'] & { _httpMessage?: unknown }) | null;
