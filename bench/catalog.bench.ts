@@ -83,7 +83,9 @@ export async function startGateway(sandbox: RunningSandbox, logLevel: 'info' | '
     clients: [{ id: 'bench', team: 'bench', keyHash: hashApiKey(key), scopes: [...SCOPES] }],
     // Not on the catalog path, but opened at start: each bench gateway gets its own embedded directory
     // (the default, .dev/journal, would be opened by every bench process at once).
-    journal: { enabled: false, embeddedDir: journalDir },
+    // The resolver of UNKNOWN orders queries the embedded journal on a timer (several PGlite queries a pass): at its
+    // slowest, so that work, not the catalog's, does not fill the instruction bench's window (it grows with the window).
+    journal: { enabled: false, embeddedDir: journalDir, resolveSearchesPerMinute: 1 },
   });
   // Log lines are formatted as in production and dropped, so their cost is counted without flooding the output.
   const app = await createGateway(config, { logDestination: { write: () => undefined } });

@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
@@ -38,7 +40,44 @@ async function metric(name: string, absent = Number.NaN): Promise<number> {
   return line === undefined ? absent : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 const earlyHits = () => metric('catalog_cache_early_hits_total');
+const ownHeads = () => metric('catalog_cache_early_hit_heads_total');
 const countedHits = (route: string) => metric(`catalog_cache_requests_total{route="${route}",result="hit"}`, 0);
+
+/**
+ * Sends `requests` on one connection at once (pipelined) and reads the raw answers, each as its head
+ * and body bytes; `closed` says whether the server ended the connection after the last.
+ */
+async function rawExchange(
+  requests: string[],
+): Promise<{ answers: { head: string; body: string }[]; closed: boolean }> {
+  const { hostname, port } = new URL(stack.url);
+  const socket = connect(Number(port), hostname);
+  let received = Buffer.alloc(0);
+  const answers: { head: string; body: string }[] = [];
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = received.subarray(0, end).toString('latin1');
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (received.length < end + 4 + length) break;
+        answers.push({ head, body: received.subarray(end + 4, end + 4 + length).toString('utf8') });
+        received = received.subarray(end + 4 + length);
+      }
+      if (answers.length === requests.length) resolve();
+    });
+    socket.write(requests.join(''));
+  });
+  const ended = await Promise.race([closed.then(() => true), sleep(1_000).then(() => false)]);
+  socket.destroy();
+  return { answers, closed: ended };
+}
+/** The head with its per-second values (Date, Age) blanked: what two answers of the same entry must share byte for byte. */
+const steady = (head: string) => head.replace(/\r\nDate: [^\r]+/, '\r\nDate: -').replace(/\r\nage: \d+/, '\r\nage: -');
 
 /** Every response header but the date, in the order sent. */
 const headersOf = (res: Response) => [...res.headers].filter(([name]) => name !== 'date');
@@ -138,5 +177,40 @@ describe('the catalog hit path', () => {
     expect(ok).toBeLessThan(BURST + 10);
     expect(statuses.slice(ok)).toContain(429);
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+  });
+
+  it('writes the bytes Node writes for Fastify, on kept-alive, pipelined and closing connections', async () => {
+    const path = '/catalog/v1/events?limit=7';
+    await api(stack, 'reader')(path);
+    expect((await api(stack, 'reader')(path)).headers.get('x-cache')).toBe('HIT');
+    const { hostname, port } = new URL(stack.url);
+    const request = (extra = '') =>
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${stack.keys.reader}\r\n` +
+      `x-request-id: raw-bytes\r\n${extra}\r\n`;
+    const [before, ownBefore] = [await earlyHits(), await ownHeads()];
+    // Fastify's answer first (a non-matching If-None-Match goes through Fastify), then hits pipelined behind it.
+    const kept = await rawExchange([request('If-None-Match: "other"\r\n'), request(), request(), request()]);
+    expect((await earlyHits()) - before).toBe(3);
+    // The gateway wrote those heads itself (an earlier hit's head, written by Node, was checked against its own).
+    expect((await ownHeads()) - ownBefore).toBe(3);
+    const [viaFastify, ...hits] = kept.answers;
+    expect(viaFastify.head).toMatch(
+      /^HTTP\/1\.1 200 OK\r\nx-request-id: raw-bytes\r\n.*\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} [\d:]{8} GMT\r\nConnection: keep-alive\r\nKeep-Alive: timeout=\d+$/s,
+    );
+    for (const hit of hits) {
+      expect(steady(hit.head)).toBe(steady(viaFastify.head));
+      expect(hit.body).toBe(viaFastify.body);
+    }
+    expect(kept.closed).toBe(false);
+    // A client that closes: the hit says so and the server ends the connection, as Node does for Fastify's answers.
+    const closing = await rawExchange([request('Connection: close\r\n')]);
+    expect(steady(closing.answers[0].head)).toBe(
+      steady(viaFastify.head).replace(/Connection: keep-alive\r\nKeep-Alive: timeout=\d+$/, 'Connection: close'),
+    );
+    expect(closing.answers[0].body).toBe(viaFastify.body);
+    expect(closing.closed).toBe(true);
+    // A closing connection's head is Node's.
+    expect((await ownHeads()) - ownBefore).toBe(3);
+    expect(stack.logs.filter((l) => l.includes("Node's response head is not the one"))).toEqual([]);
   });
 });

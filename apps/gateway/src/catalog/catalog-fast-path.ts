@@ -7,20 +7,17 @@ import {
   type CounterSeries,
   type HistogramSeries,
   MetricsRegistry,
-  REQUEST_ID_HEADER,
   type Scope,
   SeriesCounter,
   requestIdOf,
 } from '@lib/core';
 
 import { ClientAuthGuard } from '../common/guards/client-auth.guard.js';
+import { type EncodedHit, HitResponses } from './hit-response.js';
 
 /** Distinct request targets remembered, and the longest one: at most ~2 MB of URLs. */
 const URLS_KEPT = 4_096;
 const LONGEST_URL = 512;
-
-/** Bodies from this size on are kept encoded (a Buffer handed to the socket as is); smaller ones are joined to the head in one string. */
-const BUFFERED_BODY_BYTES = 8_192;
 
 /** A request target the Fastify route already served: everything a hit of it needs, worked out once. */
 interface KnownTarget {
@@ -36,14 +33,21 @@ interface KnownTarget {
   hits: CounterSeries;
 }
 
-/** An entry's headers and bytes as a 200 sends them, encoded once per entry. */
-interface Encoded {
-  etag: string;
-  cacheControl: string;
-  contentType: string;
-  contentLength: string;
-  /** The body as the socket gets it: the string (joined to the head by Node, one write) or, for a large one, its UTF-8 bytes. */
-  body: string | Buffer;
+/** Node's IncomingMessage field (node:_http_incoming) settled() sets; @types/node does not declare it. */
+interface RequestInternals {
+  _dumped?: boolean;
+}
+
+/**
+ * Marks a bodyless request answered by the hit path as drained, as Node's `_dump()` would once the
+ * response finished: Node then resumes the request's stream only to read its end (a nextTick, the
+ * stream's flow and end events, its destruction; more instructions than the hit's own work). The
+ * request is not read by anyone after a hit, and had no body to drop (serve() checked), so the
+ * connection goes on to its next request as before; the request object is released with the next.
+ */
+function settled(req: IncomingMessage): void {
+  const internals = req as IncomingMessage & RequestInternals;
+  if (internals._dumped === false) internals._dumped = true;
 }
 
 /** What a served hit reports, as the onResponse hook would for a Fastify request. */
@@ -83,7 +87,8 @@ export interface CompletedHit {
 @Injectable()
 export class CatalogFastPath {
   private readonly targets = new Map<string, KnownTarget>();
-  private readonly encoded = new WeakMap<CatalogEntry, Encoded>();
+  private readonly encoded = new WeakMap<CatalogEntry, EncodedHit>();
+  private readonly responses: HitResponses;
   private completed: CompletedHit | undefined;
   private closing: () => boolean = () => true;
   /** Hits answered here; catalog_cache_requests_total{result="hit"} counts these and Fastify's alike. */
@@ -101,6 +106,14 @@ export class CatalogFastPath {
       labelNames: [],
       registers: [registry],
     }).series({});
+    this.responses = new HitResponses(
+      new SeriesCounter({
+        name: 'catalog_cache_early_hit_heads_total',
+        help: "Catalog hits answered before Fastify whose response head the gateway wrote itself (one socket write); the others' Node wrote",
+        labelNames: [],
+        registers: [registry],
+      }).series({}),
+    );
   }
 
   /**
@@ -165,26 +178,8 @@ export class CatalogFastPath {
     if (entry === undefined) return false;
     if (entry.status !== 200 || !this.auth.takeInbound(client, now)) return false;
     const requestId = requestIdOf(req);
-    const sent = this.encodedOf(entry);
-    // Fastify's header order: the request id (set on arrival), the four cache headers, then the body's type and length.
-    // A flat list: Node walks it by index (an object costs a for-in and an own-property check per header).
-    res.writeHead(200, [
-      REQUEST_ID_HEADER,
-      requestId,
-      'etag',
-      sent.etag,
-      'cache-control',
-      sent.cacheControl,
-      'age',
-      String(ageSeconds(entry, now)),
-      'x-cache',
-      'HIT',
-      'content-type',
-      sent.contentType,
-      'content-length',
-      sent.contentLength,
-    ]);
-    res.end(sent.body);
+    this.responses.send(res, requestId, this.encodedOf(entry), ageSeconds(entry, now));
+    settled(req);
     this.early.inc();
     const elapsedMs = this.clock.now() - now;
     target.duration.observe(elapsedMs / 1000);
@@ -192,18 +187,10 @@ export class CatalogFastPath {
     return true;
   }
 
-  private encodedOf(entry: CatalogEntry): Encoded {
+  private encodedOf(entry: CatalogEntry): EncodedHit {
     let sent = this.encoded.get(entry);
     if (sent === undefined) {
-      const bytes = Buffer.byteLength(entry.body);
-      const body = bytes >= BUFFERED_BODY_BYTES ? Buffer.from(entry.body, 'utf8') : entry.body;
-      sent = {
-        etag: entry.etag,
-        cacheControl: cacheControl(entry),
-        contentType: entry.contentType,
-        contentLength: String(bytes),
-        body,
-      };
+      sent = this.responses.encode(entry.etag, cacheControl(entry), entry.contentType, entry.body);
       this.encoded.set(entry, sent);
     }
     return sent;

@@ -70,7 +70,8 @@ export class AccessLog {
       `{"level":${level},"time":${this.clock.wallNow()}${this.prefix}${req.method}","url":${urlJson ?? this.urlJson(req.url ?? '')}` +
         (peer === undefined ? '' : `,"remoteAddress":${this.peerJson(peer)}`) +
         (userAgent === undefined ? '' : `,"userAgent":${this.userAgentJson(userAgent)}`) +
-        `,"requestId":${JSON.stringify(requestId)}` +
+        // Every request id comes from requestIdOf: a UUID or a client's id of REQUEST_ID_SHAPE ([A-Za-z0-9._:-]), its own JSON.
+        `,"requestId":"${requestId}"` +
         (client === undefined ? '' : `,"client":${this.clientJson(client)}`) +
         `,"status":${status},"ms":${Math.round(elapsedMs * 100) / 100},"msg":"request completed"}\n`,
     );
