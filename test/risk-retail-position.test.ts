@@ -103,8 +103,9 @@ describe("an exchange insert's net position counts the scope's retail accounts t
       retailAccounts: ['main'],
     },
   ];
-  const insert = (orderQty: number) =>
-    api(stack, 'both-app')('/exchange/v1/trading/orders', {
+  /** A buy of `orderQty` on SLUG through the participant: sent (`orders`) or judged only (`orders/check`). */
+  const buy = (route: 'orders' | 'orders/check', orderQty: number) =>
+    api(stack, 'both-app')(`/exchange/v1/trading/${route}`, {
       method: 'POST',
       body: JSON.stringify({
         symbol: SLUG,
@@ -132,26 +133,14 @@ describe("an exchange insert's net position counts the scope's retail accounts t
     const engine = stack.sandbox.state.engine;
     buyYesOutside(stack, 'x');
     // The retail long of 6 reaches the gateway on the account's position channel: the what-if shows when.
-    const check = () =>
-      api(stack, 'both-app')('/exchange/v1/trading/orders/check', {
-        method: 'POST',
-        body: JSON.stringify({
-          symbol: SLUG,
-          side: 'SIDE_BUY',
-          type: 'ORDER_TYPE_LIMIT',
-          timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
-          orderQty: '5',
-          price: '30',
-        }),
-        headers: { 'x-participant-id': PARTICIPANT },
-      }).then((res) => res.status);
+    const check = () => buy('orders/check', 5).then((res) => res.status);
     await eventually(check, (status) => status === 422);
     const inserts = () => engine.openOrders(PARTICIPANT).length;
-    const refused = await insert(5);
+    const refused = await buy('orders', 5);
     expect(refused.status).toBe(422);
     expect(await json(refused)).toMatchObject({ code: 'RISK_POSITION_LIMIT', limit: MAX_POSITION, observed: 11 });
     expect(inserts()).toBe(0);
-    expect((await insert(4)).status).toBe(200);
+    expect((await buy('orders', 4)).status).toBe(200);
     expect(inserts()).toBe(1);
   });
 });
