@@ -119,7 +119,6 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     const left = (this.connected.get(clientId) ?? 1) - 1;
     if (left > 0) return void this.connected.set(clientId, left);
     this.connected.delete(clientId);
-    await this.redis?.zrem(this.liveKey(clientId), this.instance).catch(() => undefined);
     const mark = randomUUID();
     this.marks.set(clientId, mark);
     await this.redis
@@ -127,6 +126,8 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
       .catch((error: unknown) =>
         this.logger.warn(`cancel-on-disconnect mark of ${clientId} not shared (${String(error)})`),
       );
+    // After the mark: a resume on another instance deletes the mark, so it must not come before it.
+    await this.redis?.zrem(this.liveKey(clientId), this.instance).catch(() => undefined);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void this.fire(clientId, mark);
