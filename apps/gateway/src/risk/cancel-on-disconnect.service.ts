@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, INSTANCE_ID, LuaScript, REDIS, type RedisClient } from '@lib/core';
+import {
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  INSTANCE_ID,
+  LuaScript,
+  luaNowMs,
+  REDIS,
+  type RedisClient,
+} from '@lib/core';
 
 import { ClientCancelAll } from './client-cancel-all.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
@@ -18,12 +27,9 @@ const TAKE_IF_MINE = new LuaScript(
 const LIVE_REFRESH_MS = 2_000;
 const LIVE_TTL_MS = 6_000;
 
-/** Redis's own clock, so instances whose clocks differ agree on what has expired. */
-const NOW_MS = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)`;
-
 /** KEYS: one live set per client; ARGV[1] this instance, ARGV[2] the TTL: this instance holds each of them. */
 const REFRESH_LIVE = new LuaScript(
-  `${NOW_MS}
+  `${luaNowMs('now')}
 for i, key in ipairs(KEYS) do
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
   redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
@@ -37,7 +43,7 @@ return 0`,
  * raced the last close is dropped): how many ms the longest-standing other claim still runs (0: none).
  */
 const LIVE_ELSEWHERE = new LuaScript(
-  `${NOW_MS}
+  `${luaNowMs('now')}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREM', KEYS[1], ARGV[1])
 local last = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -72,8 +72,7 @@ export class Exposure {
   private wholePosition(count: ExposureCount, path: string): number {
     const participants = this.participants.get(count.scope) ?? [];
     const exchange = participants.length === 0 ? 0 : this.position(count, path);
-    const accounts = this.retailAccounts.get(count.scope) ?? [];
-    return accounts.length === 0 ? exchange : exchange + this.retailBook.sum(accounts, this.inMarket(count), path);
+    return exchange + this.retailBook.sum(this.retailAccounts.get(count.scope) ?? [], this.inMarket(count), path);
   }
 
   /** What the order adds: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional. */

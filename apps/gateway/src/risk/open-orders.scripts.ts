@@ -1,4 +1,4 @@
-import { LuaScript } from '@lib/core';
+import { LuaScript, luaNowMs } from '@lib/core';
 
 /**
  * The Lua scripts of the shared open-order counts (RedisOpenOrderStore). A count of orders is a sorted
@@ -62,8 +62,7 @@ export const JUDGE = new LuaScript(CHECK + `return {0, '0'}`);
 export const RESERVE = new LuaScript(
   CHECK +
     `
-local now = redis.call('TIME')
-local ms = now[1] * 1000 + math.floor(now[2] / 1000)
+${luaNowMs('ms')}
 for i = 1, n do
   if ARGV[3 * i + 2] == 'orders' then
     redis.call('ZADD', KEYS[i], ms, token)
@@ -133,8 +132,8 @@ return 1
 export const SWEEP = new LuaScript(
   DROP +
     `
-local now = redis.call('TIME')
-local limit = now[1] * 1000 + math.floor(now[2] / 1000) - tonumber(ARGV[2])
+${luaNowMs('ms')}
+local limit = ms - tonumber(ARGV[2])
 for i = 1, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
   if kind == 'zset' then
@@ -174,8 +173,7 @@ if held and cjson.decode(held).token ~= token then
   for i = 1, n do drop(KEYS[i], token) end
   return 0
 end
-local now = redis.call('TIME')
-local ms = now[1] * 1000 + math.floor(now[2] / 1000)
+${luaNowMs('ms')}
 for i = 1, n do
   if ARGV[6 + i] == 'orders' then
     redis.call('ZADD', KEYS[i], 'NX', ms, token)

@@ -5,6 +5,14 @@ import { Cluster } from 'ioredis';
 import type { RedisClient } from './redis.factory.js';
 
 /**
+ * Lua that sets `variable` to Redis's own clock in whole milliseconds (`TIME`), so instances whose
+ * clocks differ agree on what a script stores and compares.
+ */
+export function luaNowMs(variable: string): string {
+  return `local ${variable} = (function() local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000) end)()`;
+}
+
+/**
  * The one Lua-script helper: a script called by EVALSHA, one round trip per call. Redis forgets scripts
  * on restart, failover or SCRIPT FLUSH, and on a Cluster each master has its own cache (SCRIPT LOAD
  * reaches one node): a NOSCRIPT answer is retried once as EVAL on the node that owns the keys, which
