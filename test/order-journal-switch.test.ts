@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { limit, startExchangeStack } from './support/exchange-stack.js';
-import type { Stack } from './support/stack.js';
+import { PARTICIPANT, type Stack } from './support/stack.js';
+import { WsTestClient } from './support/ws-client.js';
 
 // `journal.enabled: false` is the bench's switch (npm run bench exchange measures what the journal and
 // the idempotency record add): the order path then skips both and sends each call as it came.
@@ -23,9 +24,14 @@ describe('journal.enabled false (bench and diagnostic switch)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends every insert with neither idempotency record nor journal record', async () => {
+  it('sends every insert with neither idempotency record nor journal record, the order stream events included', async () => {
     const embeddedDir = join(dir, 'journal');
     gateway = await spawnGateway({ ...stack.configInput, journal: { enabled: false, embeddedDir } });
+    // A client on the order stream: the instance then holds it and sees every execution of these orders.
+    const orders = `exchange.orders.${PARTICIPANT}`;
+    const client = await WsTestClient.open(gateway.url, { key: stack.keys.all });
+    client.send({ type: 'subscribe', id: 'o', topics: [orders] });
+    await client.next((f) => f.type === 'ack', 10_000);
     const place = (clordId: string) =>
       fetch(`${gateway!.url}/exchange/v1/trading/orders`, {
         method: 'POST',
@@ -43,5 +49,19 @@ describe('journal.enabled false (bench and diagnostic switch)', () => {
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBeNull();
     expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(2);
+    for (const clordId of ['switch-a', 'switch-b'])
+      await client.next((f) => f.topic === orders && f.data.execution?.order?.clordId === clordId, 10_000);
+    client.close();
+
+    // Stopping flushes whatever the journal queued; the same database read by a journaling instance holds
+    // no record of either order (before the fix: the order stream's `stream` records of both).
+    await gateway.stop();
+    gateway = await spawnGateway({ ...stack.configInput, journal: { embeddedDir } });
+    for (const clordId of ['switch-a', 'switch-b']) {
+      const timeline = await fetch(`${gateway.url}/orders/timeline?clordId=${clordId}`, {
+        headers: { authorization: `Bearer ${stack.keys.all}` },
+      });
+      expect({ clordId, status: timeline.status, body: await timeline.text() }).toMatchObject({ status: 404 });
+    }
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Clock } from '@lib/core';
+import { Clock, GATEWAY_CONFIG } from '@lib/core';
 import {
   type CancelRejectMessage,
   type ExecutionMessage,
@@ -9,6 +9,7 @@ import {
 } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/journal';
 
+import type { GatewayConfig } from '../config/gateway-config.schema.js';
 import { OrderSightings, type ReplacedVersion, type SightedOrder } from './order-sightings.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 
@@ -47,6 +48,8 @@ const ORDER_FIELDS = [
 export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('OrderStreamJournal');
   private readonly stops: (() => void)[] = [];
+  /** `journal.enabled: false` (a bench switch): orders are still sighted (UNKNOWN resolution), nothing is journaled. */
+  private readonly journaling: boolean;
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -54,7 +57,10 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
     private readonly sightings: OrderSightings,
     private readonly unknown: UnknownOrders,
     private readonly clock: Clock,
-  ) {}
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.journaling = config.journal.enabled;
+  }
 
   onModuleInit(): void {
     this.stops.push(
@@ -111,6 +117,7 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
    */
   private received(update: OrdersUpdate): void {
     const entry = 'execution' in update ? this.execution(update.execution) : cancelRejectEntry(update.cancelReject);
+    if (!this.journaling) return;
     this.store.journal
       .appendSoon(entry)
       .catch((error: Error) =>
