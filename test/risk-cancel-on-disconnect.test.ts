@@ -1,7 +1,15 @@
+import { createRedisClient, type RedisClient } from '@lib/core';
 import { WebSocket } from 'ws';
 
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, eventually, pastGatewayRefusals } from './support/stack.js';
+import {
+  OTHER_PARTICIPANT,
+  PARTICIPANT,
+  type Stack,
+  eventually,
+  pastGatewayRefusals,
+  redisUrl,
+} from './support/stack.js';
 
 const CLIENTS = [
   {
@@ -34,6 +42,7 @@ async function opened(stack: Stack, client: string, query: string): Promise<WebS
 describe('cancel-on-disconnect for /ws clients', () => {
   let a: Stack;
   let b: Stack;
+  let redis: RedisClient;
   const prefix = `cod${process.pid}:`;
   const aliceOpen = () => a.sandbox.state.engine.openOrders(PARTICIPANT).length;
   const allCancelled = () =>
@@ -48,8 +57,17 @@ describe('cancel-on-disconnect for /ws clients', () => {
   beforeAll(async () => {
     a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix });
     b = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox });
+    redis = createRedisClient({
+      mode: 'single',
+      url: redisUrl(),
+      keyPrefix: '',
+      commandTimeoutMs: 500,
+      connectTimeoutMs: 500,
+    });
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   });
   afterAll(async () => {
+    redis?.disconnect();
     await b?.close();
     await a?.close();
   });
@@ -80,37 +98,53 @@ describe('cancel-on-disconnect for /ws clients', () => {
     expect(a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).map((order) => order.clordId)).toContain('bob-stays');
   });
 
+  /** Log lines of both instances written after `from` (each test reads only its own). */
+  const logsSince = (from: { a: number; b: number }) => [...a.logs.slice(from.a), ...b.logs.slice(from.b)];
+  const mark = () => ({ a: a.logs.length, b: b.logs.length });
+  const logged = (from: { a: number; b: number }, text: string) =>
+    eventually(
+      async () => logsSince(from).some((line) => line.includes(text)),
+      (seen) => seen,
+      20_000,
+    );
+
   it('cancels nothing when the bot reconnects within the grace, even to another instance', async () => {
+    const from = mark();
     const ws = await opened(a, 'bot', 'cancelOnDisconnect=2');
     await rest(2, 'resumes');
     ws.terminate();
+    await logged(from, 'cancel-on-disconnect of bot: its grace');
     const again = await opened(b, 'bot', 'cancelOnDisconnect=2');
-    await eventually(
-      // Either word says nothing was cancelled: the mark was taken back, or b's claim on the bot stood.
-      async () =>
-        a.logs.some((line) => /cancel-on-disconnect of bot: (resumed|still connected to another instance)/.test(line)),
-      (seen) => seen,
-      15_000,
-    );
+    // b took the grace back: nothing of the bot is due anywhere, so no instance fires.
+    await logged(from, 'cancel-on-disconnect of bot: resumed within the grace');
+    expect(await redis.zscore(`${prefix}{risk}:cod-due`, 'bot')).toBeNull();
     expect(aliceOpen()).toBe(2);
     again.close();
     await allCancelled();
   });
 
   it('cancels nothing while the bot still holds a connection on another instance, and fires once the last is gone', async () => {
+    const from = mark();
     const onA = await opened(a, 'bot', 'cancelOnDisconnect=1');
     const onB = await opened(b, 'bot', 'cancelOnDisconnect=1');
     await rest(2, 'both');
     onA.terminate();
-    // a's grace runs out while the bot is still connected to b: a waits b's claim out once, sees it renewed.
-    await eventually(
-      async () =>
-        a.logs.some((line) => line.includes('cancel-on-disconnect of bot: still connected to another instance')),
-      (seen) => seen,
-      20_000,
-    );
+    // a's grace runs out while the bot is still connected to b: b's renewed claim stands the cancel down.
+    await logged(from, 'cancel-on-disconnect of bot: still connected to another instance');
     expect(aliceOpen()).toBe(2);
     onB.terminate();
+    await allCancelled();
+  });
+
+  it('hands a grace over when the instance shuts down: another instance cancels a bot that does not come back', async () => {
+    const c = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox });
+    try {
+      await opened(c, 'bot', 'cancelOnDisconnect=1');
+      await rest(2, 'handed');
+    } finally {
+      // A graceful stop closes the bot's socket itself; before, the grace died with the instance and nothing fired.
+      await c.close();
+    }
     await allCancelled();
   });
 

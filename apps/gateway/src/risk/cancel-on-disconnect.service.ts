@@ -1,7 +1,13 @@
-import { randomUUID } from 'node:crypto';
-
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import {
+  Clock,
   DomainError,
   ErrorCode,
   GATEWAY_CONFIG,
@@ -13,88 +19,106 @@ import {
 } from '@lib/core';
 
 import { ClientCancelAll } from './client-cancel-all.service.js';
+import { DueClients } from './due-clients.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** Longest grace a client may ask for (seconds): past this, a client wants a dead-man's switch, not this. */
 export const MAX_DISCONNECT_GRACE_SECONDS = 300;
 
-/** Deletes the pending mark only if it is still the one this instance set. */
-const TAKE_IF_MINE = new LuaScript(
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
-);
-
-/** How often an instance says in Redis which clients it holds opted-in connections of, and how long that stands. */
+/** How often an instance renews, in Redis, its claims on the clients it holds opted-in connections of, and how long a claim stands. */
 const LIVE_REFRESH_MS = 2_000;
 const LIVE_TTL_MS = 6_000;
+/** A claim renewed within this long is its instance's live word; an older one may be a dead instance's, and is waited out. */
+const LIVE_RENEWED_MS = LIVE_REFRESH_MS + 1_000;
+/** How often every instance looks for lapsed graces (a lapse fires at most this late, plus the cancels). */
+const POLL_MS = 250;
 
-/** KEYS: one live set per client; ARGV[1] this instance, ARGV[2] the TTL: this instance holds each of them. */
-const REFRESH_LIVE = new LuaScript(
+/**
+ * KEYS[1] the live claims, KEYS[2] the due set; ARGV[1] the TTL, then pairs of claim and client: claimed,
+ * and no longer due. Returns the clients whose grace this called off.
+ */
+const CLAIM = new LuaScript(
   `${luaNowMs('now')}
-for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
-  redis.call('PEXPIRE', key, tonumber(ARGV[2]) * 2)
+local called = {}
+for i = 2, #ARGV, 2 do
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i])
+  if redis.call('ZREM', KEYS[2], ARGV[i + 1]) == 1 then called[#called + 1] = ARGV[i + 1] end
 end
+return called`,
+);
+
+/** KEYS[1] the live claims, KEYS[2] the due set; ARGV[1] this instance's claim, ARGV[2] the client, ARGV[3] its grace: withdrawn, and due. */
+const DISCONNECT = new LuaScript(
+  `${luaNowMs('now')}
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[2])
 return 0`,
 );
 
 /**
- * KEYS[1] a client's live set, ARGV[1] this instance (which holds none of its connections: a refresh that
- * raced the last close is dropped): how many ms the longest-standing other claim still runs (0: none).
- */
-const LIVE_ELSEWHERE = new LuaScript(
-  `${luaNowMs('now')}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREM', KEYS[1], ARGV[1])
-local last = redis.call('ZREVRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if #last == 0 then return 0 end
-return tonumber(last[2]) - now`,
-);
-
-/**
  * Cancel-on-disconnect for `/ws` clients (the exchange offers it only to FIX sessions, upstream-facts
- * "Order safety"): when a client's last opted-in connection on this instance closes, a mark is left
- * (in Redis when configured, so a reconnect to any instance clears it) and, unless the client has
- * connected again within the grace, the client's open orders are cancelled (as the kill switch does
- * for `client:<id>`, with no trading state latched). The instance where the connection died fires
- * it: if that instance dies too, nothing fires.
+ * "Order safety"): when a client's last opted-in connection on an instance closes and the client is not
+ * connected again (to any instance) within its grace, its open orders are cancelled (as the kill switch
+ * does for `client:<id>`, with no trading state latched).
  *
- * "Connected" is the client's, not an instance's: each instance claims, in a live set per client in
- * Redis (refreshed every 2 s, standing 6 s, Redis's clock), the clients it holds opted-in connections
- * of. A client that still holds a connection on another instance is not cancelled when it loses one
- * here; a claim that is only still standing (its instance died without withdrawing it) is waited out
- * once, then the cancel fires if no instance renewed it.
+ * With Redis, nothing of it is one instance's: the closing instance withdraws its claim on the client and
+ * makes the client due at the grace's end (one script, Redis's clock; DueClients); a connection of the
+ * client on any instance takes it off the due set again, and so does every claim renewal (every 2 s, a
+ * claim stands 6 s). Whichever instance polls first when the grace ends fires it, unless a live claim
+ * says the client is still connected somewhere; a claim that missed its renewal (its instance may have
+ * died) is waited out first. So a cancel survives the death or shutdown of the instance whose connection
+ * closed, and an instance that shuts down hands its clients' graces over the same way (its sockets close:
+ * each client reconnects elsewhere within its grace, or is cancelled). Redis unreachable when a connection
+ * closes: the grace runs in this process, handed to Redis when it answers again, or fired here at its end
+ * unless the client connected here again (the safe side). Without Redis: this process alone.
  */
 @Injectable()
-export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdown {
+export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(CancelOnDisconnect.name);
-  private readonly prefix: string;
-  private readonly livePrefix: string;
-  private readonly marks = new Map<string, string>();
-  private readonly connected = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  /** Shutting down: the sockets this instance closes itself are not disconnects (their clients reconnect elsewhere). */
+  private readonly shared: DueClients | null;
+  private readonly liveKey: string;
+  private readonly dueKey: string;
+  /** Opted-in connections this instance holds, by client, with the grace of the latest. */
+  private readonly connected = new Map<string, { count: number; graceMs: number }>();
+  /** Graces running in this process (no Redis, or Redis did not take them): client → end, steady clock. */
+  private readonly local = new Map<string, { endsAt: number; graceMs: number }>();
+  /** Shutting down: the connections close because this instance stops; their graces were handed over. */
   private stopping = false;
-  private readonly refresher: NodeJS.Timeout;
+  private refresher?: NodeJS.Timeout;
+  private poller?: NodeJS.Timeout;
+  private polling = false;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) private readonly redis: RedisClient | null,
     @Inject(INSTANCE_ID) private readonly instance: string,
     private readonly brake: ClientCancelAll,
+    private readonly clock: Clock,
   ) {
-    this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod:`;
-    this.livePrefix = `${config.redis?.keyPrefix ?? ''}{risk}:cod-live:`;
-    this.refresher = setInterval(() => void this.claim([...this.connected.keys()]), LIVE_REFRESH_MS).unref();
+    const prefix = `${config.redis?.keyPrefix ?? ''}{risk}:`;
+    this.dueKey = `${prefix}cod-due`;
+    this.liveKey = `${prefix}cod-live`;
+    this.shared = redis && new DueClients(redis, this.dueKey);
   }
 
-  onModuleDestroy(): void {
+  onModuleInit(): void {
+    this.refresher = setInterval(
+      () => void this.claim([...this.connected.keys()], 'still connected to this instance'),
+      LIVE_REFRESH_MS,
+    ).unref();
+    this.poller = setInterval(() => void this.poll(), POLL_MS).unref();
+  }
+
+  /** Before the sockets close: each held client's grace starts now, in Redis, for any instance to fire. */
+  async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     clearInterval(this.refresher);
+    await Promise.all([...this.connected].map(([clientId, { graceMs }]) => this.leave(clientId, graceMs)));
+    this.connected.clear();
   }
 
   onApplicationShutdown(): void {
-    for (const timer of this.timers) clearTimeout(timer);
+    clearInterval(this.poller);
   }
 
   /** The grace in ms a `/ws` URL's `cancelOnDisconnect=<seconds>` asks for, or a 400 naming the bound. */
@@ -112,84 +136,99 @@ export class CancelOnDisconnect implements OnModuleDestroy, OnApplicationShutdow
     return seconds * 1_000;
   }
 
-  /** An opted-in connection of `clientId` opened: a pending cancel of an earlier one is called off (its resume). */
-  async connectedNow(clientId: string): Promise<void> {
-    this.connected.set(clientId, (this.connected.get(clientId) ?? 0) + 1);
-    this.marks.delete(clientId);
-    await Promise.all([this.redis?.del(this.prefix + clientId).catch(() => undefined), this.claim([clientId])]);
+  /** An opted-in connection of `clientId` opened: a running grace of the client (here or anywhere) is called off. */
+  async connectedNow(clientId: string, graceMs: number): Promise<void> {
+    const held = this.connected.get(clientId);
+    this.connected.set(clientId, { count: (held?.count ?? 0) + 1, graceMs });
+    if (this.local.delete(clientId)) this.resumed(clientId);
+    await this.claim([clientId], 'resumed within the grace');
   }
 
-  /** An opted-in connection closed: the last one on this instance leaves a mark and a timer of `graceMs`. */
+  /** An opted-in connection closed: the last one on this instance starts the client's grace. */
   async disconnected(clientId: string, graceMs: number): Promise<void> {
     if (this.stopping) return;
-    const left = (this.connected.get(clientId) ?? 1) - 1;
-    if (left > 0) return void this.connected.set(clientId, left);
+    const held = this.connected.get(clientId);
+    if (held && held.count > 1) return void this.connected.set(clientId, { ...held, count: held.count - 1 });
     this.connected.delete(clientId);
-    const mark = randomUUID();
-    this.marks.set(clientId, mark);
-    await this.redis
-      ?.set(this.prefix + clientId, mark, 'PX', graceMs * 2)
-      .catch((error: unknown) =>
-        this.logger.warn(`cancel-on-disconnect mark of ${clientId} not shared (${String(error)})`),
-      );
-    // After the mark: a resume on another instance deletes the mark, so it must not come before it.
-    await this.redis?.zrem(this.liveKey(clientId), this.instance).catch(() => undefined);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.fire(clientId, mark);
-    }, graceMs);
-    this.timers.add(timer);
+    await this.leave(clientId, graceMs);
   }
 
-  private async fire(clientId: string, mark: string, waited = false): Promise<void> {
-    if (!waited && !(await this.stillMine(clientId, mark))) return this.resumed(clientId);
-    if (waited && this.connected.has(clientId)) return this.resumed(clientId);
-    const elsewhereMs = await this.liveElsewhereMs(clientId);
-    if (elsewhereMs > 0 && waited) return this.resumed(clientId, 'still connected to another instance');
-    if (elsewhereMs > 0) {
-      // Another instance's claim stands: live, or left by an instance that died. Waited out once: renewed means live.
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        void this.fire(clientId, mark, true);
-      }, elsewhereMs + 100);
-      this.timers.add(timer);
-      return;
+  /** This instance's claim withdrawn and the client due at the grace's end, in one script; or the grace kept here. */
+  private async leave(clientId: string, graceMs: number, endsAt = this.clock.now() + graceMs): Promise<void> {
+    const left = Math.max(0, endsAt - this.clock.now());
+    try {
+      if (!this.redis) throw new Error('no Redis configured');
+      await DISCONNECT.runInOrder(this.redis, [this.liveKey, this.dueKey], [this.claimOf(clientId), clientId, left]);
+      this.local.delete(clientId);
+      this.logger.log(`cancel-on-disconnect of ${clientId}: its grace runs, ${left} ms (no opted-in connection here)`);
+    } catch (error) {
+      if (this.redis && !this.local.has(clientId))
+        this.logger.warn(
+          `cancel-on-disconnect of ${clientId}: its grace runs on this instance only (${String(error)})`,
+        );
+      this.local.set(clientId, { endsAt, graceMs });
     }
-    const counts = await this.brake.run(
-      clientId,
-      'cancel-on-disconnect',
-      "the client's /ws connection closed and was not resumed within its grace",
-    );
-    this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired`);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      await this.pollLocal();
+      if (!this.shared) return;
+      const { taken, stood } = await this.shared.take({
+        key: this.liveKey,
+        renewedEndsAfterMs: LIVE_TTL_MS - LIVE_RENEWED_MS,
+      });
+      for (const clientId of stood) this.resumed(clientId, 'still connected to another instance');
+      await Promise.all(taken.map((clientId) => this.fire(clientId)));
+    } catch (error) {
+      this.logger.warn(`cancel-on-disconnect: lapsed graces not polled (${String(error)}); the next poll retries`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Graces this process kept: handed to Redis once it answers; at their end (Redis still away), fired here. */
+  private async pollLocal(): Promise<void> {
+    const now = this.clock.now();
+    for (const [clientId, { endsAt, graceMs }] of [...this.local]) {
+      if (this.redis) await this.leave(clientId, graceMs, endsAt);
+      if (!this.local.has(clientId) || endsAt > now) continue;
+      this.local.delete(clientId);
+      await this.fire(clientId);
+    }
+  }
+
+  private async fire(clientId: string): Promise<void> {
+    try {
+      const counts = await this.brake.run(
+        clientId,
+        'cancel-on-disconnect',
+        "the client's /ws connection closed and was not resumed within its grace",
+      );
+      this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired`);
+      await this.shared?.done(clientId);
+    } catch (error) {
+      this.logger.error(`cancel-on-disconnect of ${clientId}: its cancels failed (${String(error)}); they run again`);
+    }
   }
 
   private resumed(clientId: string, how = 'resumed within the grace'): void {
     this.logger.log(`cancel-on-disconnect of ${clientId}: ${how}, nothing cancelled`);
   }
 
-  /** This instance holds opted-in connections of these clients (best effort: unreachable Redis shares nothing). */
-  private async claim(clientIds: readonly string[]): Promise<void> {
+  /** This instance holds opted-in connections of these clients: claimed, and none of them due (best effort: the next renewal retries). */
+  private async claim(clientIds: readonly string[], how: string): Promise<void> {
     if (!this.redis || clientIds.length === 0) return;
-    // One call: every key of the brake shares the `{risk}` slot.
-    const keys = clientIds.map((id) => this.liveKey(id));
-    await REFRESH_LIVE.run(this.redis, keys, [this.instance, LIVE_TTL_MS]).catch(() => undefined);
+    const args = clientIds.flatMap((id) => [this.claimOf(id), id]);
+    const called = await CLAIM.runInOrder(this.redis, [this.liveKey, this.dueKey], [LIVE_TTL_MS, ...args]).catch(
+      () => [],
+    );
+    for (const clientId of called as string[]) this.resumed(clientId, how);
   }
 
-  /** How long another instance's claim on `clientId` still stands (0: none, or Redis unreachable: the safe side is to cancel). */
-  private async liveElsewhereMs(clientId: string): Promise<number> {
-    if (!this.redis) return 0;
-    return Number(await LIVE_ELSEWHERE.run(this.redis, [this.liveKey(clientId)], [this.instance]).catch(() => 0));
-  }
-
-  private liveKey(clientId: string): string {
-    return this.livePrefix + clientId;
-  }
-
-  private async stillMine(clientId: string, mark: string): Promise<boolean> {
-    if (this.marks.get(clientId) !== mark) return false;
-    this.marks.delete(clientId);
-    if (!this.redis) return true;
-    // Redis unreachable: the local mark decides (a resume on another instance is then not seen: cancel, the safe side).
-    return Number(await TAKE_IF_MINE.run(this.redis, [this.prefix + clientId], [mark]).catch(() => 1)) === 1;
+  private claimOf(clientId: string): string {
+    return `${clientId}\n${this.instance}`;
   }
 }

@@ -123,7 +123,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private accept(ws: WebSocket, { caller, allowance }: WsLogin, graceMs: number | undefined): void {
-    if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id);
+    if (graceMs !== undefined) void this.cancelOnDisconnect.connectedNow(caller.id, graceMs);
     const session = new WsSession(
       ws,
       this.hub.connect(ws, {}, { client: caller.id, team: caller.team }, feedViewerOf(caller)),
