@@ -151,6 +151,15 @@ describe.each([
           `shared budgeting back ${recovery?.toFixed(1) ?? '-'} s after the promotion; answers ${JSON.stringify(tally(answers))}; 5xx ${errors.length}; ` +
           `upstream sliding-10-s max ${windowMax} (limit ${LIMIT}); upstream refused ${arrivals.filter((a) => !a.accepted).length}`,
       );
+      // Not back: what each process said of its Redis link, for whoever reads the failure.
+      if (recovery === undefined)
+        for (const [i, g] of fleet.entries()) {
+          const said = g
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('Rate-limit budget'));
+          console.log(`process ${i}:\n${said.slice(-6).join('\n')}`);
+        }
       expect(promotedAt).toBeDefined();
       expect(errors).toEqual([]);
       expect(windowMax).toBeLessThanOrEqual(LIMIT);
