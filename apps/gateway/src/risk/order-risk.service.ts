@@ -20,6 +20,7 @@ import {
   retailOrderTerms,
 } from './order-terms.js';
 import { OpenOrders } from './open-orders.service.js';
+import { OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
@@ -66,6 +67,7 @@ export class OrderRisk {
     private readonly retail: RetailReservations,
     private readonly replaces: ReplaceReservations,
     private readonly retailSelfTrade: RetailSelfTrade,
+    private readonly origins: OrderOrigins,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -267,9 +269,15 @@ export class OrderRisk {
       ? 'MANUAL_ORDER_INDICATOR_MANUAL'
       : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
+    // Each item on its order's own market and side (the exchange ignores a replace's symbol): unknown, it fails closed where a market could matter.
+    const origins = await Promise.all(requests.map((replace) => this.origins.exchange(replace.orderId)));
     const check = await this.gate.admit(
       client,
-      requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
+      requests.map((replace, i) => {
+        const origin = origins[i];
+        const own = origin && (origin.owner === undefined || origin.owner === caller.participant) ? origin : undefined;
+        return exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`, own);
+      }),
     );
     for (const [i, replace] of requests.entries())
       await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);

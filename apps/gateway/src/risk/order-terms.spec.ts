@@ -25,6 +25,17 @@ describe('order terms', () => {
     });
   });
 
+  it("takes a replace's market and side from the order as the gateway knows it, never the body's symbol", () => {
+    const replace = { orderId: 'O1', orderQty: '10', price: '30', symbol: 'other' };
+    expect(exchangeReplaceTerms(replace, 2, 'body.requests.0', { market: 'm', side: 'buy' })).toMatchObject({
+      market: 'm',
+      side: 'buy',
+      notional: 3,
+    });
+    const unknown = exchangeReplaceTerms(replace, 2, 'body.requests.0');
+    expect(unknown).toMatchObject({ market: undefined, marketUnknown: true, orderId: 'O1' });
+  });
+
   it('prices retail buys of either outcome at the price and sells at 1 − price; a cash order at its amount', () => {
     const order = {
       marketSlug: 'm',

@@ -20,6 +20,10 @@ export interface OrderTerms {
   reduces: 'yes' | 'no' | 'by-position';
   /** Opens an order that may rest (an insert), so it counts against the open orders. */
   opens: boolean;
+  /** A change of an existing order (exchange replace): its id, named in a refusal. */
+  orderId?: string;
+  /** A change of an order whose market the gateway does not know: a state or a limit narrowed to a market that could apply refuses it (fail closed, RiskGate). */
+  marketUnknown?: boolean;
 }
 
 /** Worst case of a binary contract paying $1: a buy loses its price, a sell 1 − price; an unknown side the larger. */
@@ -66,16 +70,28 @@ export function exchangeOrderExposure(order: OrderRequest, scale: number): Order
   return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
 }
 
-/** An exchange replace: only its new values are known; the side is not, so the notional takes the worse one. */
-export function exchangeReplaceTerms(replace: ReplaceRequest, scale: number, path: string): OrderTerms {
+/**
+ * An exchange replace, judged against its new values on the order's own market and side as the gateway
+ * knows them (`origin`: OrderOrigins), never the body's `symbol` (optional, and ignored by the exchange).
+ * An order the gateway does not know has no market here (`marketUnknown`), and its notional takes the worse side.
+ */
+export function exchangeReplaceTerms(
+  replace: ReplaceRequest,
+  scale: number,
+  path: string,
+  origin?: { market: string; side: 'buy' | 'sell' },
+): OrderTerms {
   const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
   return {
     path,
-    market: replace.symbol,
+    market: origin?.market,
+    side: origin?.side,
     qty,
-    notional: exchangeNotional(undefined, qty, dollars(replace.price, scale), undefined),
+    notional: exchangeNotional(origin?.side, qty, dollars(replace.price, scale), undefined),
     reduces: qty === undefined ? 'yes' : 'no',
     opens: false,
+    orderId: replace.orderId,
+    ...(origin ? {} : { marketUnknown: true }),
   };
 }
 

@@ -4,7 +4,7 @@ import { ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { MarketEvents } from './market-events.service.js';
-import { limitRefusal, tradingStateRefusal } from './risk.error.js';
+import { limitRefusal, marketUnknown, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
@@ -56,6 +56,7 @@ export class RiskGate {
 
   /** Whether the order was found to reduce exposure (a reduce-only state asked, or its terms say so). */
   private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<boolean> {
+    if (order.marketUnknown) this.unknownMarket(client, order);
     const record = this.states.verdict(client, order.market);
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
     this.checkLimits(client, order, await this.events.of(order.market, order.path));
@@ -73,9 +74,35 @@ export class RiskGate {
   private atSend(client: AuthenticatedClient, orders: readonly OrderTerms[], reducing: readonly boolean[]): void {
     this.states.assertKnown(orders[0]?.path ?? 'body');
     for (const [i, order] of orders.entries()) {
+      if (order.marketUnknown) this.unknownMarket(client, order);
       const record = this.states.verdict(client, order.market);
       if (record && (record.state !== 'reduce-only' || !reducing[i]))
         throw tradingStateRefusal(record, order.path, 'send');
+    }
+  }
+
+  /**
+   * An order whose market is not known (a replace of an order the gateway has not seen): refused when a
+   * state latched on some market, or a quantity or notional limit narrowed to one, could refuse it there.
+   */
+  private unknownMarket(client: AuthenticatedClient, order: OrderTerms): void {
+    const record = this.states.anyMarket();
+    if (record && (record.state !== 'reduce-only' || order.reduces !== 'yes'))
+      throw marketUnknown(order.orderId, `trading is ${record.state} at scope ${record.scope}`, order.path);
+    const narrowed = [
+      ['maxOrderQty', order.qty],
+      ['maxOrderNotional', order.notional],
+    ] as const;
+    for (const [name, observed] of narrowed) {
+      const limit = observed === undefined ? undefined : this.limits.tightestNarrowed(name, client);
+      if (limit && observed! > limit.value) {
+        const where = limit.market ?? `event ${limit.event}`;
+        throw marketUnknown(
+          order.orderId,
+          `${name} ${limit.value} is set for ${where} at scope ${limit.scope}`,
+          order.path,
+        );
+      }
     }
   }
 

@@ -63,6 +63,20 @@ export function limitRefusal(
   );
 }
 
+/**
+ * A change of an order whose market the gateway does not know (neither its order stream nor its journal
+ * names it), while a state or a limit narrowed to a market could apply: refused (fail closed), never
+ * judged on a market the body names (the exchange ignores a replace's symbol).
+ */
+export function marketUnknown(orderId: string | undefined, why: string, path: string): DomainError {
+  const order = orderId === undefined ? 'this order' : `order ${orderId.slice(0, 100)}`;
+  return new DomainError(
+    ErrorCode.RISK_MARKET_UNKNOWN,
+    `The market of ${order} is not known to this gateway (neither its order stream nor its journal names it) and ${why}, which may apply to it: the change is refused; nothing was sent.`,
+    { extensions: { ...(orderId === undefined ? {} : { orderId: orderId.slice(0, 100) }), order: path } },
+  );
+}
+
 export function notEntitled(field: string, path: string): DomainError {
   return new DomainError(
     ErrorCode.RISK_FIELD_NOT_ENTITLED,
