@@ -5,6 +5,7 @@ import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-conf
 /** Another open market of the sandbox fixture, named by a replace body that lies about its order's market. */
 const OTHER_MARKET = 'aec-nfl-gb-chi-2026-11-22';
 const MAX_QTY_IN_SYMBOL = 10;
+const MAX_NOTIONAL = 100;
 const CLIENTS = [
   {
     id: 'mkt-bot',
@@ -16,7 +17,10 @@ const CLIENTS = [
 const withLimits = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
   risk: {
-    limits: [{ scope: 'client', id: 'mkt-bot', market: SYMBOL, maxOrderQty: MAX_QTY_IN_SYMBOL }],
+    limits: [
+      { scope: 'client', id: 'mkt-bot', market: SYMBOL, maxOrderQty: MAX_QTY_IN_SYMBOL },
+      { scope: 'client', id: 'mkt-bot', maxOrderNotional: MAX_NOTIONAL },
+    ],
   },
 });
 
@@ -88,5 +92,27 @@ describe("an order's market and terms as the exchange reads them, not as the bod
       code: 'RISK_MARKET_UNKNOWN',
     });
     expect((await setState(`market:${OTHER_MARKET}`, 'active', 'lifted')).status).toBe(200);
+  });
+
+  it('a cash amount sent beside a quantity does not hide it: the exchange trades the quantity, so its notional is judged', async () => {
+    const before = engine().openOrders(PARTICIPANT).length;
+    // $9,900 at the worst case (10,000 × $0.99); the cash amount says $0.01.
+    const res = await send(
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 10_000, 99, { symbol: OTHER_MARKET, cashOrderQty: '1', clordId: 'cash-and-qty' }),
+    );
+    expect(await outcome(res)).toEqual({
+      status: 422,
+      code: 'RISK_MAX_NOTIONAL',
+      scope: 'client:mkt-bot',
+      market: undefined,
+    });
+    expect(engine().openOrders(PARTICIPANT)).toHaveLength(before);
+    // The cash amount is judged too when it is the larger.
+    const cash = await send('/exchange/v1/trading/orders', {
+      ...limit('SIDE_BUY', 1, 50, { symbol: OTHER_MARKET, clordId: 'cash-large' }),
+      cashOrderQty: String((MAX_NOTIONAL + 1) * 100),
+    });
+    expect((await outcome(cash)).code).toBe('RISK_MAX_NOTIONAL');
   });
 });

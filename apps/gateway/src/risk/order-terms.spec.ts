@@ -25,6 +25,23 @@ describe('order terms', () => {
     });
   });
 
+  it('takes the larger of the quantity and the cash amount when both are sent (the exchange trades the quantity)', () => {
+    const order = { symbol: 's', side: 'SIDE_BUY', orderQty: '10000', price: '99', cashOrderQty: '1' } as const;
+    expect(exchangeOrderTerms(order, 2).notional).toBeCloseTo(9_900);
+    expect(exchangeOrderTerms({ ...order, orderQty: '1', cashOrderQty: '5000' }, 2).notional).toBe(50);
+    const retail = {
+      marketSlug: 'm',
+      intent: 'ORDER_INTENT_BUY_LONG',
+      type: 'ORDER_TYPE_MARKET',
+      quantity: 1_000,
+      cashOrderQty: { value: '1', currency: 'USD' },
+    } as const;
+    expect(retailOrderTerms(retail).notional).toBe(1_000);
+    expect(retailOrderTerms({ ...retail, quantity: 1, cashOrderQty: { value: '20', currency: 'USD' } }).notional).toBe(
+      20,
+    );
+  });
+
   it("takes a replace's market and side from the order as the gateway knows it, never the body's symbol", () => {
     const replace = { orderId: 'O1', orderQty: '10', price: '30', symbol: 'other' };
     expect(exchangeReplaceTerms(replace, 2, 'body.requests.0', { market: 'm', side: 'buy' })).toMatchObject({

@@ -14,7 +14,7 @@ export interface OrderTerms {
   market?: string;
   side?: 'buy' | 'sell';
   qty?: number;
-  /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount. */
+  /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount (with a quantity too, the larger). */
   notional?: number;
   /** Known to reduce exposure only (a retail sell, a close-position), or to depend on the position (an exchange order). */
   reduces: 'yes' | 'no' | 'by-position';
@@ -37,14 +37,20 @@ function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number 
 const dollars = (units: string | undefined, scale: number): number | undefined =>
   units === undefined ? undefined : Number(units) / 10 ** scale;
 
-function exchangeNotional(
+/**
+ * An order's worst-case notional from its quantity and its cash amount. With both sent the exchange (and
+ * the sandbox) trades the quantity, the cash amount only when there is none: the larger of the two is
+ * taken, so a cash amount never hides a quantity.
+ */
+function notionalOf(
   side: 'buy' | 'sell' | undefined,
   qty: number | undefined,
   price: number | undefined,
   cash: number | undefined,
 ): number | undefined {
-  if (cash !== undefined) return cash;
-  return qty === undefined ? undefined : worstCase(side, qty, price);
+  const byQty = qty === undefined ? undefined : worstCase(side, qty, price);
+  if (cash === undefined) return byQty;
+  return byQty === undefined ? cash : Math.max(cash, byQty);
 }
 
 /** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
@@ -56,7 +62,7 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
     market: order.symbol,
     side,
     qty,
-    notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
+    notional: notionalOf(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
     reduces: 'by-position',
     opens: true,
   };
@@ -87,7 +93,7 @@ export function exchangeReplaceTerms(
     market: origin?.market,
     side: origin?.side,
     qty,
-    notional: exchangeNotional(origin?.side, qty, dollars(replace.price, scale), undefined),
+    notional: notionalOf(origin?.side, qty, dollars(replace.price, scale), undefined),
     reduces: qty === undefined ? 'yes' : 'no',
     opens: false,
     orderId: replace.orderId,
@@ -100,7 +106,7 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
   const side = order.intent === 'ORDER_INTENT_BUY_LONG' || order.intent === 'ORDER_INTENT_BUY_SHORT' ? 'buy' : 'sell';
   const price = order.price === undefined ? undefined : Number(order.price.value);
   const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
-  const notional = cash ?? (order.quantity === undefined ? undefined : worstCase(side, order.quantity, price));
+  const notional = notionalOf(side, order.quantity, price, cash);
   return {
     path,
     market: order.marketSlug,
