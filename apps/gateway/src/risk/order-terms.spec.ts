@@ -1,4 +1,4 @@
-import { exchangeOrderTerms, exchangeReplaceTerms, retailOrderTerms } from './order-terms.js';
+import { exchangeOrderTerms, exchangeReplaceTerms, payoutPrice, retailOrderTerms } from './order-terms.js';
 
 describe('order terms', () => {
   it('prices an exchange buy at qty × price and a sell at qty × (1 − price), price in 10^-scale dollars', () => {
@@ -40,6 +40,17 @@ describe('order terms', () => {
     expect(retailOrderTerms({ ...retail, quantity: 1, cashOrderQty: { value: '20', currency: 'USD' } }).notional).toBe(
       20,
     );
+  });
+
+  it('reads a price outside $0-$1 at the nearer end: a sell above $1 is never a negative worst case', () => {
+    const sell = exchangeOrderTerms({ symbol: 's', side: 'SIDE_SELL', orderQty: '10', price: '150' }, 2);
+    expect(sell.notional).toBe(0);
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '10', price: '150' }, 2).notional).toBe(10);
+    expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '150' }, 2, 'body.requests.0').notional).toBe(
+      10,
+    );
+    expect(payoutPrice(-0.5)).toBe(0);
+    expect(payoutPrice(0.42)).toBe(0.42);
   });
 
   it("takes a replace's market and side from the order as the gateway knows it, never the body's symbol", () => {

@@ -26,9 +26,13 @@ export interface OrderTerms {
   marketUnknown?: boolean;
 }
 
+/** A price as a worst case reads it: a binary contract pays between $0 and $1, so a price outside is taken at the nearer end (a sell above $1 risks nothing, never less). */
+export const payoutPrice = (price: number): number => Math.min(1, Math.max(0, price));
+
 /** Worst case of a binary contract paying $1: a buy loses its price, a sell 1 − price; an unknown side the larger. */
-function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number | undefined): number {
-  if (price === undefined) return qty;
+function worstCase(side: 'buy' | 'sell' | undefined, qty: number, raw: number | undefined): number {
+  if (raw === undefined) return qty;
+  const price = payoutPrice(raw);
   if (side === 'buy') return qty * price;
   if (side === 'sell') return qty * (1 - price);
   return qty * Math.max(price, 1 - price);
