@@ -281,6 +281,17 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     return late;
   }
 
+  /**
+   * An allowed decision whose request was stopped before its send (a gateway rule checked at send time):
+   * its tokens are given back to the shared budget (best effort, not awaited; local tokens stay spent,
+   * which is safe, as lateAtSend's).
+   */
+  giveBack(request: TakeRequest, decision: Decision): void {
+    if (!decision.allowed || decision.mode !== 'redis') return;
+    const { plan } = this.prepare(request);
+    this.redisStore?.refund(plan, request.cost ?? 1).catch(() => undefined);
+  }
+
   /** An allowed decision asked for more than `maxDecisionAgeMs` ago (see lateAtSend): a clock read, no allocation. */
   aged(decision: Decision): boolean {
     if (!decision.allowed || decision.askedAt === undefined) return false;

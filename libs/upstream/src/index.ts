@@ -5,7 +5,15 @@ export {
   type UpstreamCredentials,
   type UpstreamTry,
 } from './pipeline/upstream-calls.service.js';
-export { type SendHook, type UpstreamSend, announceSend, onUpstreamSend } from './pipeline/send-hook.js';
+export {
+  type SendGuard,
+  type SendHook,
+  type UpstreamSend,
+  announceSend,
+  checkSend,
+  guardUpstreamSend,
+  onUpstreamSend,
+} from './pipeline/send-hook.js';
 export {
   HTTP_STATUS_TABLE,
   httpRowOf,

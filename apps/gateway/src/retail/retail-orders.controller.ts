@@ -114,7 +114,7 @@ export class RetailOrdersController {
   ) {
     await this.enter(res, req, caller, 'retail.closePosition', body, undefined, {
       admit: () => this.risk.retailClose(client, body),
-      send: (checked) => this.orders.closePosition(caller, checked),
+      send: (admitted) => admitted.send((checked) => this.orders.closePosition(caller, checked)),
     });
   }
 

@@ -20,6 +20,7 @@ import {
   retailOrderTerms,
 } from './order-terms.js';
 import { OpenOrders } from './open-orders.service.js';
+import { OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
@@ -28,7 +29,8 @@ import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
-import { type PositionOf, RiskGate } from './risk-gate.service.js';
+import { type PositionOf, RiskGate, type SendCheck } from './risk-gate.service.js';
+import { checkedAtSend } from './send-time-check.js';
 import { RiskMetrics } from './risk.metrics.js';
 import type { ClientConfig, GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -65,6 +67,7 @@ export class OrderRisk {
     private readonly retail: RetailReservations,
     private readonly replaces: ReplaceReservations,
     private readonly retailSelfTrade: RetailSelfTrade,
+    private readonly origins: OrderOrigins,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -79,7 +82,7 @@ export class OrderRisk {
     caller: AccountCallerContext,
     order: OrderRequest,
   ): Promise<OrderRequest> {
-    const policed = await this.exchangeStateless(client, caller, order);
+    const { policed } = await this.exchangeStateless(client, caller, order);
     await this.reservations.judge(client, [policed], ['body']);
     return policed;
   }
@@ -89,12 +92,12 @@ export class OrderRisk {
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     order: OrderRequest,
-  ): Promise<OrderRequest> {
+  ): Promise<{ policed: OrderRequest; check: SendCheck }> {
     const policed = this.policeExchange(client, order, 'body');
-    await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
+    const check = await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
     await this.band.check(this.gate.limits, client, policed, 'body');
     await this.selfTrade.check(caller.participant, policed, 'body');
-    return policed;
+    return { policed, check };
   }
 
   /**
@@ -107,7 +110,7 @@ export class OrderRisk {
     caller: AccountCallerContext,
     order: OrderRequest,
   ): Promise<Admitted<OrderRequest>> {
-    const policed = await this.counted(client, () => {
+    const { policed, check } = await this.counted(client, () => {
       this.throttle.take(client);
       return this.exchangeStateless(client, caller, order);
     });
@@ -116,7 +119,13 @@ export class OrderRisk {
       send: (send) =>
         this.counted(client, () =>
           this.reservations.send(client, caller, [policed], ['body'], false, async () =>
-            this.band.answered(this.gate.limits, client, caller.participant, [policed], await send(policed)),
+            this.band.answered(
+              this.gate.limits,
+              client,
+              caller.participant,
+              [policed],
+              await checkedAtSend(check, () => send(policed)),
+            ),
           ),
         ),
     };
@@ -127,14 +136,20 @@ export class OrderRisk {
     caller: AccountCallerContext,
     batch: BatchInsertRequest,
   ): Promise<Admitted<BatchInsertRequest>> {
-    const requests = await this.counted(client, () => this.batchChecked(client, caller, batch));
+    const { requests, check } = await this.counted(client, () => this.batchChecked(client, caller, batch));
     const paths = requests.map((_, i) => `body.requests.${i}`);
     return {
       request: { requests },
       send: (send) =>
         this.counted(client, () =>
           this.reservations.send(client, caller, requests, paths, true, async () =>
-            this.band.answered(this.gate.limits, client, caller.participant, requests, await send({ requests })),
+            this.band.answered(
+              this.gate.limits,
+              client,
+              caller.participant,
+              requests,
+              await checkedAtSend(check, () => send({ requests })),
+            ),
           ),
         ),
     };
@@ -149,11 +164,13 @@ export class OrderRisk {
     caller: AccountCallerContext,
     batch: BatchReplaceRequest,
   ): Promise<Admitted<BatchReplaceRequest>> {
-    const checked = await this.counted(client, () => this.replaceChecked(client, caller, batch));
+    const { checked, check } = await this.counted(client, () => this.replaceChecked(client, caller, batch));
     return {
       request: checked,
       send: (send) =>
-        this.counted(client, () => this.replaces.send(client, caller, checked.requests, () => send(checked))),
+        this.counted(client, () =>
+          this.replaces.send(client, caller, checked.requests, () => checkedAtSend(check, () => send(checked))),
+        ),
     };
   }
 
@@ -162,10 +179,13 @@ export class OrderRisk {
    * self-trade) now; the counted step (open orders, open notional: RetailReservations) inside the send.
    */
   async retailCreate(client: AuthenticatedClient, account: string, order: CreateOrder): Promise<Admitted<CreateOrder>> {
-    const stamped = await this.counted(client, () => this.retailCreateChecked(client, account, order));
+    const { stamped, check } = await this.counted(client, () => this.retailCreateChecked(client, account, order));
     return {
       request: stamped,
-      send: (send) => this.counted(client, () => this.retail.send(client, account, stamped, () => send(stamped))),
+      send: (send) =>
+        this.counted(client, () =>
+          this.retail.send(client, account, stamped, () => checkedAtSend(check, () => send(stamped))),
+        ),
     };
   }
 
@@ -176,20 +196,28 @@ export class OrderRisk {
     orderId: string,
     modify: ModifyOrder,
   ): Promise<Admitted<ModifyOrder>> {
-    await this.counted(client, async () => {
+    const check = await this.counted(client, async () => {
       this.throttle.take(client);
-      await this.gate.admit(client, [retailModifyTerms(modify)]);
+      const atSend = await this.gate.admit(client, [retailModifyTerms(modify)]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
+      return atSend;
     });
     return {
       request: modify,
       send: (send) =>
-        this.counted(client, () => this.retail.modify(client, account, orderId, modify, () => send(modify))),
+        this.counted(client, () =>
+          this.retail.modify(client, account, orderId, modify, () => checkedAtSend(check, () => send(modify))),
+        ),
     };
   }
 
-  retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
-    return this.counted(client, () => this.retailCloseChecked(client, close));
+  /** A retail close-position: the stateless checks now; the trading states again right before its send. */
+  async retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<Admitted<ClosePosition>> {
+    const { stamped, check } = await this.counted(client, () => this.retailCloseChecked(client, close));
+    return {
+      request: stamped,
+      send: (send) => this.counted(client, () => checkedAtSend(check, () => send(stamped))),
+    };
   }
 
   /** A cancel is never refused here; once the exchange accepted it, the order's open-order slot is given back. */
@@ -216,10 +244,10 @@ export class OrderRisk {
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     batch: BatchInsertRequest,
-  ): Promise<OrderRequest[]> {
+  ): Promise<{ requests: OrderRequest[]; check: SendCheck }> {
     this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
-    await this.gate.admit(
+    const check = await this.gate.admit(
       client,
       requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)),
       this.positions(caller),
@@ -228,33 +256,39 @@ export class OrderRisk {
       await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
       await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
     }
-    return requests;
+    return { requests, check };
   }
 
   private async replaceChecked(
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     batch: BatchReplaceRequest,
-  ): Promise<BatchReplaceRequest> {
+  ): Promise<{ checked: BatchReplaceRequest; check: SendCheck }> {
     this.throttle.take(client);
     const manualOrderIndicator = this.manual(client)
       ? 'MANUAL_ORDER_INDICATOR_MANUAL'
       : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
-    await this.gate.admit(
+    // Each item on its order's own market and side (the exchange ignores a replace's symbol): unknown, it fails closed where a market could matter.
+    const origins = await Promise.all(requests.map((replace) => this.origins.exchange(replace.orderId)));
+    const check = await this.gate.admit(
       client,
-      requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`)),
+      requests.map((replace, i) => {
+        const origin = origins[i];
+        const own = origin && (origin.owner === undefined || origin.owner === caller.participant) ? origin : undefined;
+        return exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`, own);
+      }),
     );
     for (const [i, replace] of requests.entries())
       await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);
-    return { requests };
+    return { checked: { requests }, check };
   }
 
   private async retailCreateChecked(
     client: AuthenticatedClient,
     account: string,
     order: CreateOrder,
-  ): Promise<CreateOrder> {
+  ): Promise<{ stamped: CreateOrder; check: SendCheck }> {
     this.throttle.take(client);
     return this.retailStateless(client, account, order);
   }
@@ -264,15 +298,15 @@ export class OrderRisk {
     client: AuthenticatedClient,
     account: string,
     order: CreateOrder,
-  ): Promise<CreateOrder> {
+  ): Promise<{ stamped: CreateOrder; check: SendCheck }> {
     const stamped: CreateOrder = {
       ...order,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
-    await this.gate.admit(client, [retailOrderTerms(stamped)]);
+    const check = await this.gate.admit(client, [retailOrderTerms(stamped)]);
     await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
     await this.retailSelfTrade.check(account, stamped);
-    return stamped;
+    return { stamped, check };
   }
 
   /**
@@ -280,20 +314,23 @@ export class OrderRisk {
    * counted limits (open orders, open notional) are read as a send would meet them now.
    */
   async retailCheck(client: AuthenticatedClient, account: string, order: CreateOrder): Promise<CreateOrder> {
-    const stamped = await this.retailStateless(client, account, order);
+    const { stamped } = await this.retailStateless(client, account, order);
     await this.retail.judge(client, stamped);
     return stamped;
   }
 
-  private async retailCloseChecked(client: AuthenticatedClient, close: ClosePosition): Promise<ClosePosition> {
+  private async retailCloseChecked(
+    client: AuthenticatedClient,
+    close: ClosePosition,
+  ): Promise<{ stamped: ClosePosition; check: SendCheck }> {
     this.throttle.take(client);
     const stamped: ClosePosition = {
       ...close,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
-    await this.gate.admit(client, [retailCloseTerms(stamped)]);
+    const check = await this.gate.admit(client, [retailCloseTerms(stamped)]);
     await this.band.checkClose(this.gate.limits, client, stamped, 'body');
-    return stamped;
+    return { stamped, check };
   }
 
   private policeExchange(client: AuthenticatedClient, order: OrderRequest, path: string): OrderRequest {

@@ -1,4 +1,4 @@
-import { exchangeOrderTerms, exchangeReplaceTerms, retailOrderTerms } from './order-terms.js';
+import { exchangeOrderTerms, exchangeReplaceTerms, payoutPrice, retailOrderTerms } from './order-terms.js';
 
 describe('order terms', () => {
   it('prices an exchange buy at qty × price and a sell at qty × (1 − price), price in 10^-scale dollars', () => {
@@ -23,6 +23,45 @@ describe('order terms', () => {
       reduces: 'yes',
       notional: undefined,
     });
+  });
+
+  it('takes the larger of the quantity and the cash amount when both are sent (the exchange trades the quantity)', () => {
+    const order = { symbol: 's', side: 'SIDE_BUY', orderQty: '10000', price: '99', cashOrderQty: '1' } as const;
+    expect(exchangeOrderTerms(order, 2).notional).toBeCloseTo(9_900);
+    expect(exchangeOrderTerms({ ...order, orderQty: '1', cashOrderQty: '5000' }, 2).notional).toBe(50);
+    const retail = {
+      marketSlug: 'm',
+      intent: 'ORDER_INTENT_BUY_LONG',
+      type: 'ORDER_TYPE_MARKET',
+      quantity: 1_000,
+      cashOrderQty: { value: '1', currency: 'USD' },
+    } as const;
+    expect(retailOrderTerms(retail).notional).toBe(1_000);
+    expect(retailOrderTerms({ ...retail, quantity: 1, cashOrderQty: { value: '20', currency: 'USD' } }).notional).toBe(
+      20,
+    );
+  });
+
+  it('reads a price outside $0-$1 at the nearer end: a sell above $1 is never a negative worst case', () => {
+    const sell = exchangeOrderTerms({ symbol: 's', side: 'SIDE_SELL', orderQty: '10', price: '150' }, 2);
+    expect(sell.notional).toBe(0);
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '10', price: '150' }, 2).notional).toBe(10);
+    expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '150' }, 2, 'body.requests.0').notional).toBe(
+      10,
+    );
+    expect(payoutPrice(-0.5)).toBe(0);
+    expect(payoutPrice(0.42)).toBe(0.42);
+  });
+
+  it("takes a replace's market and side from the order as the gateway knows it, never the body's symbol", () => {
+    const replace = { orderId: 'O1', orderQty: '10', price: '30', symbol: 'other' };
+    expect(exchangeReplaceTerms(replace, 2, 'body.requests.0', { market: 'm', side: 'buy' })).toMatchObject({
+      market: 'm',
+      side: 'buy',
+      notional: 3,
+    });
+    const unknown = exchangeReplaceTerms(replace, 2, 'body.requests.0');
+    expect(unknown).toMatchObject({ market: undefined, marketUnknown: true, orderId: 'O1' });
   });
 
   it('prices retail buys of either outcome at the price and sells at 1 − price; a cash order at its amount', () => {

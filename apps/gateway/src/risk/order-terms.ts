@@ -14,17 +14,25 @@ export interface OrderTerms {
   market?: string;
   side?: 'buy' | 'sell';
   qty?: number;
-  /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount. */
+  /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount (with a quantity too, the larger). */
   notional?: number;
   /** Known to reduce exposure only (a retail sell, a close-position), or to depend on the position (an exchange order). */
   reduces: 'yes' | 'no' | 'by-position';
   /** Opens an order that may rest (an insert), so it counts against the open orders. */
   opens: boolean;
+  /** A change of an existing order (exchange replace): its id, named in a refusal. */
+  orderId?: string;
+  /** A change of an order whose market the gateway does not know: a state or a limit narrowed to a market that could apply refuses it (fail closed, RiskGate). */
+  marketUnknown?: boolean;
 }
 
+/** A price as a worst case reads it: a binary contract pays between $0 and $1, so a price outside is taken at the nearer end (a sell above $1 risks nothing, never less). */
+export const payoutPrice = (price: number): number => Math.min(1, Math.max(0, price));
+
 /** Worst case of a binary contract paying $1: a buy loses its price, a sell 1 − price; an unknown side the larger. */
-function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number | undefined): number {
-  if (price === undefined) return qty;
+function worstCase(side: 'buy' | 'sell' | undefined, qty: number, raw: number | undefined): number {
+  if (raw === undefined) return qty;
+  const price = payoutPrice(raw);
   if (side === 'buy') return qty * price;
   if (side === 'sell') return qty * (1 - price);
   return qty * Math.max(price, 1 - price);
@@ -33,14 +41,20 @@ function worstCase(side: 'buy' | 'sell' | undefined, qty: number, price: number 
 const dollars = (units: string | undefined, scale: number): number | undefined =>
   units === undefined ? undefined : Number(units) / 10 ** scale;
 
-function exchangeNotional(
+/**
+ * An order's worst-case notional from its quantity and its cash amount. With both sent the exchange (and
+ * the sandbox) trades the quantity, the cash amount only when there is none: the larger of the two is
+ * taken, so a cash amount never hides a quantity.
+ */
+function notionalOf(
   side: 'buy' | 'sell' | undefined,
   qty: number | undefined,
   price: number | undefined,
   cash: number | undefined,
 ): number | undefined {
-  if (cash !== undefined) return cash;
-  return qty === undefined ? undefined : worstCase(side, qty, price);
+  const byQty = qty === undefined ? undefined : worstCase(side, qty, price);
+  if (cash === undefined) return byQty;
+  return byQty === undefined ? cash : Math.max(cash, byQty);
 }
 
 /** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
@@ -52,7 +66,7 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
     market: order.symbol,
     side,
     qty,
-    notional: exchangeNotional(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
+    notional: notionalOf(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
     reduces: 'by-position',
     opens: true,
   };
@@ -66,16 +80,28 @@ export function exchangeOrderExposure(order: OrderRequest, scale: number): Order
   return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
 }
 
-/** An exchange replace: only its new values are known; the side is not, so the notional takes the worse one. */
-export function exchangeReplaceTerms(replace: ReplaceRequest, scale: number, path: string): OrderTerms {
+/**
+ * An exchange replace, judged against its new values on the order's own market and side as the gateway
+ * knows them (`origin`: OrderOrigins), never the body's `symbol` (optional, and ignored by the exchange).
+ * An order the gateway does not know has no market here (`marketUnknown`), and its notional takes the worse side.
+ */
+export function exchangeReplaceTerms(
+  replace: ReplaceRequest,
+  scale: number,
+  path: string,
+  origin?: { market: string; side: 'buy' | 'sell' },
+): OrderTerms {
   const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
   return {
     path,
-    market: replace.symbol,
+    market: origin?.market,
+    side: origin?.side,
     qty,
-    notional: exchangeNotional(undefined, qty, dollars(replace.price, scale), undefined),
+    notional: notionalOf(origin?.side, qty, dollars(replace.price, scale), undefined),
     reduces: qty === undefined ? 'yes' : 'no',
     opens: false,
+    orderId: replace.orderId,
+    ...(origin ? {} : { marketUnknown: true }),
   };
 }
 
@@ -84,7 +110,7 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
   const side = order.intent === 'ORDER_INTENT_BUY_LONG' || order.intent === 'ORDER_INTENT_BUY_SHORT' ? 'buy' : 'sell';
   const price = order.price === undefined ? undefined : Number(order.price.value);
   const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
-  const notional = cash ?? (order.quantity === undefined ? undefined : worstCase(side, order.quantity, price));
+  const notional = notionalOf(side, order.quantity, price, cash);
   return {
     path,
     market: order.marketSlug,

@@ -10,6 +10,7 @@ import { MarketEvents } from './market-events.service.js';
 import { MICROS, type OpenOrderCount } from './open-orders.store.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderOrigins } from './order-origins.service.js';
+import { payoutPrice } from './order-terms.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 const ReplaceAnswerSchema = z.looseObject({
@@ -25,7 +26,8 @@ function jsonOf(text: string): unknown {
 }
 
 /** A binary contract's worst case per contract at `price` dollars: a buy loses its price, a sell 1 − price; an unknown side the worse. */
-function worstPerContract(side: 'buy' | 'sell' | undefined, price: number): number {
+function worstPerContract(side: 'buy' | 'sell' | undefined, raw: number): number {
+  const price = payoutPrice(raw);
   if (side === 'buy') return price;
   if (side === 'sell') return 1 - price;
   return Math.max(price, 1 - price);

@@ -4,7 +4,7 @@ import { ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { MarketEvents } from './market-events.service.js';
-import { limitRefusal, tradingStateRefusal } from './risk.error.js';
+import { limitRefusal, marketUnknown, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
@@ -12,6 +12,9 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The client's signed net position in a market (positive long), read only when a reduce-only state needs it. */
 export type PositionOf = (market: string) => Promise<number>;
+
+/** Throws the refusal of admitted orders a trading state latched since then stops; run right before their send. */
+export type SendCheck = () => void;
 
 /** One check's outcome, for the what-if route. */
 export interface CheckOutcome {
@@ -38,20 +41,69 @@ export class RiskGate {
     this.limits = new RiskLimits(config.risk.limits);
   }
 
-  /** Throws the first refusal (a problem naming the limit or state and the order); every order of a batch is checked. */
-  async admit(client: AuthenticatedClient, orders: readonly OrderTerms[], positionOf?: PositionOf): Promise<void> {
+  /**
+   * Throws the first refusal (a problem naming the limit or state and the order); every order of a batch
+   * is checked. Answers the orders' send-time check (atSend), to run right before they are sent.
+   */
+  async admit(client: AuthenticatedClient, orders: readonly OrderTerms[], positionOf?: PositionOf): Promise<SendCheck> {
     // Fail closed while the latched states are unknown here; then the client's reject breaker (reject-breaker.service.ts).
     this.states.assertKnown(orders[0]?.path ?? 'body');
     this.breaker.check(client, orders[0]?.path ?? 'body');
-    for (const order of orders) await this.admitOne(client, order, positionOf);
+    const reducing: boolean[] = [];
+    for (const order of orders) reducing.push(await this.admitOne(client, order, positionOf));
+    return () => this.atSend(client, orders, reducing);
   }
 
-  private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<void> {
+  /** Whether the order was found to reduce exposure (a reduce-only state asked, or its terms say so). */
+  private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<boolean> {
+    if (order.marketUnknown) this.unknownMarket(client, order);
     const record = this.states.verdict(client, order.market);
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
     this.checkLimits(client, order, await this.events.of(order.market, order.path));
-    if (record?.state === 'reduce-only' && !(await this.reduces(order, positionOf)))
-      throw tradingStateRefusal(record, order.path);
+    if (record?.state !== 'reduce-only') return order.reduces === 'yes';
+    if (!(await this.reduces(order, positionOf))) throw tradingStateRefusal(record, order.path);
+    return true;
+  }
+
+  /**
+   * The trading states again, right before the send (after the budget wait: a halt latched while the
+   * order queued stops it). Synchronous, local memory only: a reduce-only state passes an order admit
+   * found reducing, or whose terms can only reduce; one latched since admit is not read against the
+   * position again (that would be an upstream read between budget and send), so it refuses the rest.
+   */
+  private atSend(client: AuthenticatedClient, orders: readonly OrderTerms[], reducing: readonly boolean[]): void {
+    this.states.assertKnown(orders[0]?.path ?? 'body');
+    for (const [i, order] of orders.entries()) {
+      if (order.marketUnknown) this.unknownMarket(client, order);
+      const record = this.states.verdict(client, order.market);
+      if (record && (record.state !== 'reduce-only' || !reducing[i]))
+        throw tradingStateRefusal(record, order.path, 'send');
+    }
+  }
+
+  /**
+   * An order whose market is not known (a replace of an order the gateway has not seen): refused when a
+   * state latched on some market, or a quantity or notional limit narrowed to one, could refuse it there.
+   */
+  private unknownMarket(client: AuthenticatedClient, order: OrderTerms): void {
+    const record = this.states.anyMarket();
+    if (record && (record.state !== 'reduce-only' || order.reduces !== 'yes'))
+      throw marketUnknown(order.orderId, `trading is ${record.state} at scope ${record.scope}`, order.path);
+    const narrowed = [
+      ['maxOrderQty', order.qty],
+      ['maxOrderNotional', order.notional],
+    ] as const;
+    for (const [name, observed] of narrowed) {
+      const limit = observed === undefined ? undefined : this.limits.tightestNarrowed(name, client);
+      if (limit && observed! > limit.value) {
+        const where = limit.market ?? `event ${limit.event}`;
+        throw marketUnknown(
+          order.orderId,
+          `${name} ${limit.value} is set for ${where} at scope ${limit.scope}`,
+          order.path,
+        );
+      }
+    }
   }
 
   /** `event`: the order's market's event, for limits narrowed to one (MarketEvents). */

@@ -75,6 +75,20 @@ export class RiskLimits {
     return tightest;
   }
 
+  /**
+   * The tightest limit of this name narrowed to a market, a prefix or an event that applies to the
+   * client: one an order whose market is not known may fall under.
+   */
+  tightestNarrowed(name: LimitName, client: { id: string; team: string }): BindingLimit | undefined {
+    let tightest: BindingLimit | undefined;
+    for (const limit of this.limits) {
+      const value = limit[name];
+      if (value === undefined || !appliesTo(limit, client) || (!limit.market && !limit.event)) continue;
+      if (!tightest || value < tightest.value) tightest = { value, scope: scopeName(limit), ...narrowing(limit) };
+    }
+    return tightest;
+  }
+
   /** Whether some limit of this name applies to the client in any market (an order whose market is not known may fall under it). */
   mayBind(name: LimitName, client: { id: string; team: string }): boolean {
     return this.limits.some((limit) => limit[name] !== undefined && appliesTo(limit, client));

@@ -2,8 +2,11 @@ import { DomainError, ErrorCode } from '@lib/core';
 
 import type { TradingStateRecord } from './trading-state.js';
 
-/** A refusal by a trading state: names the scope, the state and who latched it, when and why. */
-export function tradingStateRefusal(record: TradingStateRecord, path: string): DomainError {
+/**
+ * A refusal by a trading state: names the scope, the state and who latched it, when and why. `stage`
+ * `send`: met right before the send, after the budget wait (the state was latched while the order waited).
+ */
+export function tradingStateRefusal(record: TradingStateRecord, path: string, stage?: 'send'): DomainError {
   const code = record.state === 'reduce-only' ? ErrorCode.TRADING_REDUCE_ONLY : ErrorCode.TRADING_HALTED;
   const what =
     record.state === 'reduce-only'
@@ -11,7 +14,9 @@ export function tradingStateRefusal(record: TradingStateRecord, path: string): D
       : 'no new orders are accepted (cancels are)';
   return new DomainError(
     code,
-    `Trading is ${record.state} at scope ${record.scope} (set by ${record.by} at ${record.at}: ${record.reason}); ${what}.`,
+    `Trading is ${record.state} at scope ${record.scope} (set by ${record.by} at ${record.at}: ${record.reason}); ${what}${
+      stage === 'send' ? ', and it was latched while this order waited to be sent' : ''
+    }; nothing was sent.`,
     {
       extensions: {
         scope: record.scope,
@@ -20,6 +25,7 @@ export function tradingStateRefusal(record: TradingStateRecord, path: string): D
         since: record.at,
         reason: record.reason,
         order: path,
+        ...(stage ? { stage } : {}),
       },
     },
   );
@@ -54,6 +60,20 @@ export function limitRefusal(
         order: path,
       },
     },
+  );
+}
+
+/**
+ * A change of an order whose market the gateway does not know (neither its order stream nor its journal
+ * names it), while a state or a limit narrowed to a market could apply: refused (fail closed), never
+ * judged on a market the body names (the exchange ignores a replace's symbol).
+ */
+export function marketUnknown(orderId: string | undefined, why: string, path: string): DomainError {
+  const order = orderId === undefined ? 'this order' : `order ${orderId.slice(0, 100)}`;
+  return new DomainError(
+    ErrorCode.RISK_MARKET_UNKNOWN,
+    `The market of ${order} is not known to this gateway (neither its order stream nor its journal names it) and ${why}, which may apply to it: the change is refused; nothing was sent.`,
+    { extensions: { ...(orderId === undefined ? {} : { orderId: orderId.slice(0, 100) }), order: path } },
   );
 }
 

@@ -16,6 +16,7 @@ const RISK_CODES: ReadonlySet<string> = new Set([
   ErrorCode.RISK_POSITION_LIMIT,
   ErrorCode.RISK_POSITION_UNKNOWN,
   ErrorCode.RISK_EVENT_UNKNOWN,
+  ErrorCode.RISK_MARKET_UNKNOWN,
   ErrorCode.RISK_FIELD_NOT_ENTITLED,
   ErrorCode.RISK_PRICE_BAND,
   ErrorCode.RISK_REFERENCE_STALE,

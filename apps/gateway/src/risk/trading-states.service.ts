@@ -59,6 +59,15 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     return worst;
   }
 
+  /** The most severe state latched on any market: one an order whose market is not known may fall under. */
+  anyMarket(): TradingStateRecord | undefined {
+    let worst: TradingStateRecord | undefined;
+    for (const record of this.states.values())
+      if (record.scope.startsWith('market:') && (!worst || SEVERITY[record.state] > SEVERITY[worst.state]))
+        worst = record;
+    return worst;
+  }
+
   /** Throws 503 TRADING_STATE_UNKNOWN unless the latched states were read, and recently enough (fail closed). */
   assertKnown(path: string): void {
     const now = this.clock.now();

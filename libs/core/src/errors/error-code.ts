@@ -46,6 +46,8 @@ export enum ErrorCode {
   RISK_POSITION_UNKNOWN = 'RISK_POSITION_UNKNOWN',
   /** A limit is narrowed to an event and the instrument list (which names each market's event) could not be read: the order is refused (fail closed). */
   RISK_EVENT_UNKNOWN = 'RISK_EVENT_UNKNOWN',
+  /** A change of an order whose market the gateway does not know (not seen on its order stream nor journal) while a state or a limit narrowed to a market could apply: refused (fail closed), never judged on the body's market. */
+  RISK_MARKET_UNKNOWN = 'RISK_MARKET_UNKNOWN',
   /** An order field the client's config does not entitle it to set (ignorePriceValidityChecks). */
   RISK_FIELD_NOT_ENTITLED = 'RISK_FIELD_NOT_ENTITLED',
   /** An order that would execute at once is priced outside the band around the streamed reference price. */

@@ -55,6 +55,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case ErrorCode.RISK_PRICE_BAND:
     case ErrorCode.RISK_REFERENCE_STALE:
     case ErrorCode.RISK_CROSS_TEAM_SELF_TRADE:
+    case ErrorCode.RISK_MARKET_UNKNOWN:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
       return 422;
     case ErrorCode.RATE_LIMITED:
@@ -131,6 +132,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.RISK_POSITION_LIMIT]: 'Net position over the risk limit',
   [ErrorCode.RISK_POSITION_UNKNOWN]: 'Net positions not known',
   [ErrorCode.RISK_EVENT_UNKNOWN]: "A market's event not known",
+  [ErrorCode.RISK_MARKET_UNKNOWN]: "An order's market not known",
   [ErrorCode.RISK_FIELD_NOT_ENTITLED]: 'Order field not entitled',
   [ErrorCode.RISK_PRICE_BAND]: 'Order price outside the risk price band',
   [ErrorCode.RISK_REFERENCE_STALE]: 'No fresh reference price for the price band',

@@ -74,6 +74,18 @@ export class BudgetGate {
     throw decision.preferWaitMs === undefined ? error : withPreferenceApplied(error, decision.preferWaitMs);
   }
 
+  /** A try stopped after its budget decision and before its send (nothing sent): its tokens are given back (RateLimiter.giveBack). */
+  giveBack(
+    budget: RouteBudget | null,
+    team: string | undefined,
+    cost: number | undefined,
+    account: string | undefined,
+    decision: Decision | undefined,
+  ): void {
+    if (budget === null || decision === undefined) return;
+    this.limiter.giveBack(budgetFor(budget, team, cost, account, this.lane.inUse), decision);
+  }
+
   /**
    * Cools the route's buckets for the classes `throttle` names (nothing when undefined). Never rejects
    * (a lost cool-down is only a lost hint); resolves once it is stored, for callers that must not

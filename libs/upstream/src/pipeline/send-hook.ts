@@ -31,3 +31,22 @@ export function announceSend(send: UpstreamSend): void {
     // The send goes on: the hook's owner logs its own failures.
   }
 }
+
+/**
+ * Checked once per try right before it is sent, after its budget decision: throws the refusal to stop
+ * the try (nothing sent; its budget is given back). Synchronous: a try never waits between its budget
+ * and its send. The order path's send-time trading-state check (issue 26).
+ */
+export type SendGuard = (send: UpstreamSend) => void;
+
+const guards = new AsyncLocalStorage<SendGuard>();
+
+/** Runs `work` with every upstream try it makes checked by `guard` first (see SendGuard). */
+export function guardUpstreamSend<T>(guard: SendGuard, work: () => Promise<T>): Promise<T> {
+  return guards.run(guard, work);
+}
+
+/** Runs the current guard, if any, on a try about to be sent: throws its refusal. */
+export function checkSend(send: UpstreamSend): void {
+  guards.getStore()?.(send);
+}

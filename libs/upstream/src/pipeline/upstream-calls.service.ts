@@ -15,7 +15,7 @@ import { type BudgetedReply, BudgetGate, type Decision, type RouteBudget, withPr
 
 import { okOrThrow, throttleOfReply } from '../mapping/http-outcome.js';
 import { upstreamTransportError } from '../mapping/transport-outcome.js';
-import { announceSend } from './send-hook.js';
+import { announceSend, checkSend } from './send-hook.js';
 
 /** How one surface authenticates a try; absent for unauthenticated calls (catalog, exchange health). */
 export interface UpstreamCredentials {
@@ -102,7 +102,8 @@ export interface UpstreamTry {
  * The one path of every upstream REST call (exchange, retail, catalog): a place among the calls in
  * flight of the client and its team (Bulkheads: past a bound, 429 before anything else) → have the credentials ready (a
  * token) → take budget → authenticate → check the decision is still fresh (one that aged past
- * `limits.maxDecisionAgeMs`, a stalled process, is withdrawn and its tokens given back) → send → on a 401 the credentials can mend, ready them again,
+ * `limits.maxDecisionAgeMs`, a stalled process, is withdrawn and its tokens given back) → the caller's send guard, if any (checkSend: a gateway rule checked after the budget wait;
+ * refused, nothing sent, tokens given back) → send → on a 401 the credentials can mend, ready them again,
  * take budget again and resend once (every try pays: a
  * resend the budget has no room for within the client's wait is a 503 with Retry-After) → read the
  * answer for the budget (the HTTP table's 429 row cools the route for its class; the budget gate only
@@ -173,13 +174,21 @@ export class UpstreamCalls {
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
-    announceSend({
+    const send = {
       surface: call.surface,
       method: call.method,
       path: call.url.replace(ORIGIN, '').split('?')[0]!,
       budgetClass: call.budget?.class,
       attempt: resend ? 2 : 1,
-    });
+    };
+    try {
+      // The last gateway rule, checked after the budget wait (a halt latched while the order queued): refused, nothing is sent and the budget goes back.
+      checkSend(send);
+    } catch (refusal) {
+      this.gate.giveBack(call.budget, call.team, call.cost, call.account, decision);
+      throw refusal;
+    }
+    announceSend(send);
     return { decision, sent, reply: await this.once(call, sent) };
   }
 
