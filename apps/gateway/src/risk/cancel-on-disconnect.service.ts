@@ -81,7 +81,7 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
   /** Opted-in connections this instance holds, by client, with the grace of the latest. */
   private readonly connected = new Map<string, { count: number; graceMs: number }>();
   /** Graces running in this process (no Redis, or Redis did not take them): client → end, steady clock. */
-  private readonly local = new Map<string, { endsAt: number; graceMs: number }>();
+  private readonly local = new Map<string, number>();
   /** Shutting down: the connections close because this instance stops; their graces were handed over. */
   private stopping = false;
   private refresher?: NodeJS.Timeout;
@@ -113,7 +113,8 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     clearInterval(this.refresher);
-    await Promise.all([...this.connected].map(([clientId, { graceMs }]) => this.leave(clientId, graceMs)));
+    const now = this.clock.now();
+    await Promise.all([...this.connected].map(([clientId, { graceMs }]) => this.leave(clientId, now + graceMs)));
     this.connected.clear();
   }
 
@@ -150,23 +151,23 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
     const held = this.connected.get(clientId);
     if (held && held.count > 1) return void this.connected.set(clientId, { ...held, count: held.count - 1 });
     this.connected.delete(clientId);
-    await this.leave(clientId, graceMs);
+    await this.leave(clientId, this.clock.now() + graceMs);
   }
 
   /** This instance's claim withdrawn and the client due at the grace's end, in one script; or the grace kept here. */
-  private async leave(clientId: string, graceMs: number, endsAt = this.clock.now() + graceMs): Promise<void> {
+  private async leave(clientId: string, endsAt: number): Promise<void> {
+    if (!this.redis) return void this.local.set(clientId, endsAt);
     const left = Math.max(0, endsAt - this.clock.now());
     try {
-      if (!this.redis) throw new Error('no Redis configured');
       await DISCONNECT.runInOrder(this.redis, [this.liveKey, this.dueKey], [this.claimOf(clientId), clientId, left]);
       this.local.delete(clientId);
       this.logger.log(`cancel-on-disconnect of ${clientId}: its grace runs, ${left} ms (no opted-in connection here)`);
     } catch (error) {
-      if (this.redis && !this.local.has(clientId))
+      if (!this.local.has(clientId))
         this.logger.warn(
           `cancel-on-disconnect of ${clientId}: its grace runs on this instance only (${String(error)})`,
         );
-      this.local.set(clientId, { endsAt, graceMs });
+      this.local.set(clientId, endsAt);
     }
   }
 
@@ -192,8 +193,8 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
   /** Graces this process kept: handed to Redis once it answers; at their end (Redis still away), fired here. */
   private async pollLocal(): Promise<void> {
     const now = this.clock.now();
-    for (const [clientId, { endsAt, graceMs }] of [...this.local]) {
-      if (this.redis) await this.leave(clientId, graceMs, endsAt);
+    for (const [clientId, endsAt] of [...this.local]) {
+      if (this.redis) await this.leave(clientId, endsAt);
       if (!this.local.has(clientId) || endsAt > now) continue;
       this.local.delete(clientId);
       await this.fire(clientId);
