@@ -4,12 +4,13 @@
 // loops, Redis outages, a stalling proxy, SIGKILL) run one at a time, after the others. Two of them at
 // once on the two cores judged each other's load rather than their own: each raises its judge above its
 // subjects (test/support/harness-priority.ts), so two busy judges starved the other file's gateways
-// beyond the fault that file sets up. Every other file runs two at a time, as before.
+// beyond the fault that file sets up. Files that spawn busy loops run there too (they starve whatever
+// runs beside them). Every other file runs two at a time, as before.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-const FLEET = /\b(spawnGateway|spawnFleet|startFleet)\(/;
+const FLEET = /\b(spawnGateway|spawnFleet|startFleet)\(|'for\(;;\)\{\}'/;
 const fleets = readdirSync('test')
   .filter((name) => name.endsWith('.test.ts') && FLEET.test(readFileSync(`test/${name}`, 'utf8')))
   .map((name) => `test/${name.replace(/\./g, '\\.')}$`);

@@ -24,9 +24,14 @@ export function createRedisClient(config: RedisConfig, connectionName = 'gateway
     case 'single':
       return new Redis(config.url as string, common);
     case 'sentinel':
-      // failoverDetector: the sentinels' +switch-master moves the connection at the promotion, instead of
-      // at the next reconnect attempt (up to retryStrategy's 2 s later).
-      return new Redis({ ...common, sentinels: config.sentinels, name: config.sentinelName, failoverDetector: true });
+      // No failoverDetector: ioredis 6's (it drops the connection on the sentinels' +switch-master) ends the
+      // client for good when that message lands while a reconnect is asking a sentinel for the master
+      // ("Connection is closed.", status `end`, no retry): 47 of 300 clients beside two busy loops in one
+      // promotion, and a gateway that never left its local buckets (test/redis-sentinel-clients.test.ts).
+      // Without it a client finds the new master at its next reconnect attempt: measured 2 s after the
+      // promotion either way, as the sentinels answer the new address only once the failover completes.
+      // A master demoted while alive loses its clients too: a sentinel sends it CLIENT KILL on reconfiguring.
+      return new Redis({ ...common, sentinels: config.sentinels, name: config.sentinelName });
     case 'cluster':
       return new Cluster(config.nodes ?? [], { redisOptions: common, enableOfflineQueue: false });
   }
