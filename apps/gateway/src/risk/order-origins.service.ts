@@ -13,9 +13,14 @@ export interface OrderOrigin {
   mirrored?: boolean;
   /** The participant or retail account the order is booked to: a change is judged only by the order's owner. */
   owner?: string;
+  /**
+   * The largest quantity the gateway has seen the order carry (its insert or create, the order stream):
+   * what a change of its price alone is judged at (issue 26: a replace against its new values).
+   */
+  qty?: number;
 }
 
-/** Origins remembered per instance (the oldest go first); an order's market and side never change. */
+/** Origins remembered per instance (the oldest go first); an order's market and side never change, its quantity may. */
 const CAPACITY = 20_000;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -23,11 +28,22 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const ownerOf = (value: unknown) => (typeof value === 'string' && value !== '' ? { owner: value } : {});
 
+/** A positive quantity, as a body (a number) or an int64 field of the stream (a string or a number) carries it. */
+function qtyOf(value: unknown): { qty?: number } {
+  const qty = typeof value === 'string' || typeof value === 'number' ? Number(value) : Number.NaN;
+  return Number.isFinite(qty) && qty > 0 ? { qty } : {};
+}
+
 /** An exchange order as an insert body or an order-stream message names it; `owner`: its participant. */
 function exchangeOrigin(order: unknown, owner: unknown): OrderOrigin | undefined {
   if (!isRecord(order) || typeof order.symbol !== 'string' || order.symbol === '') return undefined;
   if (order.side !== 'SIDE_BUY' && order.side !== 'SIDE_SELL') return undefined;
-  return { market: order.symbol, side: order.side === 'SIDE_BUY' ? 'buy' : 'sell', ...ownerOf(owner) };
+  return {
+    market: order.symbol,
+    side: order.side === 'SIDE_BUY' ? 'buy' : 'sell',
+    ...ownerOf(owner),
+    ...qtyOf(order.orderQty),
+  };
 }
 
 /** The long-book side of each retail intent (a short buys NO at p: it sells YES at 1 − p). */
@@ -48,6 +64,7 @@ export function retailOrigin(order: unknown, owner?: unknown): OrderOrigin | und
       side: found.side,
       ...(found.mirrored ? { mirrored: true } : {}),
       ...ownerOf(owner),
+      ...qtyOf(order.quantity),
     }
   );
 }
@@ -138,9 +155,11 @@ export class OrderOrigins implements OnModuleInit, OnModuleDestroy {
     return found;
   }
 
+  /** A later sight of the order keeps the largest quantity seen: a price change is never judged at less than the order may hold. */
   private remember(key: string, origin: OrderOrigin): void {
+    const qty = Math.max(this.known.get(key)?.qty ?? 0, origin.qty ?? 0);
     this.known.delete(key);
-    this.known.set(key, origin);
+    this.known.set(key, qty > 0 ? { ...origin, qty } : origin);
     if (this.known.size > CAPACITY) this.known.delete(this.known.keys().next().value!);
   }
 }

@@ -20,7 +20,7 @@ import {
   retailOrderTerms,
 } from './order-terms.js';
 import { OpenOrders } from './open-orders.service.js';
-import { OrderOrigins } from './order-origins.service.js';
+import { type OrderOrigin, OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
@@ -198,7 +198,10 @@ export class OrderRisk {
   ): Promise<Admitted<ModifyOrder>> {
     const check = await this.counted(client, async () => {
       this.throttle.take(client);
-      const atSend = await this.gate.admit(client, [retailModifyTerms(modify)]);
+      // A new price is judged at the order's side and, alone, at its quantity, as its create named them; only the account's own order counts.
+      const origin = modify.price === undefined ? undefined : await this.origins.retail(orderId);
+      const own = origin && (origin.owner === undefined || origin.owner === account) ? origin : undefined;
+      const atSend = await this.gate.admit(client, [retailModifyTerms(modify, 'body', own && intentSide(own))]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
       return atSend;
     });
@@ -364,4 +367,10 @@ export class OrderRisk {
       return (await read).get(market) ?? 0;
     };
   }
+}
+
+/** The side a retail order's intent trades at: its long-book side, flipped back for a short (a short buy buys NO at its price). */
+function intentSide(origin: OrderOrigin): { qty?: number; side: 'buy' | 'sell' } {
+  const side = origin.mirrored ? (origin.side === 'buy' ? 'sell' : 'buy') : origin.side;
+  return { ...(origin.qty === undefined ? {} : { qty: origin.qty }), side };
 }

@@ -1,4 +1,10 @@
-import { exchangeOrderTerms, exchangeReplaceTerms, payoutPrice, retailOrderTerms } from './order-terms.js';
+import {
+  exchangeOrderTerms,
+  exchangeReplaceTerms,
+  payoutPrice,
+  retailModifyTerms,
+  retailOrderTerms,
+} from './order-terms.js';
 
 describe('order terms', () => {
   it('prices an exchange buy at qty × price and a sell at qty × (1 − price), price in 10^-scale dollars', () => {
@@ -22,7 +28,31 @@ describe('order terms', () => {
     expect(exchangeReplaceTerms({ orderId: 'O1', price: '30' }, 2, 'body.requests.0')).toMatchObject({
       reduces: 'yes',
       notional: undefined,
+      qtyUnknown: true,
     });
+  });
+
+  it("judges a new price alone at the order's known quantity, and says when it is not known", () => {
+    const origin = { market: 'm', side: 'buy', qty: 1_000 } as const;
+    expect(exchangeReplaceTerms({ orderId: 'O1', price: '90' }, 2, 'body', origin)).toMatchObject({
+      qty: undefined,
+      notional: 900,
+    });
+    expect(exchangeReplaceTerms({ orderId: 'O1', timeInForce: 'TIME_IN_FORCE_DAY' }, 2, 'body', origin)).toMatchObject({
+      notional: undefined,
+    });
+    expect(
+      exchangeReplaceTerms({ orderId: 'O1', price: '90' }, 2, 'body', { market: 'm', side: 'buy' }).qtyUnknown,
+    ).toBe(true);
+    expect(
+      retailModifyTerms({ marketSlug: 'm', price: { value: '0.9', currency: 'USD' } }, 'body', {
+        qty: 100,
+        side: 'buy',
+      }),
+    ).toMatchObject({
+      notional: 90,
+    });
+    expect(retailModifyTerms({ marketSlug: 'm', price: { value: '0.9', currency: 'USD' } }).qtyUnknown).toBe(true);
   });
 
   it('takes the larger of the quantity and the cash amount when both are sent (the exchange trades the quantity)', () => {

@@ -24,6 +24,21 @@ export interface OrderTerms {
   orderId?: string;
   /** A change of an order whose market the gateway does not know: a state or a limit narrowed to a market that could apply refuses it (fail closed, RiskGate). */
   marketUnknown?: boolean;
+  /** A new price for an order whose quantity the gateway does not know: its notional cannot be judged (fail closed where a notional limit applies, RiskGate). */
+  qtyUnknown?: boolean;
+}
+
+/**
+ * The quantity a change is judged at: its new one, else, when only the price changes, the order's as
+ * the gateway knows it (the largest seen). Unknown then, the change says so.
+ */
+function changedQty(
+  qty: number | undefined,
+  price: number | undefined,
+  known: number | undefined,
+): { judged?: number; qtyUnknown?: true } {
+  if (qty !== undefined || price === undefined) return qty === undefined ? {} : { judged: qty };
+  return known === undefined ? { qtyUnknown: true } : { judged: known };
 }
 
 /** A price as a worst case reads it: a binary contract pays between $0 and $1, so a price outside is taken at the nearer end (a sell above $1 risks nothing, never less). */
@@ -89,15 +104,18 @@ export function exchangeReplaceTerms(
   replace: ReplaceRequest,
   scale: number,
   path: string,
-  origin?: { market: string; side: 'buy' | 'sell' },
+  origin?: { market: string; side: 'buy' | 'sell'; qty?: number },
 ): OrderTerms {
   const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
+  const price = dollars(replace.price, scale);
+  const { judged, qtyUnknown } = changedQty(qty, price, origin?.qty);
   return {
     path,
     market: origin?.market,
     side: origin?.side,
     qty,
-    notional: notionalOf(origin?.side, qty, dollars(replace.price, scale), undefined),
+    notional: notionalOf(origin?.side, judged, price, undefined),
+    ...(qtyUnknown ? { qtyUnknown } : {}),
     reduces: qty === undefined ? 'yes' : 'no',
     opens: false,
     orderId: replace.orderId,
@@ -122,14 +140,23 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
   };
 }
 
-export function retailModifyTerms(modify: ModifyOrder, path = 'body'): OrderTerms {
+/**
+ * A retail modify. `known`: the order as the gateway knows it (OrderOrigins): its quantity, for a new
+ * price alone, and the side its intent trades at (a buy of either outcome pays the price; unknown, the worse side).
+ */
+export function retailModifyTerms(
+  modify: ModifyOrder,
+  path = 'body',
+  known?: { qty?: number; side?: 'buy' | 'sell' },
+): OrderTerms {
   const price = modify.price === undefined ? undefined : Number(modify.price.value);
-  const notional = modify.quantity === undefined ? undefined : worstCase(undefined, modify.quantity, price);
+  const { judged, qtyUnknown } = changedQty(modify.quantity, price, known?.qty);
   return {
     path,
     market: modify.marketSlug,
     qty: modify.quantity,
-    notional,
+    notional: judged === undefined ? undefined : worstCase(known?.side, judged, price),
+    ...(qtyUnknown ? { qtyUnknown } : {}),
     reduces: modify.quantity === undefined ? 'yes' : 'no',
     opens: false,
   };

@@ -4,7 +4,7 @@ import { ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { MarketEvents } from './market-events.service.js';
-import { limitRefusal, marketUnknown, tradingStateRefusal } from './risk.error.js';
+import { limitRefusal, marketUnknown, quantityUnknown, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
@@ -93,6 +93,8 @@ export class RiskGate {
       ['maxOrderQty', order.qty],
       ['maxOrderNotional', order.notional],
     ] as const;
+    const narrowedNotional = order.qtyUnknown ? this.limits.tightestNarrowed('maxOrderNotional', client) : undefined;
+    if (narrowedNotional) throw quantityUnknown(order, narrowedNotional);
     for (const [name, observed] of narrowed) {
       const limit = observed === undefined ? undefined : this.limits.tightestNarrowed(name, client);
       if (limit && observed! > limit.value) {
@@ -112,6 +114,7 @@ export class RiskGate {
     if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value)
       throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
     const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market, event);
+    if (notionalLimit && order.qtyUnknown) throw quantityUnknown(order, notionalLimit);
     if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {
       throw limitRefusal(
         ErrorCode.RISK_MAX_NOTIONAL,

@@ -87,3 +87,30 @@ export function notEntitled(field: string, path: string): DomainError {
     },
   );
 }
+
+/**
+ * A new price for an order whose quantity the gateway does not know (neither its order stream nor its
+ * journal names it, or it is a cash order), while a notional limit applies: its notional cannot be
+ * judged, so the change is refused (fail closed); one that names its quantity too can be judged.
+ */
+export function quantityUnknown(
+  order: { orderId?: string; path: string },
+  limit: { value: number; scope: string; market?: string; event?: string },
+): DomainError {
+  const which = order.orderId === undefined ? 'this order' : `order ${order.orderId.slice(0, 100)}`;
+  const where = limit.market ? ` for ${limit.market}` : limit.event ? ` for event ${limit.event}` : '';
+  return new DomainError(
+    ErrorCode.RISK_MAX_NOTIONAL,
+    `The quantity of ${which} is not known to this gateway, so its notional at the new price cannot be judged against the limit ${limit.value} set at scope ${limit.scope}${where}: send the quantity with the price; nothing was sent.`,
+    {
+      extensions: {
+        limit: limit.value,
+        scope: limit.scope,
+        ...(limit.market ? { market: limit.market } : {}),
+        ...(limit.event ? { event: limit.event } : {}),
+        ...(order.orderId === undefined ? {} : { orderId: order.orderId.slice(0, 100) }),
+        order: order.path,
+      },
+    },
+  );
+}
