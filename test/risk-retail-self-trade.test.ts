@@ -4,6 +4,7 @@ import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-conf
 
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';
 const OTHER_SLUG = 'aec-nfl-bal-pit-2026-11-22';
+const MODIFY_SLUG = 'aec-nfl-dal-phi-2026-11-22';
 /** The sandbox's key id of the `hedge` retail account: an engine account of its own. */
 const HEDGE_KEY = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const TRADER = ['write:orders' as const, 'read:orders' as const];
@@ -92,6 +93,26 @@ describe('cross-team self-trade prevention on the retail surface', () => {
       (status) => status === 200,
     );
     expect((await post('alice-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_LONG', 5, '0.50'))).status).toBe(200);
+  });
+
+  it("refuses a retail modify that reprices an order across another firm account's resting order (judged as a create at the new price), nothing sent", async () => {
+    const modifies = () => stack.sandbox.state.counterSnapshot()['retail.route.modifyOrder'] ?? 0;
+    // Bob offers YES at 0.70 (buys NO at 0.30) on a market no other case uses; alice bids 0.65 under it.
+    const bob = await post('bob-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_SHORT', 2, '0.30', MODIFY_SLUG));
+    expect(bob.status).toBe(200);
+    const alice = await post('alice-app', '/retail/v1/orders', order('ORDER_INTENT_BUY_LONG', 1, '0.65', MODIFY_SLUG));
+    expect(alice.status).toBe(200);
+    const aliceId = (await json(alice)).id as string;
+    const modify = (price: string) =>
+      post('alice-app', `/retail/v1/order/${aliceId}/modify`, { marketSlug: MODIFY_SLUG, price: usd(price) });
+
+    const before = modifies();
+    const cross = await modify('0.70');
+    expect(cross.status).toBe(422);
+    expect(await json(cross)).toMatchObject({ code: 'RISK_CROSS_TEAM_SELF_TRADE', symbol: MODIFY_SLUG, order: 'body' });
+    expect(modifies()).toBe(before);
+    expect((await modify('0.66')).status).toBe(200);
+    expect(modifies()).toBe(before + 1);
   });
 
   it("judges a retail create against the firm's exchange participants' resting orders, and an exchange order against its retail accounts' (one book per market)", async () => {

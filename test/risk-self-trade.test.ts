@@ -12,13 +12,8 @@ const policy =
   (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, risk: { crossTeamSelfTrade } });
 
 /** Bob rests an offer at 50 through the gateway; answers its order id. */
-async function bobOffers(stack: Stack): Promise<string> {
-  const res = await post(
-    stack,
-    '/exchange/v1/trading/orders',
-    limit('SIDE_SELL', 5, 50, { clordId: 'bob-ask' }),
-    'bob-bot',
-  );
+async function bobOffers(stack: Stack, clordId = 'bob-ask'): Promise<string> {
+  const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_SELL', 5, 50, { clordId }), 'bob-bot');
   expect(res.status).toBe(200);
   return (await json(res)).orderId;
 }
@@ -91,6 +86,58 @@ describe('cross-team self-trade prevention, a firm policy', () => {
     expect(await json(batch)).toMatchObject({ code: 'RISK_CROSS_TEAM_SELF_TRADE', order: 'body.requests.1' });
     // Bob's own cancel is never refused.
     expect((await post(on, '/exchange/v1/trading/orders/cancel', { orderId: bobOrder }, 'bob-bot')).status).toBe(200);
+  });
+
+  it("with the policy on, refuses alice's replace that reprices her resting bid across bob's offer (judged as an insert at the new price), nothing sent", async () => {
+    const bobOrder = await bobOffers(on, 'bob-ask-2');
+    const rested = await post(
+      on,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 2, 40, { clordId: 'alice-low' }),
+      'alice-bot',
+    );
+    expect(rested.status).toBe(200);
+    const aliceOrder = (await json(rested)).orderId as string;
+    const replaces = () => on.sandbox.state.counterSnapshot()['exchange.calls.replaceBatch'] ?? 0;
+    const replace = (price: string) =>
+      post(on, '/exchange/v1/trading/orders/replace/list', { requests: [{ orderId: aliceOrder, price }] }, 'alice-bot');
+
+    const before = replaces();
+    const cross = await replace('50');
+    expect(cross.status).toBe(422);
+    expect(await json(cross)).toMatchObject({
+      code: 'RISK_CROSS_TEAM_SELF_TRADE',
+      symbol: SYMBOL,
+      restingPrice: 50,
+      order: 'body.requests.0',
+    });
+    expect(replaces()).toBe(before);
+    expect(on.sandbox.state.engine.order(bobOrder)).toMatchObject({ cumQty: 0 });
+    expect(on.sandbox.state.engine.order(aliceOrder)).toMatchObject({ price: 40 });
+    // Still under bob's offer: replaced.
+    const under = await replace('45');
+    expect(under.status).toBe(200);
+    expect(on.sandbox.state.engine.order(aliceOrder)).toMatchObject({ price: 45 });
+    // A replace of an order the gateway does not know cannot be judged: refused while the policy is on.
+    expect(
+      await json(
+        await post(
+          on,
+          '/exchange/v1/trading/orders/replace/list',
+          { requests: [{ orderId: 'unknown-1', price: '50' }] },
+          'alice-bot',
+        ),
+      ),
+    ).toMatchObject({
+      code: 'RISK_MARKET_UNKNOWN',
+      orderId: 'unknown-1',
+    });
+    expect(replaces()).toBe(before + 1);
+    for (const [id, client] of [
+      [bobOrder, 'bob-bot'],
+      [aliceOrder, 'alice-bot'],
+    ] as const)
+      expect((await post(on, '/exchange/v1/trading/orders/cancel', { orderId: id }, client)).status).toBe(200);
   });
 
   it('with the policy off, the same order trades with bob', async () => {

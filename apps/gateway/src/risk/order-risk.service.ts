@@ -203,6 +203,7 @@ export class OrderRisk {
       const own = origin && (origin.owner === undefined || origin.owner === account) ? origin : undefined;
       const atSend = await this.gate.admit(client, [retailModifyTerms(modify, 'body', own && intentSide(own))]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
+      await this.retailSelfTrade.checkReprice(account, orderId, modify, own, 'body');
       return atSend;
     });
     return {
@@ -274,16 +275,17 @@ export class OrderRisk {
     const requests = batch.requests.map((replace) => ({ ...replace, manualOrderIndicator }) as const);
     // Each item on its order's own market and side (the exchange ignores a replace's symbol): unknown, it fails closed where a market could matter.
     const origins = await Promise.all(requests.map((replace) => this.origins.exchange(replace.orderId)));
+    const owned = origins.map((origin) =>
+      origin && (origin.owner === undefined || origin.owner === caller.participant) ? origin : undefined,
+    );
     const check = await this.gate.admit(
       client,
-      requests.map((replace, i) => {
-        const origin = origins[i];
-        const own = origin && (origin.owner === undefined || origin.owner === caller.participant) ? origin : undefined;
-        return exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`, own);
-      }),
+      requests.map((replace, i) => exchangeReplaceTerms(replace, this.scale, `body.requests.${i}`, owned[i])),
     );
-    for (const [i, replace] of requests.entries())
+    for (const [i, replace] of requests.entries()) {
       await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);
+      await this.selfTrade.checkReprice(caller.participant, replace, owned[i], `body.requests.${i}`);
+    }
     return { checked: { requests }, check };
   }
 

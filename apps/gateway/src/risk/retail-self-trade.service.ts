@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '@lib/core';
 import type { OrderRequest } from '@lib/exchange';
-import type { CreateOrder } from '@lib/retail';
+import type { CreateOrder, ModifyOrder } from '@lib/retail';
 
+import type { OrderOrigin } from './order-origins.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import {
   RETAIL_KNOWN_WAIT_MS,
@@ -54,6 +56,35 @@ export class RetailSelfTrade {
     await this.exchange.againstParticipants(undefined, this.asExchangeOrder(order, side, yes), path);
   }
 
+  /**
+   * A modify that sets a new price (judged against its new values): the order at that price, with its
+   * own intent and market as its create named them (`origin`, OrderOrigins), is judged as a create. An
+   * order whose intent is not known cannot be judged: refused (fail closed) while the policy is on.
+   */
+  async checkReprice(
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+    origin: OrderOrigin | undefined,
+    path = 'body',
+  ): Promise<void> {
+    if (this.policy === 'off' || modify.price === undefined) return;
+    if (!origin)
+      throw marketUnknown(orderId, 'cross-team self-trade prevention (risk.crossTeamSelfTrade: reject) is on', path);
+    await this.check(
+      account,
+      {
+        marketSlug: origin.market,
+        intent: intentOf(origin),
+        type: 'ORDER_TYPE_LIMIT',
+        price: modify.price,
+        quantity: modify.quantity ?? origin.qty ?? 1,
+        ...(modify.participateDontInitiate ? { participateDontInitiate: true } : {}),
+      },
+      path,
+    );
+  }
+
   /** The create as an order on the exchange's book of the same market: its YES side and price (a market order: no price). */
   private asExchangeOrder(order: CreateOrder, side: 'buy' | 'sell', yes: number | undefined): OrderRequest {
     return {
@@ -65,4 +96,10 @@ export class RetailSelfTrade {
         : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
     };
   }
+}
+
+/** The intent that makes an order of this long-book side (a mirrored one is a short: a short buy sells YES). */
+function intentOf(origin: OrderOrigin): CreateOrder['intent'] {
+  if (origin.mirrored) return origin.side === 'sell' ? 'ORDER_INTENT_BUY_SHORT' : 'ORDER_INTENT_SELL_SHORT';
+  return origin.side === 'buy' ? 'ORDER_INTENT_BUY_LONG' : 'ORDER_INTENT_SELL_LONG';
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
-import { ExchangeTrading, MarketDataStreams, type OrderRequest } from '@lib/exchange';
+import { ExchangeTrading, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
 import { z } from 'zod';
 
-import { isAggressive } from './price-band.js';
+import { marketUnknown } from './risk.error.js';
 import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -28,10 +28,10 @@ const GUARD_TEAM = 'gateway';
 /**
  * Cross-team self-trade prevention (issue 26), a firm policy: with `risk.crossTeamSelfTrade: reject`, an
  * exchange order that would cross a resting order of another of the firm's participants is refused.
- * Only an order that would execute at once can cross anything, so only those are looked at (by the
- * streamed book; with no live book every order is); their symbol's resting orders of the firm's other
- * participants are read from the exchange's open-orders snapshot at that moment (the source of truth,
- * never stale; one read per other participant per such order).
+ * Their symbol's resting orders are read from the exchange's open-orders snapshot at that moment (the
+ * source of truth; one read per other participant per order). Every order is looked at, not only those
+ * the streamed book shows would execute at once: the book lags the exchange, so an offer another team
+ * rested a moment ago is not in it yet, and a bid priced through it looked passive and traded with it.
  */
 @Injectable()
 export class SelfTradeGuard {
@@ -41,7 +41,6 @@ export class SelfTradeGuard {
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
-    private readonly streams: MarketDataStreams,
     private readonly trading: ExchangeTrading,
     private readonly retail: RetailOrderView,
   ) {
@@ -73,16 +72,42 @@ export class SelfTradeGuard {
   }
 
   /**
-   * The exchange participants' part: an order that would execute at once (by the streamed book) is
-   * refused when it crosses a resting order of a participant other than `participant` (a retail
-   * create, which is no participant's, is judged against them all).
+   * A replace that sets a new price (issue 26: judged against its new values): the order at that price,
+   * on its own market and side (`origin`, OrderOrigins), is judged as an insert. An order whose market or
+   * side is not known cannot be judged: refused (fail closed) while the policy is on.
+   */
+  async checkReprice(
+    participant: string,
+    replace: ReplaceRequest,
+    origin: { market: string; side: 'buy' | 'sell' } | undefined,
+    path: string,
+  ): Promise<void> {
+    if (this.policy === 'off' || replace.price === undefined) return;
+    if (!origin)
+      throw marketUnknown(
+        replace.orderId,
+        'cross-team self-trade prevention (risk.crossTeamSelfTrade: reject) is on',
+        path,
+      );
+    const order: OrderRequest = {
+      symbol: origin.market,
+      side: origin.side === 'buy' ? 'SIDE_BUY' : 'SIDE_SELL',
+      type: 'ORDER_TYPE_LIMIT',
+      price: replace.price,
+      ...(replace.participateDontInitiate ? { participateDontInitiate: true } : {}),
+    };
+    await this.check(participant, order, path);
+  }
+
+  /**
+   * The exchange participants' part: an order is refused when it crosses a resting order of a
+   * participant other than `participant` (a retail create, which is no participant's, is judged
+   * against them all).
    */
   async againstParticipants(participant: string | undefined, order: OrderRequest, path: string): Promise<void> {
     if (this.policy === 'off') return;
     const others = this.participants.filter((name) => name !== participant);
     if (others.length === 0) return;
-    const book = await this.streams.read(order.symbol).catch(() => undefined);
-    if (!isAggressive(order, book, this.scale)) return;
     const resting = await Promise.all(others.map((other) => this.restingOf(other, order.symbol)));
     const crossed = resting.flat().find((rest) => crosses(order, rest));
     if (!crossed) return;
