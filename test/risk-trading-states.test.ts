@@ -122,6 +122,23 @@ describe('trading states and the kill switch, on every instance', () => {
     });
     expect((await json(await insert(b, limit('SIDE_SELL', 6, 90)))).code).toBe('TRADING_REDUCE_ONLY');
     expect((await insert(b, limit('SIDE_SELL', 3, 90, { clordId: 'reduce-1' }))).status).toBe(200);
+    // The open sell of 3 counts: a second 3 would go 1 short once both trade; so would a batch of 1 and 2 (siblings together).
+    expect(await json(await insert(a, limit('SIDE_SELL', 3, 90, { clordId: 'reduce-over' })))).toMatchObject({
+      code: 'TRADING_REDUCE_ONLY',
+    });
+    const batch = await post(
+      b,
+      '/exchange/v1/trading/orders/list',
+      {
+        requests: [
+          limit('SIDE_SELL', 1, 90, { clordId: 'reduce-b0' }),
+          limit('SIDE_SELL', 2, 90, { clordId: 'reduce-b1' }),
+        ],
+      },
+      'bot',
+    );
+    expect(await json(batch)).toMatchObject({ code: 'TRADING_REDUCE_ONLY', order: 'body.requests.1' });
+    expect((await insert(a, limit('SIDE_SELL', 2, 90, { clordId: 'reduce-2' }))).status).toBe(200);
     expect((await setState(a, 'client:bot', 'active', 'done reducing')).status).toBe(200);
   });
 

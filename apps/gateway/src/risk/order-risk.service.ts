@@ -5,6 +5,7 @@ import {
   type BatchInsertRequest,
   type BatchReplaceRequest,
   ExchangeAccounts,
+  ExchangeTrading,
   type OrderRequest,
 } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
@@ -19,6 +20,7 @@ import {
   retailModifyTerms,
   retailOrderTerms,
 } from './order-terms.js';
+import { type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { type OrderOrigin, OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
@@ -68,6 +70,7 @@ export class OrderRisk {
     private readonly replaces: ReplaceReservations,
     private readonly retailSelfTrade: RetailSelfTrade,
     private readonly origins: OrderOrigins,
+    private readonly trading: ExchangeTrading,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -354,19 +357,30 @@ export class OrderRisk {
     return this.clients.get(client.id)?.manualOrders ?? false;
   }
 
-  /** The participant's net position per symbol, read once per request and only if a reduce-only state asks. */
+  /**
+   * The participant's net position per symbol and what its open orders there still buy and sell, read
+   * once per request (positions and the open-orders snapshot, together) and only if a reduce-only state asks.
+   */
   private positions(caller: AccountCallerContext): PositionOf {
-    let read: Promise<Map<string, number>> | undefined;
+    let read: Promise<{ nets: Map<string, number>; orders: OpenOrder[] }> | undefined;
     return async (market) => {
-      read ??= this.accounts
-        .positions(caller)
-        .then(
-          (reply) =>
-            new Map(
-              PositionsSchema.parse(JSON.parse(reply.text)).positions.map((p) => [p.symbol, Number(p.netPosition)]),
-            ),
-        );
-      return (await read).get(market) ?? 0;
+      read ??= Promise.all([this.accounts.positions(caller), this.trading.openOrders(caller)]).then(
+        ([positions, open]) => ({
+          nets: new Map(
+            PositionsSchema.parse(JSON.parse(positions.text)).positions.map((p) => [p.symbol, Number(p.netPosition)]),
+          ),
+          orders: OpenOrdersSchema.parse(JSON.parse(open.text)).orders,
+        }),
+      );
+      const { nets, orders } = await read;
+      const holding = { net: nets.get(market) ?? 0, openBuys: 0, openSells: 0 };
+      for (const order of orders) {
+        if (order.symbol !== market) continue;
+        const leaves = Number(order.leavesQty ?? order.orderQty ?? 0);
+        if (order.side === 'SIDE_BUY') holding.openBuys += leaves;
+        else if (order.side === 'SIDE_SELL') holding.openSells += leaves;
+      }
+      return holding;
     };
   }
 }

@@ -10,8 +10,15 @@ import { RiskLimits } from './risk-limits.js';
 import { TradingStates } from './trading-states.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
-/** The client's signed net position in a market (positive long), read only when a reduce-only state needs it. */
-export type PositionOf = (market: string) => Promise<number>;
+/** A participant's signed net position in a market (positive long) and what its open orders there still buy and sell. */
+export interface Holding {
+  net: number;
+  openBuys: number;
+  openSells: number;
+}
+
+/** The caller's holding in a market, read only when a reduce-only state needs it. */
+export type PositionOf = (market: string) => Promise<Holding>;
 
 /** Throws the refusal of admitted orders a trading state latched since then stops; run right before their send. */
 export type SendCheck = () => void;
@@ -50,18 +57,25 @@ export class RiskGate {
     this.states.assertKnown(orders[0]?.path ?? 'body');
     this.breaker.check(client, orders[0]?.path ?? 'body');
     const reducing: boolean[] = [];
-    for (const order of orders) reducing.push(await this.admitOne(client, order, positionOf));
+    // What the batch's earlier orders already take off the position: siblings reduce together, not each alone.
+    const taken = new Map<string, number>();
+    for (const order of orders) reducing.push(await this.admitOne(client, order, positionOf, taken));
     return () => this.atSend(client, orders, reducing);
   }
 
   /** Whether the order was found to reduce exposure (a reduce-only state asked, or its terms say so). */
-  private async admitOne(client: AuthenticatedClient, order: OrderTerms, positionOf?: PositionOf): Promise<boolean> {
+  private async admitOne(
+    client: AuthenticatedClient,
+    order: OrderTerms,
+    positionOf: PositionOf | undefined,
+    taken: Map<string, number>,
+  ): Promise<boolean> {
     if (order.marketUnknown) this.unknownMarket(client, order);
     const record = this.states.verdict(client, order.market);
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
     this.checkLimits(client, order, await this.events.of(order.market, order.path));
     if (record?.state !== 'reduce-only') return order.reduces === 'yes';
-    if (!(await this.reduces(order, positionOf))) throw tradingStateRefusal(record, order.path);
+    if (!(await this.reduces(order, positionOf, taken))) throw tradingStateRefusal(record, order.path);
     return true;
   }
 
@@ -126,12 +140,25 @@ export class RiskGate {
     }
   }
 
-  /** An order reduces exposure when it is known to, or when it trades against the position and no further than flat. */
-  private async reduces(order: OrderTerms, positionOf?: PositionOf): Promise<boolean> {
+  /**
+   * An order reduces exposure when it is known to, or when it trades against the position and no further
+   * than flat once every open order on its side there (and the batch's earlier orders) has traded too:
+   * five sells of 10 against a long 10 are not each reducing.
+   */
+  private async reduces(
+    order: OrderTerms,
+    positionOf: PositionOf | undefined,
+    taken: Map<string, number>,
+  ): Promise<boolean> {
     if (order.reduces !== 'by-position') return order.reduces === 'yes';
     if (!positionOf || order.market === undefined || order.qty === undefined || order.side === undefined) return false;
-    const position = await positionOf(order.market);
-    return order.side === 'sell' ? position > 0 && order.qty <= position : position < 0 && order.qty <= -position;
+    const { net, openBuys, openSells } = await positionOf(order.market);
+    const key = `${order.side}\n${order.market}`;
+    const ahead = (order.side === 'sell' ? openSells : openBuys) + (taken.get(key) ?? 0);
+    const room = order.side === 'sell' ? net - ahead : -net - ahead;
+    if (order.qty > room) return false;
+    taken.set(key, (taken.get(key) ?? 0) + order.qty);
+    return true;
   }
 }
 
