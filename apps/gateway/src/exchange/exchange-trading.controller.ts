@@ -28,6 +28,7 @@ import type { AuthenticatedClient } from '../common/auth/authenticated-client.js
 import { relay } from '../common/http/relay.js';
 import { openApiSchemaOf } from '../common/pipes/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
+import { actingFor } from './identity/acting-participant.js';
 import { ExchangeBody } from './identity/bound-body.decorator.js';
 import type { BoundBody } from './identity/identity-binder.js';
 import { OwnedOrders } from './identity/owned-orders.service.js';
@@ -64,9 +65,10 @@ export class ExchangeTradingController {
     @Res() res: FastifyReply,
     @Req() req: FastifyRequest,
     @CurrentClient() client: AuthenticatedClient,
-    @AccountCaller() caller: AccountCallerContext,
+    @AccountCaller() chosen: AccountCallerContext,
     @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>,
   ) {
+    const caller = actingFor(chosen, [bound.body.account], () => 'body.account');
     const order = withClordId(bound.body);
     const implicitKey = bound.body.clordId ? `clordId:${caller.participant}:${bound.body.clordId}` : undefined;
     const admit = () => this.risk.exchangeInsert(client, caller, order);
@@ -94,9 +96,10 @@ export class ExchangeTradingController {
   @RequireScopes('write:orders')
   async check(
     @CurrentClient() client: AuthenticatedClient,
-    @AccountCaller() caller: AccountCallerContext,
+    @AccountCaller() chosen: AccountCallerContext,
     @ExchangeBody(OrderRequestSchema) bound: BoundBody<OrderRequest>,
   ) {
+    const caller = actingFor(chosen, [bound.body.account], () => 'body.account');
     return { accepted: true, order: await this.risk.exchangeCheck(client, caller, bound.body) };
   }
 
@@ -122,9 +125,14 @@ export class ExchangeTradingController {
     @Res() res: FastifyReply,
     @Req() req: FastifyRequest,
     @CurrentClient() client: AuthenticatedClient,
-    @AccountCaller() caller: AccountCallerContext,
+    @AccountCaller() chosen: AccountCallerContext,
     @ExchangeBody(BatchInsertRequestSchema, { batch: true }) bound: BoundBody<BatchInsertRequest>,
   ) {
+    const caller = actingFor(
+      chosen,
+      bound.body.requests.map((order) => order.account),
+      (i) => `body.requests.${i}.account`,
+    );
     const requests = bound.body.requests.map(withClordId);
     const admit = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
     const send = (admitted: Awaited<ReturnType<typeof admit>>) =>
