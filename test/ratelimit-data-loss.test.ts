@@ -1,11 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
-
 import { fleetConfig, productionDecisionAge, resetRetailLimits, withoutKeyRate } from './support/fleet.js';
 import type { GatewayProcess } from './support/gateway-process.js';
 import { type Answer, caller, maxInWindow, offer, restingBuy, spawnFleet, tally } from './support/load.js';
 import { freePort, redisCli, startRedisServer } from './support/redis-server.js';
 import { type Json, type Stack, eventually, json, startStack } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { killed } from './support/processes.js';
 
 const KEYS = { main: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d', hedge: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' } as const; // the stack's retail keys
 const PER_KEY_LIMIT = 20; // upstream-facts "Retail extras": 20 requests/s per API key
@@ -13,14 +12,6 @@ const LIMIT_10S = 440; // spec §8: POST /v1/orders, 440 per 10 s per key
 /** When the (first) fault is set off, from the start of the load. */
 const EVENT_AT_MS = 5_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** Instances that logged that Redis lost the budget (the generation check), of the fleet. */
 const recognised = (fleet: readonly GatewayProcess[]) =>

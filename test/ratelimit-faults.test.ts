@@ -7,20 +7,13 @@ import { type Answer, caller, maxInWindow, offer, restingBuy, spawnFleet, tally 
 import { freePort, startRedisServer, subjectCommand } from './support/redis-server.js';
 import { type Json, type Stack, eventually, json, redisUrl, startStack } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { killed } from './support/processes.js';
 
 const LIMIT = 440; // spec §8: POST /v1/orders, 440 per 10 s
 const WINDOW_MS = 10_000;
 const REFILL_PER_SECOND = 39.6; // 440 × limits.safetyMargin 0.9 per 10 s
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** How often each process fell back to local buckets (it logs each episode once). */
 const episodes = (fleet: readonly GatewayProcess[]) =>

@@ -11,6 +11,7 @@ import {
   subjectCommand,
 } from './support/redis-server.js';
 import { TEST_REDIS_COMMAND_TIMEOUT_MS, eventually } from './support/stack.js';
+import { killed } from './support/processes.js';
 
 // A Sentinel client that does not come back after a promotion leaves its gateway on local buckets (a
 // fraction of its capacity) for good: redis-failover.test.ts saw one of three processes never rejoin.
@@ -20,14 +21,6 @@ import { TEST_REDIS_COMMAND_TIMEOUT_MS, eventually } from './support/stack.js';
 // by two busy loops. Every client the gateway's factory builds must find the new master by itself.
 
 const CLIENTS = 200;
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 describe('Sentinel clients built by the gateway, through a promotion on oversubscribed cores', () => {
   let redis: RedisTopology;

@@ -5,6 +5,7 @@ import { limit, post, startExchangeStack, upstreamCalls } from './support/exchan
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { PARTICIPANT, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, json } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { killed } from './support/processes.js';
 
 const TRADER = ['write:orders' as const, 'read:orders' as const];
 /** One client per test (each trips its own breaker); `frozen` is halted by a latched trading state. */
@@ -52,14 +53,6 @@ const resend = (stack: Stack, client: string, i: number) =>
   insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client, {
     'idempotency-key': `${client}-resend-${i}`,
   });
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** Trips `client`'s breaker through `stack` with TRIP_AT HTTP rejects (409: a clordId still working). */
 async function tripByAnswers(stack: Stack, client: string): Promise<void> {

@@ -4,6 +4,7 @@ import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { PARTICIPANT, type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, eventually, json } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { killed } from './support/processes.js';
 
 const MAX_OPEN = 5;
 const CLIENTS = [
@@ -24,14 +25,6 @@ const withOpenLimit =
     redis: { mode: 'single', url: redisUrl, keyPrefix, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
     risk: { limits: [{ scope: 'team', id: 'trading', maxOpenOrders: MAX_OPEN }] },
   });
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /**
  * Redis losing its data (FLUSHALL here; a restart empty is the same to the counts) must not empty the

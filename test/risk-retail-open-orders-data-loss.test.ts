@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { redisCli, startRedisServer } from './support/redis-server.js';
 import { type Stack, TEST_REDIS_COMMAND_TIMEOUT_MS, api, json, startStack } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { killed } from './support/processes.js';
 
 const MAX_OPEN = 4;
 const SLUG = 'aec-nfl-gb-chi-2026-11-22';
@@ -21,14 +22,6 @@ const withOpenLimit =
     redis: { mode: 'single', url: redisUrl, keyPrefix, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
     risk: { limits: [{ scope: 'team', id: 'trading', maxOpenOrders: MAX_OPEN }] },
   });
-
-function killed(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 /** Redis losing its data must not empty the retail counts either: the rebuild reads the retail accounts' open orders too. */
 describe('retail open-order counts when Redis loses its data (two gateways, a real Redis)', () => {
