@@ -14,6 +14,7 @@ import {
   RetailOpenOrdersSchema,
 } from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 import {
   type Amended,
   type Amendment,
@@ -104,7 +105,9 @@ const MAYBE_PROCESSED = new Set<ErrorCode>([
  * The counts carry a generation in Redis: when it is gone (Redis restarted empty, FLUSHALL, an empty
  * replica promoted), or not yet known to this instance, no order is judged until the counts of the
  * generation in force hold every order open at the exchange: an instance rebuilds them (every configured
- * participant's open orders counted again) while its orders wait, and refuses 503 if that fails.
+ * participant's open orders counted again) while its orders wait, and refuses 503 if that fails. A
+ * change of the counted limits (PUT /admin/risk/limits) starts a new generation the same way, so a limit
+ * added while orders rest counts them on every instance before it judges one more.
  */
 @Injectable()
 export class OpenOrders implements OnModuleInit {
@@ -122,9 +125,16 @@ export class OpenOrders implements OnModuleInit {
     private readonly attribution: OpenOrderAttribution,
     clock: Clock,
     private readonly retail: RetailOrders,
+    private readonly limits: RiskLimitsSource,
   ) {
     this.redisStore = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : undefined;
-    this.store = this.redisStore ?? new MemoryOpenOrderStore(clock);
+    if (this.redisStore) this.store = this.redisStore;
+    else {
+      // Without Redis a change of the counted limits marks the counts stale here (with Redis, the change starts a new generation).
+      const memory = new MemoryOpenOrderStore(clock);
+      limits.onChange(() => memory.recount());
+      this.store = memory;
+    }
     this.staleMs = config.risk.unansweredReservationMs;
   }
 
@@ -285,6 +295,10 @@ export class OpenOrders implements OnModuleInit {
   private async rebuildOnce(): Promise<void> {
     try {
       if (await this.store.adopt()) return;
+      // A generation started by a limits change counts that version's limits: read them first when this instance holds older ones.
+      const needed = this.redisStore?.countsFor() ?? 0;
+      if (needed > this.limits.version()) await this.limits.refresh();
+      if (needed > this.limits.version()) throw new Error(`risk limits version ${needed} not read yet`);
       let restored = 0;
       for (const participant of this.attribution.participants()) {
         for (const order of await this.openAt(participant)) {

@@ -171,6 +171,12 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     return Number(complete) === 1;
   }
 
+  /** The risk-limits version the adopted generation counts (a limits change names it: `<version>:<id>`), 0 for any. */
+  countsFor(): number {
+    const match = /^(\d+):/.exec(this.candidate);
+    return match ? Number(match[1]) : 0;
+  }
+
   async rebuilt(): Promise<void> {
     if (Number(await REBUILT.run(this.redis, this.generationKeys, [this.candidate])) === 1)
       this.generation = this.candidate;
