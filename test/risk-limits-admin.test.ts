@@ -12,10 +12,13 @@ const CLIENTS = [
     participants: [PARTICIPANT],
   },
 ];
-/** Config's limits: a quantity cap for the trading team, and an open-order count elsewhere (counts are on). */
+/**
+ * Config's limits: a quantity cap and a loose open-order count for the trading team (its orders are
+ * counted, and every instance holds a counts generation, before a tighter count is added).
+ */
 const CONFIGURED = [
   { scope: 'team' as const, id: 'trading', maxOrderQty: 100 },
-  { scope: 'team' as const, id: 'platform', maxOpenOrders: 1_000 },
+  { scope: 'team' as const, id: 'trading', maxOpenOrders: 1_000 },
 ];
 /** One journal for the fleet, as in production: every instance appends to the same chain. */
 const JOURNAL = testJournal();
