@@ -60,6 +60,8 @@ class Count {
 export class MemoryOpenOrderStore implements OpenOrderStore {
   private readonly counts = new Map<string, Count>();
   private readonly orders = new Map<string, BoundOrder>();
+  /** Reservations taken and not yet answered, by token: when taken. */
+  private readonly pending = new Map<string, number>();
 
   constructor(private readonly clock: Clock = systemClock) {}
 
@@ -76,7 +78,18 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
       if (!held) this.counts.set(count.key, (held = new Count()));
       held.add(token, { ...exposure, at });
     }
+    this.pending.set(token, at);
     return undefined;
+  }
+
+  async settled(token: string): Promise<void> {
+    this.pending.delete(token);
+  }
+
+  async inFlight(olderThanMs: number): Promise<number> {
+    const now = this.clock.now();
+    for (const [token, at] of this.pending) if (at <= now - olderThanMs) this.pending.delete(token);
+    return this.pending.size;
   }
 
   /** What reserve would answer, taking nothing (the what-if route). */

@@ -27,15 +27,15 @@ end
 `;
 
 /**
- * KEYS: the counts, then last the counts' generation. ARGV[1] token, [2] side, [3] qty, [4] micros, then
+ * KEYS: the counts, then the counts' generation (RESERVE: then the reservations in flight). ARGV[1] token, [2] side, [3] qty, [4] micros, then
  * per count: kind (orders, notional, position), max, position (signed contracts; 0 unless a position
  * count), then last the generation the caller holds. All or none: returns {0} when taken, {-1} when the
  * generation is gone or another (Redis lost the counts: nothing judged, nothing taken), else {index of
  * the count that refused, the value it would have reached}.
  */
-const CHECK = `
-local n = #KEYS - 1
-if redis.call('GET', KEYS[#KEYS]) ~= ARGV[#ARGV] then return {-1, '0'} end
+const check = (tail: number) => `
+local n = #KEYS - ${tail}
+if redis.call('GET', KEYS[n + 1]) ~= ARGV[#ARGV] then return {-1, '0'} end
 local token, side, qty, micros = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local sign = side == 'buy' and 1 or -1
 for i = 1, n do
@@ -56,13 +56,17 @@ end
 `;
 
 /** RESERVE's judgement only (the what-if route): the same answer, nothing taken. */
-export const JUDGE = new LuaScript(CHECK + `return {0, '0'}`);
+export const JUDGE = new LuaScript(check(1) + `return {0, '0'}`);
 
-/** Takes the order's share of every count when CHECK found room (all or none). */
+/**
+ * Takes the order's share of every count when the check found room (all or none), and notes the token
+ * in flight (until the answer: a rebuild after a limits change waits for those, see OpenOrders).
+ */
 export const RESERVE = new LuaScript(
-  CHECK +
+  check(2) +
     `
 ${luaNowMs('ms')}
+redis.call('ZADD', KEYS[n + 2], ms, token)
 for i = 1, n do
   if ARGV[3 * i + 2] == 'orders' then
     redis.call('ZADD', KEYS[i], ms, token)
