@@ -202,3 +202,44 @@ describe('risk limits changed through /admin/risk, on every instance', () => {
     ]);
   });
 });
+
+describe('risk limits changed through /admin/risk, single instance without Redis', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startExchangeStack(CLIENTS, { gateway: withLimits });
+  }, 60_000);
+  afterAll(() => stack?.close());
+
+  it('counts the orders resting when a count is added, and the throttle follows a new maxOrdersPerSecond', async () => {
+    for (let i = 0; i < 2; i++)
+      expect((await insert(stack, limit('SIDE_BUY', 1, 5 + i, { clordId: `mem-${i}` }))).status).toBe(200);
+    const open = stack.sandbox.state.engine.openOrders(PARTICIPANT).length;
+    const capped = await put(stack, {
+      limits: [...CONFIGURED, { scope: 'client', id: 'bot', maxOpenOrders: open }],
+      reason: 'cap what rests',
+      version: 0,
+    });
+    expect(capped.status).toBe(200);
+    expect(await json(await insert(stack, limit('SIDE_BUY', 1, 9)))).toMatchObject({
+      code: 'RISK_MAX_OPEN_ORDERS',
+      limit: open,
+    });
+
+    const slowed = await put(stack, {
+      limits: [...CONFIGURED, { scope: 'client', id: 'bot', maxOrdersPerSecond: 1 }],
+      reason: 'slow the bot',
+      version: 1,
+    });
+    expect(slowed.status).toBe(200);
+    // Five at once at one per second: the bucket at the new rate refuses some (nothing is sent for them).
+    const codes = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        insert(stack, limit('SIDE_BUY', 1, 9, { clordId: `slow-${i}` })).then(async (res) =>
+          res.status === 200 ? 'sent' : (await json(res)).code,
+        ),
+      ),
+    );
+    expect(codes).toContain('RISK_THROTTLED');
+    expect(codes.filter((code) => code !== 'sent' && code !== 'RISK_THROTTLED')).toEqual([]);
+  });
+});
