@@ -136,6 +136,8 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
    */
   async replace(limits: RiskLimit[] | null, reason: string, by: string, expected?: number): Promise<LimitsChange> {
     if (limits) this.check(limits);
+    // This instance may not have seen the newest change yet: read the set again before calling the caller's stale.
+    if (expected !== undefined && expected !== this.version()) await this.refresh();
     const current = this.version();
     if (expected !== undefined && expected !== current) throw stale(expected, current);
     const at = new Date(this.clock.wallNow()).toISOString();
