@@ -835,6 +835,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/risk/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["RiskAdminController_putLimits"];
+        post?: never;
+        delete: operations["RiskAdminController_deleteLimits"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/risk/breakers/reset": {
         parameters: {
             query?: never;
@@ -3786,6 +3802,68 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RiskAdminController_putLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limits: {
+                        /** @enum {string} */
+                        scope: "firm" | "team" | "client";
+                        id?: string;
+                        market?: string;
+                        event?: string;
+                        maxOrderQty?: number;
+                        maxOrderNotional?: number;
+                        maxOpenOrders?: number;
+                        maxOpenNotional?: number;
+                        maxNetPosition?: number;
+                        priceBand?: number;
+                        maxOrdersPerSecond?: number;
+                    }[];
+                    reason: string;
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    RiskAdminController_deleteLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                    version?: number;
+                };
+            };
+        };
         responses: {
             200: {
                 headers: {

@@ -3,11 +3,12 @@ import { JOURNAL_DATABASE, type JournalDatabase, type JournalEntry } from '@lib/
 
 import type { KillReport } from './kill-switch.service.js';
 import type { BreakerRecord } from './reject-breaker.store.js';
+import type { LimitsChange } from './risk-limits-set.js';
 import type { TradingStateChange } from './trading-state.js';
 
 /**
  * Puts the firm's brakes on the order journal's hash chain (kind `admin`): every trading-state change
- * (who, when, old → new, why), and every kill-switch run with its report, plus one record per order it
+ * and every change of the risk limits (who, when, old → new, why), and every kill-switch run with its report, plus one record per order it
  * met, under that order's id, so the order's timeline shows who cancelled it and why. A state is latched
  * before it is journaled and a journal outage never holds a halt back: the answer says whether it was
  * recorded, and the failure is logged.
@@ -29,6 +30,25 @@ export class AdminRecord {
           scope: change.scope,
           from: change.from,
           to: change.state,
+          reason: change.reason,
+          by: change.by,
+          at: change.at,
+        },
+      },
+    ]);
+  }
+
+  /** An admin replaced the risk limits in force (`to` null: back to config's): who, when, why, old → new. */
+  limitsChanged(change: LimitsChange): Promise<boolean> {
+    return this.append([
+      {
+        kind: 'admin',
+        clientId: change.by,
+        data: {
+          action: 'risk-limits',
+          version: change.version,
+          from: change.from,
+          to: change.to ?? 'config',
           reason: change.reason,
           by: change.by,
           at: change.at,

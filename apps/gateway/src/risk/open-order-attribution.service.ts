@@ -7,7 +7,7 @@ import { MarketEvents } from './market-events.service.js';
 import { type CountKind, type CountedOrder, retailOwner } from './open-orders.store.js';
 import { exchangeOrderExposure } from './order-terms.js';
 import { retailOrderExposure } from './retail-book-side.js';
-import { RiskLimits } from './risk-limits.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order of the exchange's open-orders snapshot, as far as the counts need it (int64 fields as strings or numbers). */
@@ -46,15 +46,14 @@ export type RetailOpenOrder = z.infer<typeof RetailOpenOrderSchema>;
 @Injectable()
 export class OpenOrderAttribution {
   private readonly clients: GatewayConfig['clients'];
-  private readonly limits: RiskLimits;
   private readonly scale: number;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly events: MarketEvents,
+    private readonly source: RiskLimitsSource,
   ) {
     this.clients = config.clients;
-    this.limits = new RiskLimits(config.risk.limits);
     this.scale = config.risk.exchangePriceScale;
   }
 
@@ -72,10 +71,11 @@ export class OpenOrderAttribution {
   async retailCounted(order: RetailOpenOrder, account: string): Promise<Omit<CountedOrder, 'token'> | undefined> {
     const event = await this.events.of(order.marketSlug, 'body');
     const kinds = new Map<string, CountKind>();
+    const limits = this.source.current();
     for (const client of this.clients) {
       if (!client.retailAccounts.includes(account)) continue;
-      for (const count of this.limits.openOrderScopes(client, order.marketSlug, event)) kinds.set(count.key, 'orders');
-      for (const count of this.limits.exposureCounts(client, order.marketSlug, event)) kinds.set(count.key, count.kind);
+      for (const count of limits.openOrderScopes(client, order.marketSlug, event)) kinds.set(count.key, 'orders');
+      for (const count of limits.exposureCounts(client, order.marketSlug, event)) kinds.set(count.key, count.kind);
     }
     if (kinds.size === 0) return undefined;
     const quantity = order.leavesQuantity ?? order.quantity;
@@ -94,10 +94,11 @@ export class OpenOrderAttribution {
     const symbol = order.symbol ?? '';
     const event = symbol === '' ? undefined : await this.events.of(symbol, 'body');
     const kinds = new Map<string, CountKind>();
+    const limits = this.source.current();
     for (const client of this.clients) {
       if (!client.participants.includes(participant)) continue;
-      for (const count of this.limits.openOrderScopes(client, symbol, event)) kinds.set(count.key, 'orders');
-      for (const count of this.limits.exposureCounts(client, symbol, event)) kinds.set(count.key, count.kind);
+      for (const count of limits.openOrderScopes(client, symbol, event)) kinds.set(count.key, 'orders');
+      for (const count of limits.exposureCounts(client, symbol, event)) kinds.set(count.key, count.kind);
     }
     if (kinds.size === 0) return undefined;
     const qty = order.leavesQty ?? order.orderQty;

@@ -1,13 +1,14 @@
 import { type Clock, systemClock } from '@lib/core';
-import type {
-  Amended,
-  Amendment,
-  BoundOrder,
-  CountedOrder,
-  OpenOrderCount,
-  OpenOrderStore,
-  OrderExposure,
-  Refusal,
+import {
+  type Amended,
+  type Amendment,
+  type BoundOrder,
+  type CountedOrder,
+  LOST,
+  type OpenOrderCount,
+  type OpenOrderStore,
+  type OrderExposure,
+  type Refusal,
 } from './open-orders.store.js';
 
 /** One reservation's share of one count: when it was taken, and what it adds (an order count adds one). */
@@ -59,6 +60,8 @@ class Count {
 export class MemoryOpenOrderStore implements OpenOrderStore {
   private readonly counts = new Map<string, Count>();
   private readonly orders = new Map<string, BoundOrder>();
+  /** Reservations taken and not yet answered, by token: when taken. */
+  private readonly pending = new Map<string, number>();
 
   constructor(private readonly clock: Clock = systemClock) {}
 
@@ -66,7 +69,7 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     counts: readonly OpenOrderCount[],
     token: string,
     exposure: OrderExposure,
-  ): Promise<Refusal | undefined> {
+  ): Promise<Refusal | typeof LOST | undefined> {
     const refusal = await this.judge(counts, exposure);
     if (refusal) return refusal;
     const at = this.clock.now();
@@ -75,11 +78,23 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
       if (!held) this.counts.set(count.key, (held = new Count()));
       held.add(token, { ...exposure, at });
     }
+    this.pending.set(token, at);
     return undefined;
   }
 
+  async settled(token: string): Promise<void> {
+    this.pending.delete(token);
+  }
+
+  async inFlight(olderThanMs: number): Promise<number> {
+    const now = this.clock.now();
+    for (const [token, at] of this.pending) if (at <= now - olderThanMs) this.pending.delete(token);
+    return this.pending.size;
+  }
+
   /** What reserve would answer, taking nothing (the what-if route). */
-  async judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | undefined> {
+  async judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
+    if (this.stale) return LOST;
     const sign = exposure.side === 'buy' ? 1 : -1;
     for (const count of counts) {
       const held = this.counts.get(count.key);
@@ -97,12 +112,22 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
     return undefined;
   }
 
-  /** One process's memory is never lost while it serves: its counts are always complete. */
+  /** Set by a change of the counted limits: the counts are complete again once rebuilt. */
+  private stale = false;
+
+  /** One process's memory is never lost while it serves: its counts are complete unless the counted limits changed since. */
   async adopt(): Promise<boolean> {
-    return true;
+    return !this.stale;
   }
 
-  async rebuilt(): Promise<void> {}
+  async rebuilt(): Promise<void> {
+    this.stale = false;
+  }
+
+  /** The counted limits changed (RiskLimitsSource): no order is judged before the counts are rebuilt. */
+  recount(): void {
+    this.stale = true;
+  }
 
   async bind(orderId: string, order: CountedOrder): Promise<void> {
     const { token, keys, participant } = order;
@@ -117,8 +142,18 @@ export class MemoryOpenOrderStore implements OpenOrderStore {
   }
 
   async restore(orderId: string, order: CountedOrder): Promise<void> {
-    if (this.orders.has(orderId)) return;
     const at = this.clock.now();
+    const bound = this.orders.get(orderId);
+    if (bound) {
+      // Counts it does not hold yet (a limit added since it was bound) take its share under its own token.
+      for (const key of order.keys.filter((key) => !bound.keys.includes(key))) {
+        let held = this.counts.get(key);
+        if (!held) this.counts.set(key, (held = new Count()));
+        held.add(bound.token, { ...order.exposure, at });
+        bound.keys = [...bound.keys, key];
+      }
+      return;
+    }
     for (const key of order.keys) {
       let held = this.counts.get(key);
       if (!held) this.counts.set(key, (held = new Count()));

@@ -27,15 +27,15 @@ end
 `;
 
 /**
- * KEYS: the counts, then last the counts' generation. ARGV[1] token, [2] side, [3] qty, [4] micros, then
+ * KEYS: the counts, then the counts' generation (RESERVE: then the reservations in flight). ARGV[1] token, [2] side, [3] qty, [4] micros, then
  * per count: kind (orders, notional, position), max, position (signed contracts; 0 unless a position
  * count), then last the generation the caller holds. All or none: returns {0} when taken, {-1} when the
  * generation is gone or another (Redis lost the counts: nothing judged, nothing taken), else {index of
  * the count that refused, the value it would have reached}.
  */
-const CHECK = `
-local n = #KEYS - 1
-if redis.call('GET', KEYS[#KEYS]) ~= ARGV[#ARGV] then return {-1, '0'} end
+const check = (tail: number) => `
+local n = #KEYS - ${tail}
+if redis.call('GET', KEYS[n + 1]) ~= ARGV[#ARGV] then return {-1, '0'} end
 local token, side, qty, micros = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local sign = side == 'buy' and 1 or -1
 for i = 1, n do
@@ -56,13 +56,17 @@ end
 `;
 
 /** RESERVE's judgement only (the what-if route): the same answer, nothing taken. */
-export const JUDGE = new LuaScript(CHECK + `return {0, '0'}`);
+export const JUDGE = new LuaScript(check(1) + `return {0, '0'}`);
 
-/** Takes the order's share of every count when CHECK found room (all or none). */
+/**
+ * Takes the order's share of every count when the check found room (all or none), and notes the token
+ * in flight (until the answer: a rebuild after a limits change waits for those, see OpenOrders).
+ */
 export const RESERVE = new LuaScript(
-  CHECK +
+  check(2) +
     `
 ${luaNowMs('ms')}
+redis.call('ZADD', KEYS[n + 2], ms, token)
 for i = 1, n do
   if ARGV[3 * i + 2] == 'orders' then
     redis.call('ZADD', KEYS[i], ms, token)
@@ -159,7 +163,8 @@ return 0
  * An order the exchange named, counted and bound: its share of each count is taken where missing (the
  * counts were lost since its reservation, or it is an open order counted again after such a loss), and
  * it is bound to its order id; an order already bound under another token (counted again by a rebuild)
- * keeps that one, and this token's shares are given back. No limit is judged: the order is open.
+ * keeps that one, and this token's shares are given back, save that counts it does not hold yet (a limit
+ * added since) take its share under its own token. No limit is judged: the order is open.
  * KEYS: the counts, then the bound orders (hash) and the bound tokens (set). ARGV[1] order id, [2] token,
  * [3] side, [4] qty, [5] micros, [6] the bound order (JSON), then the kind of each count.
  */
@@ -168,21 +173,36 @@ export const BIND = new LuaScript(
     `
 local n = #KEYS - 2
 local id, token, side, qty, micros = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local held = redis.call('HGET', KEYS[n + 1], id)
-if held and cjson.decode(held).token ~= token then
-  for i = 1, n do drop(KEYS[i], token) end
-  return 0
-end
 ${luaNowMs('ms')}
-for i = 1, n do
+local function take(i, owner)
   if ARGV[6 + i] == 'orders' then
-    redis.call('ZADD', KEYS[i], 'NX', ms, token)
-  elseif redis.call('HEXISTS', KEYS[i], token) == 0 then
-    redis.call('HSET', KEYS[i], token, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
+    redis.call('ZADD', KEYS[i], 'NX', ms, owner)
+  elseif redis.call('HEXISTS', KEYS[i], owner) == 0 then
+    redis.call('HSET', KEYS[i], owner, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
     redis.call('HINCRBY', KEYS[i], '#notional', micros)
     redis.call('HINCRBY', KEYS[i], '#' .. side, qty)
   end
 end
+local held = redis.call('HGET', KEYS[n + 1], id)
+if held and cjson.decode(held).token ~= token then
+  for i = 1, n do drop(KEYS[i], token) end
+  -- Counts it does not hold yet (a limit added since it was bound: a rebuild counts it again) take its share under its own token.
+  local order = cjson.decode(held)
+  local known = {}
+  for _, key in ipairs(order.keys) do known[key] = true end
+  local keys = cjson.decode(ARGV[6]).keys
+  local added = false
+  for i = 1, n do
+    if not known[keys[i]] then
+      take(i, order.token)
+      table.insert(order.keys, keys[i])
+      added = true
+    end
+  end
+  if added then redis.call('HSET', KEYS[n + 1], id, cjson.encode(order)) end
+  return 0
+end
+for i = 1, n do take(i, token) end
 redis.call('HSET', KEYS[n + 1], id, ARGV[6])
 redis.call('SADD', KEYS[n + 2], token)
 return 1

@@ -14,6 +14,7 @@ import {
   RetailOpenOrdersSchema,
 } from './open-order-attribution.service.js';
 import { MemoryOpenOrderStore } from './open-orders.memory-store.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 import {
   type Amended,
   type Amendment,
@@ -31,6 +32,9 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** The retail API's limits count over 10 s windows (spec 8): the longest a rebuild's retail read waits for budget. */
 const RETAIL_READ_WAIT_MS = 10_000;
+
+/** The longest a rebuild waits for reservations in flight to be answered (the exchange answers in well under this). */
+const IN_FLIGHT_WAIT_MS = 5_000;
 
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
@@ -104,7 +108,9 @@ const MAYBE_PROCESSED = new Set<ErrorCode>([
  * The counts carry a generation in Redis: when it is gone (Redis restarted empty, FLUSHALL, an empty
  * replica promoted), or not yet known to this instance, no order is judged until the counts of the
  * generation in force hold every order open at the exchange: an instance rebuilds them (every configured
- * participant's open orders counted again) while its orders wait, and refuses 503 if that fails.
+ * participant's open orders counted again) while its orders wait, and refuses 503 if that fails. A
+ * change of the counted limits (PUT /admin/risk/limits) starts a new generation the same way, so a limit
+ * added while orders rest counts them on every instance before it judges one more.
  */
 @Injectable()
 export class OpenOrders implements OnModuleInit {
@@ -120,11 +126,18 @@ export class OpenOrders implements OnModuleInit {
     @Inject(REDIS) private readonly redis: RedisClient | null,
     private readonly trading: ExchangeTrading,
     private readonly attribution: OpenOrderAttribution,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly retail: RetailOrders,
+    private readonly limits: RiskLimitsSource,
   ) {
     this.redisStore = redis ? new RedisOpenOrderStore(redis, config.redis?.keyPrefix ?? '') : undefined;
-    this.store = this.redisStore ?? new MemoryOpenOrderStore(clock);
+    if (this.redisStore) this.store = this.redisStore;
+    else {
+      // Without Redis a change of the counted limits marks the counts stale here (with Redis, the change starts a new generation).
+      const memory = new MemoryOpenOrderStore(clock);
+      limits.onChange(() => memory.recount());
+      this.store = memory;
+    }
     this.staleMs = config.risk.unansweredReservationMs;
   }
 
@@ -229,14 +242,17 @@ export class OpenOrders implements OnModuleInit {
 
   /** The exchange answered an order id: the slot stays until the order closes. */
   async bind(reservation: Reservation | undefined, orderId: string): Promise<void> {
-    if (reservation) await this.quietly(() => this.store.bind(orderId, reservation));
+    if (!reservation) return;
+    await this.quietly(() => this.store.bind(orderId, reservation));
+    await this.quietly(() => this.store.settled(reservation.token));
   }
 
   /** The order was refused (or the batch item was): the slot is free again. An outcome that may have created it keeps the slot. */
   async unsent(reservation: Reservation | undefined, error?: unknown): Promise<void> {
     if (!reservation) return;
-    if (error instanceof DomainError && MAYBE_PROCESSED.has(error.code)) return;
-    await this.quietly(() => this.store.release(reservation.token, reservation.keys));
+    if (!(error instanceof DomainError && MAYBE_PROCESSED.has(error.code)))
+      await this.quietly(() => this.store.release(reservation.token, reservation.keys));
+    await this.quietly(() => this.store.settled(reservation.token));
   }
 
   /** A cancel through the gateway succeeded: the order's slot is free. Never throws (a cancel is never held up). */
@@ -285,6 +301,11 @@ export class OpenOrders implements OnModuleInit {
   private async rebuildOnce(): Promise<void> {
     try {
       if (await this.store.adopt()) return;
+      // A generation started by a limits change counts that version's limits: read them first when this instance holds older ones.
+      const needed = this.redisStore?.countsFor() ?? 0;
+      if (needed > this.limits.version()) await this.limits.refresh();
+      if (needed > this.limits.version()) throw new Error(`risk limits version ${needed} not read yet`);
+      await this.settle();
       let restored = 0;
       for (const participant of this.attribution.participants()) {
         for (const order of await this.openAt(participant)) {
@@ -310,6 +331,24 @@ export class OpenOrders implements OnModuleInit {
       this.logger.warn(`open-order counts not rebuilt (${String(error)}): counted orders are refused until they are`);
       throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
     }
+  }
+
+  /**
+   * Waits (up to IN_FLIGHT_WAIT_MS) for the reservations in flight on any instance to be answered: one
+   * taken before a limits change and answered after the exchange's open orders were read would miss the
+   * counts the change added. None can start meanwhile (this generation is not complete).
+   */
+  private async settle(): Promise<void> {
+    const deadline = this.clock.now() + IN_FLIGHT_WAIT_MS;
+    let left = await this.store.inFlight(this.staleMs);
+    while (left > 0 && this.clock.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      left = await this.store.inFlight(this.staleMs);
+    }
+    if (left > 0)
+      this.logger.warn(
+        `${left} reservations still unanswered after ${IN_FLIGHT_WAIT_MS} ms: the counts are rebuilt without them (the next reconcile counts their orders)`,
+      );
   }
 
   /** The exchange's open orders of one participant, or of one retail account (owner `retail:<account>`): one REST read. */

@@ -128,6 +128,10 @@ export interface OpenOrderStore {
   held(keys: readonly string[]): Promise<number[]>;
   /** Drops reservations never bound nor released after `olderThanMs` (an instance died between reserve and answer). */
   sweep(keys: readonly string[], olderThanMs: number): Promise<void>;
+  /** A reservation was answered (bound, released, or kept on an unknown outcome): no longer in flight. */
+  settled(token: string): Promise<void>;
+  /** How many reservations are in flight on any instance (taken, not answered), those older than `olderThanMs` dropped first. */
+  inFlight(olderThanMs: number): Promise<number>;
 }
 
 const EXPOSURE_KINDS: ReadonlySet<CountKind | undefined> = new Set(['notional', 'position']);
@@ -136,6 +140,7 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   private readonly countPrefix: string;
   private readonly ordersKey: string;
   private readonly tokensKey: string;
+  private readonly pendingKey: string;
   private readonly generationKeys: [string, string];
   /** The generation adopted ('' before: every reservation is answered LOST until one is). */
   private generation = '';
@@ -149,6 +154,7 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     this.countPrefix = `${prefix}{risk}:open:`;
     this.ordersKey = `${prefix}{risk}:open-orders`;
     this.tokensKey = `${prefix}{risk}:open-tokens`;
+    this.pendingKey = `${prefix}{risk}:open-pending`;
     this.generationKeys = [`${prefix}{risk}:open-generation`, `${prefix}{risk}:open-rebuilt`];
   }
 
@@ -171,6 +177,12 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     return Number(complete) === 1;
   }
 
+  /** The risk-limits version the adopted generation counts (a limits change names it: `<version>:<id>`), 0 for any. */
+  countsFor(): number {
+    const match = /^(\d+):/.exec(this.candidate);
+    return match ? Number(match[1]) : 0;
+  }
+
   async rebuilt(): Promise<void> {
     if (Number(await REBUILT.run(this.redis, this.generationKeys, [this.candidate])) === 1)
       this.generation = this.candidate;
@@ -181,11 +193,22 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     token: string,
     exposure: OrderExposure,
   ): Promise<Refusal | typeof LOST | undefined> {
-    return this.run(RESERVE, counts, token, exposure);
+    return this.run(RESERVE, counts, token, exposure, [this.pendingKey]);
   }
 
   judge(counts: readonly OpenOrderCount[], exposure: OrderExposure): Promise<Refusal | typeof LOST | undefined> {
-    return this.run(JUDGE, counts, 'judge', exposure);
+    return this.run(JUDGE, counts, 'judge', exposure, []);
+  }
+
+  async settled(token: string): Promise<void> {
+    await this.redis.zrem(this.pendingKey, token);
+  }
+
+  async inFlight(olderThanMs: number): Promise<number> {
+    const [seconds, micros] = await this.redis.time();
+    const now = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+    await this.redis.zremrangebyscore(this.pendingKey, '-inf', now - olderThanMs);
+    return this.redis.zcard(this.pendingKey);
   }
 
   private async run(
@@ -193,8 +216,9 @@ export class RedisOpenOrderStore implements OpenOrderStore {
     counts: readonly OpenOrderCount[],
     token: string,
     exposure: OrderExposure,
+    tail: string[],
   ): Promise<Refusal | typeof LOST | undefined> {
-    const keys = [...counts.map((count) => this.countPrefix + count.key), this.generationKeys[0]];
+    const keys = [...counts.map((count) => this.countPrefix + count.key), this.generationKeys[0], ...tail];
     const specs = counts.flatMap((count) => [
       count.kind ?? 'orders',
       count.max,

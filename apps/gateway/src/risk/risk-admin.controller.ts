@@ -1,6 +1,5 @@
-import { Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { GATEWAY_CONFIG } from '@lib/core';
 import { z } from 'zod';
 
 import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -19,7 +18,14 @@ import {
 } from './trading-state.js';
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
-import type { GatewayConfig } from '../config/gateway-config.schema.js';
+import {
+  type DeleteLimits,
+  DeleteLimitsSchema,
+  type LimitsChange,
+  type PutLimits,
+  PutLimitsSchema,
+} from './risk-limits-set.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 
 const SetStateSchema = z
   .object({
@@ -49,7 +55,7 @@ type ResetBreaker = z.infer<typeof ResetBreakerSchema>;
 @RequireScopes('admin')
 export class RiskAdminController {
   constructor(
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly limits: RiskLimitsSource,
     private readonly states: TradingStates,
     private readonly killSwitch: KillSwitch,
     private readonly record: AdminRecord,
@@ -61,15 +67,45 @@ export class RiskAdminController {
   async view(): Promise<{
     states: TradingStateRecord[];
     limits: RiskLimit[];
+    limitsSet: ReturnType<RiskLimitsSource['describe']>;
     changes: TradingStateChange[];
+    limitChanges: LimitsChange[];
     breakers: BreakerRecord[];
   }> {
     return {
       states: this.states.list(),
-      limits: this.config.risk.limits,
+      limits: [...this.limits.current().limits],
+      limitsSet: this.limits.describe(),
       changes: await this.states.changes(50),
+      limitChanges: await this.limits.changes(50),
       breakers: this.breaker.list(),
     };
+  }
+
+  /**
+   * Replaces the risk limits in force on every instance (validated as config's `risk.limits`); wins over
+   * config until DELETE. `version`: the `limitsSet.version` read; a newer one in force answers 412
+   * PRECONDITION_FAILED naming it. Journaled (who, when, why, old → new).
+   */
+  @Put('limits')
+  @HttpCode(200)
+  async putLimits(
+    @CurrentClient() admin: AuthenticatedClient,
+    @ZodBody(PutLimitsSchema) body: PutLimits,
+  ): Promise<{ change: LimitsChange; journaled: boolean }> {
+    const change = await this.limits.replace(body.limits, body.reason, admin.id, body.version);
+    return { change, journaled: await this.record.limitsChanged(change) };
+  }
+
+  /** Back to config's limits on every instance; the body names the reason (and optionally the version read). */
+  @Delete('limits')
+  @HttpCode(200)
+  async deleteLimits(
+    @CurrentClient() admin: AuthenticatedClient,
+    @ZodBody(DeleteLimitsSchema) body: DeleteLimits,
+  ): Promise<{ change: LimitsChange; journaled: boolean }> {
+    const change = await this.limits.replace(null, body.reason, admin.id, body.version);
+    return { change, journaled: await this.record.limitsChanged(change) };
   }
 
   /** Closes a client's reject breaker on every instance before its cool-off ends; journaled (who, when, why, what was open). */

@@ -1,14 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, GATEWAY_CONFIG } from '@lib/core';
+import { Injectable } from '@nestjs/common';
+import { ErrorCode } from '@lib/core';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { MarketEvents } from './market-events.service.js';
 import { limitRefusal, marketUnknown, quantityUnknown, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
-import { RiskLimits } from './risk-limits.js';
+import type { RiskLimits } from './risk-limits.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 import { TradingStates } from './trading-states.service.js';
-import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** A participant's signed net position in a market (positive long) and what its open orders there still buy and sell. */
 export interface Holding {
@@ -33,19 +33,20 @@ export interface CheckOutcome {
 /**
  * The order path's trading-state and static risk checks (architecture "Order safety" steps 3 and 4),
  * run after validation and before any budget is spent: reads only local memory (states pushed from
- * Redis, limits from config), except a reduce-only state, which needs the position.
+ * Redis, limits from RiskLimitsSource), except a reduce-only state, which needs the position.
  */
 @Injectable()
 export class RiskGate {
-  readonly limits: RiskLimits;
-
   constructor(
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly source: RiskLimitsSource,
     private readonly states: TradingStates,
     private readonly breaker: RejectBreaker,
     private readonly events: MarketEvents,
-  ) {
-    this.limits = new RiskLimits(config.risk.limits);
+  ) {}
+
+  /** The limits in force now (RiskLimitsSource: config's, or the admin set latched for the fleet). */
+  get limits(): RiskLimits {
+    return this.source.current();
   }
 
   /**

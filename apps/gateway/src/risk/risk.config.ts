@@ -14,7 +14,7 @@ export type RiskScopeKind = (typeof RISK_SCOPE_KINDS)[number];
  */
 const MarketPattern = z.string().regex(/^[a-z0-9][a-z0-9-]*\*?$/, 'a market slug, or a prefix ending in *');
 
-const RiskLimitSchema = z
+export const RiskLimitSchema = z
   .object({
     scope: z.enum(RISK_SCOPE_KINDS),
     /** The team or client id; absent for the firm. */

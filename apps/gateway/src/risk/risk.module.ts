@@ -29,6 +29,7 @@ import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RiskAdminController } from './risk-admin.controller.js';
 import { RiskGate } from './risk-gate.service.js';
+import { RiskLimitsSource } from './risk-limits-source.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 import { SelfTradeGuard } from './self-trade.service.js';
 import { TradingStates } from './trading-states.service.js';
@@ -36,7 +37,16 @@ import { TradingStates } from './trading-states.service.js';
 /** Trading states, the kill switch and the pre-trade limits (issue 26): the risk step of the order path. */
 @Module({
   controllers: [DeadManSwitchController, RiskAdminController],
-  exports: [CancelOnDisconnect, OpenOrders, OrderRisk, RejectBreaker, RiskGate, RiskMetrics, TradingStates],
+  exports: [
+    CancelOnDisconnect,
+    OpenOrders,
+    OrderRisk,
+    RejectBreaker,
+    RiskGate,
+    RiskLimitsSource,
+    RiskMetrics,
+    TradingStates,
+  ],
   imports: [ExchangeModule, JournalModule, RateLimitModule, RetailModule],
   providers: [
     AdminRecord,
@@ -62,6 +72,7 @@ import { TradingStates } from './trading-states.service.js';
     RetailReservations,
     RetailSelfTrade,
     RiskGate,
+    RiskLimitsSource,
     RiskMetrics,
     SelfTradeGuard,
     TradingStates,

@@ -13,6 +13,8 @@ export interface LatchedSetOptions<R> {
   name: string;
   /** Whether a held record still counts (an expired breaker is neither kept nor latched again). */
   inForce?: (record: R) => boolean;
+  /** Called after each change seen here (pushed, written or re-read), to follow the set. */
+  onChange?: () => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export class LatchedSet<R> {
   apply(key: string, record: R | null): void {
     if (record === null) this.records.delete(key);
     else this.records.set(key, record);
+    this.options.onChange?.();
   }
 
   async resync(): Promise<void> {
@@ -81,6 +84,7 @@ export class LatchedSet<R> {
       const read = await this.source.read(held);
       this.records = new Map([...read].filter(([, record]) => inForce(record)));
       this.lastRead = this.options.clock.now();
+      this.options.onChange?.();
     } catch (error) {
       this.logger.warn(`${this.options.name} not re-read (${String(error)}); the last ones read stay in force`);
     }
