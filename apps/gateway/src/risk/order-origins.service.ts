@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { type OrderMessage, type OrderRequest, OrderStreamTap } from '@lib/exchange';
 import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
+import { ORDER_INTENTS } from '@lib/retail';
 
 /**
  * An existing order's market and side as the gateway knows them, on the book's own side: an exchange
@@ -53,6 +54,16 @@ const RETAIL_SIDES: Record<string, { side: 'buy' | 'sell'; mirrored: boolean }> 
   ORDER_INTENT_BUY_SHORT: { side: 'sell', mirrored: true },
   ORDER_INTENT_SELL_SHORT: { side: 'buy', mirrored: true },
 };
+
+type OrderIntent = (typeof ORDER_INTENTS)[number];
+
+/** The intent that makes a retail order of this long-book side (a mirrored one is a short: a short buy sells YES). */
+export function retailIntentOf(origin: OrderOrigin): OrderIntent | undefined {
+  return ORDER_INTENTS.find(
+    (intent) =>
+      RETAIL_SIDES[intent]?.side === origin.side && RETAIL_SIDES[intent].mirrored === (origin.mirrored ?? false),
+  );
+}
 
 /** A retail order as a create body names it. */
 export function retailOrigin(order: unknown, owner?: unknown): OrderOrigin | undefined {

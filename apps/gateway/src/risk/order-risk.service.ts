@@ -22,7 +22,7 @@ import {
 } from './order-terms.js';
 import { type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
 import { OpenOrders } from './open-orders.service.js';
-import { type OrderOrigin, OrderOrigins } from './order-origins.service.js';
+import { type OrderOrigin, OrderOrigins, retailIntentOf } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
@@ -385,8 +385,8 @@ export class OrderRisk {
   }
 }
 
-/** The side a retail order's intent trades at: its long-book side, flipped back for a short (a short buy buys NO at its price). */
+/** The side a retail order's intent trades at (a buy of either outcome pays its price), and its quantity as known. */
 function intentSide(origin: OrderOrigin): { qty?: number; side: 'buy' | 'sell' } {
-  const side = origin.mirrored ? (origin.side === 'buy' ? 'sell' : 'buy') : origin.side;
+  const side = retailIntentOf(origin)?.startsWith('ORDER_INTENT_BUY') ? 'buy' : 'sell';
   return { ...(origin.qty === undefined ? {} : { qty: origin.qty }), side };
 }

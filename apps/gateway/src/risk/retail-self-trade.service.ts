@@ -3,7 +3,7 @@ import { GATEWAY_CONFIG } from '@lib/core';
 import type { OrderRequest } from '@lib/exchange';
 import type { CreateOrder, ModifyOrder } from '@lib/retail';
 
-import type { OrderOrigin } from './order-origins.service.js';
+import { type OrderOrigin, retailIntentOf } from './order-origins.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
 import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
@@ -69,13 +69,14 @@ export class RetailSelfTrade {
     path = 'body',
   ): Promise<void> {
     if (this.policy === 'off' || modify.price === undefined) return;
-    if (!origin)
+    const intent = origin && retailIntentOf(origin);
+    if (!origin || !intent)
       throw marketUnknown(orderId, 'cross-team self-trade prevention (risk.crossTeamSelfTrade: reject) is on', path);
     await this.check(
       account,
       {
         marketSlug: origin.market,
-        intent: intentOf(origin),
+        intent,
         type: 'ORDER_TYPE_LIMIT',
         price: modify.price,
         quantity: modify.quantity ?? origin.qty ?? 1,
@@ -96,10 +97,4 @@ export class RetailSelfTrade {
         : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
     };
   }
-}
-
-/** The intent that makes an order of this long-book side (a mirrored one is a short: a short buy sells YES). */
-function intentOf(origin: OrderOrigin): CreateOrder['intent'] {
-  if (origin.mirrored) return origin.side === 'sell' ? 'ORDER_INTENT_BUY_SHORT' : 'ORDER_INTENT_SELL_SHORT';
-  return origin.side === 'buy' ? 'ORDER_INTENT_BUY_LONG' : 'ORDER_INTENT_SELL_LONG';
 }

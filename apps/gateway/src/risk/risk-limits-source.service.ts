@@ -12,7 +12,7 @@ import {
 import { Counter, Gauge } from 'prom-client';
 
 import { LatchedSet } from './latched/latched-set.js';
-import type { RiskLimit } from './risk.config.js';
+import { type RiskLimit, unknownScopeIds } from './risk.config.js';
 import { RiskLimits } from './risk-limits.js';
 import { type LimitsChange, type LimitsSetRecord, countsDiffer } from './risk-limits-set.js';
 import { type LimitsStore, MemoryLimitsStore, RedisLimitsStore, SET_FIELD } from './risk-limits.store.js';
@@ -177,11 +177,12 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
    */
   private check(limits: readonly RiskLimit[]): void {
     const restart = 'not while config names none (the streams it needs start at boot): add one to config and restart';
+    const unknown = unknownScopeIds(limits, this.teams, this.clients).map(({ index, message }) => ({
+      path: `body.limits.${index}.id`,
+      message,
+    }));
     const errors = limits.flatMap((limit, i) => {
       const found: { path: string; message: string }[] = [];
-      const known = limit.scope === 'team' ? this.teams : limit.scope === 'client' ? this.clients : undefined;
-      if (known && !known.has(limit.id ?? ''))
-        found.push({ path: `body.limits.${i}.id`, message: `unknown ${limit.scope} "${limit.id}"` });
       if (limit.event !== undefined && !this.feeds.events)
         found.push({ path: `body.limits.${i}.event`, message: `a limit narrowed to an event: ${restart}` });
       if (limit.maxNetPosition !== undefined && !this.feeds.positions)
@@ -191,7 +192,7 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
           found.push({ path: `body.limits.${i}.${name}`, message: `${name}: ${restart}` });
       return found;
     });
-    if (errors.length > 0) throw new ValidationError(errors);
+    if (unknown.length + errors.length > 0) throw new ValidationError([...unknown, ...errors]);
   }
 
   private applied(): void {

@@ -136,10 +136,19 @@ export function riskConfigCheck(
   ctx: z.RefinementCtx,
 ): void {
   const teams = new Set(config.teams.map((t) => t.id));
-  config.risk.limits.forEach((limit, i) => {
-    if (limit.scope === 'team' && !teams.has(limit.id ?? ''))
-      ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown team "${limit.id}"` });
-    if (limit.scope === 'client' && !config.clients.some((c) => c.id === limit.id))
-      ctx.addIssue({ code: 'custom', path: ['risk', 'limits', i, 'id'], message: `unknown client "${limit.id}"` });
+  const clients = new Set(config.clients.map((c) => c.id));
+  for (const { index, message } of unknownScopeIds(config.risk.limits, teams, clients))
+    ctx.addIssue({ code: 'custom', path: ['risk', 'limits', index, 'id'], message });
+}
+
+/** The limits that name a team or client not declared: each one's index and what is wrong (config's check, and an admin set's). */
+export function unknownScopeIds(
+  limits: readonly RiskLimit[],
+  teams: ReadonlySet<string>,
+  clients: ReadonlySet<string>,
+): { index: number; message: string }[] {
+  return limits.flatMap((limit, index) => {
+    const known = limit.scope === 'team' ? teams : limit.scope === 'client' ? clients : undefined;
+    return known && !known.has(limit.id ?? '') ? [{ index, message: `unknown ${limit.scope} "${limit.id}"` }] : [];
   });
 }
