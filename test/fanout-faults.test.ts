@@ -1,5 +1,5 @@
 import { type RedisClient, createRedisClient } from '@lib/core';
-import { FanoutHub, type FrameMessage, type TopicPolicy, TopicSourceRegistry } from '@lib/fanout';
+import { FanoutHub, type FrameMessage, type TopicPolicy, TopicSourceRegistry, mergeFold } from '@lib/fanout';
 import { Registry } from 'prom-client';
 
 import { FakeSource, HubServer, TestClient, eventually } from '../libs/fanout/src/testing/hub.fixture.js';
@@ -17,7 +17,9 @@ const ACCOUNT = 'test.account.orders';
 const ACCOUNT_TEST_POLICY: TopicPolicy = {
   conflate: false,
   replayWindow: { messages: 1_000, ms: 60_000 },
-  merge: (snapshot, update) => ({ upTo: Math.max((snapshot as { upTo: number }).upTo, (update as { n: number }).n) }),
+  fold: mergeFold((snapshot, update) => ({
+    upTo: Math.max((snapshot as { upTo: number }).upTo, (update as { n: number }).n),
+  })),
 };
 const MARKET_TEST_POLICY: TopicPolicy = { conflate: true };
 

@@ -18,6 +18,8 @@ export { TopicSourceRegistry, type TopicMatch, type TopicRoute } from './source/
 export {
   ACCOUNT_POLICY,
   MARKET_DATA_POLICY,
+  mergeFold,
+  type SnapshotFold,
   type ReplayWindowPolicy,
   type TopicPolicy,
   type TopicSink,

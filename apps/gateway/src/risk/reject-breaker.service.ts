@@ -147,7 +147,7 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
         throw error;
       }
       this.stream.answered(keys, false);
-      await this.rejected(clientId, rejectsInAnswer(reply.text), 'answer');
+      await this.rejected(clientId, rejectsInAnswer(call.operation, reply.text), 'answer');
       return reply;
     };
     return { ...call, send };

@@ -19,16 +19,27 @@ const RetailAnswer = z.looseObject({
   executions: z.array(z.looseObject({ type: z.string().optional(), orderRejectReason: z.string().optional() })),
 });
 
-/** Rejects inside a 200 answer: refused batch children, a retail order that came back rejected. */
-export function rejectsInAnswer(text: string): number {
+/** The operations whose 200 answer can carry a reject: batches (refused children), a retail order made at once. */
+const BATCHES: ReadonlySet<string> = new Set(['exchange.batchInsert', 'exchange.batchReplace']);
+const RETAIL_ORDERS: ReadonlySet<string> = new Set(['retail.create', 'retail.closePosition']);
+
+/**
+ * Rejects inside a 200 answer of `operation`: refused batch children, a retail order that came back
+ * rejected. Any other answer carries none (an insert's reject comes on the order stream), and is not parsed.
+ */
+export function rejectsInAnswer(operation: string, text: string): number {
+  const batch = BATCHES.has(operation);
+  if (!batch && !RETAIL_ORDERS.has(operation)) return 0;
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     return 0;
   }
-  const batch = BatchAnswer.safeParse(body);
-  if (batch.success) return batch.data.responses.filter((item) => item.error !== undefined).length;
+  if (batch) {
+    const answer = BatchAnswer.safeParse(body);
+    return answer.success ? answer.data.responses.filter((item) => item.error !== undefined).length : 0;
+  }
   const retail = RetailAnswer.safeParse(body);
   if (retail.success)
     return retail.data.executions.some((execution) => execution.type === 'EXECUTION_TYPE_REJECTED') ? 1 : 0;

@@ -1,4 +1,4 @@
-import { ACCOUNT_POLICY, type TopicPolicy } from '@lib/fanout';
+import { ACCOUNT_POLICY, type SnapshotFold, type TopicPolicy } from '@lib/fanout';
 
 /** An exchange record as decoded (camelCase, int64 as strings): only the fields the fold reads are typed. */
 type Keyed<K extends string> = Record<string, unknown> & Record<K, string>;
@@ -36,10 +36,6 @@ function latestBySymbol<T extends { symbol: string }>(held: readonly T[], fresh:
   return [...bySymbol.values()];
 }
 
-export function applyInstruments(snapshot: InstrumentsPayload, update: InstrumentsPayload): InstrumentsPayload {
-  return { instruments: latestBySymbol(snapshot.instruments, update.instruments) };
-}
-
 export function applyPositionChanges(snapshot: PositionsSnapshot, update: PositionsUpdate): PositionsSnapshot {
   return {
     positions: latestBySymbol(
@@ -49,7 +45,40 @@ export function applyPositionChanges(snapshot: PositionsSnapshot, update: Positi
   };
 }
 
-/** Never conflated or dropped (a halt or a fill must not be skipped); late joiners get the state with every update folded in. */
-export function foldingPolicy<S, U>(apply: (snapshot: S, update: U) => S): TopicPolicy {
-  return { ...ACCOUNT_POLICY, merge: (snapshot, update) => apply(snapshot as S, update as U) };
+/**
+ * A firm-state topic's records, the latest per symbol, as the hub folds them for late joiners: an
+ * update costs what it changes (a Map by symbol), not a copy of every held record; `data` lists them in
+ * `latestBySymbol`'s order (a symbol keeps its place, a new one joins last).
+ */
+class LatestBySymbol<T extends { symbol: string }> implements SnapshotFold {
+  private bySymbol = new Map<string, T>();
+
+  constructor(
+    private readonly list: string,
+    private readonly changed: (update: unknown) => readonly T[],
+  ) {}
+
+  reset(snapshot: unknown): void {
+    const held = (snapshot as Record<string, readonly T[] | undefined>)[this.list] ?? [];
+    this.bySymbol = new Map(held.map((entry) => [entry.symbol, entry]));
+  }
+
+  apply(update: unknown): void {
+    for (const entry of this.changed(update)) this.bySymbol.set(entry.symbol, entry);
+  }
+
+  data(): Record<string, T[]> {
+    return { [this.list]: [...this.bySymbol.values()] };
+  }
+}
+
+/**
+ * The policy of a firm-state topic: never conflated or dropped (a halt or a fill must not be skipped);
+ * late joiners get the latest record per symbol, each update's `changed` records folded in.
+ */
+export function latestBySymbolPolicy<T extends { symbol: string }>(
+  list: string,
+  changed: (update: unknown) => readonly T[],
+): TopicPolicy {
+  return { ...ACCOUNT_POLICY, fold: () => new LatestBySymbol(list, changed) };
 }

@@ -3,7 +3,7 @@ import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import type { TopicPolicy } from '@lib/fanout';
 
-import { applyInstruments, foldingPolicy } from './firm-state.messages.js';
+import { type InstrumentRecord, type InstrumentsPayload, latestBySymbolPolicy } from './firm-state.messages.js';
 import { ResumableFeed, type ResumableFeedSpec } from './resumable-feed.js';
 import type { ExchangeConfigView } from '../config/exchange.config.js';
 
@@ -25,7 +25,10 @@ export const INSTRUMENT_STATE_SPEC: ResumableFeedSpec = {
 };
 
 /** Late joiners get every instrument's latest state. */
-export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = foldingPolicy(applyInstruments);
+export const EXCHANGE_INSTRUMENT_STATE_POLICY: TopicPolicy = latestBySymbolPolicy<InstrumentRecord>(
+  'instruments',
+  (update) => (update as InstrumentsPayload).instruments,
+);
 
 /** `exchange.instrumentState` (scope read:instruments): the firm's one instrument-state call (the topic's lease). */
 @Injectable()

@@ -2,7 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { type Client, Metadata } from '@grpc/grpc-js';
 import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
-import { MARKET_DATA_POLICY, type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError } from '@lib/fanout';
+import {
+  MARKET_DATA_POLICY,
+  mergeFold,
+  type TopicPolicy,
+  type TopicSink,
+  type TopicSource,
+  UnknownTopicError,
+} from '@lib/fanout';
 
 import { MarketDataMetrics } from './exchange-stream.metrics.js';
 import { FEED_TIMING, MAX_SYMBOLS_PER_STREAM } from './feed-timing.js';
@@ -246,6 +253,6 @@ export const EXCHANGE_STREAM_POOL = 'exchange';
 /** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */
 export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = {
   ...MARKET_DATA_POLICY,
-  merge: (_snapshot, update) => update,
+  fold: mergeFold((_snapshot, update) => update),
   capacity: { pool: EXCHANGE_SYMBOL_POOL, kind: 'marketData' },
 };

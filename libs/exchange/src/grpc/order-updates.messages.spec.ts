@@ -1,8 +1,22 @@
-import { applyOrdersUpdate, type OrderMessage, type OrdersUpdate, WorkingOrders } from './order-updates.messages.js';
+import {
+  DONE_ORDER_STATES,
+  type OrderMessage,
+  type OrdersSnapshot,
+  type OrdersUpdate,
+  WorkingOrders,
+} from './order-updates.messages.js';
 
 const STATES = ['ORDER_STATE_NEW', 'ORDER_STATE_PARTIALLY_FILLED', 'ORDER_STATE_FILLED', 'ORDER_STATE_CANCELED'];
 const order = (id: string, state: string, qty = 1): OrderMessage => ({ id, account: 'firms/F/users/a', state, qty });
 const execution = (o: OrderMessage | null, id = 'e'): OrdersUpdate => ({ execution: { id, order: o } });
+
+/** The list semantics, written plainly (a copy per update): the execution's order leaves its place and joins last, or leaves when done. */
+function applyOrdersUpdate(snapshot: OrdersSnapshot, update: OrdersUpdate): OrdersSnapshot {
+  if (!('execution' in update) || !update.execution.order) return snapshot;
+  const changed = update.execution.order;
+  const others = snapshot.orders.filter((o) => o.id !== changed.id);
+  return { orders: DONE_ORDER_STATES.has(changed.state) ? others : [...others, changed] };
+}
 
 describe(WorkingOrders.name, () => {
   it('lists what applyOrdersUpdate would after every update: a changed order moves last, a done one leaves', () => {
@@ -35,5 +49,14 @@ describe(WorkingOrders.name, () => {
     sut.apply(execution(order('a', 'ORDER_STATE_FILLED')));
     expect(given.orders.map((o) => o.id)).toEqual(['a']);
     expect(sut.snapshot().orders.map((o) => o.id)).toEqual(['b']);
+  });
+
+  it("as the hub's fold: reset starts again from a snapshot, without keeping the given list", () => {
+    const sut = new WorkingOrders([order('x', 'ORDER_STATE_NEW')]);
+    const snapshot = { orders: [order('a', 'ORDER_STATE_NEW'), order('b', 'ORDER_STATE_NEW')] };
+    sut.reset(snapshot);
+    sut.apply(execution(order('a', 'ORDER_STATE_PARTIALLY_FILLED')));
+    expect(sut.data().orders.map((o) => o.id)).toEqual(['b', 'a']);
+    expect(snapshot.orders.map((o) => o.state)).toEqual(['ORDER_STATE_NEW', 'ORDER_STATE_NEW']);
   });
 });

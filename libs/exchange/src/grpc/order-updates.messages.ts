@@ -1,3 +1,5 @@
+import type { SnapshotFold } from '@lib/fanout';
+
 /*
  * polymarket.v1 OrderEntryAPI.CreateOrderSubscription messages as proto-loader decodes them
  * (PROTO_LOAD_OPTIONS): only the fields the gateway reads are typed; the rest pass through to clients.
@@ -38,7 +40,7 @@ export interface OrdersSnapshot {
 export type OrdersUpdate = { execution: ExecutionMessage } | { cancelReject: CancelRejectMessage };
 
 /** Orders in these states are done: an execution that brings one there takes it off the working list. */
-const DONE = new Set([
+export const DONE_ORDER_STATES: ReadonlySet<string> = new Set([
   'ORDER_STATE_FILLED',
   'ORDER_STATE_CANCELED',
   'ORDER_STATE_REPLACED',
@@ -46,21 +48,14 @@ const DONE = new Set([
   'ORDER_STATE_EXPIRED',
 ]);
 
-/** The working orders after an update: the execution's order replaces (or joins) its entry, or leaves when done. */
-export function applyOrdersUpdate(snapshot: OrdersSnapshot, update: OrdersUpdate): OrdersSnapshot {
-  if (!('execution' in update) || !update.execution.order) return snapshot;
-  const order = update.execution.order;
-  const others = snapshot.orders.filter((o) => o.id !== order.id);
-  return { orders: DONE.has(order.state) ? others : [...others, order] };
-}
-
 /**
- * One account's working orders as the service keeps them between snapshots: by id, so an execution
- * costs O(1) instead of a copy of the whole list (applyOrdersUpdate's cost grew with every resting
- * order: a third of a gateway's CPU per insert after a few thousand rested). `snapshot()` lists them
- * in applyOrdersUpdate's order: a changed order moves to the end.
+ * One account's working orders, as the service keeps them between snapshots and as the hub folds
+ * them for late joiners of `exchange.orders.<participant>` (a SnapshotFold): by id, so an execution
+ * costs O(1) instead of a copy of the whole list (a filtered copy per execution cost a third of a
+ * gateway's CPU per insert after a few thousand rested). `snapshot()` lists them in the order they
+ * last changed: an execution's order leaves its place and joins last, a done one leaves.
  */
-export class WorkingOrders {
+export class WorkingOrders implements SnapshotFold {
   private readonly byId = new Map<string, OrderMessage>();
 
   constructor(orders: readonly OrderMessage[]) {
@@ -71,10 +66,19 @@ export class WorkingOrders {
     if (!('execution' in update) || !update.execution.order) return;
     const order = update.execution.order;
     this.byId.delete(order.id);
-    if (!DONE.has(order.state)) this.byId.set(order.id, order);
+    if (!DONE_ORDER_STATES.has(order.state)) this.byId.set(order.id, order);
   }
 
   snapshot(): OrdersSnapshot {
     return { orders: [...this.byId.values()] };
+  }
+
+  reset(snapshot: unknown): void {
+    this.byId.clear();
+    for (const order of (snapshot as OrdersSnapshot).orders) this.byId.set(order.id, order);
+  }
+
+  data(): OrdersSnapshot {
+    return this.snapshot();
   }
 }

@@ -18,7 +18,6 @@ import {
   type OrderSubscriptionRequest,
   type OrdersSnapshot,
   type OrdersUpdate,
-  applyOrdersUpdate,
   WorkingOrders,
 } from './order-updates.messages.js';
 import { OrderStreamTap } from './order-stream-tap.js';
@@ -35,10 +34,7 @@ const ORDER_ENTRY_SERVICE = 'polymarket.v1.OrderEntryAPI';
 type OrderCall = UpstreamCall<OrderResponseMessage>;
 
 /** Account topic: every execution, never conflated or dropped; working orders folded in for late joiners. */
-export const EXCHANGE_ORDERS_POLICY: TopicPolicy = {
-  ...ACCOUNT_POLICY,
-  merge: (snapshot, update) => applyOrdersUpdate(snapshot as OrdersSnapshot, update as OrdersUpdate),
-};
+export const EXCHANGE_ORDERS_POLICY: TopicPolicy = { ...ACCOUNT_POLICY, fold: () => new WorkingOrders([]) };
 
 /**
  * The hub's source for `exchange.orders.<participant>`: ONE CreateOrderSubscription per instance

@@ -5,10 +5,11 @@ import { type TopicPolicy, type TopicSink, type TopicSource, UnknownTopicError }
 
 import {
   type PositionChange,
+  type PositionRecord,
   type PositionsSnapshot,
   type PositionsUpdate,
   applyPositionChanges,
-  foldingPolicy,
+  latestBySymbolPolicy,
 } from './firm-state.messages.js';
 import { ResumableFeed, type ResumableFeedSpec } from './resumable-feed.js';
 import type { ExchangeConfigView } from '../config/exchange.config.js';
@@ -31,7 +32,9 @@ export const POSITIONS_SPEC: ResumableFeedSpec = {
 };
 
 /** The snapshot is the latest position per symbol, folded from every change. */
-export const EXCHANGE_POSITIONS_POLICY: TopicPolicy = foldingPolicy(applyPositionChanges);
+export const EXCHANGE_POSITIONS_POLICY: TopicPolicy = latestBySymbolPolicy<PositionRecord>('positions', (update) =>
+  (update as PositionsUpdate).positionChanges.map((change) => change.position),
+);
 
 /**
  * A listener the gateway itself holds the feed for (the risk checks' net positions), whether or not a

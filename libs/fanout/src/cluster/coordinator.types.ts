@@ -11,7 +11,7 @@ export interface TopicHost {
   /** Stop holding (the lease is gone): close upstream and relay the new holder's frames. */
   relay(state: TopicState): void;
   /** Seed a relaying topic from the holder's recorded state; a new epoch goes to clients as `resync`. */
-  seed(state: TopicState, recorded: RecordedState): void;
+  seed(state: TopicState, recorded: RecordedState, logged?: readonly Buffer[]): void;
   /** A frame published by the holder, exactly as it was published. */
   relayed(state: TopicState, payload: Buffer): void;
   /** Get a fresh upstream snapshot out as `resync`: in the same epoch, or in a new one when given. */

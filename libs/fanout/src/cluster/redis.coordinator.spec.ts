@@ -5,7 +5,8 @@ import { Registry } from 'prom-client';
 
 import { FanoutHub } from '../hub/fanout.hub.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
-import { ACCOUNT_POLICY, MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { RECORD_EVERY } from '../hub/topic.state.js';
+import { ACCOUNT_POLICY, MARKET_DATA_POLICY, mergeFold } from '../source/topic-source.types.js';
 import { FakeSource, HubServer, TestClient, eventually } from '../testing/hub.fixture.js';
 import { type ClusterOptions, RedisCoordinator } from './redis.coordinator.js';
 
@@ -13,6 +14,12 @@ const TOPIC = 'test.market.alpha';
 type Topology = 'single' | 'cluster';
 /** Never conflated, with a replay window: its frames are also kept in a log in Redis. */
 const ACCOUNT = 'test.account.alpha';
+/** An account topic whose updates fold into its state (as `exchange.orders.<participant>`): the ids seen so far. */
+const FOLDED = 'test.folded.alpha';
+const FOLDED_POLICY = {
+  ...ACCOUNT_POLICY,
+  fold: mergeFold((state, update) => ({ ids: [...(state as { ids: number[] }).ids, (update as { id: number }).id] })),
+};
 
 /** One gateway instance: its own Redis connection, upstream source, hub and `ws` server. */
 interface Instance {
@@ -56,7 +63,8 @@ describe(RedisCoordinator.name, () => {
     const source = new FakeSource();
     const sources = new TopicSourceRegistry()
       .register('test.market.', source, MARKET_DATA_POLICY)
-      .register('test.account.', source, ACCOUNT_POLICY);
+      .register('test.account.', source, ACCOUNT_POLICY)
+      .register('test.folded.', source, FOLDED_POLICY);
     const registry = new Registry();
     const hub = new FanoutHub({
       sources,
@@ -180,6 +188,58 @@ describe(RedisCoordinator.name, () => {
     await eventually(() => a.hub.info(ACCOUNT)?.mode === 'relay', 'a to find the lease gone');
     expect(await admin.get(checkpoint)).toBe('after-1');
     expect(await admin.hget(`${keyPrefix}{${ACCOUNT}}:state`, 'seq')).toBe('3');
+  });
+
+  /** The holder's folded topic after a snapshot and `updates` updates (ids 1..updates), seen by its own client. */
+  async function foldedHolder(updates: number): Promise<Instance> {
+    const a = await instance('a');
+    await a.client.subscribe(FOLDED);
+    a.source.sink(FOLDED).snapshot({ ids: [] });
+    for (let id = 1; id <= updates; id += 1) a.source.sink(FOLDED).update({ id });
+    await a.client.until(() => a.client.of(FOLDED).length === updates + 1, 'the holder frames');
+    await eventually(
+      async () => (await admin.hget(`${keyPrefix}{${FOLDED}}:state`, 'seq')) === String(updates + 1),
+      'the last frame to be published',
+    );
+    return a;
+  }
+
+  const recordedSeq = async (): Promise<number> =>
+    (JSON.parse((await admin.hget(`${keyPrefix}{${FOLDED}}:state`, 'snapshot')) ?? '{}') as { seq: number }).seq;
+
+  it("records a folded topic's whole state every few updates, not after each; a relay joining between two records gets the current state from the record and the log", async () => {
+    const updates = RECORD_EVERY + RECORD_EVERY / 2;
+    const a = await foldedHolder(updates);
+    // The recorded state is the whole state (a participant's every working order): written every RECORD_EVERY updates.
+    const recorded = await recordedSeq();
+    expect(recorded).toBeLessThan(updates + 1);
+    expect(recorded).toBeGreaterThanOrEqual(updates + 1 - RECORD_EVERY);
+
+    const b = await instance('b');
+    await b.client.subscribe(FOLDED);
+    a.source.sink(FOLDED).update({ id: updates + 1 });
+    await b.client.until(() => b.client.of(FOLDED).length === 2, 'the state and the next update');
+    const ids = Array.from({ length: updates }, (_, i) => i + 1);
+    expect(b.client.of(FOLDED).map((f) => [f.type, f.seq, f.data])).toEqual([
+      ['snapshot', updates + 1, { ids }],
+      ['update', updates + 2, { id: updates + 1 }],
+    ]);
+    expect(a.source.opened).toEqual([FOLDED]); // no resync asked of the holder
+  });
+
+  it('a relay whose record lacks updates the log no longer holds starts without a state and asks for a resync: never a stale state', async () => {
+    const updates = RECORD_EVERY / 2;
+    const a = await foldedHolder(updates);
+    expect(await recordedSeq()).toBe(1); // the snapshot; every update since is only in the log
+    await admin.del(`${keyPrefix}{${FOLDED}}:log`);
+
+    const b = await instance('b');
+    await b.client.subscribe(FOLDED);
+    await eventually(() => a.source.opened.length === 2, 'the holder to be asked for a fresh snapshot');
+    const ids = Array.from({ length: updates }, (_, i) => i + 1);
+    a.source.sink(FOLDED).snapshot({ ids });
+    await b.client.until(() => b.client.of(FOLDED).length > 0, 'the fresh state');
+    expect(b.client.of(FOLDED).map((f) => f.data)).toEqual([{ ids }]);
   });
 
   it('seeds a relay that joins late with the holder snapshot', async () => {

@@ -178,7 +178,10 @@ export class RedisCoordinator implements TopicCoordinator {
 
   private async startRelay(entry: WantedTopic): Promise<void> {
     const recorded = await this.scripts.state(entry.keys);
-    this.host.seed(entry.state, recorded);
+    // A folded topic's recorded state may lack its last few updates: they are in the log (read after the state, so it holds them).
+    const { fold, replayWindow } = entry.state.route.policy;
+    const logged = fold && replayWindow ? await this.scripts.log(entry.keys).catch(() => []) : [];
+    this.host.seed(entry.state, recorded, logged);
     entry.heardAt = performance.now();
     this.flush(entry, []);
   }

@@ -1,6 +1,6 @@
 import { UnknownTopicError } from '../fanout.error.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
-import { MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { MARKET_DATA_POLICY, mergeFold } from '../source/topic-source.types.js';
 import { type FakeSource, HubFixture, eventually } from '../testing/hub.fixture.js';
 import { FanoutHub } from './fanout.hub.js';
 
@@ -16,7 +16,10 @@ describe(FanoutHub.name, () => {
     fixture = new HubFixture(
       {
         'test.market.': MARKET_DATA_POLICY,
-        'test.book.': { conflate: true, merge: (book, change) => ({ ...(book as object), ...(change as object) }) },
+        'test.book.': {
+          conflate: true,
+          fold: mergeFold((book, change) => ({ ...(book as object), ...(change as object) })),
+        },
       },
       { lingerMs: 150 },
     );

@@ -168,9 +168,23 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.metrics.relayedTopics.inc();
   }
 
-  seed(state: TopicState, recorded: RecordedState): void {
-    const snapshot = recorded.snapshot ? (JSON.parse(recorded.snapshot) as FrameMessage) : undefined;
-    const replaced = state.seed({ snapshot, seq: recorded.seq, epoch: recorded.epoch });
+  /**
+   * A relay starts from the state the holder recorded. A folded topic's record may be a few updates
+   * older than the seq it reached (TopicState.recordDue): those updates are folded in from the topic's
+   * log (`logged`); when the log lacks one, the relay starts without a state and asks for a resync.
+   */
+  seed(state: TopicState, recorded: RecordedState, logged: readonly Buffer[] = []): void {
+    let snapshot = recorded.snapshot ? (JSON.parse(recorded.snapshot) as FrameMessage) : undefined;
+    let updates: unknown[] = [];
+    if (snapshot && state.route.policy.fold && snapshot.seq < recorded.seq) {
+      const missing = updatesBetween(logged, snapshot.epoch, snapshot.seq, recorded.seq);
+      if (missing) updates = missing;
+      else {
+        snapshot = undefined;
+        this.relayGap(state);
+      }
+    }
+    const replaced = state.seed({ snapshot, updates, seq: recorded.seq, epoch: recorded.epoch });
     this.relay(state);
     const resync = replaced ? state.stateFrame('resync') : undefined;
     if (resync) this.dispatch(state, resync, 'relay');
@@ -271,15 +285,8 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (kind === 'update' && state.awaitingState) return; // the new epoch's first snapshot will hold it
     const frame = state.emit(kind, payload, this.clock.now(), performance.now());
     // Publish first: other instances then fan out while this one writes its own sockets.
-    if (this.coordinator) {
-      const snapshot =
-        frame.type !== 'update'
-          ? frame.json
-          : state.route.policy.merge
-            ? (state.stateFrame('snapshot')?.json ?? '')
-            : '';
-      this.coordinator.publish(state, frame.json, frame.seq, snapshot, checkpoint);
-    }
+    if (this.coordinator)
+      this.coordinator.publish(state, frame.json, frame.seq, state.recordDue(frame)?.json ?? '', checkpoint);
     this.dispatch(state, frame, 'upstream');
   }
 
@@ -344,4 +351,26 @@ function deliver(client: HubClient, frame: WireFrame, state: TopicState): boolea
 
 function optional(frame: WireFrame | undefined): WireFrame[] {
   return frame ? [frame] : [];
+}
+
+/**
+ * The data of the logged updates of `epoch` numbered after `from` up to `to`, in order; undefined when
+ * the log lacks one of them (trimmed, expired, unreadable).
+ */
+function updatesBetween(logged: readonly Buffer[], epoch: string, from: number, to: number): unknown[] | undefined {
+  const updates: unknown[] = [];
+  let next = from + 1;
+  for (const payload of logged) {
+    let message: FrameMessage;
+    try {
+      message = JSON.parse(payload.toString()) as FrameMessage;
+    } catch {
+      return undefined;
+    }
+    if (message.epoch !== epoch || message.seq < next || message.seq > to) continue;
+    if (message.seq !== next || message.type !== 'update') return undefined;
+    updates.push(message.data);
+    next++;
+  }
+  return next === to + 1 ? updates : undefined;
 }

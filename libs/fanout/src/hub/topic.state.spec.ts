@@ -1,4 +1,4 @@
-import type { TopicPolicy } from '../source/topic-source.types.js';
+import { type TopicPolicy, mergeFold } from '../source/topic-source.types.js';
 import { TopicState } from './topic.state.js';
 
 const source = { open: () => undefined, close: () => undefined };
@@ -29,7 +29,10 @@ describe(TopicState.name, () => {
   });
 
   it('catches a conflated client up with the merged state when updates change the state', () => {
-    const sut = topic({ conflate: true, merge: (state, change) => ({ ...(state as object), ...(change as object) }) });
+    const sut = topic({
+      conflate: true,
+      fold: mergeFold((state, change) => ({ ...(state as object), ...(change as object) })),
+    });
     sut.emit('snapshot', { bid: 1, ask: 3 }, 1, 0);
     sut.emit('update', { bid: 2 }, 2, 0);
     const latest = sut.emit('update', { ask: 4 }, 3, 0);

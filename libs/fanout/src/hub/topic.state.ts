@@ -1,8 +1,17 @@
 import type { HubClient, QueueTopic } from '../client/hub.client.js';
 import type { TopicRoute } from '../source/topic-source.registry.js';
-import type { Viewer } from '../source/topic-source.types.js';
+import type { SnapshotFold, Viewer } from '../source/topic-source.types.js';
 import { type FrameMessage, type FrameType, type WireFrame, encodeFrame } from './frame.codec.js';
 import { ReplayWindow } from './replay.window.js';
+
+/** At most this many updates of a folded topic between two records of its state in the cluster (see `recordDue`). */
+export const RECORD_EVERY = 100;
+
+/** A topic without a fold: its state is its last snapshot; updates do not change it. */
+function snapshotOnly(): SnapshotFold {
+  let state: unknown;
+  return { reset: (snapshot) => void (state = snapshot), apply: () => undefined, data: () => state };
+}
 
 /**
  * `holder`: this instance runs the upstream subscription (always so without Redis).
@@ -39,7 +48,10 @@ export class TopicState {
    */
   readonly narrowed: QueueTopic;
 
-  private snapshot: { data: unknown } | undefined;
+  /** The state late joiners get: the last snapshot, with the updates the policy folds in since. */
+  private state: SnapshotFold | undefined;
+  /** Seq of the last state this holder handed to the cluster's record (see `recordDue`). */
+  private recordedSeq = -1;
   /** Each frame narrowed once per viewer key, however many clients share the key. */
   private readonly views = new WeakMap<WireFrame, Map<string, WireFrame>>();
   private lastTs = 0;
@@ -102,7 +114,8 @@ export class TopicState {
   adopt(epoch: string): boolean {
     const replaced = this.epoch !== '';
     this.epoch = epoch;
-    this.snapshot = undefined;
+    this.state = undefined;
+    this.recordedSeq = -1;
     this.window?.clear();
     return replaced;
   }
@@ -111,11 +124,20 @@ export class TopicState {
    * Seeds a relay from the state the holder stored: its epoch, snapshot and the seq it has reached.
    * `true` when that moved the relay to another epoch with a state its clients must get as `resync`.
    */
-  seed(recorded: { snapshot: FrameMessage | undefined; seq: number; epoch: string | undefined }): boolean {
+  seed(recorded: {
+    snapshot: FrameMessage | undefined;
+    /** The updates the recorded snapshot lacks, oldest first (the holder records it every few updates). */
+    updates?: readonly unknown[];
+    seq: number;
+    epoch: string | undefined;
+  }): boolean {
     const { snapshot, seq, epoch } = recorded;
     if (epoch === undefined || (epoch !== this.epoch && !snapshot)) return false; // the holder's first frame moves it
     const replaced = epoch !== this.epoch && this.adopt(epoch);
-    if (snapshot && !this.snapshot) this.snapshot = { data: snapshot.data };
+    if (snapshot && !this.state) {
+      this.state = this.newState(snapshot.data);
+      for (const update of recorded.updates ?? []) this.state.apply(update);
+    }
     this.lastTs = Math.max(this.lastTs, snapshot?.ts ?? 0);
     this.seq = replaced ? seq : Math.max(this.seq, seq);
     return replaced;
@@ -126,7 +148,7 @@ export class TopicState {
    * consecutive for its receiver. Encoded at most once per seq and type, whatever the number of joiners.
    */
   stateFrame(type: 'snapshot' | 'resync'): WireFrame | undefined {
-    if (!this.snapshot) return undefined;
+    if (!this.state) return undefined;
     if (this.stateFrames.seq !== this.seq || this.stateFrames.epoch !== this.epoch)
       this.stateFrames = { seq: this.seq, epoch: this.epoch };
     this.stateFrames[type] ??= encodeFrame({
@@ -135,9 +157,35 @@ export class TopicState {
       epoch: this.epoch,
       seq: this.seq,
       ts: this.lastTs,
-      data: this.snapshot.data,
+      data: this.state.data(),
     });
     return this.stateFrames[type];
+  }
+
+  /**
+   * The state frame to record in the cluster with the frame of `seq` just emitted, or undefined when
+   * the record may wait. A snapshot is always recorded (it is the frame itself). A folded state is
+   * recorded every RECORD_EVERY updates, not after each: it is the whole state (thousands of orders
+   * for a busy participant), and a relay that starts between two records folds the updates it lacks
+   * from the topic's log (`seed`), which holds many more frames than that. Without a log, every update.
+   */
+  recordDue(frame: WireFrame): WireFrame | undefined {
+    if (frame.type !== 'update') {
+      this.recordedSeq = frame.seq;
+      return frame;
+    }
+    if (!this.route.policy.fold) return undefined;
+    const logged = this.route.policy.replayWindow?.messages ?? 0;
+    const every = Math.max(1, Math.min(RECORD_EVERY, Math.floor(logged / 4)));
+    if (frame.seq - this.recordedSeq < every) return undefined;
+    this.recordedSeq = frame.seq;
+    return this.stateFrame('snapshot');
+  }
+
+  private newState(snapshot: unknown): SnapshotFold {
+    const state = this.route.policy.fold?.() ?? snapshotOnly();
+    state.reset(snapshot);
+    return state;
   }
 
   /**
@@ -145,7 +193,7 @@ export class TopicState {
    * state when the skipped frames changed it (a resync, or updates that a merge policy folds in).
    */
   catchUp(latest: WireFrame, skippedReset: boolean): WireFrame {
-    if (latest.type !== 'update' || (!skippedReset && !this.route.policy.merge)) return latest;
+    if (latest.type !== 'update' || (!skippedReset && !this.route.policy.fold)) return latest;
     if (latest.seq !== this.seq) return latest;
     return this.stateFrame(skippedReset ? 'resync' : 'snapshot') ?? latest;
   }
@@ -172,11 +220,11 @@ export class TopicState {
     this.seq = frame.seq;
     this.lastTs = ts;
     if (frame.type !== 'update') {
-      this.snapshot = { data };
+      this.state = this.newState(data);
       // The broadcast frame is the state frame at its seq: later joiners reuse its bytes.
       this.stateFrames = { seq: frame.seq, epoch: this.epoch, [frame.type]: frame };
-    } else if (this.route.policy.merge && this.snapshot) {
-      this.snapshot = { data: this.route.policy.merge(this.snapshot.data, data) };
+    } else if (this.route.policy.fold) {
+      this.state?.apply(data);
     }
     this.window?.push(frame, now);
   }

@@ -70,10 +70,10 @@ export interface TopicPolicy {
   /** Frames kept for `resumeFrom`; without a window a resuming client gets a `resync`. */
   replayWindow?: ReplayWindowPolicy;
   /**
-   * Folds an update into the cached snapshot, so late joiners get the current state. Without it an
-   * update changes nothing in the snapshot, which only snapshot events refresh.
+   * Makes the fold that keeps a topic's state current for late joiners, each update folded in. Without
+   * it an update changes nothing in the state, which only snapshot events refresh.
    */
-  merge?: (snapshot: unknown, update: unknown) => unknown;
+  fold?: () => SnapshotFold;
   /**
    * The pool of upstream streams a topic of this family costs one of while it is open, and the kind
    * of stream it is (labels the usage views); without it the family's topics are not counted.
@@ -85,6 +85,31 @@ export interface TopicPolicy {
    * client of the family sees. Clients without a viewer get the frames as they are.
    */
   view?: TopicView;
+}
+
+/**
+ * One topic's state as late joiners get it, kept current by folding in each update. `apply` costs what
+ * the update changes, never the whole state (a participant may have thousands of resting orders, and
+ * every one of its executions is an update); `data` builds the state only when a joiner, a conflated
+ * client's catch-up or the cluster's record asks for it.
+ */
+export interface SnapshotFold {
+  /** Starts again from a snapshot (the upstream's, or the one the cluster recorded). */
+  reset(snapshot: unknown): void;
+  apply(update: unknown): void;
+  data(): unknown;
+}
+
+/** A fold from a merge function that makes the next state from the last: for a state an update replaces whole. */
+export function mergeFold(merge: (snapshot: unknown, update: unknown) => unknown): () => SnapshotFold {
+  return () => {
+    let state: unknown;
+    return {
+      reset: (snapshot) => void (state = snapshot),
+      apply: (update) => void (state = merge(state, update)),
+      data: () => state,
+    };
+  };
 }
 
 export const MARKET_DATA_POLICY: TopicPolicy = { conflate: true };
