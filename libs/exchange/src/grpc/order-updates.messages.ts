@@ -69,6 +69,10 @@ export class WorkingOrders implements SnapshotFold {
     if (!DONE_ORDER_STATES.has(order.state)) this.byId.set(order.id, order);
   }
 
+  has(orderId: string): boolean {
+    return this.byId.has(orderId);
+  }
+
   snapshot(): OrdersSnapshot {
     return { orders: [...this.byId.values()] };
   }

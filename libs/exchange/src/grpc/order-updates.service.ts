@@ -136,6 +136,16 @@ export class OrderUpdates implements TopicSource, OnApplicationShutdown {
     };
   }
 
+  /**
+   * The participant whose working orders hold `orderId`, as this instance's order stream shows them
+   * now; undefined when none does (not working, not seen yet, or the stream is down). An order's
+   * account never changes, so a participant named here owns the order even if it finished since.
+   */
+  workingOwnerOf(orderId: string): string | undefined {
+    for (const [account, orders] of this.working ?? []) if (orders.has(orderId)) return account;
+    return undefined;
+  }
+
   /** Open while a topic or a hold needs it. */
   private wanted(): boolean {
     return this.sinks.size > 0 || this.holds > 0;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@lib/core';
-import { type AccountCallerContext, ExchangeTrading } from '@lib/exchange';
+import { type AccountCallerContext, ExchangeTrading, OrderUpdates } from '@lib/exchange';
 import { z } from 'zod';
 
-import type { BoundBody } from './identity-binder.js';
+import type { BoundBody, OrderReference } from './identity-binder.js';
 
 /** Only what the check reads of the open-orders snapshot, loose so that added upstream fields do not matter. */
 const OpenOrdersSchema = z.looseObject({
@@ -19,23 +19,32 @@ function jsonOrEmpty(text: string): unknown {
 }
 
 /**
- * Cancel and replace name orders by id, which the exchange resolves firm-wide: the gateway first asks
- * the exchange, as the chosen participant, for that participant's working orders (the open-orders
- * snapshot, which has no published limit, spent through the ordinary pipeline) and answers 404 for an
- * id that is not among them, saying nothing about whose it is.
+ * Cancel and replace name orders by id, which the exchange resolves firm-wide: an id is the calling
+ * participant's only if the exchange shows it among that participant's orders, else 404, saying
+ * nothing about whose it is. First from the order stream this instance holds for every configured
+ * participant (OrderUpdates: no upstream call, so a cancel does not wait on, or fail with, a read); an
+ * id the stream does not show working (just inserted, finished, or the stream down) is looked up in
+ * the participant's open-orders snapshot, asked of the exchange as that participant (no published
+ * limit; spent through the ordinary pipeline).
  */
 @Injectable()
 export class OwnedOrders {
-  constructor(private readonly trading: ExchangeTrading) {}
+  constructor(
+    private readonly trading: ExchangeTrading,
+    private readonly stream: OrderUpdates,
+  ) {}
 
   async confirmed<T>(caller: AccountCallerContext, bound: BoundBody<T>): Promise<T> {
-    if (bound.orders.length === 0) return bound.body;
+    const unseen: OrderReference[] = [];
+    for (const order of bound.orders) {
+      const owner = this.stream.workingOwnerOf(order.id);
+      if (owner === undefined) unseen.push(order);
+      else if (owner !== caller.participant) throw notOwned(caller, order);
+    }
+    if (unseen.length === 0) return bound.body;
     const working = await this.workingOrderIds(caller);
-    const missing = bound.orders.find((order) => !working.has(order.id));
-    if (missing)
-      throw new NotFoundError(
-        `No working order ${missing.id.slice(0, 100)} for participant ${caller.participant} (${missing.field}).`,
-      );
+    const missing = unseen.find((order) => !working.has(order.id));
+    if (missing) throw notOwned(caller, missing);
     return bound.body;
   }
 
@@ -50,4 +59,10 @@ export class OwnedOrders {
         .flatMap((order) => (order.id ? [order.id] : [])),
     );
   }
+}
+
+function notOwned(caller: AccountCallerContext, order: OrderReference): NotFoundError {
+  return new NotFoundError(
+    `No working order ${order.id.slice(0, 100)} for participant ${caller.participant} (${order.field}).`,
+  );
 }
