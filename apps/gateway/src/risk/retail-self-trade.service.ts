@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import type { OrderRequest } from '@lib/exchange';
-import type { CreateOrder, ModifyOrder } from '@lib/retail';
+import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 
 import { type OrderOrigin, retailIntentOf } from './order-origins.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
@@ -86,6 +86,35 @@ export class RetailSelfTrade {
     );
   }
 
+  /**
+   * A close-position: a market order on the side that reduces the account's position in the market
+   * (SELL_LONG of a long, SELL_SHORT of a NO holding, as the upstream closes it), judged as a market
+   * create of that intent: it crosses any resting order of another firm account or participant on the
+   * other side. Flat: nothing to close, the upstream answers. `net()` (the account's net position, from
+   * its position channel) not known: refused 503 (fail closed).
+   */
+  async checkClose(
+    account: string,
+    close: ClosePosition,
+    net: () => Promise<number | undefined>,
+    path = 'body',
+  ): Promise<void> {
+    if (this.policy === 'off') return;
+    const position = await net();
+    if (position === undefined) throw closeSideUnknown(account, path);
+    if (position === 0) return;
+    await this.check(
+      account,
+      {
+        marketSlug: close.marketSlug,
+        intent: position > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT',
+        type: 'ORDER_TYPE_MARKET',
+        quantity: Math.abs(position),
+      },
+      path,
+    );
+  }
+
   /** The create as an order on the exchange's book of the same market: its YES side and price (a market order: no price). */
   private asExchangeOrder(order: CreateOrder, side: 'buy' | 'sell', yes: number | undefined): OrderRequest {
     return {
@@ -97,4 +126,13 @@ export class RetailSelfTrade {
         : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
     };
   }
+}
+
+/** Fail closed: a close-position's side is the account's position, not known on this instance. */
+function closeSideUnknown(account: string, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.RISK_POSITION_UNKNOWN,
+    `The net position of retail account ${account} is not known on this instance (its position channel has not delivered): a close-position's side, and so whether it would trade with another of the firm's accounts (risk.crossTeamSelfTrade: reject), cannot be judged; nothing was sent.`,
+    { extensions: { order: path }, headers: { 'Retry-After': '1' } },
+  );
 }
