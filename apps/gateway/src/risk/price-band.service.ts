@@ -169,8 +169,8 @@ export class PriceBand {
     const { slippageTolerance: tolerance, marketSlug: market } = order;
     if (tolerance) {
       if (!limits.mayBind('priceBand', client)) return order;
-      const tick = (tolerance.ticks ?? 0) > 0 ? await this.directory.tickOf(market).catch(() => undefined) : undefined;
-      const worst = slippageWorst(intent, tolerance, tick ?? this.directory.heldTickOf(market));
+      const tick = (tolerance.ticks ?? 0) > 0 ? await this.tickOf(market) : this.directory.heldTickOf(market);
+      const worst = slippageWorst(intent, tolerance, tick);
       const seen: ToleranceSeen = {
         field: `${path}.slippageTolerance`,
         ...(worst.tickUnknown ? { tickUnknown: true } : {}),
@@ -180,8 +180,13 @@ export class PriceBand {
     }
     const judged = await this.judge(limits, client, market, { side, kind: 'market' }, 'retail', path);
     if (!judged) return order;
-    const edge = toleranceAtEdge(intent, judged.reference.price, judged.band.value, this.directory.heldTickOf(market));
+    const edge = toleranceAtEdge(intent, judged.reference.price, judged.band.value, await this.tickOf(market));
     return edge ? { ...order, slippageTolerance: edge } : order;
+  }
+
+  /** The market's tick in dollars (the instrument list the gateway keeps, read at most once a minute on a miss); undefined when not known. */
+  private tickOf(market: string): Promise<number | undefined> {
+    return this.directory.tickOf(market).catch(() => undefined);
   }
 
   private async judge(
