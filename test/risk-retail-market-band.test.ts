@@ -25,6 +25,8 @@ const limitOrder = (intent: string, quantity: number, price: string, marketSlug 
 /** What the sandbox's retail surface served, per route (`retail.route.<name>`): what the gateway sent. */
 const served = (stack: Stack, route: string) => stack.sandbox.state.counterSnapshot()[`retail.route.${route}`] ?? 0;
 
+let rested = 0;
+
 /** Another firm rests an order straight on the engine (the sandbox's one book per market); answers its order id. */
 function rest(stack: Stack, side: 'SIDE_BUY' | 'SIDE_SELL', price: number, orderQty: number, symbol = SYMBOL) {
   return stack.sandbox.state.engine.insert({
@@ -34,7 +36,7 @@ function rest(stack: Stack, side: 'SIDE_BUY' | 'SIDE_SELL', price: number, order
     price,
     timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
     account: COUNTERPARTY,
-    clordId: `carol-${side}-${price}-${symbol}`,
+    clordId: `carol-${++rested}`,
   }).orderId;
 }
 
