@@ -185,7 +185,7 @@ describe('cross-team self-trade prevention on a retail close-position', () => {
   });
   afterAll(() => stack?.close());
 
-  it("refuses a close that would sell into another firm account's resting bid; lets a flat close and an uncrossed one through", async () => {
+  it("refuses a close that would sell into another firm account's resting bid; lets a flat close, one bounded short of the bid, and an uncrossed one through", async () => {
     // Alice buys 5 YES from another firm: a long to close.
     rest(stack, 'SIDE_SELL', 50, 5, SLUG);
     expect((await post(stack, '/retail/v1/orders', limitOrder('BUY_LONG', 5, '0.50', SLUG), 'alice-app')).status).toBe(
@@ -207,9 +207,14 @@ describe('cross-team self-trade prevention on a retail close-position', () => {
     expect(served(stack, 'closePosition')).toBe(closes);
     expect(stack.sandbox.state.engine.order(bidId)).toMatchObject({ cumQty: 0 });
 
+    // A close bounded by its tolerance above bob's bid (4 % of 0.50: it sells no lower than 0.48) cannot reach it: sent.
+    const bounded = { marketSlug: SLUG, slippageTolerance: { currentPrice: usd('0.50'), bips: 400 } };
+    expect((await post(stack, '/retail/v1/order/close-position', bounded, 'alice-app')).status).toBe(200);
+    expect(served(stack, 'closePosition')).toBe(closes + 1);
+
     // Bob is flat here: nothing to close, so no self-trade; the upstream answers it.
     await post(stack, '/retail/v1/order/close-position', { marketSlug: SLUG }, 'bob-app');
-    expect(served(stack, 'closePosition')).toBe(closes + 1);
+    expect(served(stack, 'closePosition')).toBe(closes + 2);
 
     // Once bob's bid is gone, alice's close is sent.
     expect((await post(stack, `/retail/v1/order/${bidId}/cancel`, { marketSlug: SLUG }, 'bob-app')).status).toBe(200);
@@ -217,6 +222,7 @@ describe('cross-team self-trade prevention on a retail close-position', () => {
       () => post(stack, '/retail/v1/order/close-position', { marketSlug: SLUG }, 'alice-app').then((r) => r.status),
       (status) => status === 200,
     );
-    expect(served(stack, 'closePosition')).toBeGreaterThanOrEqual(closes + 2);
+    expect(served(stack, 'closePosition')).toBeGreaterThanOrEqual(closes + 3);
+    expect(stack.sandbox.state.engine.order(bidId)).toMatchObject({ cumQty: 0 });
   });
 });

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
-import type { OrderRequest } from '@lib/exchange';
+import { InstrumentDirectory, type OrderRequest } from '@lib/exchange';
 import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 
 import { type OrderOrigin, retailIntentOf } from './order-origins.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { slippageWorst } from './retail-slippage.js';
 import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import {
@@ -36,6 +37,7 @@ export class RetailSelfTrade {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly view: RetailOrderView,
     private readonly exchange: SelfTradeGuard,
+    private readonly directory: InstrumentDirectory,
   ) {
     this.policy = config.risk.crossTeamSelfTrade;
     this.scale = config.risk.exchangePriceScale;
@@ -45,8 +47,7 @@ export class RetailSelfTrade {
     // A post-only order is rejected rather than matched: it never trades with anything.
     if (this.policy === 'off' || order.participateDontInitiate) return;
     const side = yesSideOf(order.intent);
-    const price = order.type === 'ORDER_TYPE_MARKET' || !order.price ? undefined : Number(order.price.value);
-    const yes = yesPriceOf(order.intent, price);
+    const yes = yesLimitOf(order, this.directory.heldTickOf(order.marketSlug));
     for (const other of this.view.accounts.filter((name) => name !== account)) {
       const resting = await this.view.resting(other, order.marketSlug, RETAIL_KNOWN_WAIT_MS);
       if (!resting) throw retailOrdersUnknown(other, path);
@@ -110,6 +111,7 @@ export class RetailSelfTrade {
         intent: position > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT',
         type: 'ORDER_TYPE_MARKET',
         quantity: Math.abs(position),
+        ...(close.slippageTolerance ? { slippageTolerance: close.slippageTolerance } : {}),
       },
       path,
     );
@@ -126,6 +128,19 @@ export class RetailSelfTrade {
         : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
     };
   }
+}
+
+/**
+ * How far a retail create reaches on the YES book: a limit's price; a market order's worst price under
+ * its slippage tolerance (the client's, or the band's stamped one; with the market's tick when the
+ * instrument list held now names it, else unrounded, and at the bound when it names ticks: never nearer
+ * than the exchange's); undefined for an unbounded market order (crosses any).
+ */
+function yesLimitOf(order: CreateOrder, tick: number | undefined): number | undefined {
+  if (order.type !== 'ORDER_TYPE_MARKET' && order.price) return yesPriceOf(order.intent, Number(order.price.value));
+  if (order.type === 'ORDER_TYPE_MARKET' && order.slippageTolerance)
+    return slippageWorst(order.intent, order.slippageTolerance, tick).price;
+  return undefined;
 }
 
 /** Fail closed: a close-position's side is the account's position, not known on this instance. */
