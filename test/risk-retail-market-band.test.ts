@@ -226,3 +226,38 @@ describe('cross-team self-trade prevention on a retail close-position', () => {
     expect(stack.sandbox.state.engine.order(bidId)).toMatchObject({ cumQty: 0 });
   });
 });
+
+describe('a retail close-position whose side is not known, with the self-trade policy on', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    // A retail account the venue does not know (its key id is refused): its position channel never delivers.
+    stack = await startExchangeStack(
+      [{ id: 'ghost-app', team: 'platform', scopes: TRADER, retailAccounts: ['ghost'] }],
+      {
+        gateway: (config: GatewayConfigInput) => {
+          const development = config.environments!.development!;
+          const ghost = {
+            ...development.retailAccounts![0]!,
+            name: 'ghost',
+            keyId: '0b7e4c1a-2f3d-4e5a-8b9c-1d2e3f4a5b6c',
+          };
+          return {
+            ...config,
+            environments: { development: { ...development, retailAccounts: [...development.retailAccounts!, ghost] } },
+            risk: { crossTeamSelfTrade: 'reject' },
+          };
+        },
+      },
+    );
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses it 503 RISK_POSITION_UNKNOWN (fail closed), nothing sent', async () => {
+    const closes = served(stack, 'closePosition');
+    const res = await post(stack, '/retail/v1/order/close-position', { marketSlug: SLUG }, 'ghost-app');
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '1']);
+    expect(await json(res)).toMatchObject({ code: 'RISK_POSITION_UNKNOWN', order: 'body' });
+    expect(served(stack, 'closePosition')).toBe(closes);
+  });
+});
