@@ -149,6 +149,17 @@ describe('retail market orders bounded by the price band (slippage tolerance)', 
       await post(stack, '/retail/v1/order/check', market('BUY_LONG', 5, { slippageTolerance: inside }), 'bot'),
     );
     expect(accepted).toMatchObject({ accepted: true, order: { slippageTolerance: inside } });
+    // A cash market buy (no quantity) is bounded the same way.
+    const cash = {
+      marketSlug: SYMBOL,
+      intent: 'ORDER_INTENT_BUY_LONG',
+      type: 'ORDER_TYPE_MARKET',
+      cashOrderQty: usd('5'),
+    };
+    expect(await json(await post(stack, '/retail/v1/order/check', cash, 'bot'))).toMatchObject({
+      accepted: true,
+      order: { ...cash, slippageTolerance: { currentPrice: usd('0.42'), ticks: 5 } },
+    });
   });
 
   it('bounds a close-position at the band edge on the side it trades (a long sells), so it stops inside the band', async () => {
