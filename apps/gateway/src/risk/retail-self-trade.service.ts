@@ -26,7 +26,8 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
  * private order channel it holds per account, plus the creates it answered): no upstream budget; while
  * an account's orders are not known (no snapshot yet, or a dropped channel) the create is refused 503
  * (fail closed). The participants' are judged as an exchange order's are (SelfTradeGuard: only an order
- * the streamed book shows would execute at once, against the open-orders snapshot).
+ * the streamed book shows would execute at once, against the open-orders snapshot). A close-position is
+ * judged as the market sell of the account's position it is (its side from RetailPositionBook).
  */
 @Injectable()
 export class RetailSelfTrade {
@@ -90,8 +91,9 @@ export class RetailSelfTrade {
   /**
    * A close-position: a market order on the side that reduces the account's position in the market
    * (SELL_LONG of a long, SELL_SHORT of a NO holding, as the upstream closes it), judged as a market
-   * create of that intent: it crosses any resting order of another firm account or participant on the
-   * other side. Flat: nothing to close, the upstream answers. `net()` (the account's net position, from
+   * create of that intent, of the whole position: it crosses any resting order of another firm account
+   * or participant on the other side (up to its tolerance's worst price, when it carries one: the
+   * client's, or the band's stamped). Flat: nothing to close, the upstream answers. `net()` (the account's net position, from
    * its position channel) not known: refused 503 (fail closed).
    */
   async checkClose(
