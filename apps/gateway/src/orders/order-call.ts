@@ -72,6 +72,11 @@ export interface OrderCall<A = undefined> {
    * refusal would tell the client its order does not exist.
    */
   admit?: () => Promise<A>;
+  /**
+   * The request as it will be sent, once admitted, when the checks may change more than the client's
+   * body (a retail market order's stamped slippage tolerance): journaled beside the body as `sent`.
+   */
+  sent?: (admitted: A) => unknown;
   /** Sends the call: budget, send, answer (UpstreamCalls); throws the problem it ends in. */
   send: (admitted: A) => Promise<BudgetedReply>;
 }

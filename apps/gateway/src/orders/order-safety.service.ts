@@ -120,6 +120,7 @@ export class OrderSafety {
               clordIds: call.clordIds,
               idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
               body: withoutSecrets(call.body),
+              ...(call.sent ? { sent: withoutSecrets(call.sent(admitted)) } : {}),
             },
           },
           call.clordIds,

@@ -48,7 +48,7 @@ export class RetailOrdersController {
     operation: OrderOperation,
     body: unknown,
     orderId: string | undefined,
-    steps: Pick<OrderCall<A>, 'admit' | 'send'>,
+    steps: Pick<OrderCall<A>, 'admit' | 'send' | 'sent'>,
   ) {
     sendAnswer(
       res,
@@ -77,6 +77,7 @@ export class RetailOrdersController {
   ) {
     await this.enter(res, req, caller, 'retail.create', body, undefined, {
       admit: () => this.risk.retailCreate(client, caller.account, body),
+      sent: (admitted) => admitted.request,
       send: (admitted) => admitted.send((checked) => this.orders.create(caller, checked)),
     });
   }
@@ -113,7 +114,8 @@ export class RetailOrdersController {
     @ZodBody(ClosePositionSchema) body: ClosePosition,
   ) {
     await this.enter(res, req, caller, 'retail.closePosition', body, undefined, {
-      admit: () => this.risk.retailClose(client, body),
+      admit: () => this.risk.retailClose(client, caller.account, body),
+      sent: (admitted) => admitted.request,
       send: (admitted) => admitted.send((checked) => this.orders.closePosition(caller, checked)),
     });
   }

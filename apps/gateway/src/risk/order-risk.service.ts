@@ -9,7 +9,7 @@ import {
   type OrderRequest,
 } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
-import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
+import type { ClosePosition, CreateOrder, ModifyOrder, OrderIntent } from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -27,9 +27,10 @@ import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
 import { ReplaceReservations } from './replace-reservations.service.js';
+import { RetailPositionBook } from './retail-position-book.service.js';
 import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
-import { SelfTradeGuard } from './self-trade.service.js';
+import { RETAIL_KNOWN_WAIT_MS, SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
 import { type PositionOf, RiskGate, type SendCheck } from './risk-gate.service.js';
 import { checkedAtSend } from './send-time-check.js';
@@ -71,6 +72,7 @@ export class OrderRisk {
     private readonly retailSelfTrade: RetailSelfTrade,
     private readonly origins: OrderOrigins,
     private readonly trading: ExchangeTrading,
+    private readonly retailPositions: RetailPositionBook,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -218,9 +220,13 @@ export class OrderRisk {
     };
   }
 
-  /** A retail close-position: the stateless checks now; the trading states again right before its send. */
-  async retailClose(client: AuthenticatedClient, close: ClosePosition): Promise<Admitted<ClosePosition>> {
-    const { stamped, check } = await this.counted(client, () => this.retailCloseChecked(client, close));
+  /** A retail close-position of `account`: the stateless checks now; the trading states again right before its send. */
+  async retailClose(
+    client: AuthenticatedClient,
+    account: string,
+    close: ClosePosition,
+  ): Promise<Admitted<ClosePosition>> {
+    const { stamped, check } = await this.counted(client, () => this.retailCloseChecked(client, account, close));
     return {
       request: stamped,
       send: (send) => this.counted(client, () => checkedAtSend(check, () => send(stamped))),
@@ -312,9 +318,10 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     const check = await this.gate.admit(client, [retailOrderTerms(stamped)]);
-    await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
-    await this.retailSelfTrade.check(account, stamped);
-    return { stamped, check };
+    // A market order leaves the band bounded: with a tolerance at the band's edge when it had none.
+    const banded = await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
+    await this.retailSelfTrade.check(account, banded);
+    return { stamped: banded, check };
   }
 
   /**
@@ -329,6 +336,7 @@ export class OrderRisk {
 
   private async retailCloseChecked(
     client: AuthenticatedClient,
+    account: string,
     close: ClosePosition,
   ): Promise<{ stamped: ClosePosition; check: SendCheck }> {
     this.throttle.take(client);
@@ -337,8 +345,13 @@ export class OrderRisk {
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
     const check = await this.gate.admit(client, [retailCloseTerms(stamped)]);
-    await this.band.checkClose(this.gate.limits, client, stamped, 'body');
-    return { stamped, check };
+    // Its side is the account's position (read once, from the position channel, only if a check asks).
+    let read: Promise<number | undefined> | undefined;
+    const net = () => (read ??= this.retailPositions.net(account, close.marketSlug, RETAIL_KNOWN_WAIT_MS));
+    const intent = this.gate.limits.mayBind('priceBand', client) ? closingIntent(await net()) : undefined;
+    const banded = await this.band.checkClose(this.gate.limits, client, stamped, intent, 'body');
+    await this.retailSelfTrade.checkClose(account, banded, net, 'body');
+    return { stamped: banded, check };
   }
 
   private policeExchange(client: AuthenticatedClient, order: OrderRequest, path: string): OrderRequest {
@@ -383,6 +396,12 @@ export class OrderRisk {
       return holding;
     };
   }
+}
+
+/** The intent that closes a net YES position (as the upstream closes it); undefined when flat or not known. */
+function closingIntent(net: number | undefined): OrderIntent | undefined {
+  if (net === undefined || net === 0) return undefined;
+  return net > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT';
 }
 
 /** The side a retail order's intent trades at (a buy of either outcome pays its price), and its quantity as known. */

@@ -41,15 +41,36 @@ export function unknownOrder(orderId: string, maxAgeMs: number, path: string): D
   );
 }
 
+/**
+ * A retail market order's slippage tolerance (`field`, e.g. `body.slippageTolerance`) that lets it
+ * execute at a worst price outside the band: `observed` is that worst price on the long book.
+ */
+export interface ToleranceSeen {
+  field: string;
+  /** The tolerance names ticks and the market's tick is not known to the gateway: the worst was taken at the price's bound. */
+  tickUnknown?: true;
+}
+
 /** An order that would execute at once, priced outside the tightest band around the reference. */
-export function outsideBand(band: BindingLimit, reference: Reference, price: number, path: string): DomainError {
+export function outsideBand(
+  band: BindingLimit,
+  reference: Reference,
+  price: number,
+  path: string,
+  tolerance?: ToleranceSeen,
+): DomainError {
   const low = reference.price - band.value;
   const high = reference.price + band.value;
+  const what = tolerance
+    ? `The slippage tolerance (${tolerance.field}) lets this market order execute at ${cents(price)}${tolerance.tickUnknown ? ' (it names ticks and the market tick is not known here, so the worst is taken at the price bound)' : ''}, which`
+    : `Price ${cents(price)}`;
   return new DomainError(
     ErrorCode.RISK_PRICE_BAND,
-    `Price ${cents(price)} is outside the band ${cents(low)}–${cents(high)} (±${band.value} around the ${reference.source} ${cents(reference.price)}) set at scope ${band.scope}; nothing was sent.`,
+    `${what} is outside the band ${cents(low)}–${cents(high)} (±${band.value} around the ${reference.source} ${cents(reference.price)}) set at scope ${band.scope}; nothing was sent.`,
     {
       extensions: {
+        ...(tolerance ? { field: tolerance.field } : {}),
+        ...(tolerance?.tickUnknown ? { tickUnknown: true } : {}),
         limit: band.value,
         band: { low: cents(low), high: cents(high) },
         reference: cents(reference.price),

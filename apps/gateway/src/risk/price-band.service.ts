@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG } from '@lib/core';
-import { MarketDataStreams, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
-import { type ClosePosition, type CreateOrder, type ModifyOrder, RetailMarketBooks } from '@lib/retail';
+import { InstrumentDirectory, MarketDataStreams, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
+import {
+  type ClosePosition,
+  type CreateOrder,
+  type ModifyOrder,
+  type OrderIntent,
+  RetailMarketBooks,
+} from '@lib/retail';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { MarketEvents } from './market-events.service.js';
@@ -10,15 +16,24 @@ import {
   type BandOrder,
   type BandRules,
   type Quote,
+  type Reference,
   exchangeBandOrder,
   exchangeQuote,
   executionPrices,
   quoteReference,
   wouldExecute,
 } from './price-band.js';
-import { outsideBand, staleReference, unknownOrder } from './price-band.errors.js';
-import type { RiskLimits } from './risk-limits.js';
+import { type ToleranceSeen, outsideBand, staleReference, unknownOrder } from './price-band.errors.js';
+import { yesSideOf } from './retail-book-side.js';
+import { type SlippageTolerance, slippageWorst, toleranceAtEdge } from './retail-slippage.js';
+import type { BindingLimit, RiskLimits } from './risk-limits.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
+
+/** What a banded order was judged against: the tightest band and the reference it was drawn around. */
+interface Judged {
+  band: BindingLimit;
+  reference: Reference;
+}
 
 /** A retail price on the market's long book: a short intent's p is 1 − p there (a contract pays $1). */
 const longPrice = (value: string, origin: OrderOrigin): number => (origin.mirrored ? 1 - Number(value) : Number(value));
@@ -44,6 +59,7 @@ export class PriceBand {
     private readonly origins: OrderOrigins,
     private readonly events: MarketEvents,
     private readonly clock: Clock,
+    private readonly directory: InstrumentDirectory,
   ) {
     this.rules = { tightSpread: config.risk.tightSpread };
     this.maxAgeMs = config.risk.maxReferenceAgeMs;
@@ -63,8 +79,8 @@ export class PriceBand {
   }
 
   /** An exchange insert or batch child. */
-  check(limits: RiskLimits, client: AuthenticatedClient, order: OrderRequest, path: string): Promise<void> {
-    return this.judge(limits, client, order.symbol, exchangeBandOrder(order, this.scale), 'exchange', path);
+  async check(limits: RiskLimits, client: AuthenticatedClient, order: OrderRequest, path: string): Promise<void> {
+    await this.judge(limits, client, order.symbol, exchangeBandOrder(order, this.scale), 'exchange', path);
   }
 
   /**
@@ -86,15 +102,25 @@ export class PriceBand {
     await this.judge(limits, client, origin.market, order, 'exchange', path);
   }
 
-  /** A retail create: its intent on the market's long book. */
-  async checkCreate(limits: RiskLimits, client: AuthenticatedClient, create: CreateOrder, path: string) {
+  /**
+   * A retail create: its intent on the market's long book. A market order is bounded: with a
+   * `slippageTolerance`, its worst price is judged (not the touch); without one, once judged at the
+   * touch, it is sent with a tolerance that stops it at the band's edge on its side (answered here).
+   */
+  async checkCreate(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    create: CreateOrder,
+    path: string,
+  ): Promise<CreateOrder> {
     const origin = retailOrigin(create);
-    if (!origin) return;
-    const order: BandOrder =
-      create.type === 'ORDER_TYPE_MARKET' || create.price === undefined
-        ? { side: origin.side, kind: 'market' }
-        : { side: origin.side, kind: 'limit', price: longPrice(create.price.value, origin) };
-    await this.judge(limits, client, origin.market, order, 'retail', path);
+    if (!origin) return create;
+    if (create.type !== 'ORDER_TYPE_MARKET' && create.price !== undefined) {
+      const order: BandOrder = { side: origin.side, kind: 'limit', price: longPrice(create.price.value, origin) };
+      await this.judge(limits, client, origin.market, order, 'retail', path);
+      return create;
+    }
+    return this.bounded(limits, client, create, create.intent, path);
   }
 
   /** A retail modify, against its new price, with the order's own market and intent (from the create that made it). */
@@ -114,11 +140,53 @@ export class PriceBand {
   }
 
   /**
-   * A close-position is a market order: it executes at once, at the touch on the side that reduces the
-   * position. That side is not known here (the position is not read), so both touches must be inside.
+   * A close-position is a market order: it executes at once on the side that reduces the position
+   * (`intent`: SELL_LONG for a long, SELL_SHORT for a NO holding, as the upstream closes it), judged
+   * and bounded as a market create of that intent. With the side not known (the position not known
+   * here, or flat), both touches must be inside, and nothing is stamped.
    */
-  checkClose(limits: RiskLimits, client: AuthenticatedClient, close: ClosePosition, path: string): Promise<void> {
-    return this.judge(limits, client, close.marketSlug, { side: 'either', kind: 'market' }, 'retail', path);
+  async checkClose(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    close: ClosePosition,
+    intent: OrderIntent | undefined,
+    path: string,
+  ): Promise<ClosePosition> {
+    if (intent) return this.bounded(limits, client, close, intent, path);
+    await this.judge(limits, client, close.marketSlug, { side: 'either', kind: 'market' }, 'retail', path);
+    return close;
+  }
+
+  /** A retail market order of `intent`: its tolerance's worst price judged, or a tolerance at the band's edge stamped. */
+  private async bounded<T extends { marketSlug: string; slippageTolerance?: SlippageTolerance }>(
+    limits: RiskLimits,
+    client: AuthenticatedClient,
+    order: T,
+    intent: OrderIntent,
+    path: string,
+  ): Promise<T> {
+    const side = yesSideOf(intent);
+    const { slippageTolerance: tolerance, marketSlug: market } = order;
+    if (tolerance) {
+      if (!limits.mayBind('priceBand', client)) return order;
+      const tick = (tolerance.ticks ?? 0) > 0 ? await this.tickOf(market) : this.directory.heldTickOf(market);
+      const worst = slippageWorst(intent, tolerance, tick);
+      const seen: ToleranceSeen = {
+        field: `${path}.slippageTolerance`,
+        ...(worst.tickUnknown ? { tickUnknown: true } : {}),
+      };
+      await this.judge(limits, client, market, { side, kind: 'market', bound: worst.price }, 'retail', path, seen);
+      return order;
+    }
+    const judged = await this.judge(limits, client, market, { side, kind: 'market' }, 'retail', path);
+    if (!judged) return order;
+    const edge = toleranceAtEdge(intent, judged.reference.price, judged.band.value, await this.tickOf(market));
+    return edge ? { ...order, slippageTolerance: edge } : order;
+  }
+
+  /** The market's tick in dollars (the instrument list the gateway keeps, read at most once a minute on a miss); undefined when not known. */
+  private tickOf(market: string): Promise<number | undefined> {
+    return this.directory.tickOf(market).catch(() => undefined);
   }
 
   private async judge(
@@ -128,12 +196,13 @@ export class PriceBand {
     order: BandOrder,
     surface: 'exchange' | 'retail',
     path: string,
-  ): Promise<void> {
+    tolerance?: ToleranceSeen,
+  ): Promise<Judged | undefined> {
     const event = limits.namesEvents ? await this.events.of(market, path) : undefined;
     const band = limits.binding('priceBand', client, market, event);
-    if (!band) return;
+    if (!band) return undefined;
     const quote = await this.quote(surface, market).catch(() => undefined);
-    if (!wouldExecute(order, quote)) return;
+    if (!wouldExecute(order, quote)) return undefined;
     const now = this.clock.now(); // the streamed books' receivedAt is steady too
     const reference = quote ? quoteReference(quote, this.rules, now) : undefined;
     if (!reference || reference.ageMs > this.maxAgeMs) {
@@ -146,8 +215,9 @@ export class PriceBand {
     }
     for (const price of executionPrices(order, quote)) {
       if (price < reference.price - band.value - 1e-9 || price > reference.price + band.value + 1e-9)
-        throw outsideBand(band, reference, price, path);
+        throw outsideBand(band, reference, price, path, tolerance);
     }
+    return { band, reference };
   }
 
   private async quote(surface: 'exchange' | 'retail', market: string): Promise<Quote | undefined> {

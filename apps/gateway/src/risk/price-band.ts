@@ -30,6 +30,8 @@ export interface BandOrder {
   kind: 'limit' | 'market' | 'stop';
   /** Dollars; a limit's price. */
   price?: number;
+  /** Dollars; a market order's worst price, bounded by a retail slippage tolerance: it executes at once, never past this. */
+  bound?: number;
 }
 
 /** The stream-kept book of the order's symbol as the band reads it; undefined while no live book is known. */
@@ -96,9 +98,13 @@ export function wouldExecute(order: BandOrder, quote: Quote | undefined): boolea
     : quote.bid !== undefined && order.price <= quote.bid + EPSILON;
 }
 
-/** The prices the order would execute at: a limit's own, a market order's touch (both touches when its side is unknown). */
+/**
+ * The prices the order would execute at: a limit's own, a bounded market order's worst, a market
+ * order's touch (both touches when its side is unknown).
+ */
 export function executionPrices(order: BandOrder, quote: Quote | undefined): number[] {
   if (order.kind === 'limit' && order.price !== undefined) return [order.price];
+  if (order.kind === 'market' && order.bound !== undefined) return [order.bound];
   const touches = order.side === 'buy' ? [quote?.ask] : order.side === 'sell' ? [quote?.bid] : [quote?.bid, quote?.ask];
   return touches.filter((px): px is number => px !== undefined);
 }

@@ -31,8 +31,10 @@ const netOf = (value: unknown): number | undefined => {
  * The firm's retail accounts' net positions, from the private position channel the gateway holds (one
  * SUBSCRIPTION_TYPE_POSITION per configured retail account, all markets, held through
  * RetailPrivateChannels like the order channel), for the net-position limit
- * on retail creates: no REST read on the order path. A NO holding is a negative YES position, as the
- * exchange's positions count it. Held only while some limit names `maxNetPosition`. Until an account's
+ * on retail creates, and for the side a close-position trades (the price band, the self-trade policy): no
+ * REST read on the order path. A NO holding is a negative YES position, as the exchange's positions
+ * count it. Held only while config names a `maxNetPosition` or a `priceBand`, or the self-trade policy is
+ * on. Until an account's
  * snapshot came, or after its channel dropped, its position is unknown and `sum` refuses
  * RISK_POSITION_UNKNOWN (fail closed).
  */
@@ -47,7 +49,10 @@ export class RetailPositionBook implements OnModuleInit, OnModuleDestroy {
     private readonly channels: RetailPrivateChannels,
   ) {
     this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
-    this.wanted = config.risk.limits.some((limit) => limit.maxNetPosition !== undefined);
+    // The net-position limit sums positions; a close-position's side (price band, self-trade policy) is read from them.
+    this.wanted =
+      config.risk.crossTeamSelfTrade === 'reject' ||
+      config.risk.limits.some((limit) => limit.maxNetPosition !== undefined || limit.priceBand !== undefined);
     if (!this.wanted) return;
     channels.listen('SUBSCRIPTION_TYPE_POSITION', {
       event: (account, event) => {
@@ -98,6 +103,18 @@ export class RetailPositionBook implements OnModuleInit, OnModuleDestroy {
       for (const [slug, net] of book.net) if (inMarket(slug)) total += net;
     }
     return total;
+  }
+
+  /**
+   * The account's net YES position in one market (0: flat, or never traded there), waiting up to
+   * `waitMs` for its first snapshot; undefined while it is not known here (the channel has not
+   * delivered, or dropped), or when the account's positions are not held at all.
+   */
+  async net(account: string, slug: string, waitMs: number): Promise<number | undefined> {
+    if (!this.books.has(account)) return undefined;
+    await this.settle([account], waitMs);
+    const book = this.books.get(account);
+    return book?.known ? (book.net.get(slug) ?? 0) : undefined;
   }
 
   private hold(account: string): void {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG } from '@lib/core';
-import type { OrderRequest } from '@lib/exchange';
-import type { CreateOrder, ModifyOrder } from '@lib/retail';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
+import { InstrumentDirectory, type OrderRequest } from '@lib/exchange';
+import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 
 import { type OrderOrigin, retailIntentOf } from './order-origins.service.js';
 import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { slippageWorst } from './retail-slippage.js';
 import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import {
@@ -25,7 +26,8 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
  * private order channel it holds per account, plus the creates it answered): no upstream budget; while
  * an account's orders are not known (no snapshot yet, or a dropped channel) the create is refused 503
  * (fail closed). The participants' are judged as an exchange order's are (SelfTradeGuard: only an order
- * the streamed book shows would execute at once, against the open-orders snapshot).
+ * the streamed book shows would execute at once, against the open-orders snapshot). A close-position is
+ * judged as the market sell of the account's position it is (its side from RetailPositionBook).
  */
 @Injectable()
 export class RetailSelfTrade {
@@ -36,6 +38,7 @@ export class RetailSelfTrade {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly view: RetailOrderView,
     private readonly exchange: SelfTradeGuard,
+    private readonly directory: InstrumentDirectory,
   ) {
     this.policy = config.risk.crossTeamSelfTrade;
     this.scale = config.risk.exchangePriceScale;
@@ -45,8 +48,7 @@ export class RetailSelfTrade {
     // A post-only order is rejected rather than matched: it never trades with anything.
     if (this.policy === 'off' || order.participateDontInitiate) return;
     const side = yesSideOf(order.intent);
-    const price = order.type === 'ORDER_TYPE_MARKET' || !order.price ? undefined : Number(order.price.value);
-    const yes = yesPriceOf(order.intent, price);
+    const yes = yesLimitOf(order, this.directory.heldTickOf(order.marketSlug));
     for (const other of this.view.accounts.filter((name) => name !== account)) {
       const resting = await this.view.resting(other, order.marketSlug, RETAIL_KNOWN_WAIT_MS);
       if (!resting) throw retailOrdersUnknown(other, path);
@@ -86,6 +88,37 @@ export class RetailSelfTrade {
     );
   }
 
+  /**
+   * A close-position: a market order on the side that reduces the account's position in the market
+   * (SELL_LONG of a long, SELL_SHORT of a NO holding, as the upstream closes it), judged as a market
+   * create of that intent, of the whole position: it crosses any resting order of another firm account
+   * or participant on the other side (up to its tolerance's worst price, when it carries one: the
+   * client's, or the band's stamped). Flat: nothing to close, the upstream answers. `net()` (the account's net position, from
+   * its position channel) not known: refused 503 (fail closed).
+   */
+  async checkClose(
+    account: string,
+    close: ClosePosition,
+    net: () => Promise<number | undefined>,
+    path = 'body',
+  ): Promise<void> {
+    if (this.policy === 'off') return;
+    const position = await net();
+    if (position === undefined) throw closeSideUnknown(account, path);
+    if (position === 0) return;
+    await this.check(
+      account,
+      {
+        marketSlug: close.marketSlug,
+        intent: position > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT',
+        type: 'ORDER_TYPE_MARKET',
+        quantity: Math.abs(position),
+        ...(close.slippageTolerance ? { slippageTolerance: close.slippageTolerance } : {}),
+      },
+      path,
+    );
+  }
+
   /** The create as an order on the exchange's book of the same market: its YES side and price (a market order: no price). */
   private asExchangeOrder(order: CreateOrder, side: 'buy' | 'sell', yes: number | undefined): OrderRequest {
     return {
@@ -97,4 +130,26 @@ export class RetailSelfTrade {
         : { type: 'ORDER_TYPE_LIMIT' as const, price: String(Math.round(yes * 10 ** this.scale)) }),
     };
   }
+}
+
+/**
+ * How far a retail create reaches on the YES book: a limit's price; a market order's worst price under
+ * its slippage tolerance (the client's, or the band's stamped one; with the market's tick when the
+ * instrument list held now names it, else unrounded, and at the bound when it names ticks: never nearer
+ * than the exchange's); undefined for an unbounded market order (crosses any).
+ */
+function yesLimitOf(order: CreateOrder, tick: number | undefined): number | undefined {
+  if (order.type !== 'ORDER_TYPE_MARKET' && order.price) return yesPriceOf(order.intent, Number(order.price.value));
+  if (order.type === 'ORDER_TYPE_MARKET' && order.slippageTolerance)
+    return slippageWorst(order.intent, order.slippageTolerance, tick).price;
+  return undefined;
+}
+
+/** Fail closed: a close-position's side is the account's position, not known on this instance. */
+function closeSideUnknown(account: string, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.RISK_POSITION_UNKNOWN,
+    `The net position of retail account ${account} is not known on this instance (its position channel has not delivered): a close-position's side, and so whether it would trade with another of the firm's accounts (risk.crossTeamSelfTrade: reject), cannot be judged; nothing was sent.`,
+    { extensions: { order: path }, headers: { 'Retry-After': '1' } },
+  );
 }

@@ -18,6 +18,8 @@ const PageSchema = z.looseObject({
     .array(
       z.looseObject({
         symbol: z.string().optional(),
+        tickSize: z.number().optional(),
+        priceScale: z.string().optional(),
         eventAttributes: z.looseObject({ eventId: z.string().optional() }).optional(),
       }),
     )
@@ -39,6 +41,8 @@ export class InstrumentDirectory {
   private symbols?: ReadonlySet<string>;
   /** Each listed symbol's event (the instrument's `eventAttributes.eventId`), when it names one. */
   private events: ReadonlyMap<string, string> = new Map();
+  /** Each listed symbol's price tick in dollars (`tickSize / 10^priceScale`), when the instrument names both. */
+  private ticks: ReadonlyMap<string, number> = new Map();
   private readAt = Number.NEGATIVE_INFINITY;
   private reading?: Promise<void>;
 
@@ -70,6 +74,21 @@ export class InstrumentDirectory {
     return this.events.get(symbol) ?? null;
   }
 
+  /**
+   * A symbol's price tick in dollars (its instrument's `tickSize / 10^priceScale`), from the list held
+   * now, or read as `lists` does (at most once a minute, on a miss): undefined when not known.
+   */
+  async tickOf(symbol: string): Promise<number | undefined> {
+    if (this.reading) await this.reading;
+    if (!this.ticks.has(symbol)) await this.lists(symbol);
+    return this.ticks.get(symbol);
+  }
+
+  /** A symbol's price tick in dollars from the list held now (no read): undefined when not known. */
+  heldTickOf(symbol: string): number | undefined {
+    return this.ticks.get(symbol);
+  }
+
   /** The event of a symbol from the list held now (no read): null when it is not known. */
   heldEventOf(symbol: string): string | null {
     return this.events.get(symbol) ?? null;
@@ -86,6 +105,7 @@ export class InstrumentDirectory {
     try {
       const found = new Set<string>();
       const events = new Map<string, string>();
+      const ticks = new Map<string, number>();
       let pageToken: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
         const request = {
@@ -100,10 +120,13 @@ export class InstrumentDirectory {
           if (!instrument.symbol) continue;
           found.add(instrument.symbol);
           if (instrument.eventAttributes?.eventId) events.set(instrument.symbol, instrument.eventAttributes.eventId);
+          const tick = tickOf(instrument.tickSize, instrument.priceScale);
+          if (tick !== undefined) ticks.set(instrument.symbol, tick);
         }
         if (eof || !nextPageToken) {
           this.symbols = found;
           this.events = events;
+          this.ticks = ticks;
           return;
         }
         pageToken = nextPageToken;
@@ -115,4 +138,12 @@ export class InstrumentDirectory {
       );
     }
   }
+}
+
+/** A tick in dollars, when the instrument names a positive tick and a price scale. */
+function tickOf(tickSize: number | undefined, priceScale: string | undefined): number | undefined {
+  const scale = Number(priceScale);
+  if (tickSize === undefined || !(tickSize > 0) || priceScale === undefined || !Number.isInteger(scale))
+    return undefined;
+  return Math.round((tickSize / 10 ** scale) * 1e9) / 1e9;
 }
