@@ -18,6 +18,7 @@ export { TopicSourceRegistry, type TopicMatch, type TopicRoute } from './source/
 export {
   ACCOUNT_POLICY,
   MARKET_DATA_POLICY,
+  latestFold,
   mergeFold,
   type SnapshotFold,
   type ReplayWindowPolicy,

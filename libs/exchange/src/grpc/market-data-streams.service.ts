@@ -4,7 +4,7 @@ import { ExchangeTokenProvider } from '@lib/auth';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, MetricsRegistry } from '@lib/core';
 import {
   MARKET_DATA_POLICY,
-  mergeFold,
+  latestFold,
   type TopicPolicy,
   type TopicSink,
   type TopicSource,
@@ -253,6 +253,6 @@ export const EXCHANGE_STREAM_POOL = 'exchange';
 /** Every message is the symbol's full book, so the latest one is the snapshot late joiners need. */
 export const EXCHANGE_MARKET_DATA_POLICY: TopicPolicy = {
   ...MARKET_DATA_POLICY,
-  fold: mergeFold((_snapshot, update) => update),
+  fold: latestFold,
   capacity: { pool: EXCHANGE_SYMBOL_POOL, kind: 'marketData' },
 };

@@ -1,4 +1,4 @@
-import { type TopicPolicy, mergeFold } from '../source/topic-source.types.js';
+import { type TopicPolicy, latestFold, mergeFold } from '../source/topic-source.types.js';
 import { TopicState } from './topic.state.js';
 
 const source = { open: () => undefined, close: () => undefined };
@@ -26,6 +26,27 @@ describe(TopicState.name, () => {
     expect(sut.catchUp(latest, false)).toBe(latest);
     const caughtUp = sut.catchUp(latest, true);
     expect(JSON.parse(caughtUp.json)).toMatchObject({ type: 'resync', seq: 2, data: { a: 1 } });
+  });
+
+  it('records a whole-state update by its own frame, and a folded state every few updates', () => {
+    const books = topic({ conflate: true, fold: latestFold });
+    books.emit('snapshot', { bid: 1 }, 1, 0);
+    const update = books.emit('update', { bid: 2 }, 2, 0);
+    expect(books.recordDue(update)).toBe(update);
+    expect(JSON.parse(books.stateFrame('snapshot')!.json)).toMatchObject({ seq: 2, data: { bid: 2 } });
+
+    const counts = topic({
+      conflate: false,
+      replayWindow: { messages: 1_000, ms: 60_000 },
+      fold: mergeFold((state, update) => ({ n: (state as { n: number }).n + (update as { n: number }).n })),
+    });
+    expect(counts.recordDue(counts.emit('snapshot', { n: 0 }, 1, 0))?.seq).toBe(1);
+    const recorded: number[] = [];
+    for (let i = 2; i <= 250; i++) {
+      const due = counts.recordDue(counts.emit('update', { n: 1 }, i, 0));
+      if (due) recorded.push(JSON.parse(due.json).seq as number);
+    }
+    expect(recorded).toEqual([101, 201]);
   });
 
   it('catches a conflated client up with the merged state when updates change the state', () => {

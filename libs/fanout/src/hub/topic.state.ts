@@ -167,7 +167,8 @@ export class TopicState {
    * the record may wait. A snapshot is always recorded (it is the frame itself). A folded state is
    * recorded every RECORD_EVERY updates, not after each: it is the whole state (thousands of orders
    * for a busy participant), and a relay that starts between two records folds the updates it lacks
-   * from the topic's log (`seed`), which holds many more frames than that. Without a log, every update.
+   * from the topic's log (`seed`), which holds many more frames than that. Without a log, every update;
+   * a family whose every update is the whole state records the update's own frame (no second encoding).
    */
   recordDue(frame: WireFrame): WireFrame | undefined {
     if (frame.type !== 'update') {
@@ -175,6 +176,11 @@ export class TopicState {
       return frame;
     }
     if (!this.route.policy.fold) return undefined;
+    if (this.state?.wholeUpdates) {
+      // The update is the state: its own frame is the record (the relay reads only its data and seq).
+      this.recordedSeq = frame.seq;
+      return frame;
+    }
     const logged = this.route.policy.replayWindow?.messages ?? 0;
     const every = Math.max(1, Math.min(RECORD_EVERY, Math.floor(logged / 4)));
     if (frame.seq - this.recordedSeq < every) return undefined;

@@ -98,6 +98,8 @@ export interface SnapshotFold {
   reset(snapshot: unknown): void;
   apply(update: unknown): void;
   data(): unknown;
+  /** Every update is the whole state (a full book): the update's own frame serves as the state's record. */
+  readonly wholeUpdates?: boolean;
 }
 
 /** A fold from a merge function that makes the next state from the last: for a state an update replaces whole. */
@@ -109,6 +111,17 @@ export function mergeFold(merge: (snapshot: unknown, update: unknown) => unknown
       apply: (update) => void (state = merge(state, update)),
       data: () => state,
     };
+  };
+}
+
+/** The fold of a family whose every update is the whole state (each market-data message a full book). */
+export function latestFold(): SnapshotFold {
+  let state: unknown;
+  return {
+    reset: (snapshot) => void (state = snapshot),
+    apply: (update) => void (state = update),
+    data: () => state,
+    wholeUpdates: true,
   };
 }
 
