@@ -15,7 +15,8 @@ import { WorkingOrders } from '../libs/exchange/src/grpc/order-updates.messages.
 import type { OrderMessage, OrdersUpdate } from '../libs/exchange/src/grpc/order-updates.messages.js';
 import { EXCHANGE_ORDERS_POLICY } from '../libs/exchange/src/grpc/order-updates.service.js';
 import { TopicState } from '../libs/fanout/src/hub/topic.state.js';
-import { type TopicPolicy, mergeFold } from '../libs/fanout/src/source/topic-source.types.js';
+import type { TopicPolicy } from '../libs/fanout/src/source/topic-source.types.js';
+import { mergeFold } from '../libs/fanout/src/testing/hub.fixture.js';
 
 const WORKING = [100, 1_000, 5_000];
 const UPDATES_PER_ROUND = 2_000;

@@ -1,8 +1,8 @@
 import { type RedisClient, createRedisClient } from '@lib/core';
-import { FanoutHub, type FrameMessage, type TopicPolicy, TopicSourceRegistry, mergeFold } from '@lib/fanout';
+import { FanoutHub, type FrameMessage, type TopicPolicy, TopicSourceRegistry } from '@lib/fanout';
 import { Registry } from 'prom-client';
 
-import { FakeSource, HubServer, TestClient, eventually } from '../libs/fanout/src/testing/hub.fixture.js';
+import { FakeSource, HubServer, TestClient, eventually, mergeFold } from '../libs/fanout/src/testing/hub.fixture.js';
 import { startRedisServer } from './support/redis-server.js';
 import { StallProxy } from './support/stall-proxy.js';
 

@@ -19,7 +19,6 @@ export {
   ACCOUNT_POLICY,
   MARKET_DATA_POLICY,
   latestFold,
-  mergeFold,
   type SnapshotFold,
   type ReplayWindowPolicy,
   type TopicPolicy,

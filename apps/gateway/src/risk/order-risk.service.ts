@@ -9,7 +9,7 @@ import {
   type OrderRequest,
 } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
-import type { ClosePosition, CreateOrder, ModifyOrder, OrderIntent } from '@lib/retail';
+import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -27,6 +27,7 @@ import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
 import { ReplaceReservations } from './replace-reservations.service.js';
+import { closingIntentOf } from './retail-book-side.js';
 import { RetailPositionBook } from './retail-position-book.service.js';
 import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
@@ -348,7 +349,7 @@ export class OrderRisk {
     // Its side is the account's position (read once, from the position channel, only if a check asks).
     let read: Promise<number | undefined> | undefined;
     const net = () => (read ??= this.retailPositions.net(account, close.marketSlug, RETAIL_KNOWN_WAIT_MS));
-    const intent = this.gate.limits.mayBind('priceBand', client) ? closingIntent(await net()) : undefined;
+    const intent = this.gate.limits.mayBind('priceBand', client) ? closingIntentOf(await net()) : undefined;
     const banded = await this.band.checkClose(this.gate.limits, client, stamped, intent, 'body');
     await this.retailSelfTrade.checkClose(account, banded, net, 'body');
     return { stamped: banded, check };
@@ -396,12 +397,6 @@ export class OrderRisk {
       return holding;
     };
   }
-}
-
-/** The intent that closes a net YES position (as the upstream closes it); undefined when flat or not known. */
-function closingIntent(net: number | undefined): OrderIntent | undefined {
-  if (net === undefined || net === 0) return undefined;
-  return net > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT';
 }
 
 /** The side a retail order's intent trades at (a buy of either outcome pays its price), and its quantity as known. */

@@ -22,6 +22,12 @@ export function yesPriceOf(intent: OrderIntent, price: number | undefined): numb
   return intent === 'ORDER_INTENT_BUY_SHORT' || intent === 'ORDER_INTENT_SELL_SHORT' ? 1 - price : price;
 }
 
+/** The intent that closes a net YES position, as the upstream closes it (a long sells YES, a NO holding sells NO); undefined when flat or not known. */
+export function closingIntentOf(net: number | undefined): OrderIntent | undefined {
+  if (net === undefined || net === 0) return undefined;
+  return net > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT';
+}
+
 /**
  * What a retail create adds to the exposure counts: its YES side (so that it adds to the same net
  * position as an exchange order on that market), contracts (a cash order: its amount at the lowest

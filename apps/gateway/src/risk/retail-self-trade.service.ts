@@ -4,7 +4,7 @@ import { InstrumentDirectory, type OrderRequest } from '@lib/exchange';
 import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
 
 import { type OrderOrigin, retailIntentOf } from './order-origins.service.js';
-import { yesPriceOf, yesSideOf } from './retail-book-side.js';
+import { closingIntentOf, yesPriceOf, yesSideOf } from './retail-book-side.js';
 import { slippageWorst } from './retail-slippage.js';
 import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
@@ -105,12 +105,13 @@ export class RetailSelfTrade {
     if (this.policy === 'off') return;
     const position = await net();
     if (position === undefined) throw closeSideUnknown(account, path);
-    if (position === 0) return;
+    const intent = closingIntentOf(position);
+    if (!intent) return;
     await this.check(
       account,
       {
         marketSlug: close.marketSlug,
-        intent: position > 0 ? 'ORDER_INTENT_SELL_LONG' : 'ORDER_INTENT_SELL_SHORT',
+        intent,
         type: 'ORDER_TYPE_MARKET',
         quantity: Math.abs(position),
         ...(close.slippageTolerance ? { slippageTolerance: close.slippageTolerance } : {}),

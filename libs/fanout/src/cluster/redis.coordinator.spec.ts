@@ -6,8 +6,8 @@ import { Registry } from 'prom-client';
 import { FanoutHub } from '../hub/fanout.hub.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
 import { RECORD_EVERY } from '../hub/topic.state.js';
-import { ACCOUNT_POLICY, MARKET_DATA_POLICY, mergeFold } from '../source/topic-source.types.js';
-import { FakeSource, HubServer, TestClient, eventually } from '../testing/hub.fixture.js';
+import { ACCOUNT_POLICY, MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { FakeSource, HubServer, TestClient, eventually, mergeFold } from '../testing/hub.fixture.js';
 import { type ClusterOptions, RedisCoordinator } from './redis.coordinator.js';
 
 const TOPIC = 'test.market.alpha';

@@ -1,7 +1,7 @@
 import { UnknownTopicError } from '../fanout.error.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
-import { MARKET_DATA_POLICY, mergeFold } from '../source/topic-source.types.js';
-import { type FakeSource, HubFixture, eventually } from '../testing/hub.fixture.js';
+import { MARKET_DATA_POLICY } from '../source/topic-source.types.js';
+import { type FakeSource, HubFixture, eventually, mergeFold } from '../testing/hub.fixture.js';
 import { FanoutHub } from './fanout.hub.js';
 
 const TOPIC = 'test.market.alpha';

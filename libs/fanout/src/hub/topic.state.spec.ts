@@ -1,4 +1,5 @@
-import { type TopicPolicy, latestFold, mergeFold } from '../source/topic-source.types.js';
+import { type TopicPolicy, latestFold } from '../source/topic-source.types.js';
+import { mergeFold } from '../testing/hub.fixture.js';
 import { TopicState } from './topic.state.js';
 
 const source = { open: () => undefined, close: () => undefined };

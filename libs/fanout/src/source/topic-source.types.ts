@@ -102,18 +102,6 @@ export interface SnapshotFold {
   readonly wholeUpdates?: boolean;
 }
 
-/** A fold from a merge function that makes the next state from the last: for a state an update replaces whole. */
-export function mergeFold(merge: (snapshot: unknown, update: unknown) => unknown): () => SnapshotFold {
-  return () => {
-    let state: unknown;
-    return {
-      reset: (snapshot) => void (state = snapshot),
-      apply: (update) => void (state = merge(state, update)),
-      data: () => state,
-    };
-  };
-}
-
 /** The fold of a family whose every update is the whole state (each market-data message a full book). */
 export function latestFold(): SnapshotFold {
   let state: unknown;

@@ -9,7 +9,7 @@ import type { FanoutHubOptions } from '../fanout.options.js';
 import { FanoutHub, type ResumePoint } from '../hub/fanout.hub.js';
 import type { FrameMessage } from '../hub/frame.codec.js';
 import { TopicSourceRegistry } from '../source/topic-source.registry.js';
-import type { TopicPolicy, TopicSink, TopicSource } from '../source/topic-source.types.js';
+import type { SnapshotFold, TopicPolicy, TopicSink, TopicSource } from '../source/topic-source.types.js';
 
 /** Test double of a stream client: records opens and closes, and lets the test speak for the upstream. */
 export class FakeSource implements TopicSource {
@@ -219,4 +219,16 @@ export class HubFixture {
     await this.server?.close();
     await this.hub.close();
   }
+}
+
+/** A test family's fold from a merge function that makes the next state from the last (a new state per update). */
+export function mergeFold(merge: (snapshot: unknown, update: unknown) => unknown): () => SnapshotFold {
+  return () => {
+    let state: unknown;
+    return {
+      reset: (snapshot) => void (state = snapshot),
+      apply: (update) => void (state = merge(state, update)),
+      data: () => state,
+    };
+  };
 }
