@@ -46,7 +46,10 @@ describe('order ownership from the order stream', () => {
   beforeAll(async () => {
     stack = await startExchangeStack(CLIENTS);
   });
-  afterEach(() => stack.sandbox.state.setFaults({ exchangeAnswerFaults: {} }));
+  afterEach(() => {
+    stack.sandbox.state.setFaults({ exchangeAnswerFaults: {} });
+    stack.sandbox.state.streams.up();
+  });
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());
     await stack?.close();
@@ -78,5 +81,39 @@ describe('order ownership from the order stream', () => {
     expect(refused.status).toBeLessThanOrEqual(504);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect(stack.sandbox.state.counterSnapshot()['exchange.calls.cancelOrder'] ?? 0).toBe(before);
+  });
+
+  // The order stream is down (the exchange's stream service refuses it) and the open-orders read fails:
+  // nothing at the exchange can say whose an id is now. The gateway's own record of the insert can.
+  describe('while the order stream is down and the open-orders read fails', () => {
+    /** Inserts a resting buy as `clientId` while no order stream can show it. */
+    async function unseen(clientId: string, clordId: string): Promise<string> {
+      const placed = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 11, { clordId }), clientId);
+      expect(placed.status).toBe(200);
+      return ((await json(placed)) as { orderId: string }).orderId;
+    }
+
+    beforeEach(() => {
+      stack.sandbox.state.streams.down({ call: 'CreateOrderSubscription' });
+    });
+
+    it('cancels an order the gateway sent for the caller, recorded in the journal', async () => {
+      const orderId = await unseen('alice-bot', 'unseen-own');
+      stack.sandbox.state.setFaults({ exchangeAnswerFaults: { openOrders: lostAnswer } });
+      const cancelled = await post(stack, CANCEL, { orderId }, 'alice-bot');
+      expect({ status: cancelled.status, body: await cancelled.text() }).toMatchObject({ status: 200 });
+      expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ state: 'ORDER_STATE_CANCELED' });
+    });
+
+    it('refuses, 404 and unsent, an order the gateway sent for another participant', async () => {
+      const orderId = await unseen('bob-bot', 'unseen-other');
+      stack.sandbox.state.setFaults({ exchangeAnswerFaults: { openOrders: lostAnswer } });
+      const before = stack.sandbox.state.counterSnapshot()['exchange.calls.cancelOrder'] ?? 0;
+      const refused = await post(stack, CANCEL, { orderId }, 'alice-bot');
+      expect(refused.status).toBe(404);
+      expect(refused.headers.get('content-type')).toContain('application/problem+json');
+      expect(stack.sandbox.state.counterSnapshot()['exchange.calls.cancelOrder'] ?? 0).toBe(before);
+      expect(stack.sandbox.state.engine.order(orderId)).toMatchObject({ state: 'ORDER_STATE_NEW' });
+    });
   });
 });

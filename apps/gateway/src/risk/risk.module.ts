@@ -40,6 +40,7 @@ import { TradingStates } from './trading-states.service.js';
   exports: [
     CancelOnDisconnect,
     OpenOrders,
+    OrderOrigins,
     OrderRisk,
     RejectBreaker,
     RiskGate,

@@ -3,6 +3,7 @@ import { NotFoundError } from '@lib/core';
 import { type AccountCallerContext, ExchangeTrading, OrderUpdates } from '@lib/exchange';
 import { z } from 'zod';
 
+import { OrderOrigins } from '../../risk/order-origins.service.js';
 import type { BoundBody, OrderReference } from './identity-binder.js';
 
 /** Only what the check reads of the open-orders snapshot, loose so that added upstream fields do not matter. */
@@ -25,13 +26,17 @@ function jsonOrEmpty(text: string): unknown {
  * participant (OrderUpdates: no upstream call, so a cancel does not wait on, or fail with, a read); an
  * id the stream does not show working (just inserted, finished, or the stream down) is looked up in
  * the participant's open-orders snapshot, asked of the exchange as that participant (no published
- * limit; spent through the ordinary pipeline).
+ * limit; spent through the ordinary pipeline). While that read fails, an id whose participant the
+ * gateway itself recorded (OrderOrigins: the insert's answer on this instance, the journal every
+ * instance writes, the order stream's earlier sight) is decided by that record, so a cancel of an
+ * order the gateway sent is not blocked by a failing read; an id no record names fails as the read did.
  */
 @Injectable()
 export class OwnedOrders {
   constructor(
     private readonly trading: ExchangeTrading,
     private readonly stream: OrderUpdates,
+    private readonly origins: OrderOrigins,
   ) {}
 
   async confirmed<T>(caller: AccountCallerContext, bound: BoundBody<T>): Promise<T> {
@@ -42,10 +47,21 @@ export class OwnedOrders {
       else if (owner !== caller.participant) throw notOwned(caller, order);
     }
     if (unseen.length === 0) return bound.body;
-    const working = await this.workingOrderIds(caller);
+    const working = await this.workingOrderIds(caller).catch((error: unknown) => this.recorded(caller, unseen, error));
     const missing = unseen.find((order) => !working.has(order.id));
     if (missing) throw notOwned(caller, missing);
     return bound.body;
+  }
+
+  /**
+   * The ids among `orders` the gateway's records show as the caller's participant's. One recorded as
+   * another's refuses the call (404); otherwise one with no record rethrows the read's `error`.
+   */
+  private async recorded(caller: AccountCallerContext, orders: OrderReference[], error: unknown): Promise<Set<string>> {
+    const owners = await Promise.all(orders.map(async (order) => (await this.origins.exchange(order.id))?.owner));
+    const foreign = owners.some((owner) => owner !== undefined && owner !== caller.participant);
+    if (!foreign && owners.includes(undefined)) throw error;
+    return new Set(orders.filter((_, i) => owners[i] === caller.participant).map((order) => order.id));
   }
 
   private async workingOrderIds(caller: AccountCallerContext): Promise<Set<string>> {

@@ -15,6 +15,12 @@ const CutBody = z.strictObject({
   firm: z.string().optional(),
   clientId: z.string().optional(),
 });
+const OutageBody = z.strictObject({
+  down: z.boolean(),
+  call: z.string().optional(),
+  firm: z.string().optional(),
+  clientId: z.string().optional(),
+});
 const DropCopyFaultsBody = z.strictObject({ delayMs: z.int().min(0).optional(), duplicate: z.boolean().optional() });
 
 /**
@@ -43,6 +49,19 @@ export class GrpcAdminController {
     const details =
       code === 'UNAUTHENTICATED' ? 'unauthenticated: the access key was revoked' : 'the stream service restarted';
     return { cut: this.streamPool.cut(filter, CUT_CODES[code], details) };
+  }
+
+  /**
+   * `{down: true, call?, firm?, clientId?}`: the stream service is down for the matching calls (open
+   * ones end UNAVAILABLE, new ones are refused UNAVAILABLE) until `{down: false}`; `{cut: n}`.
+   */
+  @Post('streams/outage')
+  @HttpCode(200)
+  outage(@Body() body: unknown): { cut: number } {
+    const { down, ...filter } = parseBody(OutageBody, body);
+    if (down) return { cut: this.streamPool.down(filter) };
+    this.streamPool.up();
+    return { cut: 0 };
   }
 
   /**

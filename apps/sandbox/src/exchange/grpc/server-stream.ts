@@ -112,11 +112,16 @@ export abstract class ServerStream<Res> implements PooledStream {
     else this.grpc.emit('error', { code, details });
   }
 
-  /** Takes a place in the firm's pool; refuses the call with RESOURCE_EXHAUSTED when it is full. */
+  /** Takes a place in the firm's pool; refuses the call UNAVAILABLE during an outage, RESOURCE_EXHAUSTED when the pool is full. */
   protected join(maxStreams: number): boolean {
     // A client may cancel before the handler runs: its 'cancelled' event is gone, so it must not take a place.
     if (this.grpc.cancelled || transportGone(this.grpc)) {
       this.pool.resetBeforeStart();
+      this.ended = true;
+      return false;
+    }
+    if (this.pool.refuses(this)) {
+      refuse(this.grpc, GrpcStatus.UNAVAILABLE, 'the stream service is unavailable');
       this.ended = true;
       return false;
     }

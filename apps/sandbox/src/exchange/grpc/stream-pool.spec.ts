@@ -61,4 +61,15 @@ describe(StreamPool.name, () => {
     expect(sut.cut({ firm: 'F', call: 'A' }, GrpcStatus.UNAUTHENTICATED, 'revoked')).toBe(1);
     expect(ends).toEqual(['A:UNAUTHENTICATED:cut']);
   });
+
+  it('an outage cuts the matching streams and refuses new ones of that call until lifted', () => {
+    const ends: string[] = [];
+    for (const s of [stream('A', 'F', ends), stream('B', 'F', ends)]) sut.admit(s);
+    expect(sut.down({ call: 'A' })).toBe(1);
+    expect(ends).toEqual(['A:UNAVAILABLE:cut']);
+    expect([sut.refuses(stream('A', 'G')), sut.refuses(stream('B', 'F'))]).toEqual([true, false]);
+    expect(counters.get('grpc.streams.refused.unavailable')).toBe(1);
+    sut.up();
+    expect(sut.refuses(stream('A', 'G'))).toBe(false);
+  });
 });

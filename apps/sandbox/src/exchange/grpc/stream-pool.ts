@@ -32,6 +32,8 @@ export class StreamPool {
   private readonly streams = new Set<PooledStream>();
   /** Per firm: client messages per second (epoch second → count) within the window. */
   private readonly ingress = new Map<string, Map<number, number>>();
+  /** While set, the stream service is down for the matching calls (`down`). */
+  private outage?: StreamFilter;
 
   constructor(
     private readonly limits: StreamPoolLimits,
@@ -85,6 +87,26 @@ export class StreamPool {
   }
 
   /**
+   * The stream service goes down for the matching calls (an operator outage): their open streams end
+   * UNAVAILABLE and new ones are refused so (`refuses`) until `up`; returns how many were cut.
+   */
+  down(filter: StreamFilter): number {
+    this.outage = filter;
+    return this.cut(filter, GrpcStatus.UNAVAILABLE, 'the stream service is unavailable');
+  }
+
+  up(): void {
+    this.outage = undefined;
+  }
+
+  /** True while an outage covers this stream's call (counted as `grpc.streams.refused.unavailable`). */
+  refuses(stream: PooledStream): boolean {
+    if (this.outage === undefined || !covers(this.outage, stream)) return false;
+    this.count('grpc.streams.refused.unavailable');
+    return true;
+  }
+
+  /**
    * Counts one client-to-server message of `firm`; false when it would take the firm's average over
    * the window past the published rate (the message is then refused, RESOURCE_EXHAUSTED).
    */
@@ -106,12 +128,7 @@ export class StreamPool {
   }
 
   private matching(filter: StreamFilter): PooledStream[] {
-    return [...this.streams].filter(
-      (s) =>
-        (filter.call === undefined || s.call === filter.call) &&
-        (filter.firm === undefined || s.firm === filter.firm) &&
-        (filter.clientId === undefined || s.clientId === filter.clientId),
-    );
+    return [...this.streams].filter((s) => covers(filter, s));
   }
 
   private move(stream: PooledStream, by: number): void {
@@ -120,3 +137,8 @@ export class StreamPool {
     this.count(`grpc.streams.open.firm.${stream.firm}`, by);
   }
 }
+
+const covers = (filter: StreamFilter, s: PooledStream): boolean =>
+  (filter.call === undefined || s.call === filter.call) &&
+  (filter.firm === undefined || s.firm === filter.firm) &&
+  (filter.clientId === undefined || s.clientId === filter.clientId);
