@@ -225,6 +225,15 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
     return assembleView(this.buckets, cells, states, this.usage.lastMinute(this.clock.now()), this.status());
   }
 
+  /**
+   * Whether decisions are shared through Redis now (false: single-instance, or Redis down), and the
+   * number of instances a local decision's share is sized for (never fewer than configured). Other
+   * per-fleet counts (the risk throttle) follow the same rule while Redis is down.
+   */
+  sharing(): { shared: boolean; localShareOf: number } {
+    return { shared: this.link !== undefined && !this.link.degraded, localShareOf: this.link?.localShareOf ?? 1 };
+  }
+
   status(): Omit<LimitsView, 'buckets'> {
     if (!this.link) return { mode: 'single-instance', degraded: false, instances: 1 };
     return {

@@ -116,8 +116,8 @@ export class OrderRisk {
     caller: AccountCallerContext,
     order: OrderRequest,
   ): Promise<Admitted<OrderRequest>> {
-    const { policed, check } = await this.counted(client, () => {
-      this.throttle.take(client);
+    const { policed, check } = await this.counted(client, async () => {
+      await this.throttle.take(client);
       return this.exchangeStateless(client, caller, order);
     });
     return {
@@ -203,7 +203,7 @@ export class OrderRisk {
     modify: ModifyOrder,
   ): Promise<Admitted<ModifyOrder>> {
     const check = await this.counted(client, async () => {
-      this.throttle.take(client);
+      await this.throttle.take(client);
       // A new price is judged at the order's side and, alone, at its quantity, as its create named them; only the account's own order counts.
       const origin = modify.price === undefined ? undefined : await this.origins.retail(orderId);
       const own = origin && (origin.owner === undefined || origin.owner === account) ? origin : undefined;
@@ -259,7 +259,7 @@ export class OrderRisk {
     caller: AccountCallerContext,
     batch: BatchInsertRequest,
   ): Promise<{ requests: OrderRequest[]; check: SendCheck }> {
-    this.throttle.take(client);
+    await this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
     const check = await this.gate.admit(
       client,
@@ -278,7 +278,7 @@ export class OrderRisk {
     caller: AccountCallerContext,
     batch: BatchReplaceRequest,
   ): Promise<{ checked: BatchReplaceRequest; check: SendCheck }> {
-    this.throttle.take(client);
+    await this.throttle.take(client);
     const manualOrderIndicator = this.manual(client)
       ? 'MANUAL_ORDER_INDICATOR_MANUAL'
       : 'MANUAL_ORDER_INDICATOR_AUTOMATED';
@@ -304,7 +304,7 @@ export class OrderRisk {
     account: string,
     order: CreateOrder,
   ): Promise<{ stamped: CreateOrder; check: SendCheck }> {
-    this.throttle.take(client);
+    await this.throttle.take(client);
     return this.retailStateless(client, account, order);
   }
 
@@ -340,7 +340,7 @@ export class OrderRisk {
     account: string,
     close: ClosePosition,
   ): Promise<{ stamped: ClosePosition; check: SendCheck }> {
-    this.throttle.take(client);
+    await this.throttle.take(client);
     const stamped: ClosePosition = {
       ...close,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
