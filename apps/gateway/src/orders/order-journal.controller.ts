@@ -12,7 +12,7 @@ import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import { JournalUnreadableError } from './order-safety.errors.js';
-import { teamView } from './timeline-view.js';
+import { provesOrder, teamView } from './timeline-view.js';
 import {
   ClordIdParamsSchema,
   IdempotencyKeyParamsSchema,
@@ -98,11 +98,12 @@ export class OrderJournalController {
   ): Promise<{ records: JournalRecord[]; truncated?: true }> {
     const { records: all, truncated } = await fromJournal(this.store.journal.timeline(query));
     // By order id, the query also follows the order's clordId, which another team may have used too: the
-    // order is its sender's (the team named with its order id), and its timeline holds only that team's records.
+    // order is its sender's (the team an answer gave the order id to; a refused call naming the id proves
+    // nothing), and its timeline holds only that team's records.
     const sender =
       query.orderId === undefined
         ? undefined
-        : all.find((record) => record.orderId === query.orderId && record.team !== undefined)?.team;
+        : all.find((record) => record.orderId === query.orderId && provesOrder(record))?.team;
     const admin = client.scopes.has('admin');
     // Admin reads every record of a clordId, and an order's whole timeline; a team only its own records and its orders'.
     const records = admin ? (sender === undefined ? all : teamView(all, sender)) : teamView(all, client.team);

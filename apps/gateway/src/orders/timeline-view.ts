@@ -4,15 +4,29 @@ const named = (values: (string | undefined)[]): Set<string> =>
   new Set(values.filter((value): value is string => value !== undefined));
 
 /**
+ * Whether a team's record shows the order it names is that team's: the exchange's or retail API's
+ * answer gave the team the order (a 2xx answer, or an UNKNOWN call resolved as found or applied). A
+ * record that only claims an order id (the `received` or `refused` record of a cancel, replace or
+ * modify naming another team's order, refused 404) proves nothing: else any team could name another's
+ * order id in a refused call and read that order's stream events on a timeline.
+ */
+export function provesOrder(record: JournalRecord): boolean {
+  if (record.orderId === undefined || record.team === undefined) return false;
+  const { status, outcome } = record.data ?? {};
+  if (record.kind === 'answer') return typeof status === 'number' && status >= 200 && status < 300;
+  return record.kind === 'resolved' && (outcome === 'found' || outcome === 'applied');
+}
+
+/**
  * The records of an order's timeline a team may read: its own (its team named on them), and the
  * records naming no team (the exchange's stream events, the kill switch's per-order records) of an
- * order its own records name. A clordId is the client's string, so two teams may have used the same
+ * order its own records show it was given (provesOrder). A clordId is the client's string, so two teams may have used the same
  * one (the exchange takes it again once the first order is closed): the other team's records and its
  * order's stream events stay out.
  */
 export function teamView(records: readonly JournalRecord[], team: string): JournalRecord[] {
   const own = records.filter((record) => record.team === team);
-  const orderIds = named(own.map((record) => record.orderId));
+  const orderIds = named(own.filter(provesOrder).map((record) => record.orderId));
   const clordIds = named(own.map((record) => record.clordId));
   const othersClordIds = named(
     records.filter((record) => record.team !== undefined && record.team !== team).map((record) => record.clordId),
