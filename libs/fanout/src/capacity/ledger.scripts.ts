@@ -10,8 +10,10 @@ import {
 
 /**
  * A pool's keys share one hash tag (one Cluster slot): `wants` (a sorted set of `<instance>\n<topic>`
- * scored by the holding's expiry), `owners` (topic → `<kind>\n<team>`, the team charged for it) and one
- * sorted set per client of the same members. Redis TIME is the clock, so instance clocks do not matter.
+ * scored by the holding's expiry: the upstream streams), `owners` (topic → `<kind>\n<team>`, the team
+ * charged for it), `interest` (`<instance>\n<team>\n<topic>`, scored likewise: which teams' clients
+ * hold each topic) and one sorted set per client of `wants`' members. Redis TIME is the clock, so
+ * instance clocks do not matter.
  */
 const PRELUDE = `
 local SEP = string.char(10)
@@ -20,18 +22,43 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function topic_of(member) return string.sub(member, string.find(member, SEP, 1, true) + 1) end
--- Drops lapsed holdings (a crashed instance's) and the owners of topics nobody holds any more.
-local function live_topics(wants, owners, now)
+-- Drops lapsed holdings (a crashed instance's) and the owners of topics nobody holds any more. A topic
+-- stays charged to its team only while a client of that team holds it: once none does, the charge moves
+-- to a team whose clients still hold it (the first by name), so no team keeps another's share taken by
+-- watching what the other opened (LocalHoldings.recharge). Nobody holding it (the linger): unchanged.
+local function live_topics(wants, owners, interest, now)
   redis.call('zremrangebyscore', wants, '-inf', now)
+  redis.call('zremrangebyscore', interest, '-inf', now)
   local live, count = {}, 0
   for _, member in ipairs(redis.call('zrange', wants, 0, -1)) do
     local topic = topic_of(member)
     if not live[topic] then live[topic] = true count = count + 1 end
   end
+  local holders = {}
+  for _, member in ipairs(redis.call('zrange', interest, 0, -1)) do
+    local rest = topic_of(member)
+    local at = string.find(rest, SEP, 1, true)
+    local team, topic = string.sub(rest, 1, at - 1), string.sub(rest, at + 1)
+    holders[topic] = holders[topic] or {}
+    holders[topic][team] = true
+  end
   local flat = redis.call('hgetall', owners)
   local held = {}
   for i = 1, #flat, 2 do
-    if live[flat[i]] then held[flat[i]] = flat[i + 1] else redis.call('hdel', owners, flat[i]) end
+    local topic, owner = flat[i], flat[i + 1]
+    if live[topic] then
+      local at = string.find(owner, SEP, 1, true)
+      local teams = holders[topic]
+      if teams and not teams[string.sub(owner, at + 1)] then
+        local first
+        for team in pairs(teams) do if first == nil or team < first then first = team end end
+        owner = string.sub(owner, 1, at) .. first
+        redis.call('hset', owners, topic, owner)
+      end
+      held[topic] = owner
+    else
+      redis.call('hdel', owners, topic)
+    end
   end
   return live, count, held
 end
@@ -42,7 +69,7 @@ const CLAIM = `${PRELUDE}
 local instance, topic, kind, team = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, capacity, share, client_cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now = now_ms()
-local live, count, owners = live_topics(KEYS[1], KEYS[2], now)
+local live, count, owners = live_topics(KEYS[1], KEYS[2], KEYS[4], now)
 redis.call('zremrangebyscore', KEYS[3], '-inf', now)
 local mine, mine_count = {}, 0
 for _, member in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
@@ -62,7 +89,8 @@ end
 local member = instance .. SEP .. topic
 redis.call('zadd', KEYS[1], now + ttl, member)
 redis.call('zadd', KEYS[3], now + ttl, member)
-for i = 1, 3 do redis.call('pexpire', KEYS[i], ttl * 2) end
+redis.call('zadd', KEYS[4], now + ttl, instance .. SEP .. team .. SEP .. topic)
+for i = 1, 4 do redis.call('pexpire', KEYS[i], ttl * 2) end
 return {'ok', 0}`;
 
 /**
@@ -76,26 +104,27 @@ for i = 0, n - 1 do
   redis.call('zadd', KEYS[1], now + ttl, instance .. SEP .. ARGV[4 + 2 * i])
   redis.call('hsetnx', KEYS[2], ARGV[4 + 2 * i], ARGV[5 + 2 * i])
 end
-for k = 3, #KEYS do
-  for topic in string.gmatch(ARGV[4 + 2 * n + k - 3], '[^' .. SEP .. ']+') do
+local m = tonumber(ARGV[4 + 2 * n])
+for j = 1, m do redis.call('zadd', KEYS[3], now + ttl, instance .. SEP .. ARGV[4 + 2 * n + j]) end
+for k = 4, #KEYS do
+  for topic in string.gmatch(ARGV[4 + 2 * n + m + k - 3], '[^' .. SEP .. ']+') do
     redis.call('zadd', KEYS[k], now + ttl, instance .. SEP .. topic)
   end
   redis.call('pexpire', KEYS[k], ttl * 2)
 end
-redis.call('pexpire', KEYS[1], ttl * 2)
-redis.call('pexpire', KEYS[2], ttl * 2)
+for k = 1, 3 do redis.call('pexpire', KEYS[k], ttl * 2) end
 return 1`;
 
 /** This instance let go of a topic; its owner is forgotten once no instance holds it. */
 const RELEASE = `${PRELUDE}
 redis.call('zrem', KEYS[1], ARGV[1] .. SEP .. ARGV[2])
-local live = live_topics(KEYS[1], KEYS[2], now_ms())
+local live = live_topics(KEYS[1], KEYS[2], KEYS[3], now_ms())
 if live[ARGV[2]] then return 0 end
 redis.call('hdel', KEYS[2], ARGV[2])
 return 1`;
 
 const VIEW = `${PRELUDE}
-local _, _, owners = live_topics(KEYS[1], KEYS[2], now_ms())
+local _, _, owners = live_topics(KEYS[1], KEYS[2], KEYS[3], now_ms())
 local result = {}
 for _, owner in pairs(owners) do table.insert(result, owner) end
 return result`;
@@ -105,12 +134,18 @@ const SEP = '\n';
 export interface PoolKeys {
   wants: string;
   owners: string;
+  interest: string;
   client(client: string): string;
 }
 
 export function poolKeys(prefix: string, pool: string): PoolKeys {
   const tag = `${prefix}{streams:${pool}}`;
-  return { wants: `${tag}:wants`, owners: `${tag}:owners`, client: (client) => `${tag}:client:${client}` };
+  return {
+    wants: `${tag}:wants`,
+    owners: `${tag}:owners`,
+    interest: `${tag}:interest`,
+    client: (client) => `${tag}:client:${client}`,
+  };
 }
 
 /** The ledger's Redis commands for one instance. */
@@ -145,39 +180,49 @@ export class LedgerScripts {
     ];
     const [verdict, limit] = (await this.claimScript.run(
       this.redis,
-      [keys.wants, keys.owners, keys.client(client)],
+      [keys.wants, keys.owners, keys.client(client), keys.interest],
       args,
     )) as [string, number];
     return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
   }
 
-  async renew(keys: PoolKeys, topics: [string, HeldTopic][], clients: [string, string[]][]): Promise<void> {
+  /** `interests`: every (team, topic) a client of the team holds on this instance. */
+  async renew(
+    keys: PoolKeys,
+    topics: [string, HeldTopic][],
+    interests: [string, string][],
+    clients: [string, string[]][],
+  ): Promise<void> {
     if (topics.length === 0 && clients.length === 0) return;
     const args = [
       this.instance,
       this.ttlMs,
       topics.length,
       ...topics.flatMap(([topic, held]) => [topic, ownerOf(held)]),
+      interests.length,
+      ...interests.map(([team, topic]) => `${team}${SEP}${topic}`),
       ...clients.map(([, list]) => list.join(SEP)),
     ];
     await this.renewScript.run(
       this.redis,
-      [keys.wants, keys.owners, ...clients.map(([client]) => keys.client(client))],
+      [keys.wants, keys.owners, keys.interest, ...clients.map(([client]) => keys.client(client))],
       args,
     );
   }
 
   async release(keys: PoolKeys, topic: string): Promise<void> {
-    await this.releaseScript.run(this.redis, [keys.wants, keys.owners], [this.instance, topic]);
+    await this.releaseScript.run(this.redis, [keys.wants, keys.owners, keys.interest], [this.instance, topic]);
   }
 
-  async leave(keys: PoolKeys, topic: string, client: string): Promise<void> {
+  /** The client's last subscription here left the topic; `teamLeft`: so did the last of its team's clients here. */
+  async leave(keys: PoolKeys, topic: string, client: string, teamLeft?: string): Promise<void> {
     await this.redis.zrem(keys.client(client), `${this.instance}${SEP}${topic}`);
+    if (teamLeft !== undefined) await this.redis.zrem(keys.interest, `${this.instance}${SEP}${teamLeft}${SEP}${topic}`);
   }
 
   /** The kind and team of every topic the pool holds, cluster-wide. */
   async view(keys: PoolKeys): Promise<HeldTopic[]> {
-    const owners = (await this.viewScript.run(this.redis, [keys.wants, keys.owners], [])) as string[];
+    const owners = (await this.viewScript.run(this.redis, [keys.wants, keys.owners, keys.interest], [])) as string[];
     return owners.map((owner) => {
       const at = owner.indexOf(SEP);
       return { kind: owner.slice(0, at), team: owner.slice(at + 1) };

@@ -31,7 +31,7 @@ export class MemoryStreamLedger implements StreamLedger {
   }
 
   leave(pool: string, topic: string, client: string): void {
-    this.holdings.leave(pool, topic, client);
+    if (this.holdings.leave(pool, topic, client)) this.holdings.recharge(pool, topic);
   }
 
   release(pool: string, topic: string): void {

@@ -61,9 +61,11 @@ export class RedisStreamLedger implements StreamLedger {
 
   leave(pool: string, topic: string, client: string): void {
     const keys = this.keys.get(pool);
-    // A failed removal lapses with its expiry.
-    if (keys && this.holdings.leave(pool, topic, client))
-      this.scripts.leave(keys, topic, client).catch(() => undefined);
+    if (!keys || !this.holdings.leave(pool, topic, client)) return;
+    const team = this.holdings.teamOf(pool, client);
+    const teamLeft = team !== undefined && !this.holdings.teamsHolding(pool, topic).includes(team) ? team : undefined;
+    // A failed removal lapses with its expiry. The charge follows the holders on Redis's next look (live_topics).
+    this.scripts.leave(keys, topic, client, teamLeft).catch(() => undefined);
   }
 
   release(pool: string, topic: string): void {
@@ -85,7 +87,9 @@ export class RedisStreamLedger implements StreamLedger {
       ...[...this.holdings.topicsOf(pool).keys()].map((topic) => this.scripts.release(keys, topic)),
       ...this.holdings
         .clientsOf(pool)
-        .flatMap(([client, topics]) => topics.map((topic) => this.scripts.leave(keys, topic, client))),
+        .flatMap(([client, topics]) =>
+          topics.map((topic) => this.scripts.leave(keys, topic, client, this.holdings.teamOf(pool, client))),
+        ),
     ]);
     await Promise.allSettled(releases);
   }
@@ -93,7 +97,12 @@ export class RedisStreamLedger implements StreamLedger {
   private async renew(): Promise<void> {
     await Promise.allSettled(
       [...this.keys].map(([pool, keys]) =>
-        this.scripts.renew(keys, [...this.holdings.topicsOf(pool)], this.holdings.clientsOf(pool)),
+        this.scripts.renew(
+          keys,
+          [...this.holdings.topicsOf(pool)],
+          this.holdings.interestsOf(pool),
+          this.holdings.clientsOf(pool),
+        ),
       ),
     );
   }

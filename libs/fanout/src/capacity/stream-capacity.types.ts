@@ -50,8 +50,10 @@ export interface HeldTopic {
 
 /**
  * The one admission rule for a new holding (the Redis script mirrors it line by line). A topic already
- * held upstream costs nothing, whoever holds it; a new one is charged to the claiming team until it
- * closes. `live` is every topic the pool holds now, `clientTopics` the topics the client holds.
+ * held upstream costs nothing, whoever holds it; a new one is charged to the claiming team while a
+ * client of that team holds it, then to a team still holding it (LocalHoldings.recharge, and the
+ * ledger script's live_topics), until it closes. `live` is every topic the pool holds now, with the
+ * team it is charged to; `clientTopics` the topics the client holds.
  */
 export function decideClaim(
   limits: PoolLimits,

@@ -19,6 +19,8 @@ const settings: CapacitySettings = {
   renewEveryMs: 100,
 };
 const topic = (n: number) => `exchange.marketData.s${n}`;
+/** One instance's A left s1 while B holds it on the other: s1 is B's, s2 still A's. */
+const CHARGED_AFTER_A_LEFT = { A: { share: 2, inUse: 1 }, B: { share: 3, inUse: 1 } };
 const claim = (sut: StreamLedger, n: number, holder = A1) => sut.claim(POOL, KIND, topic(n), holder);
 
 describe(decideClaim.name, () => {
@@ -131,6 +133,20 @@ function ledgerRules(make: () => StreamLedger | Promise<StreamLedger>) {
     expect(await claim(sut, 2, B1)).toEqual({ granted: true });
   });
 
+  it("moves a topic's charge to a team still holding it once the opening team's last client leaves", async () => {
+    expect(await claim(sut, 1, B1)).toEqual({ granted: true });
+    expect(await claim(sut, 2, B1)).toEqual({ granted: true });
+    expect(await claim(sut, 3, B1)).toEqual({ granted: true });
+    // A watches what B opened (free), then B's client leaves: A must not keep B's share taken.
+    for (const n of [1, 2, 3]) expect(await claim(sut, n, A1)).toEqual({ granted: true });
+    for (const n of [1, 2, 3]) sut.leave(POOL, topic(n), B1.client);
+    expect(await eventuallyGranted(() => claim(sut, 4, B1))).toEqual({ granted: true });
+    expect((await sut.usage())[0].byTeam).toEqual({ A: { share: 2, inUse: 3 }, B: { share: 3, inUse: 1 } });
+    // A now holds more than its share: a new topic of its own is refused, one already held is not.
+    expect(await claim(sut, 5, A2)).toEqual({ granted: false, cap: 'team', limit: 2 });
+    expect(await claim(sut, 1, A2)).toEqual({ granted: true });
+  });
+
   it('returns a stream to the team once the topic is released', async () => {
     await claim(sut, 1, A1);
     await claim(sut, 2, A1);
@@ -198,12 +214,30 @@ describe(RedisStreamLedger.name, () => {
     expect(await claim(two, 3, A2)).toMatchObject({ granted: false, cap: 'team', limit: 2 });
     one.leave(POOL, topic(1), A1.client);
     one.release(POOL, topic(1));
-    // Still held by the other instance: the stream stays open, charged to A, who opened it.
-    await eventually(async () => (await two.usage())[0].inUse === 2, 'the release to land');
-    expect(await claim(two, 3, A2)).toMatchObject({ granted: false, cap: 'team' });
+    // Still held by the other instance: the stream stays open, once, now charged to B, whose client
+    // still holds it (A no longer does: B's watching must not keep A's share taken).
+    await eventually(
+      async () => JSON.stringify((await two.usage())[0].byTeam) === JSON.stringify(CHARGED_AFTER_A_LEFT),
+      'the charge to move to B',
+    );
+    expect((await two.usage())[0].inUse).toBe(2);
+    expect(await claim(two, 3, A2)).toEqual({ granted: true });
     two.leave(POOL, topic(1), B1.client);
     two.release(POOL, topic(1));
-    expect(await eventuallyGranted(() => claim(two, 3, A2))).toEqual({ granted: true });
+    await eventually(async () => (await two.usage())[0].inUse === 2, 'the last release to land');
+  });
+
+  it("moves the charge when the opening team's last client leaves on another instance than the holder's", async () => {
+    const [one, two] = [await instance('one'), await instance('two')];
+    await claim(one, 1, A1);
+    await claim(one, 2, A1);
+    await claim(two, 1, B1);
+    await claim(two, 2, B1);
+    one.leave(POOL, topic(1), A1.client);
+    one.leave(POOL, topic(2), A1.client);
+    // Instance one still holds both streams upstream (the linger), B watches them on two: charged to B.
+    expect(await eventuallyGranted(() => claim(one, 3, A2))).toEqual({ granted: true });
+    expect((await one.usage())[0].byTeam).toEqual({ A: { share: 2, inUse: 1 }, B: { share: 3, inUse: 2 } });
   });
 
   it('keeps a live instance holdings past their expiry by renewing them', async () => {

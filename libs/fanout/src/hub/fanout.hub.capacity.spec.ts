@@ -53,16 +53,18 @@ describe(`${FanoutHub.name} stream capacity`, () => {
     expect(await fixture.metric('gateway_streams_in_use')).toBe(2);
   });
 
-  it('gives the stream back once the last subscriber left and the linger ended', async () => {
+  it('moves the charge to a team still watching, and gives the stream back once the last subscriber left and the linger ended', async () => {
     const [a, b] = [await fixture.client(A), await fixture.client(B)];
     await a.subscribe(topic('one'));
     await b.subscribe(topic('one'));
     a.unsubscribe(topic('one'));
-    await expect(a.subscribe(topic('two'))).rejects.toThrow(/share/); // b still watches: still A's stream
+    // b still watches: the stream is B's now, and A's share is A's own again (B cannot pin it).
+    await eventually(async () => (await sut.streamUsage())[0]?.byTeam.B?.inUse === 1, 'the charge to move to B');
+    expect((await sut.streamUsage())[0]).toMatchObject({ inUse: 1, byTeam: { A: { inUse: 0 }, B: { inUse: 1 } } });
+    await a.subscribe(topic('two'));
     b.unsubscribe(topic('one'));
     await eventually(() => source.closed.includes(topic('one')), 'the linger to end');
-    await a.subscribe(topic('two'));
-    expect((await sut.streamUsage())[0]).toMatchObject({ inUse: 1, byTeam: { A: { inUse: 1 } } });
+    expect((await sut.streamUsage())[0]).toMatchObject({ inUse: 1, byTeam: { A: { inUse: 1 }, B: { inUse: 0 } } });
   });
 
   it("frees a client's topics when its socket closes, and does not count families outside a pool", async () => {
