@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, ErrorCode, GATEWAY_CONFIG, problemOf, toDomainError } from '@lib/core';
 import {
   type IdempotencyRecord,
@@ -14,6 +14,7 @@ import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
+import { NotSentReleases } from './not-sent-releases.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import {
   FOUND_BY_TERMS,
@@ -32,10 +33,11 @@ import { perOrder } from './batch-records.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
-/** The key a call holds in the idempotency records, with how it was named. */
+/** The key a call holds in the idempotency records, with how it was named and the call's own name for its claim. */
 interface HeldKey {
   key: string;
   source: 'header' | 'clordId' | 'gateway';
+  claimId: string;
 }
 
 /**
@@ -45,8 +47,10 @@ interface HeldKey {
  * for replay, and an ambiguous outcome of an insert turned into UNKNOWN: a 202, resolved by UnknownOrders.
  */
 @Injectable()
-export class OrderSafety {
+export class OrderSafety implements OnApplicationShutdown {
   private readonly logger = new Logger('OrderSafety');
+  /** Frees the keys of calls that claimed them and sent nothing, until the database takes it. */
+  private readonly notSent = new NotSentReleases(() => this.store.keys);
   private readonly staleMs: number;
   private readonly enabled: boolean;
   /** Each client's API key id (a prefix of the key's SHA-256 from the config, never the key), by client id. */
@@ -65,6 +69,10 @@ export class OrderSafety {
     this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
+  onApplicationShutdown(): void {
+    this.notSent.stop();
+  }
+
   async run<A>(order: OrderCall<A>): Promise<OrderAnswer> {
     // The reject breaker counts the upstream rejects this call meets (issue 26).
     const call = this.breaker.watched<A, OrderCall<A>>(order);
@@ -74,13 +82,14 @@ export class OrderSafety {
     const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
     const header = idempotencyKeyOf(call.request);
     // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
+    const claimId = randomUUID();
     const held: HeldKey | undefined =
       header !== undefined
-        ? { key: header, source: 'header' }
+        ? { key: header, source: 'header', claimId }
         : call.implicitKey !== undefined
-          ? { key: call.implicitKey, source: 'clordId' }
+          ? { key: call.implicitKey, source: 'clordId', claimId }
           : creating
-            ? { key: `gateway:${randomUUID()}`, source: 'gateway' }
+            ? { key: `gateway:${randomUUID()}`, source: 'gateway', claimId }
             : undefined;
     const fingerprint = createHash('sha256')
       .update(canonicalJson({ operation: call.operation, account: call.account, body: call.body }))
@@ -145,12 +154,15 @@ export class OrderSafety {
           clordIds: call.clordIds,
           participant: call.account,
           team: call.team,
+          claimId: held.claimId,
           ...request,
         });
         claimed = existing === null;
       } catch (error) {
         if (!cancel) {
           await journaled;
+          // The claim's answer was lost, not necessarily the claim: freed by its id, so the retry the 503 invites finds the key free.
+          void this.notSent.release(client.id, held.key, held.claimId);
           throw new JournalUnavailableError(error);
         }
         this.logger.warn(
@@ -169,7 +181,7 @@ export class OrderSafety {
     const journalError = await journaled;
     if (journalError !== undefined) {
       if (!cancel) {
-        if (claimed && held) await this.store.keys.release(client.id, held.key).catch(() => undefined);
+        if (claimed && held) await this.notSent.release(client.id, held.key, held.claimId);
         throw new JournalUnavailableError(journalError);
       }
       this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
@@ -255,7 +267,7 @@ export class OrderSafety {
       const problem = JSON.stringify(problemOf(error, call.request.id));
       if (outcome === 'answered' && held)
         await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
-      else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
+      else if (held) await this.notSent.release(clientId, held.key, held.claimId);
       await this.record(call, {
         ...base,
         kind: outcome === 'not-sent' ? 'refused' : 'answer',
