@@ -67,3 +67,50 @@ describe('a key claimed by a call that sent nothing, while the journal is failin
     expect(inserts(stack) - before).toBe(1);
   }, 60_000);
 });
+
+// A cancel passes whatever the journal does; a stalled database must not hold it for its timeouts.
+// Before, a cancel waited for its claim (queued behind a new order's claim, each statement waiting
+// up to statementTimeoutMs for a connection and again for its answer) and was sent only after the
+// new order beside it had been refused.
+describe('a cancel while the journal is stalled', () => {
+  let stack: Stack;
+  let proxy: StallProxy;
+  beforeAll(async () => {
+    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
+    stack = await startExchangeStack([], {
+      gateway: (config) => ({ ...config, journal: journalThrough(proxy.port, { statementTimeoutMs: 5_000 }) }),
+    });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await proxy.close();
+  });
+
+  it('is sent and answered without waiting for the database, while a new order beside it waits and is refused 503', async () => {
+    const placed = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24));
+    expect(placed.status).toBe(200);
+    const { orderId } = await json(placed);
+    const cancels = () => stack.sandbox.state.counter('exchange.calls.cancelOrder');
+    const insertsBefore = inserts(stack);
+
+    proxy.stall();
+    const settled: string[] = [];
+    const order = post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 25), 'all', {
+      'idempotency-key': 'k-stalled-order',
+    }).then((res) => (settled.push('order'), res));
+    await sleep(100);
+    const cancel = post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'all', {
+      'idempotency-key': 'k-stalled-cancel',
+    }).then((res) => (settled.push('cancel'), res));
+    const [cancelled, refused] = await Promise.all([cancel, order]);
+    proxy.restore();
+
+    expect(cancelled.status).toBe(200);
+    expect(cancels()).toBe(1);
+    expect(refused.status).toBe(503);
+    expect(await json(refused)).toMatchObject({ code: 'JOURNAL_UNAVAILABLE', processed: false });
+    expect(inserts(stack)).toBe(insertsBefore);
+    // The cancel did not wait for the journal: it was answered while the new order still waited for it.
+    expect(settled).toEqual(['cancel', 'order']);
+  }, 60_000);
+});
