@@ -3,7 +3,7 @@ import pg from 'pg';
 
 import { StallProxy } from './support/stall-proxy.js';
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { type Stack, api, eventually, json, testJournal } from './support/stack.js';
+import { type Stack, api, eventually, journalThrough, json, testJournal } from './support/stack.js';
 
 // Idempotency keys, the written-ahead journal and its hash chain, on the run's real PostgreSQL.
 
@@ -243,11 +243,7 @@ describe('journal unreachable', () => {
   let proxy: StallProxy;
   beforeAll(async () => {
     proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
-    const journal = {
-      ...testJournal(),
-      url: `postgres://pmgw_app@127.0.0.1:${proxy.port}/postgres`,
-      statementTimeoutMs: 500,
-    };
+    const journal = journalThrough(proxy.port, { statementTimeoutMs: 500 });
     stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
   });
   afterAll(async () => {

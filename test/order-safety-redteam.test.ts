@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 
 import { StallProxy } from './support/stall-proxy.js';
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { type Json, type Stack, api, eventually, json, testJournal } from './support/stack.js';
+import { type Json, type Stack, api, eventually, journalThrough, json } from './support/stack.js';
 
 // The order-safety routes (issues 26, 27) probed the way another team, a hostile client or a dead
 // database would meet them: what a key may read, what hostile input costs, what a refusal looks like.
@@ -284,11 +284,7 @@ describe('order safety, red team: journal database unreachable', () => {
   let proxy: StallProxy;
   beforeAll(async () => {
     proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
-    const journal = {
-      ...testJournal(),
-      url: `postgres://pmgw_app@127.0.0.1:${proxy.port}/postgres`,
-      statementTimeoutMs: 500,
-    };
+    const journal = journalThrough(proxy.port, { statementTimeoutMs: 500 });
     stack = await startExchangeStack([TRADER], { gateway: (config) => ({ ...config, journal }) });
   });
   afterAll(async () => {

@@ -1,24 +1,15 @@
 import { limit } from './support/exchange-stack.js';
-import { type Fleet, startFleet } from './support/fleet.js';
+import { type Fleet, LOOP_BOT, startFleet, throttled } from './support/fleet.js';
 import { caller } from './support/load.js';
-import { PARTICIPANT, json } from './support/stack.js';
-import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+import { json } from './support/stack.js';
 
 // The per-client throttle is the fleet's: a bot whose calls a load balancer spreads over two gateway
 // processes gets the rate once, not once per process (each process counted on its own before).
 
 const RATE = 2;
 const CALLS = 12;
-const BOT = {
-  id: 'loop',
-  team: 'trading',
-  scopes: ['write:orders' as const, 'read:orders' as const],
-  participants: [PARTICIPANT],
-};
-const withThrottle = (config: GatewayConfigInput): GatewayConfigInput => ({
-  ...config,
-  risk: { limits: [{ scope: 'client', id: 'loop', maxOrdersPerSecond: RATE }] },
-});
+const BOT = LOOP_BOT;
+const withThrottle = throttled(RATE);
 
 describe('per-client throttle across gateway processes', () => {
   let fleet: Fleet;

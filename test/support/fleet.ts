@@ -1,6 +1,7 @@
 import type { GatewayProcess } from './gateway-process.js';
 import { caller, spawnFleet } from './load.js';
 import {
+  PARTICIPANT,
   type Stack,
   type StackOptions,
   TEST_REDIS_COMMAND_TIMEOUT_MS,
@@ -100,3 +101,19 @@ export function resetRetailLimits(stack: Stack): void {
   stack.sandbox.state.retail.limiter.reset();
   stack.sandbox.state.retail.limiter.perKey.limit = 'off';
 }
+
+/** A client whose calls a load balancer spreads over the fleet (the per-client throttle's subject). */
+export const LOOP_BOT = {
+  id: 'loop',
+  team: 'trading',
+  scopes: ['write:orders' as const, 'read:orders' as const],
+  participants: [PARTICIPANT],
+};
+
+/** The config edit that limits LOOP_BOT to `rate` order-entering calls per second (risk.limits maxOrdersPerSecond). */
+export const throttled =
+  (rate: number) =>
+  (config: GatewayConfigInput): GatewayConfigInput => ({
+    ...config,
+    risk: { limits: [{ scope: 'client', id: LOOP_BOT.id, maxOrdersPerSecond: rate }] },
+  });

@@ -196,6 +196,17 @@ export function testJournal(
   return { url, migrationUrl, schema, poolSize: 4 };
 }
 
+/**
+ * A journal (`testJournal`) reached through a proxy on `port` (a StallProxy in front of the run's
+ * PostgreSQL), with `statementTimeoutMs` and any other setting from `settings`.
+ */
+export function journalThrough(
+  port: number,
+  settings: Partial<NonNullable<GatewayConfigInput['journal']>> & { statementTimeoutMs: number },
+): GatewayConfigInput['journal'] {
+  return { ...testJournal(), url: `postgres://pmgw_app@127.0.0.1:${port}/postgres`, ...settings };
+}
+
 export function redisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url)

@@ -9,6 +9,7 @@ import { type Server, type Socket, connect, createServer } from 'node:net';
 export class StallProxy {
   private readonly pairs = new Set<[Socket, Socket]>();
   private stalled = false;
+  private holdingReplies = false;
   private refusing = false;
 
   private constructor(
@@ -38,6 +39,15 @@ export class StallProxy {
     }
   }
 
+  /**
+   * Holds every reply while requests still reach the server (a reply lost on the way back): the server
+   * runs and commits what it receives, the client times out without knowing. `restore()` releases them.
+   */
+  holdReplies(): void {
+    this.holdingReplies = true;
+    for (const [, upstream] of this.pairs) upstream.pause();
+  }
+
   cut(): void {
     this.refusing = true;
     for (const [client, upstream] of this.pairs) {
@@ -49,6 +59,7 @@ export class StallProxy {
 
   restore(): void {
     this.stalled = false;
+    this.holdingReplies = false;
     this.refusing = false;
     for (const [client, upstream] of this.pairs) {
       client.resume();
@@ -74,7 +85,7 @@ export class StallProxy {
     if (this.stalled) {
       client.pause();
       upstream.pause();
-    }
+    } else if (this.holdingReplies) upstream.pause();
     const drop = () => {
       this.pairs.delete(pair);
       client.destroy();

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, ErrorCode, GATEWAY_CONFIG, problemOf, toDomainError } from '@lib/core';
 import {
   type IdempotencyRecord,
@@ -14,6 +14,7 @@ import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
+import { NotSentReleases } from './not-sent-releases.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import {
   FOUND_BY_TERMS,
@@ -32,10 +33,11 @@ import { perOrder } from './batch-records.js';
 import { UnknownOrders } from './unknown-orders.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
-/** The key a call holds in the idempotency records, with how it was named. */
+/** The key a call holds in the idempotency records, with how it was named and the call's own name for its claim. */
 interface HeldKey {
   key: string;
   source: 'header' | 'clordId' | 'gateway';
+  claimId: string;
 }
 
 /**
@@ -45,8 +47,10 @@ interface HeldKey {
  * for replay, and an ambiguous outcome of an insert turned into UNKNOWN: a 202, resolved by UnknownOrders.
  */
 @Injectable()
-export class OrderSafety {
+export class OrderSafety implements OnApplicationShutdown {
   private readonly logger = new Logger('OrderSafety');
+  /** Frees the keys of calls that claimed them and sent nothing, until the database takes it. */
+  private readonly notSent = new NotSentReleases(() => this.store.keys);
   private readonly staleMs: number;
   private readonly enabled: boolean;
   /** Each client's API key id (a prefix of the key's SHA-256 from the config, never the key), by client id. */
@@ -65,6 +69,10 @@ export class OrderSafety {
     this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
 
+  onApplicationShutdown(): void {
+    this.notSent.stop();
+  }
+
   async run<A>(order: OrderCall<A>): Promise<OrderAnswer> {
     // The reject breaker counts the upstream rejects this call meets (issue 26).
     const call = this.breaker.watched<A, OrderCall<A>>(order);
@@ -74,13 +82,14 @@ export class OrderSafety {
     const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
     const header = idempotencyKeyOf(call.request);
     // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
+    const claimId = randomUUID();
     const held: HeldKey | undefined =
       header !== undefined
-        ? { key: header, source: 'header' }
+        ? { key: header, source: 'header', claimId }
         : call.implicitKey !== undefined
-          ? { key: call.implicitKey, source: 'clordId' }
+          ? { key: call.implicitKey, source: 'clordId', claimId }
           : creating
-            ? { key: `gateway:${randomUUID()}`, source: 'gateway' }
+            ? { key: `gateway:${randomUUID()}`, source: 'gateway', claimId }
             : undefined;
     const fingerprint = createHash('sha256')
       .update(canonicalJson({ operation: call.operation, account: call.account, body: call.body }))
@@ -132,12 +141,15 @@ export class OrderSafety {
         (error: unknown) => error ?? new Error('journal write failed'),
       );
 
+    // A cancel waits for the database at most CANCEL_JOURNAL_WAIT_MS in all (a stalled database would hold it for its timeouts, several of them).
+    const late = cancel ? lateAfter(CANCEL_JOURNAL_WAIT_MS) : undefined;
     let claimed = false;
+    let lateClaim: Promise<IdempotencyRecord | null> | undefined;
     if (held) {
       let existing: IdempotencyRecord | null = null;
       try {
         const request = KEEPS_REQUEST.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
-        existing = await this.store.keys.claim({
+        const claiming = this.store.keys.claim({
           clientId: client.id,
           key: held.key,
           fingerprint,
@@ -145,12 +157,23 @@ export class OrderSafety {
           clordIds: call.clordIds,
           participant: call.account,
           team: call.team,
+          claimId: held.claimId,
           ...request,
         });
-        claimed = existing === null;
+        const first = late ? await Promise.race([claiming, late.promise]) : await claiming;
+        if (first === LATE) {
+          lateClaim = claiming;
+          claiming.catch(() => undefined); // settled by settleLateClaim
+          this.logger.warn(
+            `cancel ${call.request.id} passes without waiting for its idempotency record: the journal has not answered in ${CANCEL_JOURNAL_WAIT_MS} ms`,
+          );
+        } else existing = first;
+        claimed = existing === null && lateClaim === undefined;
       } catch (error) {
         if (!cancel) {
           await journaled;
+          // The claim's answer was lost, not necessarily the claim: freed by its id, so the retry the 503 invites finds the key free.
+          void this.notSent.release(client.id, held.key, held.claimId);
           throw new JournalUnavailableError(error);
         }
         this.logger.warn(
@@ -165,11 +188,16 @@ export class OrderSafety {
       }
     }
 
-    // Written ahead: nothing is sent before the intent's record is committed.
-    const journalError = await journaled;
-    if (journalError !== undefined) {
+    // Written ahead: nothing is sent before the intent's record is committed (a cancel: or its wait is over).
+    const journalError = late ? await Promise.race([journaled, late.promise]) : await journaled;
+    late?.clear();
+    if (journalError === LATE)
+      this.logger.warn(
+        `cancel ${call.request.id} passes before its record is written: the journal has not answered in ${CANCEL_JOURNAL_WAIT_MS} ms`,
+      );
+    else if (journalError !== undefined) {
       if (!cancel) {
-        if (claimed && held) await this.store.keys.release(client.id, held.key).catch(() => undefined);
+        if (claimed && held) await this.notSent.release(client.id, held.key, held.claimId);
         throw new JournalUnavailableError(journalError);
       }
       this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
@@ -182,11 +210,40 @@ export class OrderSafety {
           claimed && held ? callKey(client.id, held.key) : undefined,
         )
       : undefined;
+    const sending = this.send(call, admitted, claimed ? held : undefined, base, creating);
+    if (lateClaim && held) void this.settleLateClaim(lateClaim, client.id, held, sending);
     try {
-      return await this.send(call, admitted, claimed ? held : undefined, base, creating);
+      return await sending;
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * A cancel sent before its claim was answered: once both are known, a claim it won holds the
+   * cancel's answer for replay (or is freed when the send failed); a claim it lost or cannot tell is
+   * left to its holder, or freed by its own id. Sending a cancel again under the key is harmless.
+   */
+  private async settleLateClaim(
+    claiming: Promise<IdempotencyRecord | null>,
+    clientId: string,
+    held: HeldKey,
+    sending: Promise<OrderAnswer>,
+  ): Promise<void> {
+    const [claim, answer] = await Promise.all([
+      claiming.then(
+        (existing) => (existing === null ? 'won' : 'held'),
+        () => 'unknown' as const,
+      ),
+      sending.then(
+        (reply) => reply,
+        () => undefined,
+      ),
+    ]);
+    if (claim === 'held') return;
+    if (claim === 'won' && answer)
+      await this.quietly(this.store.keys.finish(clientId, held.key, answer.status, answer.text));
+    else await this.notSent.release(clientId, held.key, held.claimId);
   }
 
   private async send<A>(
@@ -220,19 +277,24 @@ export class OrderSafety {
           ),
         );
     };
+    // A cancel's answer waits for its records at most CANCEL_JOURNAL_WAIT_MS (they are written on after it; they never fail it).
+    const recorded = (work: Promise<unknown>) =>
+      isCancel(call.operation) ? atMost(work, CANCEL_JOURNAL_WAIT_MS) : work;
     try {
       const reply = await onUpstreamSend(sent, () => call.send(admitted));
       const text = reply.text === '' ? '{}' : reply.text;
       const body = parsed(text);
-      await Promise.all([
-        held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
-        this.record(call, {
-          ...base,
-          kind: 'answer',
-          orderId: orderIdOf(body) ?? base.orderId,
-          data: { requestId: call.request.id, status: reply.status, body },
-        }),
-      ]);
+      await recorded(
+        Promise.all([
+          held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
+          this.record(call, {
+            ...base,
+            kind: 'answer',
+            orderId: orderIdOf(body) ?? base.orderId,
+            data: { requestId: call.request.id, status: reply.status, body },
+          }),
+        ]),
+      );
       return {
         status: reply.status,
         text,
@@ -253,14 +315,18 @@ export class OrderSafety {
         return pendingAnswer(call.clordIds, held.key);
       }
       const problem = JSON.stringify(problemOf(error, call.request.id));
-      if (outcome === 'answered' && held)
-        await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
-      else if (held) await this.quietly(this.store.keys.release(clientId, held.key));
-      await this.record(call, {
-        ...base,
-        kind: outcome === 'not-sent' ? 'refused' : 'answer',
-        data: { requestId: call.request.id, code: error.code, outcome },
-      });
+      await recorded(
+        (async () => {
+          if (outcome === 'answered' && held)
+            await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
+          else if (held) await this.notSent.release(clientId, held.key, held.claimId);
+          await this.record(call, {
+            ...base,
+            kind: outcome === 'not-sent' ? 'refused' : 'answer',
+            data: { requestId: call.request.id, code: error.code, outcome },
+          });
+        })(),
+      );
       throw error;
     }
   }
@@ -334,6 +400,36 @@ export class OrderSafety {
     } catch (error) {
       this.logger.error(`order journal write failed after the send: ${(error as Error).message}`);
     }
+  }
+}
+
+/**
+ * The most a cancel waits for its idempotency claim and its intent's record: a cancel passes whatever
+ * the journal does (README "What each outage costs"), so a stalled database, whose every statement
+ * waits for a connection and then for its answer (each up to `statementTimeoutMs`), must not hold it.
+ * A healthy database answers in a few milliseconds, under load in tens.
+ */
+const CANCEL_JOURNAL_WAIT_MS = 250;
+
+const LATE: unique symbol = Symbol('late');
+
+/** A promise of LATE after `ms` (clear() once it is not needed: the timer goes). */
+function lateAfter(ms: number): { promise: Promise<typeof LATE>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), ms);
+    timer.unref();
+  });
+  return { promise, clear: () => clearTimeout(timer) };
+}
+
+/** `work`, or what is left of it after `ms` (it goes on: it must never reject). */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  const late = lateAfter(ms);
+  try {
+    await Promise.race([work, late.promise]);
+  } finally {
+    late.clear();
   }
 }
 

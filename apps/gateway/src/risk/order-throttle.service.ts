@@ -32,7 +32,9 @@ return { 1, 0 }
  * With Redis the count is the fleet's: one script call per order-entering call, whichever instance
  * it enters. While Redis is down (as the budget sees it: RateLimiter.sharing) or a call to it fails,
  * each instance counts alone at the rate divided by the fleet's size (the budget's own rule), so the
- * fleet together stays within the rate; without Redis (one instance), the whole rate here.
+ * fleet together stays within the rate; without Redis (one instance), the whole rate here. Local
+ * buckets start spent once Redis has decided (the budget's rule too): the client may have just spent
+ * the shared burst, and N full local shares would be one more burst on top of it.
  */
 @Injectable()
 export class OrderThrottle implements OnModuleInit {
@@ -40,6 +42,10 @@ export class OrderThrottle implements OnModuleInit {
   private readonly buckets = new Map<string, { rate: number; bucket: LocalTokenBucket }>();
   private readonly script = new LuaScript(THROTTLE_SCRIPT);
   private readonly prefix: string;
+  /** The last decision was Redis's: the next local one starts every local bucket afresh, spent. */
+  private sharedLast = false;
+  /** Redis has decided at least once: a local bucket starts spent (before, at boot with Redis down, full). */
+  private everShared = false;
 
   constructor(
     private readonly source: RiskLimitsSource,
@@ -80,11 +86,18 @@ export class OrderThrottle implements OnModuleInit {
     if (this.redis && shared) {
       try {
         const reply = await this.script.run(this.redis, [this.prefix + clientId], [1_000 / rate, 1_000]);
-        if (Array.isArray(reply) && reply[0] === 1) return 0;
-        if (Array.isArray(reply) && typeof reply[1] === 'number') return Math.max(1, reply[1]);
+        if (Array.isArray(reply) && (reply[0] === 1 || typeof reply[1] === 'number')) {
+          this.sharedLast = this.everShared = true;
+          return reply[0] === 1 ? 0 : Math.max(1, Number(reply[1]));
+        }
       } catch {
         // Counted here instead: the script may have run too, which only makes this call stricter.
       }
+    }
+    if (this.sharedLast) {
+      // Redis decided until now: buckets left from an earlier episode refilled meanwhile, and a new one must not start full.
+      this.sharedLast = false;
+      this.buckets.clear();
     }
     return this.localWaitMs(clientId, this.redis ? rate / localShareOf : rate);
   }
@@ -94,7 +107,8 @@ export class OrderThrottle implements OnModuleInit {
     let held = this.buckets.get(clientId);
     // A changed limit (PUT /admin/risk/limits) or fleet size starts a bucket at the new rate.
     if (held?.rate !== rate) {
-      held = { rate, bucket: new LocalTokenBucket(Math.max(1, rate), rate / 1_000, now) };
+      const capacity = Math.max(1, rate);
+      held = { rate, bucket: new LocalTokenBucket(capacity, rate / 1_000, now, this.everShared ? 0 : capacity) };
       this.buckets.set(clientId, held);
     }
     const taken = held.bucket.take(now);

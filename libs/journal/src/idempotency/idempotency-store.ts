@@ -1,7 +1,7 @@
 import type { SqlClient } from '../sql/sql-client.js';
 import { StatementBatcher } from '../sql/statement-batcher.js';
 
-/** Claims (or finishes) in one statement at most: 8 parameters each, well under PostgreSQL's 65,535. */
+/** Claims (or finishes) in one statement at most: 9 parameters each, well under PostgreSQL's 65,535. */
 const MAX_BATCH = 500;
 
 interface Finish {
@@ -25,6 +25,11 @@ export interface IdempotencyClaim {
   team: string;
   /** The request (secrets removed), kept for the calls whose UNKNOWN outcome is found by its terms (retail). */
   request?: unknown;
+  /**
+   * This call's own name for its claim (a random id): a call that sent nothing frees the key by it
+   * (`releaseClaim`), even when it cannot tell whether its claim was written (the answer was lost).
+   */
+  claimId?: string;
 }
 
 export interface IdempotencyRecord extends IdempotencyClaim {
@@ -96,15 +101,16 @@ export class IdempotencyStore {
         claim.participant ?? null,
         claim.team,
         claim.request === undefined ? null : JSON.stringify(claim.request),
+        claim.claimId ?? null,
       );
       const p = (i: number) => `$${at + i}`;
-      return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, now(), now(), now() + make_interval(secs => $1))`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, now(), now(), now() + make_interval(secs => $1))`;
     });
     const won = await this.db.query<{ client_id: string; key: string }>(
-      `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, created_at, updated_at, expires_at)
+      `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, claim_id, created_at, updated_at, expires_at)
        VALUES ${rows.join(', ')}
        ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
-         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
        WHERE i.expires_at < now()
        RETURNING client_id, key`,
       values,
@@ -163,6 +169,18 @@ export class IdempotencyStore {
     await this.db.query(
       `DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND state <> 'done'`,
       [clientId, key],
+    );
+  }
+
+  /**
+   * A call that sent nothing frees the key it claimed as `claimId`, whatever became of the record since
+   * (an instance may have taken it as UNKNOWN once stale): true when the statement ran, whether or not
+   * the claim had been written. Another claim of the key (a retry's) is never touched.
+   */
+  async releaseClaim(clientId: string, key: string, claimId: string): Promise<void> {
+    await this.db.query(
+      `DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND claim_id = $3 AND state <> 'done'`,
+      [clientId, key, claimId],
     );
   }
 

@@ -70,6 +70,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // A retail order carries no client order id: an UNKNOWN one is found by its terms (market, intent, price, quantity).
     statements: (s) => [`ALTER TABLE ${s}.idempotency ADD COLUMN request text`],
   },
+  {
+    version: 3,
+    name: 'the claim that holds a key',
+    // A call that claimed a key and then sent nothing frees it by its own claim only: a retry's later claim of the key stays.
+    statements: (s) => [`ALTER TABLE ${s}.idempotency ADD COLUMN claim_id text`],
+  },
 ];
 
 /** Applies every migration the database lacks, under an advisory lock so two instances starting together apply each once. */

@@ -7,12 +7,14 @@ export class LocalTokenBucket {
   private tokens: number;
   private updatedAt: number;
 
+  /** `tokens`: what it holds at `now` (full by default; 0 starts it spent). */
   constructor(
     private readonly capacity: number,
     private readonly refillPerMs: number,
     now: number,
+    tokens = capacity,
   ) {
-    this.tokens = capacity;
+    this.tokens = Math.min(capacity, tokens);
     this.updatedAt = now;
   }
 
