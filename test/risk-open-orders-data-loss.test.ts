@@ -122,4 +122,31 @@ describe('open-order counts when Redis loses its data (two gateways, a real Redi
       'after FLUSHALL with the open orders unreadable: inserts refused 503 on both gateways; once readable, one order fitted after a cancel and the next was refused\n',
     );
   }, 60_000);
+
+  it('an order in flight on one gateway when Redis loses its data is counted by the rebuild on the other: the limit holds', async () => {
+    // One slot left: the order in flight takes it, so nothing else may pass.
+    const [first] = a.sandbox.state.engine.openOrders(PARTICIPANT);
+    expect(await budgeted(() => post(a, '/exchange/v1/trading/orders/cancel', { orderId: first.id }, 'bot'))).toEqual({
+      status: 200,
+      code: 'OK',
+    });
+    expect(openAtSandbox()).toBe(MAX_OPEN - 1);
+    a.sandbox.state.setFaults({ exchangeDelayMs: { insertOrder: 2_000 } });
+    try {
+      const inFlight = insert(b, 'in-flight');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await redisCli(redis.port, 'FLUSHALL')).toContain('OK');
+      const after = await budgeted(() => insert(a, 'after-flush-in-flight'));
+      const landed = await answer(await inFlight);
+      const open = openAtSandbox();
+      process.stdout.write(
+        `FLUSHALL with an insert in flight on the other gateway: in flight ${JSON.stringify(landed)}, next ${JSON.stringify(after)}; open ${open} (limit ${MAX_OPEN})\n`,
+      );
+      expect(landed).toEqual({ status: 200, code: 'OK' });
+      expect(REFUSED).toContain(after.code);
+      expect(open).toBe(MAX_OPEN);
+    } finally {
+      a.sandbox.state.setFaults({ exchangeDelayMs: {} });
+    }
+  }, 60_000);
 });

@@ -210,6 +210,33 @@ return 1
 );
 
 /**
+ * A reservation still in flight on this instance (sent, not answered) when the counts' generation
+ * changed (Redis lost its data, or a limits change started a new one): its share is taken again in the
+ * generation in force, unjudged (the order is on its way whatever the counts say), and noted in flight, so
+ * a rebuild waits for its answer before it reads the exchange's open orders. A share already there is not
+ * taken twice. KEYS: the counts, the counts' generation, the reservations in flight. ARGV[1] token, [2]
+ * side, [3] qty, [4] micros, [5] the generation to announce into, then the kind of each count. Answers 1,
+ * or 0 when that generation is no longer in force.
+ */
+export const ANNOUNCE = new LuaScript(`
+local n = #KEYS - 2
+local token, side, qty, micros = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if redis.call('GET', KEYS[n + 1]) ~= ARGV[5] then return 0 end
+${luaNowMs('ms')}
+redis.call('ZADD', KEYS[n + 2], 'NX', ms, token)
+for i = 1, n do
+  if ARGV[5 + i] == 'orders' then
+    redis.call('ZADD', KEYS[i], 'NX', ms, token)
+  elseif redis.call('HEXISTS', KEYS[i], token) == 0 then
+    redis.call('HSET', KEYS[i], token, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
+    redis.call('HINCRBY', KEYS[i], '#notional', micros)
+    redis.call('HINCRBY', KEYS[i], '#' .. side, qty)
+  end
+end
+return 1
+`);
+
+/**
  * KEYS[1]: the counts' generation, KEYS[2]: the generation whose counts are complete. ARGV[1]: a new
  * generation. A missing generation (Redis lost its data: restarted empty, FLUSHALL, an empty replica
  * promoted) is created; answers {generation, 1 when its counts were rebuilt, else 0}.

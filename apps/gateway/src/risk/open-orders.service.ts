@@ -36,6 +36,12 @@ const RETAIL_READ_WAIT_MS = 10_000;
 /** The longest a rebuild waits for reservations in flight to be answered (the exchange answers in well under this). */
 const IN_FLIGHT_WAIT_MS = 5_000;
 
+/** How often an instance with reservations in flight looks at the counts' generation (see announceInFlight). */
+const IN_FLIGHT_WATCH_MS = 25;
+
+/** How long a rebuild gives the other instances to announce their reservations in flight: a few of their looks. */
+const ANNOUNCE_GRACE_MS = 4 * IN_FLIGHT_WATCH_MS;
+
 const NO_EXPOSURE: OrderExposure = { side: 'buy', qty: 0, micros: 0 };
 
 /** The problem a full count answers with, in the count's own terms. */
@@ -80,6 +86,8 @@ export interface Reservation {
   participant: string;
   kinds: CountKind[];
   exposure: OrderExposure;
+  /** The counts' generation it was taken in ('' without Redis). */
+  generation: string;
 }
 
 /** The fail-closed refusal when the counts cannot be judged: nothing is sent. */
@@ -120,6 +128,10 @@ export class OpenOrders implements OnModuleInit {
   private readonly staleMs: number;
   private reconciling?: Promise<void>;
   private rebuilding?: Promise<void>;
+  /** This instance's reservations sent and not yet answered, with the generation each was last counted in. */
+  private readonly inFlight = new Map<string, { reservation: Reservation; countedIn: string }>();
+  private watch?: NodeJS.Timeout;
+  private announcing = false;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -173,13 +185,16 @@ export class OpenOrders implements OnModuleInit {
       refusal = await this.complete(() => this.attempt(again, token, exposure));
     }
     if (refusal) throw refusalOf(refusal, path);
-    return {
+    const reservation: Reservation = {
       token,
       keys: counts.map((count) => count.key),
       participant,
       kinds: counts.map((count) => count.kind ?? 'orders'),
       exposure,
+      generation: this.redisStore?.heldGeneration() ?? '',
     };
+    this.track(reservation);
+    return reservation;
   }
 
   /** What-if: the refusal a reservation would meet now (read, nothing taken); the same fail-closed answer when the counts cannot be read. */
@@ -243,6 +258,7 @@ export class OpenOrders implements OnModuleInit {
   /** The exchange answered an order id: the slot stays until the order closes. */
   async bind(reservation: Reservation | undefined, orderId: string): Promise<void> {
     if (!reservation) return;
+    this.untrack(reservation.token);
     await this.quietly(() => this.store.bind(orderId, reservation));
     await this.quietly(() => this.store.settled(reservation.token));
   }
@@ -250,6 +266,7 @@ export class OpenOrders implements OnModuleInit {
   /** The order was refused (or the batch item was): the slot is free again. An outcome that may have created it keeps the slot. */
   async unsent(reservation: Reservation | undefined, error?: unknown): Promise<void> {
     if (!reservation) return;
+    this.untrack(reservation.token);
     if (!(error instanceof DomainError && MAYBE_PROCESSED.has(error.code)))
       await this.quietly(() => this.store.release(reservation.token, reservation.keys));
     await this.quietly(() => this.store.settled(reservation.token));
@@ -301,6 +318,11 @@ export class OpenOrders implements OnModuleInit {
   private async rebuildOnce(): Promise<void> {
     try {
       if (await this.store.adopt()) return;
+      // Redis may have lost the reservations in flight with the counts (their tokens and the in-flight
+      // set): this instance's, then the others' (each looks every IN_FLIGHT_WATCH_MS while it has one),
+      // are taken again in this generation before settle() waits for their answers.
+      await this.announceInFlight();
+      await new Promise((resolve) => setTimeout(resolve, ANNOUNCE_GRACE_MS));
       // A generation started by a limits change counts that version's limits: read them first when this instance holds older ones.
       const needed = this.redisStore?.countsFor() ?? 0;
       if (needed > this.limits.version()) await this.limits.refresh();
@@ -330,6 +352,45 @@ export class OpenOrders implements OnModuleInit {
     } catch (error) {
       this.logger.warn(`open-order counts not rebuilt (${String(error)}): counted orders are refused until they are`);
       throw uncounted('Redis lost them and they could not be rebuilt from the exchange', error);
+    }
+  }
+
+  /** A reservation is in flight until its answer binds it or gives it back; looked after while any is. */
+  private track(reservation: Reservation): void {
+    if (!this.redisStore) return;
+    this.inFlight.set(reservation.token, { reservation, countedIn: reservation.generation });
+    this.watch ??= setInterval(() => void this.announceInFlight(), IN_FLIGHT_WATCH_MS).unref();
+  }
+
+  private untrack(token: string): void {
+    this.inFlight.delete(token);
+    if (this.inFlight.size > 0 || !this.watch) return;
+    clearInterval(this.watch);
+    this.watch = undefined;
+  }
+
+  /**
+   * When the counts' generation in force is not the one a reservation in flight was counted in (Redis
+   * lost its data, or a limits change started a new generation), the reservation is taken again in it
+   * (ANNOUNCE: unjudged, noted in flight): a rebuild then waits for its answer before it reads the
+   * exchange's open orders, so an order on its way is never missing from the rebuilt counts. Never throws
+   * (a failed look is made again at the next).
+   */
+  private async announceInFlight(): Promise<void> {
+    const store = this.redisStore;
+    if (!store || this.inFlight.size === 0 || this.announcing) return;
+    this.announcing = true;
+    try {
+      const generation = await store.generationInForce();
+      if (generation === null) return;
+      for (const held of this.inFlight.values()) {
+        if (held.countedIn === generation) continue;
+        if (await store.announce(held.reservation, generation)) held.countedIn = generation;
+      }
+    } catch {
+      // Redis unreachable: the next look tries again.
+    } finally {
+      this.announcing = false;
     }
   }
 

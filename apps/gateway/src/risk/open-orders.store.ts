@@ -4,6 +4,7 @@ import type { LuaScript, RedisClient } from '@lib/core';
 
 import {
   ADOPT,
+  ANNOUNCE,
   AMEND,
   BIND,
   REBIND,
@@ -161,8 +162,8 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   /** Loads every script (the first calls need no NOSCRIPT fallback). */
   async load(): Promise<void> {
     await Promise.all(
-      [ADOPT, AMEND, BIND, JUDGE, LEAVES, REBIND, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map((script) =>
-        script.load(this.redis),
+      [ADOPT, AMEND, ANNOUNCE, BIND, JUDGE, LEAVES, REBIND, REBUILT, RELEASE, RELEASE_ORDER, RESERVE, SWEEP].map(
+        (script) => script.load(this.redis),
       ),
     );
   }
@@ -181,6 +182,27 @@ export class RedisOpenOrderStore implements OpenOrderStore {
   countsFor(): number {
     const match = /^(\d+):/.exec(this.candidate);
     return match ? Number(match[1]) : 0;
+  }
+
+  /** The generation adopted now ('' before one is): the one a reservation taken now counts in. */
+  heldGeneration(): string {
+    return this.generation;
+  }
+
+  /** The counts' generation in force in Redis now (null: none, Redis lost it and no instance adopted one yet). */
+  generationInForce(): Promise<string | null> {
+    return this.redis.get(this.generationKeys[0]);
+  }
+
+  /** ANNOUNCE: a reservation in flight taken again in `generation`; false when that generation is gone. */
+  async announce(order: CountedOrder, generation: string): Promise<boolean> {
+    const { token, keys, kinds, exposure } = order;
+    const answer = await ANNOUNCE.run(
+      this.redis,
+      [...keys.map((key) => this.countPrefix + key), this.generationKeys[0], this.pendingKey],
+      [token, exposure.side, exposure.qty, exposure.micros, generation, ...kinds],
+    );
+    return Number(answer) === 1;
   }
 
   async rebuilt(): Promise<void> {
