@@ -26,6 +26,19 @@ local function drop(key, token)
 end
 `;
 
+/** Takes one owner's share of one count unless it holds one already (an order slot, or its exposure in a hash). */
+const TAKE = `
+local function take_share(key, kind, owner, side, qty, micros, ms)
+  if kind == 'orders' then
+    redis.call('ZADD', key, 'NX', ms, owner)
+  elseif redis.call('HEXISTS', key, owner) == 0 then
+    redis.call('HSET', key, owner, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
+    redis.call('HINCRBY', key, '#notional', micros)
+    redis.call('HINCRBY', key, '#' .. side, qty)
+  end
+end
+`;
+
 /**
  * KEYS: the counts, then the counts' generation (RESERVE: then the reservations in flight). ARGV[1] token, [2] side, [3] qty, [4] micros, then
  * per count: kind (orders, notional, position), max, position (signed contracts; 0 unless a position
@@ -170,19 +183,12 @@ return 0
  */
 export const BIND = new LuaScript(
   DROP +
+    TAKE +
     `
 local n = #KEYS - 2
 local id, token, side, qty, micros = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 ${luaNowMs('ms')}
-local function take(i, owner)
-  if ARGV[6 + i] == 'orders' then
-    redis.call('ZADD', KEYS[i], 'NX', ms, owner)
-  elseif redis.call('HEXISTS', KEYS[i], owner) == 0 then
-    redis.call('HSET', KEYS[i], owner, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
-    redis.call('HINCRBY', KEYS[i], '#notional', micros)
-    redis.call('HINCRBY', KEYS[i], '#' .. side, qty)
-  end
-end
+local function take(i, owner) take_share(KEYS[i], ARGV[6 + i], owner, side, qty, micros, ms) end
 local held = redis.call('HGET', KEYS[n + 1], id)
 if held and cjson.decode(held).token ~= token then
   for i = 1, n do drop(KEYS[i], token) end
@@ -218,23 +224,18 @@ return 1
  * side, [3] qty, [4] micros, [5] the generation to announce into, then the kind of each count. Answers 1,
  * or 0 when that generation is no longer in force.
  */
-export const ANNOUNCE = new LuaScript(`
+export const ANNOUNCE = new LuaScript(
+  TAKE +
+    `
 local n = #KEYS - 2
 local token, side, qty, micros = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if redis.call('GET', KEYS[n + 1]) ~= ARGV[5] then return 0 end
 ${luaNowMs('ms')}
 redis.call('ZADD', KEYS[n + 2], 'NX', ms, token)
-for i = 1, n do
-  if ARGV[5 + i] == 'orders' then
-    redis.call('ZADD', KEYS[i], 'NX', ms, token)
-  elseif redis.call('HEXISTS', KEYS[i], token) == 0 then
-    redis.call('HSET', KEYS[i], token, side .. ' ' .. qty .. ' ' .. micros .. ' ' .. ms)
-    redis.call('HINCRBY', KEYS[i], '#notional', micros)
-    redis.call('HINCRBY', KEYS[i], '#' .. side, qty)
-  end
-end
+for i = 1, n do take_share(KEYS[i], ARGV[5 + i], token, side, qty, micros, ms) end
 return 1
-`);
+`,
+);
 
 /**
  * KEYS[1]: the counts' generation, KEYS[2]: the generation whose counts are complete. ARGV[1]: a new
