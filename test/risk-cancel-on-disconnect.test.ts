@@ -9,7 +9,9 @@ import {
   eventually,
   pastGatewayRefusals,
   redisUrl,
+  testJournal,
 } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 const CLIENTS = [
   {
@@ -19,7 +21,30 @@ const CLIENTS = [
     participants: [PARTICIPANT],
   },
   { id: 'reader', scopes: ['read:orders' as const] },
+  // Two bots of one team on one participant and one retail account: each one's brake takes its own orders only.
+  ...['twin-a', 'twin-b'].map((id) => ({
+    id,
+    team: 'trading',
+    scopes: ['write:orders' as const, 'read:orders' as const],
+    participants: [PARTICIPANT],
+    retailAccounts: ['main'],
+  })),
 ];
+/**
+ * The instances of one deployment share one journal (its record of who was given each order: a brake
+ * that fires on another instance than the orders entered by reads it there).
+ */
+const journal = testJournal();
+const sharedJournal = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, journal });
+/** The sandbox's retail account behind the gateway's `main` key (test/support: the sandbox's fixture keys). */
+const MAIN_ACCOUNT = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
+const RETAIL_SLUG = 'aec-nfl-gb-chi-2026-11-22';
+const retailBid = (price: string) => ({
+  marketSlug: RETAIL_SLUG,
+  intent: 'ORDER_INTENT_BUY_LONG',
+  price: { value: price, currency: 'USD' },
+  quantity: 1,
+});
 
 /** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
 function openWs(stack: Stack, client: string, query: string): Promise<WebSocket | number> {
@@ -55,8 +80,13 @@ describe('cancel-on-disconnect for /ws clients', () => {
     ).resolves.toBe(0);
 
   beforeAll(async () => {
-    a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix });
-    b = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox });
+    a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, gateway: sharedJournal });
+    b = await startExchangeStack(CLIENTS, {
+      redis: true,
+      redisKeyPrefix: prefix,
+      reuseSandbox: a.sandbox,
+      gateway: sharedJournal,
+    });
     redis = createRedisClient({
       mode: 'single',
       url: redisUrl(),
@@ -96,6 +126,54 @@ describe('cancel-on-disconnect for /ws clients', () => {
     ws.terminate();
     await allCancelled();
     expect(a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).map((order) => order.clordId)).toContain('bob-stays');
+  });
+
+  it("takes only the dead bot's own orders from a participant and a retail account it shares with a sibling bot", async () => {
+    const ws = await opened(a, 'twin-a', 'cancelOnDisconnect=1');
+    const place = async (client: string, path: string, body: unknown) => {
+      const res = await pastGatewayRefusals(() => post(a, path, body, client));
+      expect(res.status).toBe(200);
+      return (await res.json()) as { orderId?: string; id?: string };
+    };
+    await place('twin-a', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 4, { clordId: 'twin-a-1' }));
+    await place('twin-a', '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 5, { clordId: 'twin-a-2' }));
+    const twinB = await place(
+      'twin-b',
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 6, { clordId: 'twin-b-1' }),
+    );
+    const retailA = await place('twin-a', '/retail/v1/orders', retailBid('0.11'));
+    const retailB = await place('twin-b', '/retail/v1/orders', retailBid('0.12'));
+    const exchangeOpen = () =>
+      a.sandbox.state.engine
+        .openOrders(PARTICIPANT)
+        .map((order) => order.clordId)
+        .filter((clordId) => clordId?.startsWith('twin-'))
+        .sort();
+    const retailOpen = () =>
+      a.sandbox.state.engine
+        .openOrders(MAIN_ACCOUNT)
+        .map((order) => order.id)
+        .filter((id) => id === retailA.id || id === retailB.id);
+    expect(exchangeOpen()).toEqual(['twin-a-1', 'twin-a-2', 'twin-b-1']);
+    expect(retailOpen()).toHaveLength(2);
+    ws.terminate();
+    await eventually(
+      async () => ({ exchange: exchangeOpen(), retail: retailOpen() }),
+      (open) => open.exchange.length === 1 && open.retail.length === 1,
+      15_000,
+    );
+    expect(exchangeOpen()).toEqual(['twin-b-1']);
+    expect(retailOpen()).toEqual([retailB.id]);
+    // The sibling's orders go too, so the tests after this one count only their own.
+    const cancelled = await pastGatewayRefusals(() =>
+      post(a, '/exchange/v1/trading/orders/cancel', { orderId: twinB.orderId }, 'twin-b'),
+    );
+    expect(cancelled.status).toBe(200);
+    const retailCancelled = await pastGatewayRefusals(() =>
+      post(a, `/retail/v1/order/${retailB.id}/cancel`, { marketSlug: RETAIL_SLUG }, 'twin-b'),
+    );
+    expect(retailCancelled.status).toBe(200);
   });
 
   /** Log lines of both instances written after `from` (each test reads only its own). */
@@ -141,7 +219,12 @@ describe('cancel-on-disconnect for /ws clients', () => {
   });
 
   it('hands a grace over when the instance shuts down: another instance cancels a bot that does not come back', async () => {
-    const c = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, reuseSandbox: a.sandbox });
+    const c = await startExchangeStack(CLIENTS, {
+      redis: true,
+      redisKeyPrefix: prefix,
+      reuseSandbox: a.sandbox,
+      gateway: sharedJournal,
+    });
     try {
       await opened(c, 'bot', 'cancelOnDisconnect=1');
       await rest(2, 'handed');

@@ -104,10 +104,11 @@ describe("the dead-man's switch and cancel-on-disconnect, when gateway instances
     armedOn.process.kill('SIGKILL');
     expect(openAtSandbox()).toBe(3);
     await allCancelled();
-    // The other process fired it (its log says so; pino may write the line a moment after the cancels).
+    // Another process fired it (its log says so; pino may write the line a moment after the cancels).
     await expect(
       eventually(
-        async () => fleet.processes[1].output().includes("dead-man's switch of bot fired"),
+        async () =>
+          fleet.processes.slice(1).some((process) => process.output().includes("dead-man's switch of bot fired")),
         (seen) => seen,
         5_000,
       ),

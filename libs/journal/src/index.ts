@@ -7,7 +7,7 @@ export {
   type IdempotencyState,
 } from './idempotency/idempotency-store.js';
 export { OrderJournal } from './journal/order-journal.js';
-export type { JournalEntry, JournalKind, JournalRecord } from './journal/journal-record.js';
+export { type JournalEntry, type JournalKind, type JournalRecord, provesOrder } from './journal/journal-record.js';
 export { type JournalDatabase, openJournalDatabase } from './journal-database.js';
 export { type JournalConfig, JournalSchema } from './config/journal.config.js';
 export { JOURNAL_DATABASE, JournalModule } from './journal.module.js';

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { DomainError, NotFoundError } from '@lib/core';
-import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
+import { JOURNAL_DATABASE, type JournalDatabase, type JournalRecord, provesOrder } from '@lib/journal';
 import type { FastifyReply } from 'fastify';
 
 import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -12,7 +12,7 @@ import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import { JournalUnreadableError } from './order-safety.errors.js';
-import { provesOrder, teamView } from './timeline-view.js';
+import { teamView } from './timeline-view.js';
 import {
   ClordIdParamsSchema,
   IdempotencyKeyParamsSchema,

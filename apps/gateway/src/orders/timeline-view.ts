@@ -1,21 +1,7 @@
-import type { JournalRecord } from '@lib/journal';
+import { type JournalRecord, provesOrder } from '@lib/journal';
 
 const named = (values: (string | undefined)[]): Set<string> =>
   new Set(values.filter((value): value is string => value !== undefined));
-
-/**
- * Whether a team's record shows the order it names is that team's: the exchange's or retail API's
- * answer gave the team the order (a 2xx answer, or an UNKNOWN call resolved as found or applied). A
- * record that only claims an order id (the `received` or `refused` record of a cancel, replace or
- * modify naming another team's order, refused 404) proves nothing: else any team could name another's
- * order id in a refused call and read that order's stream events on a timeline.
- */
-export function provesOrder(record: JournalRecord): boolean {
-  if (record.orderId === undefined || record.team === undefined) return false;
-  const { status, outcome } = record.data ?? {};
-  if (record.kind === 'answer') return typeof status === 'number' && status >= 200 && status < 300;
-  return record.kind === 'resolved' && (outcome === 'found' || outcome === 'applied');
-}
 
 /**
  * The records of an order's timeline a team may read: its own (its team named on them), and the

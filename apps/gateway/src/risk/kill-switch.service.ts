@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { EXCHANGE_BUDGETS, ExchangeHttpClient, ExchangeTrading } from '@lib/exchange';
+import { JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 import { PriorityLane } from '@lib/ratelimit';
 import { RetailOrders } from '@lib/retail';
 import { z } from 'zod';
@@ -21,6 +22,17 @@ const OpenOrdersSchema = z.looseObject({
   orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]),
 });
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
+const RetailOpenSchema = z.looseObject({
+  orders: z.array(z.looseObject({ id: z.string(), marketSlug: z.string() })).default([]),
+});
+
+/** What a scope reaches; for one client's scope, also the participants and retail accounts other clients use too. */
+interface Reach {
+  participants: string[];
+  accounts: string[];
+  market?: string;
+  client?: { id: string; shared: ReadonlySet<string> };
+}
 
 export interface KilledOrder {
   orderId: string;
@@ -43,6 +55,11 @@ export interface KillReport {
   remainingOpen: number;
   /** Orders the run found open and set out to cancel (every pass). */
   targeted: number;
+  /**
+   * One client's scope: open orders of a participant or retail account other clients use too that the
+   * journal does not show this client was given (another client's, or sent outside the gateway): left.
+   */
+  leftToOthers: number;
   /** How long the run took, first read to last re-read. */
   durationMs: number;
 }
@@ -54,8 +71,10 @@ export interface KillReport {
  * this instance's ordinary cancels leave that slice of the bucket, so these never wait behind them, and are queued for budget up to
  * `risk.killSwitchWaitMs` rather than refused, never above the published limit; retail: cancel-all per
  * account, the retail API's mass cancel), then the open orders are
- * read again and whatever is left is reported unresolved. Orders are attributed by participant: a
- * participant that two teams share is cancelled for both.
+ * read again and whatever is left is reported unresolved. A team's, the firm's or a market's scope takes
+ * every order of its participants and accounts. One client's scope (cancel-on-disconnect, the dead-man's
+ * switch) takes, of a participant or retail account other clients use too, only the orders the journal
+ * shows this client was given (provesOrder): a bot that dies does not take its neighbours' orders with it.
  */
 @Injectable()
 export class KillSwitch {
@@ -68,6 +87,7 @@ export class KillSwitch {
     private readonly retail: RetailOrders,
     private readonly open: OpenOrders,
     private readonly lane: PriorityLane,
+    @Inject(JOURNAL_DATABASE) private readonly journal: JournalDatabase,
   ) {}
 
   /** Runs in the priority lane: while it sends, this instance's ordinary cancels leave the lane's slice of the cancel bucket to it. */
@@ -77,18 +97,26 @@ export class KillSwitch {
 
   private async cancelEverything(scope: string): Promise<KillReport> {
     const started = performance.now();
-    const { participants, accounts, market } = this.reach(scope);
+    const reach = this.reach(scope);
+    const { participants, accounts, market } = reach;
     const targeted = new Set<string>();
     const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
     const unreadable: KilledOrder[] = [];
+    const leftToOthers = new Set<string>();
     const readOpen = async () =>
-      (
-        await Promise.all(
-          participants.map((participant) =>
-            this.openOf(participant, market).catch((error: unknown) => this.unreadable(participant, error, unreadable)),
-          ),
-        )
-      ).flat();
+      this.theClients(
+        reach,
+        (
+          await Promise.all(
+            participants.map((participant) =>
+              this.openOf(participant, market).catch((error: unknown) =>
+                this.unreadable(participant, error, unreadable),
+              ),
+            ),
+          )
+        ).flat(),
+        leftToOthers,
+      );
     let left = await readOpen();
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
     for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
@@ -108,6 +136,7 @@ export class KillSwitch {
       unresolved: [...unreadable],
       remainingOpen: left.length,
       targeted: targeted.size,
+      leftToOthers: 0,
       durationMs: 0,
     };
     for (const order of left)
@@ -116,7 +145,14 @@ export class KillSwitch {
         order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' },
       });
     for (const { kind, order } of outcomes.values()) report[kind].push(order);
-    await Promise.all(accounts.map((account) => this.cancelRetail(account, market, report)));
+    await Promise.all(
+      accounts.map((account) =>
+        reach.client?.shared.has(`retail:${account}`)
+          ? this.cancelRetailOf(reach, account, report, leftToOthers)
+          : this.cancelRetail(account, market, report),
+      ),
+    );
+    report.leftToOthers = leftToOthers.size;
     report.durationMs = Math.round(performance.now() - started);
     this.logger.warn(
       {
@@ -132,17 +168,87 @@ export class KillSwitch {
     return report;
   }
 
-  /** The participants and retail accounts a scope covers, and the market it narrows to. */
-  private reach(scope: string): { participants: string[]; accounts: string[]; market?: string } {
+  /** The participants and retail accounts a scope covers, the market it narrows to, and for a client's scope what it shares. */
+  private reach(scope: string): Reach {
     const [kind, id] = scope.split(':', 2);
     const clients = this.config.clients.filter(
       (client) => kind === 'firm' || kind === 'market' || (kind === 'team' ? client.team === id : client.id === id),
     );
-    return {
+    const reach: Reach = {
       participants: [...new Set(clients.flatMap((client) => client.participants))],
       accounts: [...new Set(clients.flatMap((client) => client.retailAccounts))],
       ...(kind === 'market' ? { market: id } : {}),
     };
+    if (kind !== 'client' || id === undefined) return reach;
+    const others = this.config.clients.filter((client) => client.id !== id);
+    const shared = new Set([
+      ...others.flatMap((client) => client.participants),
+      ...others.flatMap((client) => client.retailAccounts.map((account) => `retail:${account}`)),
+    ]);
+    return { ...reach, client: { id, shared } };
+  }
+
+  /** For one client's scope: of the shared owners' orders, those given to the client; the others go to `left`. */
+  private async theClients(reach: Reach, orders: KilledOrder[], left: Set<string>): Promise<KilledOrder[]> {
+    const { client } = reach;
+    if (!client || !orders.some((order) => client.shared.has(order.owner))) return orders;
+    const given = await this.givenTo(
+      client.id,
+      orders.filter((order) => client.shared.has(order.owner)).map((order) => order.orderId),
+    );
+    return orders.filter((order) => {
+      if (!client.shared.has(order.owner) || given.has(order.orderId)) return true;
+      left.add(order.orderId);
+      return false;
+    });
+  }
+
+  /** The order ids the journal shows this client was given; none while the journal cannot be read (those are left, and logged). */
+  private async givenTo(clientId: string, orderIds: string[]): Promise<Set<string>> {
+    try {
+      const records = await this.journal.journal.givenRecords(orderIds);
+      return new Set(
+        records.flatMap((record) => (record.clientId === clientId && record.orderId ? [record.orderId] : [])),
+      );
+    } catch (error) {
+      this.logger.warn(
+        `orders of participants ${clientId} shares with other clients left: the journal that names their senders cannot be read (${String(error)})`,
+      );
+      return new Set();
+    }
+  }
+
+  /** A client's orders on a retail account other clients use too: one cancel each (cancel-all would take theirs). */
+  private async cancelRetailOf(reach: Reach, account: string, report: KillReport, left: Set<string>): Promise<void> {
+    const owner = `retail:${account}`;
+    const caller = () => ({
+      account,
+      team: KILL_SWITCH_TEAM,
+      requestId: `kill-${randomUUID()}`,
+      preferWaitMs: this.config.risk.killSwitchWaitMs,
+    });
+    let open: KilledOrder[];
+    try {
+      const reply = await this.retail.open(caller(), reach.market === undefined ? {} : { slugs: [reach.market] });
+      open = RetailOpenSchema.parse(JSON.parse(reply.text || '{}')).orders.map((order) => ({
+        orderId: order.id,
+        owner,
+        symbol: order.marketSlug,
+      }));
+    } catch (error) {
+      report.unresolved.push({ orderId: '*', owner, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+      return;
+    }
+    for (const order of await this.theClients(reach, open, left)) {
+      try {
+        await this.retail.cancel(caller(), order.orderId, { marketSlug: order.symbol ?? '' });
+        report.cancelled.push(order);
+        await this.open.closed(order.orderId);
+      } catch (error) {
+        if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) report.filledFirst.push(order);
+        else report.unresolved.push({ ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+      }
+    }
   }
 
   private async openOf(participant: string, market: string | undefined): Promise<KilledOrder[]> {

@@ -2,7 +2,7 @@ import { systemClock } from '@lib/core';
 import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/hash-chain.js';
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
-import type { JournalEntry, JournalRecord } from './journal-record.js';
+import { type JournalEntry, type JournalRecord, provesOrder } from './journal-record.js';
 
 interface Pending {
   entries: JournalEntry[];
@@ -260,6 +260,16 @@ export class OrderJournal {
       [answered.seq, answered.seq - INTENT_WINDOW, answered.clientId],
     );
     return rows.map(toRecord).find((record) => record.data?.requestId === requestId);
+  }
+
+  /** The answer and resolution records that name these order ids: who was given each order (see provesOrder). */
+  async givenRecords(orderIds: readonly string[]): Promise<JournalRecord[]> {
+    if (orderIds.length === 0) return [];
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE order_id = ANY($1) AND kind IN ('answer', 'resolved') ORDER BY seq`,
+      [[...orderIds]],
+    );
+    return rows.map(toRecord).filter(provesOrder);
   }
 
   /** Which of these order ids the journal already names (an answer, a resolution or a stream event). */
