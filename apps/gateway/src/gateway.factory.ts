@@ -37,6 +37,9 @@ export async function createGateway(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options), adapter, {
     abortOnError: false,
     bufferLogs: true,
+    // JSON only (installJsonBodyParser): Nest's default parsers would also take form bodies, and Fastify's
+    // text/plain, so an order sent as a form was placed; any other type is now 415 naming application/json.
+    bodyParser: false,
   });
   app.useLogger(app.get(Logger));
   app.flushLogs();
@@ -44,6 +47,7 @@ export async function createGateway(
   // Connections past the cap are closed by the listening socket before a byte is read.
   app.getHttpServer().maxConnections = config.server.maxConnections;
   installRequestGate(fastify, app.get(ClientAuthGuard));
+  fastify.removeContentTypeParser('text/plain');
   installJsonBodyParser(app, config.server.maxJsonDepth, config.server.bodyLimitBytes);
   installCatalogFastPath(app.get(CatalogFastPath), adapter, app.get(CompletedRequests));
   setupDocs(app);

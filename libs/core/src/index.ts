@@ -32,7 +32,7 @@ export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.j
 export { MAX_ECHO, PROBLEM_CONTENT_TYPE, clip, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
 export { Bulkheads, InFlightLimitedError, type InFlightCall, type InFlightCap, type Lane } from './http/bulkheads.js';
-export { PathSegmentSchema, isDotOrEmptySegment, pathSegment } from './http/path-segment.js';
+export { PathSegmentSchema, isDotOrEmptySegment, pathSegment, wireText } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';
 export { fullJitterDelay } from './retry/backoff.js';
 export {

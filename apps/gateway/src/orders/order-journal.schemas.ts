@@ -1,6 +1,8 @@
+import { wireText } from '@lib/core';
 import { z } from 'zod';
 
-const id = z.string().min(1).max(255);
+/** A clordId or order id to look up: one holding what no journaled id can (see wireText) is a 400, not a failed query. */
+const id = wireText(255).min(1);
 
 export const ClordIdParamsSchema = z.strictObject({ clordId: id });
 

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors/domain.error.js';
-import { PathSegmentSchema, pathSegment } from './path-segment.js';
+import { PathSegmentSchema, pathSegment, wireText } from './path-segment.js';
 
 describe(pathSegment.name, () => {
   it('percent-encodes everything that could change the path', () => {
@@ -19,5 +19,20 @@ describe('PathSegmentSchema', () => {
 
   it('takes a segment that merely contains dots', () => {
     expect(PathSegmentSchema.parse('...a')).toBe('...a');
+  });
+});
+
+describe('wireText', () => {
+  const schema = wireText(10);
+
+  it.each(['a\u0000b', 'a\nb', 'a\u007fb', 'a\ud800b', 'a\udc00', '\udfff\ud83d', 'x'.repeat(11)])(
+    'refuses %j',
+    (value) => {
+      expect(schema.safeParse(value).success).toBe(false);
+    },
+  );
+
+  it.each(['', 'O-1', 'a\u202eb', '💥', 'ключ'])('takes %j', (value) => {
+    expect(schema.parse(value)).toBe(value);
   });
 });

@@ -1,4 +1,4 @@
-import { IDENTITY_KEYWORD, type IdentityKind } from '@lib/core';
+import { IDENTITY_KEYWORD, type IdentityKind, wireText } from '@lib/core';
 import { z } from 'zod';
 
 const PARTICIPANT_EXAMPLE = 'firms/DEVFIRM/users/alice';
@@ -46,7 +46,8 @@ export const FundingAccountFieldSchema = marked(
 
 /** An order the request changes: it must be a working order of the chosen participant, else 404. */
 export const OrderIdFieldSchema = marked(
-  z.string().min(1).max(128),
+  // Journaled as the record's order id, and looked up upstream: see wireText.
+  wireText(128).min(1),
   'order',
   "a working order of the chosen participant (x-participant-id or the key's first); the gateway asks the exchange as that participant. Any other: 404.",
 );

@@ -1,3 +1,4 @@
+import { wireText } from '@lib/core';
 import { z } from 'zod';
 
 import {
@@ -25,7 +26,8 @@ const nonNegative = NonNegativeInt64StringSchema.optional();
 const account = AccountFieldSchema.optional();
 const participant = ParticipantFieldSchema.optional();
 const flag = z.boolean().optional();
-const text = z.string().max(200).optional();
+/** Free text the exchange keeps (clordId, symbol, ids): a clordId is also journaled and keyed on, so see `wireText`. */
+const text = wireText(200).optional();
 
 const ORDER_EXAMPLE = {
   symbol: 'aec-nfl-buf-kc-2026-11-22',
@@ -45,7 +47,7 @@ export const OrderRequestSchema = z
     type: OrderTypeSchema.optional(),
     side: SideSchema,
     orderQty: positive,
-    symbol: z.string().min(1).max(200),
+    symbol: wireText(200).min(1),
     price: positive,
     timeInForce: TimeInForceSchema.optional(),
     clordId: text,
