@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+
 import { SYMBOL, limit, startExchangeStack, upstreamCalls } from './support/exchange-stack.js';
 import { rawRequest } from './support/raw-http.js';
 import type { Stack } from './support/stack.js';
@@ -48,5 +50,42 @@ describe('request bodies other than JSON', () => {
       JSON.stringify(limit('SIDE_BUY', 1, 11, { clordId: 'json-1' })),
     );
     expect(res.status).toBe(200);
+  });
+
+  // Node keeps the first of two Authorization headers; a proxy in front may act on the last. Refused.
+  it('refuses two Authorization headers with a 400 problem naming the header, nothing sent', async () => {
+    const before = upstreamCalls(stack);
+    const { hostname, port } = new URL(stack.url);
+    const body = JSON.stringify(limit('SIDE_BUY', 1, 11, { clordId: 'two-keys' }));
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/exchange/v1/trading/orders',
+          headers: [
+            'host',
+            `${hostname}:${port}`,
+            'authorization',
+            `Bearer ${stack.keys.all}`,
+            'authorization',
+            'Bearer pmgw_someone_else',
+            'content-type',
+            'application/json',
+          ],
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text)).toMatchObject({ errors: [{ path: 'headers.authorization' }] });
+    expect(upstreamCalls(stack) - before).toBe(0);
   });
 });

@@ -3,7 +3,15 @@ import type { IncomingMessage } from 'node:http';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiKeyVerifier } from '@lib/auth';
-import { Clock, ForbiddenError, GATEWAY_CONFIG, RateLimitedError, type Scope, UnauthenticatedError } from '@lib/core';
+import {
+  Clock,
+  ForbiddenError,
+  GATEWAY_CONFIG,
+  RateLimitedError,
+  type Scope,
+  UnauthenticatedError,
+  ValidationError,
+} from '@lib/core';
 import { KeyedBuckets } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
@@ -151,6 +159,9 @@ export class ClientAuthGuard implements CanActivate {
 
   /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. The request's address is worked out only when the key fails. */
   authenticate(header: string | undefined, from: IncomingMessage): AuthenticatedClient {
+    // Node keeps the first of several Authorization headers; a proxy in front may read the last: refused, not guessed.
+    if (header !== undefined && authorizationCount(from.rawHeaders) > 1)
+      throw new ValidationError([{ path: 'headers.authorization', message: 'send exactly one Authorization header' }]);
     const match = BEARER.exec(header ?? '');
     const identity = match ? this.verifier.verify(match[1]) : undefined;
     if (identity) return this.clients.get(identity.id) as AuthenticatedClient;
@@ -176,4 +187,11 @@ export class ClientAuthGuard implements CanActivate {
     for (const key of counted) this.failures.take(key, now);
     throw new UnauthenticatedError(detail);
   }
+}
+
+/** How many Authorization headers the request carried (rawHeaders: name, value, name, value, …). */
+function authorizationCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
+  return count;
 }
