@@ -3,6 +3,7 @@ import type { RedisClient } from '@lib/core';
 import {
   LimiterPool,
   type LimiterOptions,
+  keysUnder,
   slowBucket,
   testRedis,
   testRedisUrl,
@@ -153,7 +154,7 @@ describe(`${RateLimiter.name} on Redis`, () => {
     const { limiter: sut } = await limiterWith({ keyPrefix: prefix, teams: [{ id: 'desk', shares: { retail: 0.5 } }] });
     await sut.take({ buckets: ['retail.orders.create', 'retail.all'], team: 'desk', class: 'write' });
     const tag = `{${prefix.slice(0, -1)}}:rl:`;
-    const keys = await redis.keys(`${tag}*`);
+    const keys = await keysUnder(redis, tag);
     const expected = [
       `${tag}instances`,
       `${tag}retail.all`,

@@ -142,3 +142,16 @@ export async function eventually(
   }
   return check();
 }
+
+/** The keys under `prefix`, by SCAN: KEYS would block the run's shared Redis for every other test while it walks them all. */
+export async function keysUnder(redis: RedisClient, prefix: string): Promise<string[]> {
+  const match = `${prefix.replace(/[{}[\]*?\\]/g, '\\$&')}*`;
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1_000);
+    found.push(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  return found;
+}

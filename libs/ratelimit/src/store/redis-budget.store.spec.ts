@@ -1,6 +1,6 @@
 import type { RedisClient } from '@lib/core';
 
-import { testRedis, testRedisUrl, uniquePrefix } from '../../test/limiter.fixture.js';
+import { keysUnder, testRedis, testRedisUrl, uniquePrefix } from '../../test/limiter.fixture.js';
 import { RedisBudgetStore } from './redis-budget.store.js';
 import { BudgetLostError } from './take-batch.js';
 
@@ -8,7 +8,8 @@ import { BudgetLostError } from './take-batch.js';
 describe(RedisBudgetStore.name, () => {
   let redis: RedisClient;
   beforeAll(async () => {
-    redis = testRedis(testRedisUrl(process.env.TEST_REDIS_URL));
+    // What these judge is the store's scripts, not a timeout: a generous one, as the run's Redis is shared and busy.
+    redis = testRedis(testRedisUrl(process.env.TEST_REDIS_URL), 10_000);
     // The gateway's client queues nothing while it connects.
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   });
@@ -34,7 +35,7 @@ describe(RedisBudgetStore.name, () => {
     expect(await b.adopt(0, 60_000)).toBe(false);
     await a.heartbeat('a', 60_000, '{}', 3_000, false);
     await b.heartbeat('b', 60_000, '{}', 3_000, false);
-    await redis.del(...(await redis.keys(`${a.keys.prefix.replace(/[{}]/g, '\\$&')}*`))); // what FLUSHALL does to this prefix
+    await redis.del(...(await keysUnder(redis, a.keys.prefix))); // what FLUSHALL does to this prefix
     await expect(a.heartbeat('a', 60_000, '{}', 3_000, false)).rejects.toBeInstanceOf(BudgetLostError);
     expect(await a.adopt(3, 60_000)).toBe(true);
     // Only a is back, but three were known: a may spend a third of each bucket until the others announce themselves.
