@@ -5,14 +5,15 @@
 // once on the two cores judged each other's load rather than their own: each raises its judge above its
 // subjects (test/support/harness-priority.ts), so two busy judges starved the other file's gateways
 // beyond the fault that file sets up. Files that spawn busy loops run there too (they starve whatever
-// runs beside them). Every other file runs two at a time, as before.
+// runs beside them), and files marked `@runs-alone` (load tests whose own load is what they judge: 500
+// browser connections). Every other file runs two at a time, as before.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** One jest process runs at most this many one-at-a-time files (its heap grows with each, see below). */
 const FLEETS_PER_PROCESS = 5;
-const FLEET = /\b(spawnGateway|spawnFleet|startFleet)\(|'for\(;;\)\{\}'/;
+const FLEET = /\b(spawnGateway|spawnFleet|startFleet)\(|'for\(;;\)\{\}'|@runs-alone/;
 const fleets = readdirSync('test')
   .filter((name) => name.endsWith('.test.ts') && FLEET.test(readFileSync(`test/${name}`, 'utf8')))
   .map((name) => `test/${name.replace(/\./g, '\\.')}$`);
