@@ -89,7 +89,12 @@ describe(`${RateLimiter.name} across instances`, () => {
     expect(refused).toMatchObject({ allowed: false, limitedBy: 'cool-down', bucket: 'retail.all', mode: 'redis' });
     expect(refused.retryAfterMs).toBeGreaterThan(1_000);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(2_000);
-    expect((await b.take({ buckets: ['retail.orders.create'], class: 'write' })).allowed).toBe(true);
+    // A decision whose Redis answer came back late (a loaded CI machine) is refused `unavailable` and asked
+    // again at once; what this judges is that the cool-down names retail.all only, never the other bucket.
+    let spared = await b.take({ buckets: ['retail.orders.create'], class: 'write' });
+    for (let tries = 0; !spared.allowed && spared.limitedBy === 'unavailable' && tries < 10; tries++)
+      spared = await b.take({ buckets: ['retail.orders.create'], class: 'write' });
+    expect(spared).toMatchObject({ allowed: true });
   });
 
   it('spares the classes a cool-down does not name (an upstream 429 on a create leaves cancels alone)', async () => {
