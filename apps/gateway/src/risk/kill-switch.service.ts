@@ -22,6 +22,7 @@ const OpenOrdersSchema = z.looseObject({
   orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]),
 });
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
+/** As loose as OpenOrdersSchema: a kill switch needs an order's id and market only, whatever else its answer carries. */
 const RetailOpenSchema = z.looseObject({
   orders: z.array(z.looseObject({ id: z.string(), marketSlug: z.string() })).default([]),
 });
@@ -31,7 +32,8 @@ interface Reach {
   participants: string[];
   accounts: string[];
   market?: string;
-  client?: { id: string; shared: ReadonlySet<string> };
+  /** `given`: each shared order id already looked up in this run, and whether the client was given it. */
+  client?: { id: string; shared: ReadonlySet<string>; given: Map<string, boolean> };
 }
 
 export interface KilledOrder {
@@ -185,26 +187,35 @@ export class KillSwitch {
       ...others.flatMap((client) => client.participants),
       ...others.flatMap((client) => client.retailAccounts.map((account) => `retail:${account}`)),
     ]);
-    return { ...reach, client: { id, shared } };
+    return { ...reach, client: { id, shared, given: new Map() } };
   }
 
-  /** For one client's scope: of the shared owners' orders, those given to the client; the others go to `left`. */
+  /**
+   * For one client's scope: of the shared owners' orders, those given to the client; the others go to
+   * `left`. Each order is looked up once a run (the passes re-read the same orders).
+   */
   private async theClients(reach: Reach, orders: KilledOrder[], left: Set<string>): Promise<KilledOrder[]> {
     const { client } = reach;
-    if (!client || !orders.some((order) => client.shared.has(order.owner))) return orders;
-    const given = await this.givenTo(
-      client.id,
-      orders.filter((order) => client.shared.has(order.owner)).map((order) => order.orderId),
-    );
+    if (!client) return orders;
+    const unknown = orders
+      .filter((order) => client.shared.has(order.owner) && !client.given.has(order.orderId))
+      .map((order) => order.orderId);
+    if (unknown.length > 0) {
+      // Not kept while the journal cannot be read: the next pass asks again.
+      const given = await this.givenTo(client.id, unknown);
+      if (given) for (const orderId of unknown) client.given.set(orderId, given.has(orderId));
+    }
     return orders.filter((order) => {
-      if (!client.shared.has(order.owner) || given.has(order.orderId)) return true;
-      left.add(order.orderId);
-      return false;
+      const own = !client.shared.has(order.owner) || client.given.get(order.orderId) === true;
+      // An order left on a pass whose journal read failed is the client's after all once a later read names it.
+      if (own) left.delete(order.orderId);
+      else left.add(order.orderId);
+      return own;
     });
   }
 
-  /** The order ids the journal shows this client was given; none while the journal cannot be read (those are left, and logged). */
-  private async givenTo(clientId: string, orderIds: string[]): Promise<Set<string>> {
+  /** The order ids the journal shows this client was given; undefined while it cannot be read (those orders are left, and logged). */
+  private async givenTo(clientId: string, orderIds: string[]): Promise<Set<string> | undefined> {
     try {
       const records = await this.journal.journal.givenRecords(orderIds);
       return new Set(
@@ -214,7 +225,7 @@ export class KillSwitch {
       this.logger.warn(
         `orders of participants ${clientId} shares with other clients left: the journal that names their senders cannot be read (${String(error)})`,
       );
-      return new Set();
+      return undefined;
     }
   }
 

@@ -86,8 +86,6 @@ export interface Reservation {
   participant: string;
   kinds: CountKind[];
   exposure: OrderExposure;
-  /** The counts' generation it was taken in ('' without Redis). */
-  generation: string;
 }
 
 /** The fail-closed refusal when the counts cannot be judged: nothing is sent. */
@@ -191,7 +189,6 @@ export class OpenOrders implements OnModuleInit {
       participant,
       kinds: counts.map((count) => count.kind ?? 'orders'),
       exposure,
-      generation: this.redisStore?.heldGeneration() ?? '',
     };
     this.track(reservation);
     return reservation;
@@ -358,7 +355,8 @@ export class OpenOrders implements OnModuleInit {
   /** A reservation is in flight until its answer binds it or gives it back; looked after while any is. */
   private track(reservation: Reservation): void {
     if (!this.redisStore) return;
-    this.inFlight.set(reservation.token, { reservation, countedIn: reservation.generation });
+    // Taken just now, in the generation this instance holds.
+    this.inFlight.set(reservation.token, { reservation, countedIn: this.redisStore.heldGeneration() });
     this.watch ??= setInterval(() => void this.announceInFlight(), IN_FLIGHT_WATCH_MS).unref();
   }
 
