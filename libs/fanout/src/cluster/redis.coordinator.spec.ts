@@ -120,8 +120,13 @@ describe(RedisCoordinator.name, () => {
   });
 
   it('a relay that missed frames of an account topic reads them back from the log: every update, continuous seq, no resync', async () => {
-    const a = await instance('a');
-    const b = await instance('b');
+    // Long lease and silence: this judges the read-back, not the fencing. Beside a loaded CI file a 1 s lease
+    // once went unrenewed in time (ci37): the holder fenced itself under a local epoch, published nothing,
+    // and waited for a fresh upstream snapshot this fake source never sends; a pub/sub reconnect slower than
+    // the default silence would likewise make b hold the topic itself.
+    const timing = { silenceMs: 10_000, leaseMs: 5_000 };
+    const a = await instance('a', timing);
+    const b = await instance('b', timing);
     await a.client.subscribe(ACCOUNT);
     await b.client.subscribe(ACCOUNT);
     a.source.sink(ACCOUNT).snapshot({ executions: [] });
