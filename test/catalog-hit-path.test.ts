@@ -141,6 +141,24 @@ describe('the catalog hit path', () => {
     expect((await earlyHits()) - before).toBe(0);
   });
 
+  // Node keeps the first of two Authorization headers; a proxy in front may act on the last. The whole path
+  // refuses them (400): the hit path must not serve the first key's hit instead.
+  it('refuses two Authorization headers on a target it serves: 400 naming the header, no hit', async () => {
+    const path = '/catalog/v1/events?limit=6';
+    await api(stack, 'reader')(path);
+    expect((await api(stack, 'reader')(path)).headers.get('x-cache')).toBe('HIT');
+    const before = await earlyHits();
+    const { hostname, port } = new URL(stack.url);
+    const { answers } = await rawExchange([
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${stack.keys.reader}\r\n` +
+        `Authorization: Bearer ${stack.keys.quotes}\r\nConnection: close\r\n\r\n`,
+    ]);
+    expect(answers[0]?.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answers[0]?.head).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(JSON.parse(answers[0]?.body ?? '{}')).toMatchObject({ errors: [{ path: 'headers.authorization' }] });
+    expect((await earlyHits()) - before).toBe(0);
+  });
+
   it('answers If-None-Match with 304 and HEAD with 405, as before', async () => {
     const path = '/catalog/v1/events?limit=5';
     const first = await api(stack, 'reader')(path);

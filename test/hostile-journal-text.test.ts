@@ -21,6 +21,7 @@ const CLIENTS = [
     scopes: ['write:orders' as const, 'read:orders' as const],
     participants: [PARTICIPANT],
   },
+  { id: 'reader', team: 'platform', scopes: ['read:reports' as const], participants: [PARTICIPANT] },
 ];
 const ORDERS = '/exchange/v1/trading/orders';
 
@@ -73,6 +74,18 @@ describe('hostile text in journaled order fields', () => {
       });
       expect(refusal(res)).toEqual({ status: 400, problem: true, fields: [`query.${query.split('=')[0]}`] });
     }
+  });
+
+  it('refuses an order or trade search by such an id or symbol, 400 naming it, before any upstream read', async () => {
+    const before = upstreamCalls(stack);
+    const searches: [string, Record<string, string>, string][] = [
+      ['/exchange/v1/report/orders/search', { clordId: 'evil\u0000clord' }, 'body.clordId'],
+      ['/exchange/v1/report/orders/search', { orderId: 'O\ud8001' }, 'body.orderId'],
+      ['/exchange/v1/report/trades/search', { symbol: 'aec\u0007nfl' }, 'body.symbol'],
+    ];
+    for (const [path, body, field] of searches)
+      expect(refusal(await send('reader', path, body))).toEqual({ status: 400, problem: true, fields: [field] });
+    expect(upstreamCalls(stack) - before).toBe(0);
   });
 
   it("another team's orders sent at the same moment all pass", async () => {

@@ -12,7 +12,7 @@ import { ClientAuthGuard } from './common/guards/client-auth.guard.js';
 import { CompletedRequests } from './common/hooks/completed-requests.js';
 import { installJsonBodyParser } from './common/http/json-body.js';
 import { installRequestGate } from './common/hooks/request-gate.js';
-import { fastifyOptions } from './common/http/server-options.js';
+import { fastifyOptions, refuseConnect } from './common/http/server-options.js';
 import type { GatewayConfig } from './config/gateway-config.schema.js';
 
 export type GatewayOptions = AppModuleOptions;
@@ -46,6 +46,7 @@ export async function createGateway(
   const fastify = app.getHttpAdapter().getInstance();
   // Connections past the cap are closed by the listening socket before a byte is read.
   app.getHttpServer().maxConnections = config.server.maxConnections;
+  refuseConnect(app.getHttpServer());
   installRequestGate(fastify, app.get(ClientAuthGuard));
   fastify.removeContentTypeParser('text/plain');
   installJsonBodyParser(app, config.server.maxJsonDepth, config.server.bodyLimitBytes);

@@ -172,7 +172,7 @@ export class CatalogFastPath {
     )
       return false;
     if (this.closing()) return false;
-    const client = this.auth.knownClient(headers.authorization);
+    const client = this.auth.knownClient(req);
     if (client === undefined || !client.scopes.has(target.scope)) return false;
     const entry = this.catalog.freshHit(target.key, now, target.hits);
     if (entry === undefined) return false;

@@ -1,3 +1,4 @@
+import { wireText } from '@lib/core';
 import { z } from 'zod';
 
 import { OrderStateFilterSchema, OrderTypeSchema, SideSchema } from './exchange-enums.schema.js';
@@ -8,15 +9,18 @@ import { DateObjectSchema, DateTimeSchema } from './wire-types.schema.js';
 /** Search bounds are not shown; the instrument list's (1 to 1000) are the documented ones closest to hand. */
 export const SearchPageSizeSchema = z.int().min(1).max(1000);
 
+/** An id or symbol to search by: what no order the exchange or the journal holds can contain (see wireText) is a 400, not an upstream read. */
+const searchText = wireText(200).optional();
+
 /** Spec 4.1 order search. */
 export const OrderSearchRequestSchema = z.strictObject({
   pageSize: SearchPageSizeSchema.optional(),
   pageToken: z.string().optional(),
-  orderId: z.string().optional(),
-  clordId: z.string().optional(),
+  orderId: searchText,
+  clordId: searchText,
   startTime: DateTimeSchema.optional(),
   endTime: DateTimeSchema.optional(),
-  symbol: z.string().optional(),
+  symbol: searchText,
   accounts: AccountListSchema.optional(),
   side: SideSchema.optional(),
   type: OrderTypeSchema.optional(),
@@ -25,7 +29,7 @@ export const OrderSearchRequestSchema = z.strictObject({
   hostCrossId: z.string().optional(),
   clientAccountId: ParticipantFieldSchema.optional(),
   clientParticipantId: ParticipantFieldSchema.optional(),
-  parentOrderId: z.string().optional(),
+  parentOrderId: searchText,
   startTransactTradeDate: DateObjectSchema.optional(),
   endTransactTradeDate: DateObjectSchema.optional(),
   withLastExecution: z.boolean().optional(),
@@ -41,9 +45,9 @@ export const OrderSearchResponseSchema = z.object({
 
 /** Trade search request: not shown (spec 2.8, 4.1); the order search's filters that apply to trades, paged the same way. */
 export const TradeSearchRequestSchema = z.strictObject({
-  symbol: z.string().optional(),
+  symbol: searchText,
   accounts: AccountListSchema.optional(),
-  orderId: z.string().optional(),
+  orderId: searchText,
   startTime: DateTimeSchema.optional(),
   endTime: DateTimeSchema.optional(),
   pageSize: SearchPageSizeSchema.optional(),

@@ -127,10 +127,12 @@ export class ClientAuthGuard implements CanActivate {
    * The client of an Authorization header whose key already verified, with nothing hashed, counted or
    * thrown; undefined for anything else (no header, a bad or new key), which the caller then sends the
    * whole way through identify() to be verified or refused and counted as usual. For the catalog's hit
-   * path (CatalogFastPath), which must not answer a refusal itself.
+   * path (CatalogFastPath), which must not answer a refusal itself. Two Authorization headers are
+   * "anything else" too: authenticate() refuses them, so they must not be served here on the first.
    */
-  knownClient(header: string | undefined): AuthenticatedClient | undefined {
-    if (header === undefined) return undefined;
+  knownClient(req: IncomingMessage): AuthenticatedClient | undefined {
+    const header = req.headers.authorization;
+    if (header === undefined || authorizationCount(req.rawHeaders) > 1) return undefined;
     // A client sends the same header on every request: one map lookup instead of the regex's match and captures.
     const remembered = this.byHeader.get(header);
     if (remembered !== undefined) return remembered;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-import { REQUEST_ID_HEADER, requestIdOf, toDomainError } from '@lib/core';
+import { DomainError, ErrorCode, REQUEST_ID_HEADER, requestIdOf, toDomainError } from '@lib/core';
 import type { FastifyHttpOptions } from 'fastify';
 
 import { ClientAddresses } from './client-address.js';
@@ -48,4 +48,18 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = PARSER_STATUSES[error.code ?? ''] ?? 400;
   writeRawProblem(socket, toDomainError({ statusCode: status }), randomUUID());
+}
+
+/**
+ * A CONNECT request (a proxy tunnel) is handed by Node to the server's 'connect' event, never to Fastify:
+ * with no listener its socket was closed without an answer. The gateway is no proxy: a 405 problem, then close.
+ */
+export function refuseConnect(server: Server): void {
+  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+    writeRawProblem(
+      socket,
+      new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'CONNECT is not served: the gateway is not a proxy.'),
+      requestIdOf(req),
+    ),
+  );
 }
