@@ -147,7 +147,11 @@ describe('hostile clients', () => {
       ['an obs-fold header', 'GET /me HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n', 400],
       ['a CR inside a header value', 'GET /me HTTP/1.1\r\nHost: x\r\nX-Bad: a\rb\r\n\r\n', 400],
       // Node hands CONNECT to the server's 'connect' event, never to Fastify: the socket used to close unanswered.
-      ['a CONNECT (a proxy tunnel)', 'CONNECT upstream.example:443 HTTP/1.1\r\nHost: upstream.example:443\r\n\r\n', 405],
+      [
+        'a CONNECT (a proxy tunnel)',
+        'CONNECT upstream.example:443 HTTP/1.1\r\nHost: upstream.example:443\r\n\r\n',
+        405,
+      ],
     ])('answers %s with a problem document', async (_, raw, status) => {
       const problem = expectProblem(await send(raw), status);
       expect(JSON.stringify(problem)).not.toContain('A'.repeat(101));
