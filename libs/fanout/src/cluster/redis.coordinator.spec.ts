@@ -71,7 +71,10 @@ describe(RedisCoordinator.name, () => {
       redis,
       registry,
       lingerMs: 200,
-      cluster: { keyPrefix, instanceId: name, leaseMs: 1_000, renewEveryMs: 200, ...cluster },
+      // A 3 s lease, given up 500 ms early (two 250 ms watch periods) and renewed every 200 ms: a holder fences
+      // itself only after a renewal some 2.3 s late. With 1 s (300 ms late) a loaded CI once fenced a holder
+      // mid-case (ci37). Cases that judge a lapse wait for it (up to 8 s).
+      cluster: { keyPrefix, instanceId: name, leaseMs: 3_000, renewEveryMs: 200, ...cluster },
     });
     const server = await HubServer.start(hub);
     const created = { name, redis, source, hub, registry, server, client: await TestClient.connect(server.url) };
@@ -269,8 +272,10 @@ describe(RedisCoordinator.name, () => {
     // A crash: it can neither renew nor release, so the lease must lapse.
     ['loses Redis', (holder: Instance) => void holder.redis.disconnect()],
   ])('moves the lease to the survivor when the holder %s, and the seq continues with a resync', async (_, kill) => {
-    const a = await instance('a');
-    const b = await instance('b');
+    // No local hold on silence: the survivor takes the topic when the lease is released or lapses.
+    const timing = { silenceMs: 10_000 };
+    const a = await instance('a', timing);
+    const b = await instance('b', timing);
     await a.client.subscribe(TOPIC);
     await b.client.subscribe(TOPIC);
     a.source.sink(TOPIC).snapshot({ book: 1 });
