@@ -232,12 +232,7 @@ export class KillSwitch {
   /** A client's orders on a retail account other clients use too: one cancel each (cancel-all would take theirs). */
   private async cancelRetailOf(reach: Reach, account: string, report: KillReport, left: Set<string>): Promise<void> {
     const owner = `retail:${account}`;
-    const caller = () => ({
-      account,
-      team: KILL_SWITCH_TEAM,
-      requestId: `kill-${randomUUID()}`,
-      preferWaitMs: this.config.risk.killSwitchWaitMs,
-    });
+    const caller = () => this.retailCaller(account);
     let open: KilledOrder[];
     try {
       const reply = await this.retail.open(caller(), reach.market === undefined ? {} : { slugs: [reach.market] });
@@ -247,7 +242,7 @@ export class KillSwitch {
         symbol: order.marketSlug,
       }));
     } catch (error) {
-      report.unresolved.push({ orderId: '*', owner, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+      report.unresolved.push({ orderId: '*', owner, problem: problemCode(error) });
       return;
     }
     for (const order of await this.theClients(reach, open, left)) {
@@ -257,7 +252,7 @@ export class KillSwitch {
         await this.open.closed(order.orderId);
       } catch (error) {
         if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) report.filledFirst.push(order);
-        else report.unresolved.push({ ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' });
+        else report.unresolved.push({ ...order, problem: problemCode(error) });
       }
     }
   }
@@ -274,7 +269,7 @@ export class KillSwitch {
     into.push({
       orderId: '*',
       owner: participant,
-      problem: `open orders unreadable: ${error instanceof DomainError ? error.code : 'INTERNAL'}`,
+      problem: `open orders unreadable: ${problemCode(error)}`,
     });
     return [];
   }
@@ -300,20 +295,17 @@ export class KillSwitch {
       }
       return {
         kind: 'unresolved',
-        order: { ...order, problem: error instanceof DomainError ? error.code : 'INTERNAL' },
+        order: { ...order, problem: problemCode(error) },
       };
     }
   }
 
   private async cancelRetail(account: string, market: string | undefined, report: KillReport): Promise<void> {
     try {
-      const caller = {
-        account,
-        team: KILL_SWITCH_TEAM,
-        requestId: `kill-${randomUUID()}`,
-        preferWaitMs: this.config.risk.killSwitchWaitMs,
-      };
-      const reply = await this.retail.cancelAll(caller, market === undefined ? {} : { slugs: [market] });
+      const reply = await this.retail.cancelAll(
+        this.retailCaller(account),
+        market === undefined ? {} : { slugs: [market] },
+      );
       for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) {
         report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
         await this.open.closed(orderId);
@@ -322,7 +314,7 @@ export class KillSwitch {
       report.unresolved.push({
         orderId: '*',
         owner: `retail:${account}`,
-        problem: error instanceof DomainError ? error.code : 'INTERNAL',
+        problem: problemCode(error),
       });
     }
   }
@@ -330,6 +322,20 @@ export class KillSwitch {
   private caller(participant: string) {
     return { team: KILL_SWITCH_TEAM, requestId: `kill-${randomUUID()}`, participant };
   }
+
+  private retailCaller(account: string) {
+    return {
+      account,
+      team: KILL_SWITCH_TEAM,
+      requestId: `kill-${randomUUID()}`,
+      preferWaitMs: this.config.risk.killSwitchWaitMs,
+    };
+  }
+}
+
+/** What a report names for a failed call: the gateway's problem code, else INTERNAL. */
+function problemCode(error: unknown): string {
+  return error instanceof DomainError ? error.code : 'INTERNAL';
 }
 
 /** Runs `work` over `items`, at most `limit` at once. */
