@@ -1,6 +1,7 @@
 import type { RedisClient } from '@lib/core';
 
 import {
+  decidedTake,
   LimiterPool,
   type LimiterOptions,
   keysUnder,
@@ -179,12 +180,13 @@ describe(`${RateLimiter.name} on Redis`, () => {
       teams,
     });
     const flood = { buckets: ['retail.orders.create'] as const, team: 'alpha', class: 'write' as const };
+    // decidedTake: asked again through a late answer's refusal (a loaded CI machine, ci42); the shares are what this judges.
     const alpha = [];
-    for (let i = 0; i < 8; i++) alpha.push(await sut.take(flood));
+    for (let i = 0; i < 8; i++) alpha.push(await decidedTake(sut, flood));
     expect(alpha.filter((d) => d.allowed)).toHaveLength(5);
     expect(alpha[7]).toMatchObject({ allowed: false, limitedBy: 'team-share', team: 'alpha', limit: 5 });
     const beta = [];
-    for (let i = 0; i < 5; i++) beta.push(await sut.take({ ...flood, team: 'beta' }));
+    for (let i = 0; i < 5; i++) beta.push(await decidedTake(sut, { ...flood, team: 'beta' }));
     expect(beta.every((d) => d.allowed)).toBe(true);
   });
 

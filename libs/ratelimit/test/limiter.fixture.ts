@@ -11,6 +11,8 @@ import {
   type GatewayConfigInput,
 } from '../../../apps/gateway/src/config/gateway-config.schema.js';
 import type { BucketDeclaration } from '../src/budget/bucket-declaration.js';
+import type { Decision } from '../src/budget/decision.js';
+import type { TakeRequest } from '../src/budget/take-plan.js';
 import { RateLimiter } from '../src/rate-limiter.service.js';
 
 type LimitsInput = NonNullable<GatewayConfigInput['limits']>;
@@ -154,4 +156,16 @@ export async function keysUnder(redis: RedisClient, prefix: string): Promise<str
     cursor = next;
   } while (cursor !== '0');
   return found;
+}
+
+/**
+ * A decision, asked again (up to 10 times) while it is refused `unavailable`: on a loaded machine a Redis
+ * answer that came back late is refused so and may be asked again at once (ci34, ci42). For specs that
+ * judge what the budget decides (a share, a cool-down), never how late Redis answers.
+ */
+export async function decidedTake(limiter: RateLimiter, request: TakeRequest): Promise<Decision> {
+  let decision = await limiter.take(request);
+  for (let tries = 0; !decision.allowed && decision.limitedBy === 'unavailable' && tries < 10; tries++)
+    decision = await limiter.take(request);
+  return decision;
 }
