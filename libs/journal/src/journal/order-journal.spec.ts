@@ -3,18 +3,23 @@ import { JournalSchema } from '../config/journal.config.js';
 import { type JournalDatabase, openJournalDatabase } from '../journal-database.js';
 import { MAX_TIMELINE_RECORDS } from './order-journal.js';
 
+/** A journal of its own schema on the test server. */
+const openTestJournal = (schema: string, more: Record<string, unknown> = {}) =>
+  openJournalDatabase(
+    JournalSchema.parse({
+      url: process.env.TEST_PG_APP_URL,
+      migrationUrl: process.env.TEST_PG_URL,
+      schema: `${schema}_${process.pid}`,
+      poolSize: 2,
+      ...more,
+    }),
+  );
+
 describe('OrderJournal timeline (PostgreSQL)', () => {
   let database: JournalDatabase;
 
   beforeAll(async () => {
-    const schema = `j_timeline_${process.pid}`;
-    const config = JournalSchema.parse({
-      url: process.env.TEST_PG_APP_URL,
-      migrationUrl: process.env.TEST_PG_URL,
-      schema,
-      poolSize: 2,
-    });
-    database = await openJournalDatabase(config);
+    database = await openTestJournal('j_timeline');
   });
   afterAll(() => database.close());
 
@@ -42,14 +47,7 @@ describe('IdempotencyStore past its TTL (PostgreSQL)', () => {
   let database: JournalDatabase;
 
   beforeAll(async () => {
-    const config = JournalSchema.parse({
-      url: process.env.TEST_PG_APP_URL,
-      migrationUrl: process.env.TEST_PG_URL,
-      schema: `j_ttl_${process.pid}`,
-      poolSize: 2,
-      keyTtlHours: 1 / 3_600, // one second
-    });
-    database = await openJournalDatabase(config);
+    database = await openTestJournal('j_ttl', { keyTtlHours: 1 / 3_600 }); // one second
   });
   afterAll(() => database.close());
 
@@ -71,5 +69,52 @@ describe('IdempotencyStore past its TTL (PostgreSQL)', () => {
     expect(await database.keys.get('bot', 'k-1')).toBeNull();
     expect(await database.keys.byClordId('ttl-1')).toBeNull();
     expect(await database.keys.claim({ ...claim, fingerprint: 'f-2' })).toBeNull(); // taken over, not replayed
+  });
+});
+
+describe('one value PostgreSQL refuses, in a batched write (PostgreSQL)', () => {
+  let database: JournalDatabase;
+
+  beforeAll(async () => {
+    database = await openTestJournal('j_refused');
+  });
+  afterAll(() => database.close());
+
+  // A NUL byte in a text column: PostgreSQL refuses it (22021), and with it the whole statement.
+  const REFUSED = 'bad\u0000id';
+
+  it('fails only the append that carries it: the records batched with it are written, and the chain holds', async () => {
+    const entry = (clordId: string) => ({ kind: 'received' as const, clordId, clientId: 'bot', team: 'trading' });
+    // Appended in one tick: the first starts a write, the next three wait for it and go together in one INSERT.
+    const outcomes = await Promise.allSettled([
+      database.journal.append(entry('first')),
+      database.journal.append(entry('before')),
+      database.journal.append(entry(REFUSED)),
+      database.journal.append(entry('after')),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    for (const clordId of ['first', 'before', 'after'])
+      expect((await database.journal.timeline({ clordId })).records).toEqual([expect.objectContaining({ clordId })]);
+    expect((await database.journal.verify()).breaks).toEqual([]);
+  });
+
+  it('fails only the idempotency claim that carries it: the claims batched with it are taken', async () => {
+    const claim = (key: string) => ({
+      clientId: 'bot',
+      key,
+      fingerprint: 'f',
+      operation: 'insertOrder',
+      clordIds: [],
+      team: 'trading',
+    });
+    const outcomes = await Promise.allSettled([
+      database.keys.claim(claim('k-first')),
+      database.keys.claim(claim('k-before')),
+      database.keys.claim(claim(REFUSED)),
+      database.keys.claim(claim('k-after')),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    for (const key of ['k-first', 'k-before', 'k-after'])
+      expect(await database.keys.get('bot', key)).toEqual(expect.objectContaining({ key, state: 'in_flight' }));
   });
 });

@@ -2,6 +2,7 @@ import { systemClock } from '@lib/core';
 import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/hash-chain.js';
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
+import { isUniqueViolation, isValueRefusal } from '../sql/sql-errors.js';
 import { type JournalEntry, type JournalRecord, provesOrder } from './journal-record.js';
 
 interface Pending {
@@ -96,10 +97,24 @@ export class OrderJournal {
         await this.write(batch.flatMap((pending) => pending.entries));
         for (const pending of batch) pending.resolve();
       } catch (error) {
-        for (const pending of batch) pending.reject(error);
+        // One append's value the server refused fails the whole INSERT (nothing of it was written): the
+        // others are written again each alone, chained after the head read anew, so only that one fails.
+        if (batch.length > 1 && isValueRefusal(error)) await this.writeEachAlone(batch);
+        else for (const pending of batch) pending.reject(error);
       }
     }
     this.writing = false;
+  }
+
+  private async writeEachAlone(batch: Pending[]): Promise<void> {
+    for (const pending of batch) {
+      try {
+        await this.write(pending.entries);
+        pending.resolve();
+      } catch (error) {
+        pending.reject(error);
+      }
+    }
   }
 
   /** A statement takes at most 65,535 parameters (ten a record): a long queue is written in several transactions. */
@@ -344,10 +359,4 @@ function merged(records: readonly JournalRecord[], more: readonly JournalRecord[
 function toRecord(row: EventRow): JournalRecord {
   const parsed = JSON.parse(row.record) as Omit<JournalRecord, 'hash'>;
   return { ...parsed, hash: row.hash };
-}
-
-/** PostgreSQL's unique_violation (23505): another writer holds this `seq`. */
-function isUniqueViolation(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '23505' || (typeof message === 'string' && message.includes('duplicate key value'));
 }

@@ -1,3 +1,5 @@
+import { isValueRefusal } from './sql-errors.js';
+
 /** One item waiting for its batch's statement. */
 interface Waiting<T, R> {
   item: T;
@@ -47,9 +49,23 @@ export class StatementBatcher<T, R> {
         const resultOf = await this.run(batch.map((waiting) => waiting.item));
         for (const waiting of batch) waiting.resolve(resultOf(waiting.item));
       } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
+        // One item's value the server refused fails the whole statement (nothing of it was done): the
+        // others run again each alone, so only that one fails.
+        if (batch.length > 1 && isValueRefusal(error)) await this.runEachAlone(batch);
+        else for (const waiting of batch) waiting.reject(error);
       }
     }
     this.running = false;
+  }
+
+  private async runEachAlone(batch: Waiting<T, R>[]): Promise<void> {
+    for (const waiting of batch) {
+      try {
+        const resultOf = await this.run([waiting.item]);
+        waiting.resolve(resultOf(waiting.item));
+      } catch (error) {
+        waiting.reject(error);
+      }
+    }
   }
 }
