@@ -74,6 +74,8 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   private readonly queues: WaitQueues;
   private readonly plans = new Map<string, PreparedPlan>();
   private wasDegraded = false;
+  /** When (this.clock) decisions last went back to Redis after an outage (sharing().returnedAt). */
+  private returnedAt: number | undefined;
   private readonly clock: Clock;
   private readonly failClosed: ReadonlySet<RequestClass>;
   private readonly probeMs: number;
@@ -126,6 +128,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
         async () => {
           await store.reseed(knownCells());
           await this.shareCoolDowns(store);
+          this.returnedAt = this.clock.now();
         },
         remeasure,
       );
@@ -228,10 +231,15 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   /**
    * Whether decisions are shared through Redis now (false: single-instance, or Redis down), and the
    * number of instances a local decision's share is sized for (never fewer than configured). Other
-   * per-fleet counts (the risk throttle) follow the same rule while Redis is down.
+   * per-fleet counts (the risk throttle) follow the same rule while Redis is down. `returnedAt`: when
+   * (this clock) decisions last went back to Redis after an outage; undefined if they never left it.
    */
-  sharing(): { shared: boolean; localShareOf: number } {
-    return { shared: this.link !== undefined && !this.link.degraded, localShareOf: this.link?.localShareOf ?? 1 };
+  sharing(): { shared: boolean; localShareOf: number; returnedAt?: number } {
+    return {
+      shared: this.link !== undefined && !this.link.degraded,
+      localShareOf: this.link?.localShareOf ?? 1,
+      returnedAt: this.returnedAt,
+    };
   }
 
   status(): Omit<LimitsView, 'buckets'> {

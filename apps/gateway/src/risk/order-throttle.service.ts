@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, luaNowMs, REDIS, type RedisClient } from '@lib/core';
 import { LocalTokenBucket, RateLimiter } from '@lib/ratelimit';
@@ -9,19 +11,47 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 /**
  * One call's token of a client's throttle, GCRA (the budget's arithmetic): the bucket holds `span`
  * ms of calls (burst = the rate: one second's worth), each call moves its theoretical arrival time
- * on by `emission` ms. The key expires once the bucket is full again.
- * KEYS  the client's TAT key; ARGV emission ms, span ms. Reply {1, 0} taken, or {0, wait ms}.
+ * on by `emission` ms. The key expires once the bucket is full again, so a missing key is a full
+ * bucket, unless Redis forgot it: the throttle's generation key (no expiry) is then missing too, or
+ * another than the one this instance holds (Redis flushed, restarted empty, failed over to a replica
+ * that never had it), or the caller says its instances just counted alone (ARGV[5]). A bucket Redis
+ * forgot is created spent, as the budget's cells are (RESEED_SCRIPT): the client may have just spent
+ * its burst.
+ * KEYS  the client's TAT key, the throttle's generation key
+ * ARGV  emission ms, span ms, the generation held ('' at start), a new random one, '1': a missing TAT is spent
+ * Reply {1, 0, generation, lost} taken, or {0, wait ms, generation, lost}; lost 1: the generation was gone or another.
  */
 const THROTTLE_SCRIPT = `
 ${luaNowMs('now')}
-local tat = tonumber(redis.call('GET', KEYS[1])) or now
+local span = tonumber(ARGV[2])
+local generation = redis.call('GET', KEYS[2])
+local lost = 0
+if not generation then
+  redis.call('SET', KEYS[2], ARGV[4])
+  generation = ARGV[4]
+  if ARGV[3] ~= '' then lost = 1 end
+elseif ARGV[3] ~= '' and generation ~= ARGV[3] then
+  lost = 1
+end
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then
+  if lost == 1 or ARGV[5] == '1' then
+    tat = now + span
+    redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(span) + 1)
+  else
+    tat = now
+  end
+end
 if tat < now then tat = now end
 local nextTat = tat + tonumber(ARGV[1])
-local late = nextTat - tonumber(ARGV[2]) - now
-if late > 0 then return { 0, math.ceil(late) } end
+local late = nextTat - span - now
+if late > 0 then return { 0, math.ceil(late), generation, lost } end
 redis.call('SET', KEYS[1], tostring(nextTat), 'PX', math.ceil(nextTat - now) + 1)
-return { 1, 0 }
+return { 1, 0, generation, lost }
 `;
+
+/** A bucket's span: one second of calls. A bucket Redis forgot within the last span may have just been spent. */
+const SPAN_MS = 1_000;
 
 /**
  * The per-client message throttle (issue 26): order-entering calls per second, as the tightest
@@ -34,7 +64,9 @@ return { 1, 0 }
  * each instance counts alone at the rate divided by the fleet's size (the budget's own rule), so the
  * fleet together stays within the rate; without Redis (one instance), the whole rate here. Local
  * buckets start spent once Redis has decided (the budget's rule too): the client may have just spent
- * the shared burst, and N full local shares would be one more burst on top of it.
+ * the shared burst, and N full local shares would be one more burst on top of it. For the same reason a
+ * bucket Redis forgot (its data lost, or expired while the instances counted alone) starts spent there
+ * within a second of the loss or of the return (THROTTLE_SCRIPT).
  */
 @Injectable()
 export class OrderThrottle implements OnModuleInit {
@@ -42,10 +74,15 @@ export class OrderThrottle implements OnModuleInit {
   private readonly buckets = new Map<string, { rate: number; bucket: LocalTokenBucket }>();
   private readonly script = new LuaScript(THROTTLE_SCRIPT);
   private readonly prefix: string;
+  private readonly generationKey: string;
   /** The last decision was Redis's: the next local one starts every local bucket afresh, spent. */
   private sharedLast = false;
   /** Redis has decided at least once: a local bucket starts spent (before, at boot with Redis down, full). */
   private everShared = false;
+  /** The throttle's generation in Redis as this instance last saw it ('' before its first answer). */
+  private generation = '';
+  /** Until then (this.clock), a bucket Redis does not hold is read as spent: Redis lost the throttle's keys. */
+  private lostUntil = 0;
 
   constructor(
     private readonly source: RiskLimitsSource,
@@ -55,6 +92,7 @@ export class OrderThrottle implements OnModuleInit {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:throttle:`;
+    this.generationKey = `${config.redis?.keyPrefix ?? ''}{risk}:throttle-generation`;
   }
 
   async onModuleInit(): Promise<void> {
@@ -82,12 +120,21 @@ export class OrderThrottle implements OnModuleInit {
 
   /** 0: taken; else how long until a token (ms). */
   private async waitMs(clientId: string, rate: number): Promise<number> {
-    const { shared, localShareOf } = this.limiter.sharing();
+    const { shared, localShareOf, returnedAt } = this.limiter.sharing();
     if (this.redis && shared) {
+      const now = this.clock.now();
+      // Back from an outage (the instances counted alone meanwhile) or Redis lost the keys: within a span of it, a missing bucket is spent.
+      const spentIfMissing = now < this.lostUntil || (returnedAt !== undefined && now - returnedAt < SPAN_MS);
       try {
-        const reply = await this.script.run(this.redis, [this.prefix + clientId], [1_000 / rate, 1_000]);
+        const reply = await this.script.run(
+          this.redis,
+          [this.prefix + clientId, this.generationKey],
+          [1_000 / rate, SPAN_MS, this.generation, randomUUID(), spentIfMissing ? '1' : '0'],
+        );
         if (Array.isArray(reply) && (reply[0] === 1 || typeof reply[1] === 'number')) {
           this.sharedLast = this.everShared = true;
+          if (typeof reply[2] === 'string') this.generation = reply[2];
+          if (reply[3] === 1) this.lostUntil = this.clock.now() + SPAN_MS;
           return reply[0] === 1 ? 0 : Math.max(1, Number(reply[1]));
         }
       } catch {
