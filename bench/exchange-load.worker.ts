@@ -30,6 +30,8 @@ export interface LoadRun {
   timesMs: Float64Array;
   elapsedSeconds: number;
   failures: number;
+  /** This load generator's own CPU time over the recorded part, µs (it shares a core with the peers). */
+  cpuUs: number;
 }
 
 interface Result {
@@ -51,10 +53,16 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-function finish(times: number[], startedMs: number, failures: number): void {
+function finish(times: number[], startedMs: number, failures: number, cpuAt: NodeJS.CpuUsage): void {
   const timesMs = new Float64Array(new ArrayBuffer(times.length * Float64Array.BYTES_PER_ELEMENT));
   timesMs.set(times);
-  const run: LoadRun = { timesMs, elapsedSeconds: (nowMs() - startedMs) / 1000, failures };
+  const cpu = process.cpuUsage(cpuAt);
+  const run: LoadRun = {
+    timesMs,
+    elapsedSeconds: (nowMs() - startedMs) / 1000,
+    failures,
+    cpuUs: cpu.user + cpu.system,
+  };
   if (parentPort) parentPort.postMessage(run, [timesMs.buffer as ArrayBuffer]);
   // A process of its own (bench/orders-processes.ts): the times as a plain array over IPC, then exit.
   else process.send?.({ ...run, timesMs: Array.from(timesMs) }, () => process.exit(0));
@@ -80,6 +88,7 @@ function requestShape(spec: LoadSpec): {
 function saturate(spec: LoadSpec): void {
   const times: number[] = [];
   const started = nowMs();
+  const cpuAt = process.cpuUsage();
   const shape = requestShape(spec);
   const requests = spec.order
     ? [
@@ -101,7 +110,7 @@ function saturate(spec: LoadSpec): void {
     },
     (error, result) => {
       if (error) throw error;
-      finish(times, started, result.non2xx + result.errors + result.timeouts);
+      finish(times, started, result.non2xx + result.errors + result.timeouts, cpuAt);
     },
   );
   instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
@@ -135,9 +144,10 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
       .catch(() => undefined),
   );
   const started = nowMs();
+  const cpuAt = process.cpuUsage();
   await paced(rate, total, send);
   await pool.close();
-  finish(times, started, failures);
+  finish(times, started, failures, cpuAt);
 }
 
 /** Calls `send` `count` times, the i-th at start + i / rate; a late timer sends its backlog at once, each with its own due time. */

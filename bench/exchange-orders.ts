@@ -31,6 +31,7 @@ import {
 } from './exchange-stack.js';
 import { ORDER_FIRMS } from './order-firms.js';
 import type { ProbeFigures } from './process-probe.js';
+import { processTreeCpuUs } from './process-tree-cpu.js';
 
 export { ORDER_FIRMS } from './order-firms.js';
 export const ORDER_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
@@ -111,6 +112,8 @@ export interface Journal {
   url: string;
   appUrl: string;
   kind: string;
+  /** The server's process (the postmaster): its CPU and its backends' is read around each round. */
+  pid?: number;
 }
 
 interface Configuration {
@@ -290,6 +293,15 @@ interface TargetFigures extends LoadReport {
   cpuUsPerOrder: number;
   /** The sandbox's CPU per order in the same phases (the same work behind every target). */
   sandboxCpuUsPerOrder: number;
+  /** The load generator's and the PostgreSQL server's CPU per order in the same rounds (the journal's: 0 for targets without it). */
+  loadCpuUsPerOrder: number;
+  journalCpuUsPerOrder: number | undefined;
+  /**
+   * How busy each core was over the rounds, from the CPU figures (1 = a whole core): the gateway's core
+   * (the target; `direct`: none), and the peers' core (sandbox, load generator and PostgreSQL together).
+   * A core near 1 queues: its p99 is then that queue's, not the gateway's added latency.
+   */
+  coresBusy: { gateway: number | undefined; peers: number };
   /** The target process's event-loop delay: median of the rounds' p50, worst p99 and max. */
   eventLoopDelayMs: { p50: number; p99: number; max: number };
 }
@@ -297,7 +309,11 @@ interface TargetFigures extends LoadReport {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Warm-up of each target, then ROUNDS rounds in which every target runs once in turn (reversed every other round). */
-async function paced(targets: GatewayTarget[], sandbox: Probed): Promise<Record<string, TargetFigures>> {
+async function paced(
+  targets: GatewayTarget[],
+  sandbox: Probed,
+  journalCpuUs: () => number | undefined,
+): Promise<Record<string, TargetFigures>> {
   const spec = (target: GatewayTarget, durationSeconds: number, prefix: string): LoadSpec => ({
     url: target.url,
     headers: target.headers,
@@ -309,29 +325,55 @@ async function paced(targets: GatewayTarget[], sandbox: Probed): Promise<Record<
   for (const target of targets) await load(spec(target, WARM_UP_SECONDS, 'w-'));
   const runs = new Map<
     string,
-    { load: LoadRun; cpuUs: number; sandboxCpuUs: number; delay: ProbeFigures['eventLoopDelayMs'] }[]
+    {
+      load: LoadRun;
+      cpuUs: number;
+      sandboxCpuUs: number;
+      journalCpuUs: number | undefined;
+      delay: ProbeFigures['eventLoopDelayMs'];
+    }[]
   >(targets.map((target) => [target.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
       await Promise.all([target.probed.reset(), target.probed === sandbox ? undefined : sandbox.reset()]);
+      const journalBefore = journalCpuUs();
       const run = await load(spec(target, ROUND_SECONDS, `r${round}-`));
+      const journalAfter = journalCpuUs();
       const figures = await target.probed.read();
       const sandboxFigures = target.probed === sandbox ? figures : await sandbox.read();
-      runs
-        .get(target.name)!
-        .push({ load: run, cpuUs: figures.cpuUs, sandboxCpuUs: sandboxFigures.cpuUs, delay: figures.eventLoopDelayMs });
+      runs.get(target.name)!.push({
+        load: run,
+        cpuUs: figures.cpuUs,
+        sandboxCpuUs: sandboxFigures.cpuUs,
+        journalCpuUs:
+          journalBefore === undefined || journalAfter === undefined ? undefined : journalAfter - journalBefore,
+        delay: figures.eventLoopDelayMs,
+      });
     }
   }
   return Object.fromEntries(
     targets.map((target) => {
       const rs = runs.get(target.name)!;
       const answered = rs.reduce((sum, r) => sum + r.load.timesMs.length + r.load.failures, 0);
+      const seconds = rs.reduce((sum, r) => sum + r.load.elapsedSeconds, 0);
       const cpu = rs.reduce((sum, r) => sum + r.cpuUs, 0);
       const sandboxCpu = rs.reduce((sum, r) => sum + r.sandboxCpuUs, 0);
+      const loadCpu = rs.reduce((sum, r) => sum + r.load.cpuUs, 0);
+      const journalCpu = rs.every((r) => r.journalCpuUs !== undefined)
+        ? rs.reduce((sum, r) => sum + r.journalCpuUs!, 0)
+        : undefined;
+      const perOrder = (us: number) => Math.round(us / Math.max(1, answered));
+      const busy = (us: number) => Math.round((us / 1e6 / Math.max(0.001, seconds)) * 100) / 100;
       const figures: TargetFigures = {
         ...report(rs.map((r) => r.load)),
-        cpuUsPerOrder: Math.round(cpu / Math.max(1, answered)),
-        sandboxCpuUsPerOrder: Math.round(sandboxCpu / Math.max(1, answered)),
+        cpuUsPerOrder: perOrder(cpu),
+        sandboxCpuUsPerOrder: perOrder(sandboxCpu),
+        loadCpuUsPerOrder: perOrder(loadCpu),
+        journalCpuUsPerOrder: journalCpu === undefined ? undefined : perOrder(journalCpu),
+        coresBusy: {
+          gateway: target.probed === sandbox ? undefined : busy(cpu),
+          peers: busy(sandboxCpu + loadCpu + (journalCpu ?? 0)),
+        },
         eventLoopDelayMs: {
           p50: ms(median(rs.map((r) => r.delay.p50))),
           p99: ms(Math.max(...rs.map((r) => r.delay.p99))),
@@ -384,6 +426,10 @@ function summary(figures: Record<string, TargetFigures>) {
           addedOverDirect.full!.p50Ms <= GOALS.addedP50Ms &&
           addedOverDirect.full!.p99Ms <= GOALS.addedP99Ms,
     kept1000PerSecond: Object.fromEntries(Object.entries(figures).map(([name, of]) => [name, kept(of)])),
+    // Above about 0.8 a core's queue, not the gateway's work, makes the p99 (see the notes).
+    busiestCore: Object.fromEntries(
+      Object.entries(figures).map(([name, of]) => [name, Math.max(of.coresBusy.gateway ?? 0, of.coresBusy.peers)]),
+    ),
   };
   return { ...figures, addedOverDirect, riskAdded, goals };
 }
@@ -454,7 +500,8 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
 
     const loadAverage: Record<string, number> = { before: load1m() };
     const insertsBefore = await inserts();
-    const before = summary(await paced(targets, sandbox));
+    const journalCpuUs = () => (journal.pid === undefined ? undefined : processTreeCpuUs(journal.pid));
+    const before = summary(await paced(targets, sandbox, journalCpuUs));
     loadAverage.afterPaced = load1m();
     const saturation: Record<string, LoadReport & { cpuUsPerOrder: number }> = {};
     for (const target of targets) {
@@ -473,7 +520,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       };
     }
     loadAverage.afterSaturation = load1m();
-    const after = summary(await paced(targets, sandbox));
+    const after = summary(await paced(targets, sandbox, journalCpuUs));
     loadAverage.end = load1m();
     return {
       route: `POST /exchange/v1/trading/orders (gateway processes) vs POST /v1/trading/orders (sandbox process directly, bearer token): a resting GTC buy of 1 at 10¢ on ${ORDER_SYMBOL}, a new clordId each`,
@@ -506,6 +553,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       notes: [
         'Reports only: nothing is asserted. addedOverDirect is each gateway target minus the sandbox directly, same phase.',
         'cpuUsPerOrder is process.cpuUsage of the target process (bench/process-probe.ts, every thread) over its rounds divided by the orders it answered: time spent waiting for a core is not in it, so it is the figure that compares on a shared machine.',
+        "coresBusy: each core's busy share over the rounds from those CPU figures (the gateway's core: the target; the peers' core: sandbox, load generator and PostgreSQL, whose CPU is read from /proc with its backends). A core near 1 queues, and the p99 measured is then that queue's.",
         'Risk "off" is risk.limits empty (there is no enabled flag). Journal "off" is journal.enabled false: no idempotency claim, no journal append, no answer recorded.',
         'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s).',
         "The sandbox's per-firm order-entry limit is lifted by config; every order rests, none crosses. Each target trades as its own firm.",

@@ -16,6 +16,7 @@ export async function run(): Promise<Record<string, unknown>> {
       url: postgres.url,
       appUrl: postgres.appUrl,
       kind: 'PostgreSQL server (test/support startPostgres: loopback, fsync off, synchronous_commit off)',
+      pid: postgres.process.pid,
     });
   } finally {
     postgres.process.kill('SIGTERM');
