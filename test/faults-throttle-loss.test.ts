@@ -17,6 +17,7 @@ const RATE = 24;
 const BOT = LOOP_BOT;
 const PAUSE_MS = 20;
 const LOOPS_PER_GATEWAY = 3;
+const PROBE_MS = 200;
 
 describe('per-client throttle when Redis forgets its buckets (two gateways, a real Redis of their own)', () => {
   let redis: { port: number; url: string; process: ChildProcess };
@@ -32,6 +33,8 @@ describe('per-client throttle when Redis forgets its buckets (two gateways, a re
       throttled(RATE)({
         ...input,
         redis: { mode: 'single', url: proxy.url, keyPrefix: prefix, commandTimeoutMs: TEST_REDIS_COMMAND_TIMEOUT_MS },
+        // Redis found again within a fifth of a second: while one instance decides there and the other still alone, the fleet passes up to rate + rate / 2.
+        limits: { ...input.limits, probeMs: PROBE_MS },
       });
     a = await startExchangeStack([BOT], { redis: true, gateway: config });
     b = await startExchangeStack([BOT], { redis: true, reuseSandbox: a.sandbox, gateway: config });
@@ -73,13 +76,16 @@ describe('per-client throttle when Redis forgets its buckets (two gateways, a re
     const loops = [a, b].flatMap((stack) => Array.from({ length: LOOPS_PER_GATEWAY }, () => loop(stack)));
     return (await Promise.all(loops)).flat();
   };
-  /** The promise: the throttle lets through at most the burst plus the refill over the time the calls took. */
-  const judge = (what: string, codes: string[], startedAt: number) => {
+  /**
+   * The promise: the throttle lets through at most `held` (what the bucket could hold at the start) plus
+   * the refill over the time the calls took.
+   */
+  const judge = (what: string, codes: string[], startedAt: number, held: number) => {
     const seconds = (performance.now() - startedAt) / 1_000;
     // A call the throttle let through was sent (OK), or refused after it by the budget (which came back spent) or while its counts are rebuilt.
     const passed = codes.filter((code) => code !== 'RISK_THROTTLED').length;
     console.log(`${what}: ${passed} of ${codes.length} passed the throttle in ${seconds.toFixed(2)} s at ${RATE}/s`);
-    expect(passed).toBeLessThanOrEqual(RATE + Math.floor(RATE * seconds));
+    expect(passed).toBeLessThanOrEqual(held + Math.floor(RATE * seconds));
     expect(codes.every((code) => ['OK', 'RISK_THROTTLED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'].includes(code))).toBe(
       true,
     );
@@ -87,11 +93,14 @@ describe('per-client throttle when Redis forgets its buckets (two gateways, a re
 
   it('FLUSHALL after the burst was spent: no second burst', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // idle: the bucket is full
-    const startedAt = performance.now();
-    const codes = await burst();
+    await burst(); // spends the burst
     expect(await redisCli(redis.port, 'FLUSHALL')).toContain('OK');
-    codes.push(...(await burst()), ...(await steadily(500)));
-    judge('throttle across FLUSHALL', codes, startedAt);
+    const flushedAt = performance.now();
+    const after = [...(await burst()), ...(await steadily(500))];
+    // From the FLUSHALL on, at most the refill: the client may have just spent its burst. Half a burst of slack: while the
+    // budget finds the loss, an instance may count alone (a share, starting spent) beside one deciding in Redis. A bucket
+    // read as full gives a whole burst more.
+    judge('throttle after FLUSHALL', after, flushedAt, RATE / 2);
   }, 60_000);
 
   it('Redis back after an outage longer than the bucket takes to refill: the calls go on at the rate, with no new burst', async () => {
@@ -105,13 +114,8 @@ describe('per-client throttle when Redis forgets its buckets (two gateways, a re
     proxy.restore();
     const backAt = performance.now();
     const back = await steadily(4_000); // the instances find Redis again (two probes), then decide there
-    const seconds = (performance.now() - backAt) / 1_000;
-    const passed = back.filter((code) => code !== 'RISK_THROTTLED').length;
-    console.log(
-      `after the outage: ${passed} of ${back.length} passed the throttle in ${seconds.toFixed(2)} s at ${RATE}/s`,
-    );
-    // The refill since, and a quarter burst for the instances' local shares; a bucket read as full on return gives a whole burst more.
-    expect(passed).toBeLessThanOrEqual(Math.floor(RATE * seconds) + RATE / 4);
-    judge('throttle across a Redis outage', [...codes, ...back], startedAt);
+    // The bucket was empty: the refill since, and a quarter burst of slack for the instances' local shares; a bucket read as full on return gives a whole burst more.
+    judge('throttle after the outage', back, backAt, RATE / 4);
+    judge('throttle across the outage', [...codes, ...back], startedAt, RATE);
   }, 60_000);
 });

@@ -10,32 +10,33 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
  * One call's token of a client's throttle, GCRA (the budget's arithmetic): the bucket holds `span`
- * ms of calls (burst = the rate: one second's worth), each call moves its theoretical arrival time
- * on by `emission` ms. The key expires once the bucket is full again, so a missing key is a full
- * bucket, unless Redis forgot it: the throttle's generation key (no expiry) is then missing too, or
- * another than the one this instance holds (Redis flushed, restarted empty, failed over to a replica
- * that never had it), or the caller says its instances just counted alone (ARGV[5]). A bucket Redis
- * forgot is created spent, as the budget's cells are (RESEED_SCRIPT): the client may have just spent
- * its burst.
+ * ms of calls (burst = the rate: one second's worth, one call at least), each call moves its
+ * theoretical arrival time on by `emission` ms. The key expires once the bucket is full again, so a
+ * missing key is a full bucket, unless Redis forgot it. The throttle's generation key (no expiry,
+ * `<random>:<created ms>:<loss>`) tells: an instance that held a generation and finds none creates the
+ * next one marked as a loss (Redis flushed, restarted empty, failed over to a replica that never had
+ * it), and for a span after that creation, on every instance alike, a missing bucket is created spent,
+ * as the budget's cells are (RESEED_SCRIPT): the client may have just spent its burst. The caller asks
+ * the same (ARGV[5]) for a span after its instances counted alone (the bucket expired meanwhile).
  * KEYS  the client's TAT key, the throttle's generation key
- * ARGV  emission ms, span ms, the generation held ('' at start), a new random one, '1': a missing TAT is spent
- * Reply {1, 0, generation, lost} taken, or {0, wait ms, generation, lost}; lost 1: the generation was gone or another.
+ * ARGV  emission ms, span ms, the generation held ('' at start), a new random id, '1': a missing TAT is spent
+ * Reply {1, 0, generation} taken, or {0, wait ms, generation}
  */
 const THROTTLE_SCRIPT = `
 ${luaNowMs('now')}
 local span = tonumber(ARGV[2])
 local generation = redis.call('GET', KEYS[2])
-local lost = 0
 if not generation then
-  redis.call('SET', KEYS[2], ARGV[4])
-  generation = ARGV[4]
-  if ARGV[3] ~= '' then lost = 1 end
-elseif ARGV[3] ~= '' and generation ~= ARGV[3] then
-  lost = 1
+  local loss = '0'
+  if ARGV[3] ~= '' then loss = '1' end
+  generation = ARGV[4] .. ':' .. string.format('%d', now) .. ':' .. loss
+  redis.call('SET', KEYS[2], generation)
 end
+local createdAt, loss = string.match(generation, ':(%d+):(%d)$')
+local recentLoss = loss == '1' and now - tonumber(createdAt) < span
 local tat = tonumber(redis.call('GET', KEYS[1]))
 if not tat then
-  if lost == 1 or ARGV[5] == '1' then
+  if recentLoss or ARGV[5] == '1' then
     tat = now + span
     redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(span) + 1)
   else
@@ -45,12 +46,12 @@ end
 if tat < now then tat = now end
 local nextTat = tat + tonumber(ARGV[1])
 local late = nextTat - span - now
-if late > 0 then return { 0, math.ceil(late), generation, lost } end
+if late > 0 then return { 0, math.ceil(late), generation } end
 redis.call('SET', KEYS[1], tostring(nextTat), 'PX', math.ceil(nextTat - now) + 1)
-return { 1, 0, generation, lost }
+return { 1, 0, generation }
 `;
 
-/** A bucket's span: one second of calls. A bucket Redis forgot within the last span may have just been spent. */
+/** A bucket's span at least: one second of calls (a rate under 1/s: one call's interval). */
 const SPAN_MS = 1_000;
 
 /**
@@ -81,8 +82,8 @@ export class OrderThrottle implements OnModuleInit {
   private everShared = false;
   /** The throttle's generation in Redis as this instance last saw it ('' before its first answer). */
   private generation = '';
-  /** Until then (this.clock), a bucket Redis does not hold is read as spent: Redis lost the throttle's keys. */
-  private lostUntil = 0;
+  /** When (this.clock) this instance last counted a call alone though Redis is configured. */
+  private countedAloneAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly source: RiskLimitsSource,
@@ -121,20 +122,21 @@ export class OrderThrottle implements OnModuleInit {
   /** 0: taken; else how long until a token (ms). */
   private async waitMs(clientId: string, rate: number): Promise<number> {
     const { shared, localShareOf, returnedAt } = this.limiter.sharing();
+    const emission = 1_000 / rate;
+    const span = Math.max(SPAN_MS, emission);
     if (this.redis && shared) {
       const now = this.clock.now();
-      // Back from an outage (the instances counted alone meanwhile) or Redis lost the keys: within a span of it, a missing bucket is spent.
-      const spentIfMissing = now < this.lostUntil || (returnedAt !== undefined && now - returnedAt < SPAN_MS);
+      // Within a span of counting alone (the instances' or this one's), a bucket Redis does not hold may have just been spent.
+      const spentIfMissing = now - this.countedAloneAt < span || (returnedAt !== undefined && now - returnedAt < span);
       try {
         const reply = await this.script.run(
           this.redis,
           [this.prefix + clientId, this.generationKey],
-          [1_000 / rate, SPAN_MS, this.generation, randomUUID(), spentIfMissing ? '1' : '0'],
+          [emission, span, this.generation, randomUUID(), spentIfMissing ? '1' : '0'],
         );
         if (Array.isArray(reply) && (reply[0] === 1 || typeof reply[1] === 'number')) {
           this.sharedLast = this.everShared = true;
           if (typeof reply[2] === 'string') this.generation = reply[2];
-          if (reply[3] === 1) this.lostUntil = this.clock.now() + SPAN_MS;
           return reply[0] === 1 ? 0 : Math.max(1, Number(reply[1]));
         }
       } catch {
@@ -146,7 +148,9 @@ export class OrderThrottle implements OnModuleInit {
       this.sharedLast = false;
       this.buckets.clear();
     }
-    return this.localWaitMs(clientId, this.redis ? rate / localShareOf : rate);
+    if (!this.redis) return this.localWaitMs(clientId, rate);
+    this.countedAloneAt = this.clock.now();
+    return this.localWaitMs(clientId, rate / localShareOf);
   }
 
   private localWaitMs(clientId: string, rate: number): number {

@@ -77,4 +77,44 @@ describe(OrderThrottle.name, () => {
       extensions: { limit: RATE, scope: 'client:loop' },
     });
   });
+
+  describe('on a real Redis (the shared path)', () => {
+    let redis: Redis;
+    beforeAll(() => {
+      redis = new Redis(process.env.TEST_REDIS_URL!, { lazyConnect: false });
+    });
+    afterAll(() => redis.disconnect());
+
+    const onRedis = (rate: number, prefix: string, clock = new StillClock()) =>
+      new OrderThrottle(
+        { current: () => new RiskLimits([{ scope: 'client', id: 'loop', maxOrdersPerSecond: rate }]) } as never,
+        clock,
+        { sharing: () => ({ shared: true, localShareOf: 2 }) } as RateLimiter,
+        redis,
+        { redis: { keyPrefix: `${prefix}${process.pid}:` } } as GatewayConfig,
+      );
+
+    it('under one call per second, lets one call through, then one per interval (never refuses for good)', async () => {
+      const sut = onRedis(0.5, 'throttle-slow:');
+      expect(await passed(sut, 3)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 2_100)); // Redis's clock: one interval of 2 s
+      expect(await passed(sut, 3)).toBe(1);
+    }, 10_000);
+
+    it('a loss long past does not make an instance that was idle since read full buckets as spent', async () => {
+      const prefix = 'throttle-idle:';
+      const busy = onRedis(RATE, prefix);
+      const idle = onRedis(RATE, prefix);
+      expect(await passed(busy, 1)).toBe(1); // the generation both hold
+      expect(await passed(idle, 1)).toBe(1);
+      await redis.del(
+        `${prefix}${process.pid}:{risk}:throttle-generation`,
+        `${prefix}${process.pid}:{risk}:throttle:loop`,
+      );
+      expect(await passed(busy, 1)).toBe(0); // finds the loss: the bucket is created spent
+      await new Promise((resolve) => setTimeout(resolve, 1_200)); // the bucket full again, the loss a span old
+      await redis.del(`${prefix}${process.pid}:{risk}:throttle:loop`); // expired, as a full bucket's key does
+      expect(await passed(idle, RATE)).toBe(RATE); // a full bucket, though this instance held the old generation
+    }, 10_000);
+  });
 });

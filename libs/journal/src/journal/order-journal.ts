@@ -2,7 +2,7 @@ import { systemClock } from '@lib/core';
 import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/hash-chain.js';
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
-import { isUniqueViolation, isValueRefusal } from '../sql/sql-errors.js';
+import { isUniqueViolation, runSplittingRefusals } from '../sql/sql-errors.js';
 import { type JournalEntry, type JournalRecord, provesOrder } from './journal-record.js';
 
 interface Pending {
@@ -93,28 +93,18 @@ export class OrderJournal {
     this.writing = true;
     while (this.queue.length > 0) {
       const batch = this.nextBatch();
-      try {
-        await this.write(batch.flatMap((pending) => pending.entries));
-        for (const pending of batch) pending.resolve();
-      } catch (error) {
-        // One append's value the server refused fails the whole INSERT (nothing of it was written): the
-        // others are written again each alone, chained after the head read anew, so only that one fails.
-        if (batch.length > 1 && isValueRefusal(error)) await this.writeEachAlone(batch);
-        else for (const pending of batch) pending.reject(error);
-      }
+      // One append's value the server refuses fails the whole INSERT (nothing of it was written): its halves
+      // are written again, each chained after the head read anew, so only that one fails.
+      await runSplittingRefusals(
+        batch,
+        async (part) => {
+          await this.write(part.flatMap((pending) => pending.entries));
+          for (const pending of part) pending.resolve();
+        },
+        (pending, error) => pending.reject(error),
+      );
     }
     this.writing = false;
-  }
-
-  private async writeEachAlone(batch: Pending[]): Promise<void> {
-    for (const pending of batch) {
-      try {
-        await this.write(pending.entries);
-        pending.resolve();
-      } catch (error) {
-        pending.reject(error);
-      }
-    }
   }
 
   /** A statement takes at most 65,535 parameters (ten a record): a long queue is written in several transactions. */

@@ -1,4 +1,4 @@
-import { isValueRefusal } from './sql-errors.js';
+import { runSplittingRefusals } from './sql-errors.js';
 
 /** One item waiting for its batch's statement. */
 interface Waiting<T, R> {
@@ -45,27 +45,16 @@ export class StatementBatcher<T, R> {
       }
       this.waiting = later;
       batch.sort((a, b) => (this.keyOf(a.item) < this.keyOf(b.item) ? -1 : 1));
-      try {
-        const resultOf = await this.run(batch.map((waiting) => waiting.item));
-        for (const waiting of batch) waiting.resolve(resultOf(waiting.item));
-      } catch (error) {
-        // One item's value the server refused fails the whole statement (nothing of it was done): the
-        // others run again each alone, so only that one fails.
-        if (batch.length > 1 && isValueRefusal(error)) await this.runEachAlone(batch);
-        else for (const waiting of batch) waiting.reject(error);
-      }
+      // One item's value the server refuses fails the whole statement (nothing of it was done): its halves run again, so only that one fails.
+      await runSplittingRefusals(
+        batch,
+        async (part) => {
+          const resultOf = await this.run(part.map((waiting) => waiting.item));
+          for (const waiting of part) waiting.resolve(resultOf(waiting.item));
+        },
+        (waiting, error) => waiting.reject(error),
+      );
     }
     this.running = false;
-  }
-
-  private async runEachAlone(batch: Waiting<T, R>[]): Promise<void> {
-    for (const waiting of batch) {
-      try {
-        const resultOf = await this.run([waiting.item]);
-        waiting.resolve(resultOf(waiting.item));
-      } catch (error) {
-        waiting.reject(error);
-      }
-    }
   }
 }
