@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { LuaScript, type RedisClient } from '@lib/core';
 
 import {
@@ -20,6 +22,24 @@ local SEP = string.char(10)
 local function now_ms()
   local t = redis.call('time')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+-- The count's generation (no expiry): '<random>:<created ms>:<loss>'. An instance that held one and finds
+-- none (Redis lost the count: restarted empty, flushed, failed over to an empty replica) creates the next
+-- one marked as a loss: until every instance has written its holdings back (ARGV settle ms after that),
+-- the count reads short and no claim is decided on it. Returns the generation and the ms left to settle.
+local function generation(key, held, candidate, settle, now)
+  local current = redis.call('get', key)
+  if not current then
+    local loss = '0'
+    if held ~= '' then loss = '1' end
+    current = candidate .. ':' .. string.format('%d', now) .. ':' .. loss
+    redis.call('set', key, current)
+  end
+  local created, loss = string.match(current, ':(%d+):(%d)$')
+  local left = 0
+  if loss == '1' then left = tonumber(created) + settle - now end
+  if left < 0 then left = 0 end
+  return current, left
 end
 local function topic_of(member) return string.sub(member, string.find(member, SEP, 1, true) + 1) end
 -- Drops lapsed holdings (a crashed instance's) and the owners of topics nobody holds any more. A topic
@@ -69,6 +89,8 @@ const CLAIM = `${PRELUDE}
 local instance, topic, kind, team = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, capacity, share, client_cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local now = now_ms()
+local gen, settling = generation(KEYS[5], ARGV[9], ARGV[10], tonumber(ARGV[11]), now)
+if settling > 0 then return {'settling', settling, gen} end
 local live, count, owners = live_topics(KEYS[1], KEYS[2], KEYS[4], now)
 redis.call('zremrangebyscore', KEYS[3], '-inf', now)
 local mine, mine_count = {}, 0
@@ -76,14 +98,14 @@ for _, member in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
   local t = topic_of(member)
   if not mine[t] then mine[t] = true mine_count = mine_count + 1 end
 end
-if not mine[topic] and mine_count >= client_cap then return {'client', client_cap} end
+if not mine[topic] and mine_count >= client_cap then return {'client', client_cap, gen} end
 if not live[topic] then
   local team_count = 0
   for _, owner in pairs(owners) do
     if string.sub(owner, string.find(owner, SEP, 1, true) + 1) == team then team_count = team_count + 1 end
   end
-  if team_count >= share then return {'team', share} end
-  if count >= capacity then return {'firm', capacity} end
+  if team_count >= share then return {'team', share, gen} end
+  if count >= capacity then return {'firm', capacity, gen} end
   redis.call('hset', KEYS[2], topic, kind .. SEP .. team)
 end
 local member = instance .. SEP .. topic
@@ -91,7 +113,12 @@ redis.call('zadd', KEYS[1], now + ttl, member)
 redis.call('zadd', KEYS[3], now + ttl, member)
 redis.call('zadd', KEYS[4], now + ttl, instance .. SEP .. team .. SEP .. topic)
 for i = 1, 4 do redis.call('pexpire', KEYS[i], ttl * 2) end
-return {'ok', 0}`;
+return {'ok', 0, gen}`;
+
+/** The count's generation, looked at by every instance every renewal (see \`generation\`): KEYS[1]; ARGV held, a new random id, settle ms. */
+const GENERATION = `${PRELUDE}
+local gen = generation(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), now_ms())
+return gen`;
 
 /**
  * Extends this instance's holdings; one that lapsed meanwhile (Redis was unreachable) is written back,
@@ -131,10 +158,18 @@ return result`;
 
 const SEP = '\n';
 
+/** Redis lost the count moments ago: the holders have not all written theirs back yet (ms left). */
+export class CountSettlingError extends Error {
+  constructor(readonly msLeft: number) {
+    super(`the stream count is being rebuilt after Redis lost it (${msLeft} ms left)`);
+  }
+}
+
 export interface PoolKeys {
   wants: string;
   owners: string;
   interest: string;
+  generation: string;
   client(client: string): string;
 }
 
@@ -144,6 +179,7 @@ export function poolKeys(prefix: string, pool: string): PoolKeys {
     wants: `${tag}:wants`,
     owners: `${tag}:owners`,
     interest: `${tag}:interest`,
+    generation: `${tag}:generation`,
     client: (client) => `${tag}:client:${client}`,
   };
 }
@@ -154,12 +190,24 @@ export class LedgerScripts {
   private readonly renewScript = new LuaScript(RENEW);
   private readonly releaseScript = new LuaScript(RELEASE);
   private readonly viewScript = new LuaScript(VIEW);
+  private readonly generationScript = new LuaScript(GENERATION);
+  /** Each pool's count generation as this instance last saw it ('' before it saw one). */
+  private readonly generations = new Map<string, string>();
 
   constructor(
     private readonly redis: RedisClient,
     private readonly instance: string,
     private readonly ttlMs: number,
+    /** How long after a loss the count is not decided on: every instance has renewed by then. */
+    private readonly settleMs: number,
   ) {}
+
+  /** Looks at the pool's count generation (creating it; a loss if this instance held one). */
+  async lookAtGeneration(keys: PoolKeys): Promise<void> {
+    const held = this.generations.get(keys.generation) ?? '';
+    const current = await this.generationScript.run(this.redis, [keys.generation], [held, randomUUID(), this.settleMs]);
+    this.generations.set(keys.generation, String(current));
+  }
 
   async claim(
     keys: PoolKeys,
@@ -177,12 +225,17 @@ export class LedgerScripts {
       limits.capacity,
       limits.teamShares[held.team] ?? 0,
       clientTopicCap(limits, client),
+      this.generations.get(keys.generation) ?? '',
+      randomUUID(),
+      this.settleMs,
     ];
-    const [verdict, limit] = (await this.claimScript.run(
+    const [verdict, limit, generation] = (await this.claimScript.run(
       this.redis,
-      [keys.wants, keys.owners, keys.client(client), keys.interest],
+      [keys.wants, keys.owners, keys.client(client), keys.interest, keys.generation],
       args,
-    )) as [string, number];
+    )) as [string, number, string];
+    this.generations.set(keys.generation, String(generation));
+    if (verdict === 'settling') throw new CountSettlingError(Number(limit));
     return verdict === 'ok' ? { granted: true } : { granted: false, cap: verdict as StreamCap, limit: Number(limit) };
   }
 

@@ -19,7 +19,11 @@ import {
  * needs Redis while Redis is unreachable is refused: a cap is never exceeded because Redis is down.
  * Claims this instance can answer alone (the client already holds the topic here) need no Redis.
  * A holding Redis lost (a release racing a claim of the same topic, an outage past the expiry) is
- * written back by the next renewal, so the count lags reality by at most `renewEveryMs`.
+ * written back by the next renewal, so the count lags reality by at most `renewEveryMs`. When Redis lost
+ * the whole count (restarted empty, flushed, failed over to an empty replica), its generation is gone
+ * too: the first instance to look (a claim, or its renewal) marks the loss, and for two renewals no claim
+ * that needs the count is granted (refused as uncountable, as while Redis is down), so no cap is passed
+ * on a count that reads short.
  */
 export class RedisStreamLedger implements StreamLedger {
   private readonly logger = new Logger('StreamLedger');
@@ -34,7 +38,8 @@ export class RedisStreamLedger implements StreamLedger {
     keyPrefix: string,
     instanceId: string,
   ) {
-    this.scripts = new LedgerScripts(redis, instanceId, settings.holdingTtlMs);
+    // After Redis lost the count, no claim is decided on it for two renewals: every instance has written its holdings back by then.
+    this.scripts = new LedgerScripts(redis, instanceId, settings.holdingTtlMs, 2 * settings.renewEveryMs);
     this.keys = new Map(Object.keys(settings.pools).map((pool) => [pool, poolKeys(keyPrefix, pool)]));
     this.timer = setInterval(() => void this.renew(), settings.renewEveryMs).unref();
   }
@@ -94,16 +99,18 @@ export class RedisStreamLedger implements StreamLedger {
     await Promise.allSettled(releases);
   }
 
+  /** Writes this instance's holdings back with a fresh expiry, and looks at the count's generation (a loss is seen within a renewal). */
   private async renew(): Promise<void> {
     await Promise.allSettled(
-      [...this.keys].map(([pool, keys]) =>
-        this.scripts.renew(
+      [...this.keys].map(async ([pool, keys]) => {
+        await this.scripts.renew(
           keys,
           [...this.holdings.topicsOf(pool)],
           this.holdings.interestsOf(pool),
           this.holdings.clientsOf(pool),
-        ),
-      ),
+        );
+        await this.scripts.lookAtGeneration(keys);
+      }),
     );
   }
 }
