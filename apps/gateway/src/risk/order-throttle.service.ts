@@ -15,7 +15,9 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
  * missing key is a full bucket, unless Redis forgot it. The throttle's generation key (no expiry,
  * `<random>:<created ms>:<loss>`) tells: an instance that held a generation and finds none creates the
  * next one marked as a loss (Redis flushed, restarted empty, failed over to a replica that never had
- * it), and for a span after that creation, on every instance alike, a missing bucket is created spent,
+ * it), and one that finds another, unmarked (made by a freshly started instance that held none), marks
+ * it (the generation changes only when the key was lost); for a span after that creation, on every
+ * instance alike (a step of Redis's clock aside), a missing bucket is created spent,
  * as the budget's cells are (RESEED_SCRIPT): the client may have just spent its burst. The caller asks
  * the same (ARGV[5]) for a span after its instances counted alone (the bucket expired meanwhile).
  * KEYS  the client's TAT key, the throttle's generation key
@@ -33,7 +35,13 @@ if not generation then
   redis.call('SET', KEYS[2], generation)
 end
 local createdAt, loss = string.match(generation, ':(%d+):(%d)$')
-local recentLoss = loss == '1' and now - tonumber(createdAt) < span
+if loss == '0' and ARGV[3] ~= '' and generation ~= ARGV[3] then
+  generation = string.sub(generation, 1, -2) .. '1'
+  loss = '1'
+  redis.call('SET', KEYS[2], generation)
+end
+local age = loss == '1' and now - tonumber(createdAt)
+local recentLoss = age and age < span and age > -span
 local tat = tonumber(redis.call('GET', KEYS[1]))
 if not tat then
   if recentLoss or ARGV[5] == '1' then

@@ -25,8 +25,11 @@ local function now_ms()
 end
 -- The count's generation (no expiry): '<random>:<created ms>:<loss>'. An instance that held one and finds
 -- none (Redis lost the count: restarted empty, flushed, failed over to an empty replica) creates the next
--- one marked as a loss: until every instance has written its holdings back (ARGV settle ms after that),
--- the count reads short and no claim is decided on it. Returns the generation and the ms left to settle.
+-- one marked as a loss; one that held one and finds another, unmarked (made by an instance that held none,
+-- a fresh start), marks that one (keeping its creation time): the generation changes only when the key was
+-- lost. Until every instance has written its holdings back (ARGV settle ms after the creation), the count
+-- reads short and no claim is decided on it. Returns the generation and the ms left to settle (never more
+-- than settle, should Redis's clock step back).
 local function generation(key, held, candidate, settle, now)
   local current = redis.call('get', key)
   if not current then
@@ -36,8 +39,13 @@ local function generation(key, held, candidate, settle, now)
     redis.call('set', key, current)
   end
   local created, loss = string.match(current, ':(%d+):(%d)$')
+  if loss == '0' and held ~= '' and held ~= current then
+    current = string.sub(current, 1, -2) .. '1'
+    loss = '1'
+    redis.call('set', key, current)
+  end
   local left = 0
-  if loss == '1' then left = tonumber(created) + settle - now end
+  if loss == '1' then left = math.min(tonumber(created) + settle - now, settle) end
   if left < 0 then left = 0 end
   return current, left
 end

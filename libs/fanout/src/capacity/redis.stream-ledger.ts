@@ -21,9 +21,9 @@ import {
  * A holding Redis lost (a release racing a claim of the same topic, an outage past the expiry) is
  * written back by the next renewal, so the count lags reality by at most `renewEveryMs`. When Redis lost
  * the whole count (restarted empty, flushed, failed over to an empty replica), its generation is gone
- * too: the first instance to look (a claim, or its renewal) marks the loss, and for two renewals no claim
- * that needs the count is granted (refused as uncountable, as while Redis is down), so no cap is passed
- * on a count that reads short.
+ * too: the first instance to look (a claim, or its renewal) that held one marks the loss, and for a
+ * holding's lifetime (`holdingTtlMs`) no claim that needs the count is granted (refused as uncountable,
+ * as while Redis is down), so no cap is passed on a count that reads short.
  */
 export class RedisStreamLedger implements StreamLedger {
   private readonly logger = new Logger('StreamLedger');
@@ -38,8 +38,14 @@ export class RedisStreamLedger implements StreamLedger {
     keyPrefix: string,
     instanceId: string,
   ) {
-    // After Redis lost the count, no claim is decided on it for two renewals: every instance has written its holdings back by then.
-    this.scripts = new LedgerScripts(redis, instanceId, settings.holdingTtlMs, 2 * settings.renewEveryMs);
+    // After Redis lost the count, no claim is decided on it for a holding's lifetime: the ledger's bound for "a live holder
+    // has renewed by now" (at least two renewals; a holder that reconnects late or renews late is still within it).
+    this.scripts = new LedgerScripts(
+      redis,
+      instanceId,
+      settings.holdingTtlMs,
+      Math.max(2 * settings.renewEveryMs, settings.holdingTtlMs),
+    );
     this.keys = new Map(Object.keys(settings.pools).map((pool) => [pool, poolKeys(keyPrefix, pool)]));
     this.timer = setInterval(() => void this.renew(), settings.renewEveryMs).unref();
   }

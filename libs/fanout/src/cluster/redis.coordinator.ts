@@ -60,6 +60,8 @@ export class RedisCoordinator implements TopicCoordinator {
   private readonly lastResync = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[];
   private ticking = false;
+  /** close() began: a lease taken by a tick still under way is given back, not served (the hub is closing). */
+  private closing = false;
 
   constructor(
     redis: RedisClient,
@@ -170,6 +172,7 @@ export class RedisCoordinator implements TopicCoordinator {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.timers.forEach((timer) => clearInterval(timer));
     await Promise.all([...this.wanted.values()].map((entry) => this.releaseLease(entry)));
     this.wanted.clear();
@@ -299,7 +302,7 @@ export class RedisCoordinator implements TopicCoordinator {
       if (state.mode === 'holder' && entry.heardAt > (entry.localAt ?? -Infinity)) await this.yieldTo(entry);
       return;
     }
-    if (this.wanted.get(keys.channel) !== entry) return void (await this.scripts.release(keys, epoch));
+    if (this.closing || this.wanted.get(keys.channel) !== entry) return void (await this.scripts.release(keys, epoch));
     this.took(entry, epoch, sentAt);
     if (state.mode === 'holder') {
       // Held locally (maybe by others too): a fresh upstream snapshot opens the cluster's epoch.

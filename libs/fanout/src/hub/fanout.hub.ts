@@ -220,9 +220,10 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     const delivered = state.deliveredUpdates();
     if (epoch === undefined) state.gapPending = true;
     else state.beginEpoch(epoch);
-    this.upstream
-      .open(state, delivered)
-      .catch((error: unknown) => this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`));
+    this.upstream.open(state, delivered).catch((error: unknown) => {
+      // A topic closed meanwhile (its last client left, or the hub shut down) fails its reopen by design.
+      if (state.mode !== 'closed') this.logger.warn(`Reopening ${state.name} upstream failed: ${String(error)}`);
+    });
   }
 
   // --- internals ---
