@@ -101,6 +101,20 @@ describe(OrderThrottle.name, () => {
       expect(await passed(sut, 3)).toBe(1);
     }, 10_000);
 
+    it('a loss a freshly started instance found first is still a loss to the instances that held the old generation', async () => {
+      const prefix = 'throttle-fresh:';
+      const old = onRedis(RATE, prefix);
+      expect(await passed(old, 1)).toBe(1); // holds the generation
+      await redis.del(
+        `${prefix}${process.pid}:{risk}:throttle-generation`,
+        `${prefix}${process.pid}:{risk}:throttle:loop`,
+      );
+      const fresh = onRedis(RATE, prefix); // started after the loss: it cannot tell it from a first start
+      expect(await passed(fresh, 1)).toBe(1);
+      await redis.del(`${prefix}${process.pid}:{risk}:throttle:loop`); // as if the client had not called yet
+      expect(await passed(old, RATE)).toBe(0); // it held the old generation: a loss, the bucket created spent
+    }, 10_000);
+
     it('a loss long past does not make an instance that was idle since read full buckets as spent', async () => {
       const prefix = 'throttle-idle:';
       const busy = onRedis(RATE, prefix);
