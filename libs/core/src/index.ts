@@ -58,7 +58,7 @@ export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
-export { LuaScript, luaNowMs } from './redis/lua-script.js';
+export { LUA_GENERATION, LuaScript, generationCandidates, luaNowMs } from './redis/lua-script.js';
 export { INSTANCE_ID, InstanceIdModule, newInstanceId } from './instance/instance-id.js';
 export {
   Readiness,

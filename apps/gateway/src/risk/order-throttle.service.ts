@@ -1,7 +1,17 @@
-import { randomUUID } from 'node:crypto';
-
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, luaNowMs, REDIS, type RedisClient } from '@lib/core';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  INSTANCE_ID,
+  LUA_GENERATION,
+  LuaScript,
+  REDIS,
+  type RedisClient,
+  generationCandidates,
+  luaNowMs,
+} from '@lib/core';
 import { LocalTokenBucket, RateLimiter } from '@lib/ratelimit';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -12,39 +22,22 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
  * One call's token of a client's throttle, GCRA (the budget's arithmetic): the bucket holds `span`
  * ms of calls (burst = the rate: one second's worth, one call at least), each call moves its
  * theoretical arrival time on by `emission` ms. The key expires once the bucket is full again, so a
- * missing key is a full bucket, unless Redis forgot it. The throttle's generation key (no expiry,
- * `<random>:<created ms>:<loss>`) tells: an instance that held a generation and finds none creates the
- * next one marked as a loss (Redis flushed, restarted empty, failed over to a replica that never had
- * it), and one that finds another, unmarked (made by a freshly started instance that held none), marks
- * it (the generation changes only when the key was lost); for a span after that creation, on every
- * instance alike (a step of Redis's clock aside), a missing bucket is created spent,
- * as the budget's cells are (RESEED_SCRIPT): the client may have just spent its burst. The caller asks
- * the same (ARGV[5]) for a span after its instances counted alone (the bucket expired meanwhile).
+ * missing key is a full bucket, unless Redis forgot it. The throttle's generation (LUA_GENERATION)
+ * tells: for a span after a loss, on every instance alike (a step of Redis's clock aside), a missing
+ * bucket is created spent, as the budget's cells are (RESEED_SCRIPT): the client may have just spent
+ * its burst. The caller asks the same (ARGV[5]) for a span after its instances counted alone (the
+ * bucket expired meanwhile).
  * KEYS  the client's TAT key, the throttle's generation key
- * ARGV  emission ms, span ms, the generation held ('' at start), a new random id, '1': a missing TAT is spent
+ * ARGV  emission ms, span ms, the generation held ('' at start), a generation candidate, '1': a missing TAT is spent
  * Reply {1, 0, generation} taken, or {0, wait ms, generation}
  */
-const THROTTLE_SCRIPT = `
+const THROTTLE_SCRIPT = `${LUA_GENERATION}
 ${luaNowMs('now')}
 local span = tonumber(ARGV[2])
-local generation = redis.call('GET', KEYS[2])
-if not generation then
-  local loss = '0'
-  if ARGV[3] ~= '' then loss = '1' end
-  generation = ARGV[4] .. ':' .. string.format('%d', now) .. ':' .. loss
-  redis.call('SET', KEYS[2], generation)
-end
-local createdAt, loss = string.match(generation, ':(%d+):(%d)$')
-if loss == '0' and ARGV[3] ~= '' and generation ~= ARGV[3] then
-  generation = string.sub(generation, 1, -2) .. '1'
-  loss = '1'
-  redis.call('SET', KEYS[2], generation)
-end
-local age = loss == '1' and now - tonumber(createdAt)
-local recentLoss = age and age < span and age > -span
+local gen, lossLeft = generation(KEYS[2], ARGV[3], ARGV[4], span, now)
 local tat = tonumber(redis.call('GET', KEYS[1]))
 if not tat then
-  if recentLoss or ARGV[5] == '1' then
+  if lossLeft > 0 or ARGV[5] == '1' then
     tat = now + span
     redis.call('SET', KEYS[1], tostring(tat), 'PX', math.ceil(span) + 1)
   else
@@ -54,9 +47,9 @@ end
 if tat < now then tat = now end
 local nextTat = tat + tonumber(ARGV[1])
 local late = nextTat - span - now
-if late > 0 then return { 0, math.ceil(late), generation } end
+if late > 0 then return { 0, math.ceil(late), gen } end
 redis.call('SET', KEYS[1], tostring(nextTat), 'PX', math.ceil(nextTat - now) + 1)
-return { 1, 0, generation }
+return { 1, 0, gen }
 `;
 
 /** A bucket's span at least: one second of calls (a rate under 1/s: one call's interval). */
@@ -92,6 +85,7 @@ export class OrderThrottle implements OnModuleInit {
   private generation = '';
   /** When (this.clock) this instance last counted a call alone though Redis is configured. */
   private countedAloneAt = Number.NEGATIVE_INFINITY;
+  private readonly candidate: () => string;
 
   constructor(
     private readonly source: RiskLimitsSource,
@@ -99,7 +93,9 @@ export class OrderThrottle implements OnModuleInit {
     private readonly limiter: RateLimiter,
     @Inject(REDIS) private readonly redis: RedisClient | null,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(INSTANCE_ID) instance: string,
   ) {
+    this.candidate = generationCandidates(instance);
     this.prefix = `${config.redis?.keyPrefix ?? ''}{risk}:throttle:`;
     this.generationKey = `${config.redis?.keyPrefix ?? ''}{risk}:throttle-generation`;
   }
@@ -140,7 +136,7 @@ export class OrderThrottle implements OnModuleInit {
         const reply = await this.script.run(
           this.redis,
           [this.prefix + clientId, this.generationKey],
-          [emission, span, this.generation, randomUUID(), spentIfMissing ? '1' : '0'],
+          [emission, span, this.generation, this.candidate(), spentIfMissing ? '1' : '0'],
         );
         if (Array.isArray(reply) && (reply[0] === 1 || typeof reply[1] === 'number')) {
           this.sharedLast = this.everShared = true;

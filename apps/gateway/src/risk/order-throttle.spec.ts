@@ -50,6 +50,7 @@ describe(OrderThrottle.name, () => {
       { sharing: () => sharing } as RateLimiter,
       redis,
       config,
+      'throttle-spec',
     );
 
   it('without Redis (one instance) allows the whole rate as its burst, then refills at the rate', async () => {
@@ -85,6 +86,7 @@ describe(OrderThrottle.name, () => {
     });
     afterAll(() => redis.disconnect());
 
+    let instances = 0;
     const onRedis = (rate: number, prefix: string, clock = new StillClock()) =>
       new OrderThrottle(
         { current: () => new RiskLimits([{ scope: 'client', id: 'loop', maxOrdersPerSecond: rate }]) } as never,
@@ -92,6 +94,7 @@ describe(OrderThrottle.name, () => {
         { sharing: () => ({ shared: true, localShareOf: 2 }) } as RateLimiter,
         redis,
         { redis: { keyPrefix: `${prefix}${process.pid}:` } } as GatewayConfig,
+        `instance-${(instances += 1)}`, // each its own, as two gateways' are
       );
 
     it('under one call per second, lets one call through, then one per interval (never refuses for good)', async () => {

@@ -13,6 +13,45 @@ export function luaNowMs(variable: string): string {
 }
 
 /**
+ * Lua defining `generation(key, held, candidate, window, now)`, for a count kept in Redis that Redis may
+ * lose (restarted empty, flushed, failed over to an empty replica) while instances go on trusting it.
+ * The generation key (no expiry) holds `<candidate>:<created ms>:<loss>`. An instance that held one
+ * (`held`, '' before its first) and finds none creates the next one marked as a loss; one that held one
+ * and finds another, unmarked (made by an instance that held none: a fresh start, or the first to look
+ * after a loss), marks it, keeping its creation time. So every instance that saw the old count sees the
+ * loss, and the generation changes only when the key was lost. `candidate` must differ from every earlier
+ * generation's (an instance id and a counter). Returns the generation and the ms left of `window` after a
+ * marked loss's creation: 0 when none, or when Redis's clock has stepped back further than `window`.
+ */
+export const LUA_GENERATION = `
+local function generation(key, held, candidate, window, now)
+  local current = redis.call('GET', key)
+  if not current then
+    local loss = '0'
+    if held ~= '' then loss = '1' end
+    current = candidate .. ':' .. string.format('%d', now) .. ':' .. loss
+    redis.call('SET', key, current)
+  end
+  local created, loss = string.match(current, ':(%d+):(%d)$')
+  if loss == '0' and held ~= '' and held ~= current then
+    current = string.sub(current, 1, -2) .. '1'
+    loss = '1'
+    redis.call('SET', key, current)
+  end
+  if loss ~= '1' then return current, 0 end
+  local age = now - tonumber(created)
+  if age >= window or age <= -window then return current, 0 end
+  return current, math.min(window - age, window)
+end
+`;
+
+/** Per-instance candidates for LUA_GENERATION: unique across instances and calls, without a random id per call. */
+export function generationCandidates(instance: string): () => string {
+  let next = 0;
+  return () => `${instance}.${(next++).toString(36)}`;
+}
+
+/**
  * The one Lua-script helper: a script called by EVALSHA, one round trip per call. Redis forgets scripts
  * on restart, failover or SCRIPT FLUSH, and on a Cluster each master has its own cache (SCRIPT LOAD
  * reaches one node): a NOSCRIPT answer is retried once as EVAL on the node that owns the keys, which

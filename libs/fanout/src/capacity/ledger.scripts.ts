@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-
-import { LuaScript, type RedisClient } from '@lib/core';
+import { LUA_GENERATION, LuaScript, type RedisClient, generationCandidates } from '@lib/core';
 
 import {
   type ClaimOutcome,
@@ -17,37 +15,11 @@ import {
  * hold each topic) and one sorted set per client of `wants`' members. Redis TIME is the clock, so
  * instance clocks do not matter.
  */
-const PRELUDE = `
+const PRELUDE = `${LUA_GENERATION}
 local SEP = string.char(10)
 local function now_ms()
   local t = redis.call('time')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
--- The count's generation (no expiry): '<random>:<created ms>:<loss>'. An instance that held one and finds
--- none (Redis lost the count: restarted empty, flushed, failed over to an empty replica) creates the next
--- one marked as a loss; one that held one and finds another, unmarked (made by an instance that held none,
--- a fresh start), marks that one (keeping its creation time): the generation changes only when the key was
--- lost. Until every instance has written its holdings back (ARGV settle ms after the creation), the count
--- reads short and no claim is decided on it. Returns the generation and the ms left to settle (never more
--- than settle, should Redis's clock step back).
-local function generation(key, held, candidate, settle, now)
-  local current = redis.call('get', key)
-  if not current then
-    local loss = '0'
-    if held ~= '' then loss = '1' end
-    current = candidate .. ':' .. string.format('%d', now) .. ':' .. loss
-    redis.call('set', key, current)
-  end
-  local created, loss = string.match(current, ':(%d+):(%d)$')
-  if loss == '0' and held ~= '' and held ~= current then
-    current = string.sub(current, 1, -2) .. '1'
-    loss = '1'
-    redis.call('set', key, current)
-  end
-  local left = 0
-  if loss == '1' then left = math.min(tonumber(created) + settle - now, settle) end
-  if left < 0 then left = 0 end
-  return current, left
 end
 local function topic_of(member) return string.sub(member, string.find(member, SEP, 1, true) + 1) end
 -- Drops lapsed holdings (a crashed instance's) and the owners of topics nobody holds any more. A topic
@@ -92,7 +64,11 @@ local function live_topics(wants, owners, interest, now)
 end
 `;
 
-/** decideClaim (stream-capacity.types.ts), on the cluster's holdings; records a granted holding. */
+/**
+ * decideClaim (stream-capacity.types.ts), on the cluster's holdings; records a granted holding. After
+ * Redis lost the count (its generation, LUA_GENERATION) no claim is decided on it until every live
+ * holder has written its holdings back: ARGV[11] ms.
+ */
 const CLAIM = `${PRELUDE}
 local instance, topic, kind, team = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, capacity, share, client_cap = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -123,7 +99,7 @@ redis.call('zadd', KEYS[4], now + ttl, instance .. SEP .. team .. SEP .. topic)
 for i = 1, 4 do redis.call('pexpire', KEYS[i], ttl * 2) end
 return {'ok', 0, gen}`;
 
-/** The count's generation, looked at by every instance every renewal (see \`generation\`): KEYS[1]; ARGV held, a new random id, settle ms. */
+/** The count's generation, looked at by every instance every renewal (LUA_GENERATION): KEYS[1]; ARGV held, a candidate, settle ms. */
 const GENERATION = `${PRELUDE}
 local gen = generation(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), now_ms())
 return gen`;
@@ -201,19 +177,28 @@ export class LedgerScripts {
   private readonly generationScript = new LuaScript(GENERATION);
   /** Each pool's count generation as this instance last saw it ('' before it saw one). */
   private readonly generations = new Map<string, string>();
+  private readonly candidate: () => string;
 
+  /**
+   * `ttlMs`: a holding's lifetime. It is also how long after a loss the count is not decided on: every
+   * live holder renews within it (the config keeps it at least two renewals).
+   */
   constructor(
     private readonly redis: RedisClient,
     private readonly instance: string,
     private readonly ttlMs: number,
-    /** How long after a loss the count is not decided on: every instance has renewed by then. */
-    private readonly settleMs: number,
-  ) {}
+  ) {
+    this.candidate = generationCandidates(instance);
+  }
 
   /** Looks at the pool's count generation (creating it; a loss if this instance held one). */
   async lookAtGeneration(keys: PoolKeys): Promise<void> {
     const held = this.generations.get(keys.generation) ?? '';
-    const current = await this.generationScript.run(this.redis, [keys.generation], [held, randomUUID(), this.settleMs]);
+    const current = await this.generationScript.run(
+      this.redis,
+      [keys.generation],
+      [held, this.candidate(), this.ttlMs],
+    );
     this.generations.set(keys.generation, String(current));
   }
 
@@ -234,8 +219,8 @@ export class LedgerScripts {
       limits.teamShares[held.team] ?? 0,
       clientTopicCap(limits, client),
       this.generations.get(keys.generation) ?? '',
-      randomUUID(),
-      this.settleMs,
+      this.candidate(),
+      this.ttlMs,
     ];
     const [verdict, limit, generation] = (await this.claimScript.run(
       this.redis,

@@ -38,14 +38,8 @@ export class RedisStreamLedger implements StreamLedger {
     keyPrefix: string,
     instanceId: string,
   ) {
-    // After Redis lost the count, no claim is decided on it for a holding's lifetime: the ledger's bound for "a live holder
-    // has renewed by now" (at least two renewals; a holder that reconnects late or renews late is still within it).
-    this.scripts = new LedgerScripts(
-      redis,
-      instanceId,
-      settings.holdingTtlMs,
-      Math.max(2 * settings.renewEveryMs, settings.holdingTtlMs),
-    );
+    // After Redis lost the count, no claim is decided on it for a holding's lifetime (LedgerScripts).
+    this.scripts = new LedgerScripts(redis, instanceId, settings.holdingTtlMs);
     this.keys = new Map(Object.keys(settings.pools).map((pool) => [pool, poolKeys(keyPrefix, pool)]));
     this.timer = setInterval(() => void this.renew(), settings.renewEveryMs).unref();
   }
