@@ -33,8 +33,7 @@ import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RETAIL_KNOWN_WAIT_MS, SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
-import { type PositionOf, RiskGate, type SendCheck } from './risk-gate.service.js';
-import { checkedAtSend } from './send-time-check.js';
+import { type PositionOf, RiskGate, type SendCheck, checkedAtSend } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 import type { ClientConfig, GatewayConfig } from '../config/gateway-config.schema.js';
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode } from '@lib/core';
+import type { BudgetedReply } from '@lib/ratelimit';
+import { guardUpstreamSend } from '@lib/upstream';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
@@ -22,6 +24,17 @@ export type PositionOf = (market: string) => Promise<Holding>;
 
 /** Throws the refusal of admitted orders a trading state latched since then stops; run right before their send. */
 export type SendCheck = () => void;
+
+/**
+ * Runs an admitted order's `send` with each of its order-entering tries (not a read, not a cancel)
+ * checked by `check` right before it leaves, after its budget wait: a refusal there sends nothing and
+ * gives the budget back (UpstreamCalls). Issue 26: a halt latched while an order queued stops it.
+ */
+export function checkedAtSend(check: SendCheck, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
+  return guardUpstreamSend((attempt) => {
+    if (attempt.budgetClass !== 'read' && attempt.budgetClass !== 'cancel') check();
+  }, send);
+}
 
 /** One check's outcome, for the what-if route. */
 export interface CheckOutcome {
