@@ -4,7 +4,6 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 
 import { AppModule, type AppModuleOptions } from './app.module.js';
-import { installCatalogFastPath } from './catalog/catalog-fast-path-install.js';
 import { CatalogFastPath } from './catalog/catalog-fast-path.js';
 import { catalogOpenApiPaths } from './catalog/catalog-http-routes.js';
 import { markPublicRoutes } from './common/auth/public-route.js';
@@ -50,7 +49,7 @@ export async function createGateway(
   installRequestGate(fastify, app.get(ClientAuthGuard));
   fastify.removeContentTypeParser('text/plain');
   installJsonBodyParser(app, config.server.maxJsonDepth, config.server.bodyLimitBytes);
-  installCatalogFastPath(app.get(CatalogFastPath), adapter, app.get(CompletedRequests));
+  app.get(CatalogFastPath).install(adapter, app.get(CompletedRequests));
   setupDocs(app);
   await app.init();
   return app;

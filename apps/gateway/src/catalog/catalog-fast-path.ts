@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import { type CatalogEntry, CatalogClient, type CatalogRouteName, ageSeconds, cacheControl } from '@lib/catalog';
 import {
   Clock,
@@ -117,24 +118,27 @@ export class CatalogFastPath {
   }
 
   /**
-   * Puts the hit path in front of Fastify's request handler on `server`. `closing` tells it the
-   * gateway is shutting down (every request then goes to Fastify, which answers 503).
+   * Puts the hit path in front of Fastify's request handler on the adapter's server. It must see the
+   * shutdown Nest's adapter answers 503 for (`isShuttingDown`, a private field set first thing in
+   * app.close()), and be the only request listener: otherwise it is left out (a warning) and every
+   * request goes through Fastify.
    */
-  install(
-    server: {
-      listeners(event: 'request'): unknown[];
-      removeListener(event: 'request', listener: never): unknown;
-      on(event: 'request', listener: (req: IncomingMessage, res: ServerResponse) => void): unknown;
-    },
-    completed: CompletedHit,
-    closing: () => boolean,
-  ): boolean {
+  install(adapter: FastifyAdapter, completed: CompletedHit): boolean {
+    const logger = new Logger('CatalogFastPath');
+    if (typeof Reflect.get(adapter, 'isShuttingDown') !== 'boolean') {
+      logger.warn("the Fastify adapter has no 'isShuttingDown' flag: catalog hits go through Fastify");
+      return false;
+    }
+    const server = adapter.getInstance().server;
     const handlers = server.listeners('request');
-    if (handlers.length !== 1) return false;
+    if (handlers.length !== 1) {
+      logger.warn("the server has more than one 'request' listener: catalog hits go through Fastify");
+      return false;
+    }
     const fastify = handlers[0] as (req: IncomingMessage, res: ServerResponse) => void;
     this.completed = completed;
-    this.closing = closing;
-    server.removeListener('request', fastify as never);
+    this.closing = () => Reflect.get(adapter, 'isShuttingDown') === true;
+    server.removeListener('request', fastify);
     server.on('request', (req, res) => {
       if (!this.serve(req, res)) fastify(req, res);
     });
