@@ -158,6 +158,61 @@ describe('hostile clients', () => {
     });
   });
 
+  describe('WebSocket upgrades', () => {
+    const send = (raw: string) => rawExchange(stack.url, raw).closed.then(parseRaw);
+    const upgrade = (target: string, headers: string) =>
+      `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n${headers}\r\n`;
+    const handshake =
+      'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
+    // A request target WHATWG URL refuses, on an upgrade: its rejection escaped the handler and ended the process.
+    it.each(['//', '//[', '//a:b@'])(
+      'answers the target %s with 404, before any key, and keeps serving',
+      async (target) => {
+        expectProblem(await send(upgrade(target, handshake)), 404);
+        expect((await fetch(`${stack.url}/health/live`)).status).toBe(200);
+      },
+    );
+
+    it.each([
+      ['no Sec-WebSocket-Key', 'Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n', 400, 'headers.sec-websocket-key'],
+      [
+        'a Sec-WebSocket-Key that is not 16 bytes',
+        `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: abc\r\n`,
+        400,
+        'headers.sec-websocket-key',
+      ],
+      [
+        'Upgrade: foo',
+        'Upgrade: foo\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        400,
+        'headers.upgrade',
+      ],
+      [
+        'Sec-WebSocket-Version: 99',
+        'Upgrade: websocket\r\nSec-WebSocket-Version: 99\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n',
+        400,
+        'headers.sec-websocket-version',
+      ],
+    ])(
+      'answers a handshake with %s with a problem naming the header (after the key)',
+      async (_, headers, status, path) => {
+        const auth = `Authorization: Bearer ${stack.keys.all}\r\n`;
+        const problem = expectProblem(await send(upgrade('/ws', headers + auth)), status);
+        expect(problem.errors).toEqual([expect.objectContaining({ path })]);
+        // Without a key the same handshake is a 401: nothing of it is judged first.
+        expectProblem(await send(upgrade('/ws', headers)), 401);
+      },
+    );
+
+    it('answers a POST upgrade to /ws with 405 and Allow: GET', async () => {
+      const raw = `POST /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n${handshake}Authorization: Bearer ${stack.keys.all}\r\nContent-Length: 0\r\n\r\n`;
+      const res = await send(raw);
+      expectProblem(res, 405);
+      expect(res.headers.allow).toBe('GET');
+    });
+  });
+
   describe('/docs', () => {
     it.each([
       ['/docs/package.json', 404],

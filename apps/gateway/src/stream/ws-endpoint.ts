@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, clip, requestIdOf, toDomainError } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, ValidationError, clip, requestIdOf, toDomainError } from '@lib/core';
 import { FanoutHub, TopicSourceRegistry } from '@lib/fanout';
 import { RetailTopics } from '@lib/retail';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -47,7 +47,11 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly connections: WsConnectionCounter;
   private pingTimer: NodeJS.Timeout | undefined;
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-    void this.upgrade(req, socket, head);
+    void this.upgrade(req, socket, head).catch((error: unknown) => {
+      // Never a crash for one connection: what upgrade() did not foresee is logged and answered as a refusal.
+      this.logger.error(`WebSocket upgrade failed: ${(error as Error).message}`);
+      refuse(req, socket, toDomainError(error));
+    });
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -80,29 +84,39 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    if (url.pathname !== WS_PATH)
-      return refuse(
-        req,
-        socket,
-        new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(url.pathname)}.`),
-      );
+    // The request target is split by hand, not parsed as a URL: a target WHATWG refuses (`//`, `//[`)
+    // must be a plain 404 here, and /ws is matched as sent, never after dot segments are resolved.
+    const target = req.url ?? '/';
+    const at = target.indexOf('?');
+    const path = at === -1 ? target : target.slice(0, at);
+    if (path !== WS_PATH)
+      return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(path)}.`));
+    const query = new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
     let login: WsLogin;
     let graceMs: number | undefined;
     try {
-      login = await this.authenticate(req, url);
-      graceMs = this.cancelOnDisconnectOf(login.caller, url);
+      login = await this.authenticate(req, query);
+      assertHandshake(req);
+      graceMs = this.cancelOnDisconnectOf(login.caller, query);
       if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, login, graceMs));
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      try {
+        this.accept(ws, login, graceMs);
+      } catch (error) {
+        // The handshake is answered already (101): the socket speaks WebSocket now, so it is closed as one.
+        this.logger.error(`WebSocket of ${login.caller.id} not accepted: ${(error as Error).message}`);
+        ws.close(1011, 'internal error');
+      }
+    });
   }
 
   /** `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs write:orders). */
-  private cancelOnDisconnectOf(caller: AuthenticatedClient, url: URL): number | undefined {
-    const graceMs = CancelOnDisconnect.graceOf(url.searchParams.get('cancelOnDisconnect'));
+  private cancelOnDisconnectOf(caller: AuthenticatedClient, query: URLSearchParams): number | undefined {
+    const graceMs = CancelOnDisconnect.graceOf(query.get('cancelOnDisconnect'));
     if (graceMs !== undefined && !caller.scopes.has('write:orders'))
       throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', {
         extensions: { scope: 'write:orders' },
@@ -111,8 +125,8 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** `?ticket=` (browsers, narrowed to what the ticket allows) or `Authorization: Bearer` (servers), through the HTTP routes' guard. */
-  private async authenticate(req: IncomingMessage, url: URL): Promise<WsLogin> {
-    const ticket = url.searchParams.get('ticket');
+  private async authenticate(req: IncomingMessage, query: URLSearchParams): Promise<WsLogin> {
+    const ticket = query.get('ticket');
     if (ticket === null) return { caller: await this.auth.authenticate(req.headers.authorization, req) };
     const redeemed = await this.tickets.redeem(ticket);
     const caller = redeemed === undefined ? undefined : this.auth.clientById(redeemed.clientId);
@@ -142,6 +156,31 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
       if (graceMs !== undefined) void this.cancelOnDisconnect.disconnected(caller.id, graceMs);
     });
   }
+}
+
+/**
+ * The handshake fields RFC 6455 (section 4.2.1) requires, checked after authentication: a refusal is a
+ * problem document naming the header, where the ws library would answer its own HTML.
+ */
+function assertHandshake(req: IncomingMessage): void {
+  if (req.method !== 'GET')
+    throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'A WebSocket handshake is a GET request.', {
+      headers: { Allow: 'GET' },
+    });
+  const invalid = (header: string, message: string, headers?: Record<string, string>): never => {
+    const error = new ValidationError(
+      [{ path: `headers.${header}`, message }],
+      'The WebSocket handshake is malformed.',
+    );
+    Object.assign(error.headers, headers);
+    throw error;
+  };
+  if (req.headers.upgrade?.toLowerCase() !== 'websocket') invalid('upgrade', "expected 'websocket'");
+  const key = req.headers['sec-websocket-key'];
+  if (key === undefined || !/^[+/0-9A-Za-z]{22}==$/.test(key))
+    invalid('sec-websocket-key', 'expected 16 random bytes in base64');
+  if (req.headers['sec-websocket-version'] !== '13')
+    invalid('sec-websocket-version', "expected '13'", { 'Sec-WebSocket-Version': '13' });
 }
 
 /** Answers the upgrade request with a problem document and closes the socket once it is written. */
