@@ -62,15 +62,20 @@ export function decisionOf(
   askedAt: number,
   instances = 1,
 ): Decision {
-  const readings: BucketReading[] = plan.cells.map((cell, i) => ({
-    bucket: cell.bucket.name,
-    ...(cell.team === undefined ? {} : { team: cell.team }),
-    ...(cell.scopeKey === undefined ? {} : { scopeKey: cell.scopeKey }),
-    remaining: outcome.remaining[i],
-    limit: Math.floor(Math.max(1, cell.capacity / instances)),
-    windowSeconds: cell.bucket.windowSeconds,
-    resetMs: Math.max(0, outcome.resetMs[i]),
-  }));
+  // The optional fields are assigned, not spread into the literal: V8 defines each property after a spread
+  // in a runtime call (Runtime_DefineKeyedOwnPropertyInLiteral), ≈0.25 µs per reading, per decision.
+  const readings: BucketReading[] = plan.cells.map((cell, i) => {
+    const reading: BucketReading = {
+      bucket: cell.bucket.name,
+      remaining: outcome.remaining[i],
+      limit: Math.floor(Math.max(1, cell.capacity / instances)),
+      windowSeconds: cell.bucket.windowSeconds,
+      resetMs: Math.max(0, outcome.resetMs[i]),
+    };
+    if (cell.team !== undefined) reading.team = cell.team;
+    if (cell.scopeKey !== undefined) reading.scopeKey = cell.scopeKey;
+    return reading;
+  });
   const index = outcome.allowed ? tightest(readings) : outcome.limiting;
   const reading = readings[index] ?? readings[0];
   const decision: Decision = {
