@@ -139,8 +139,15 @@ function limiterOn(redis: RedisClient, { core: lib, ratelimit: rl }: Modules, ke
       ['retail.all', 'key'],
     ] as const
   ).map(([name, scope]) => ({ name, scope, ...huge, source: 'bench' }));
+  // Both limiters get every figure resolved (burst, reserve, scope, paceMs): the baseline reads them from
+  // limits.buckets, which today's schema leaves as the overrides given. Handed those alone, its cells had no
+  // capacity (NaN in its readings and script arguments), which made its decisions cheaper than real ones.
+  const limits = {
+    ...config.limits,
+    buckets: Object.fromEntries(buckets.map((b) => [b.name, ratelimit.resolveBucket(b, config.limits)])),
+  };
   return new rl.RateLimiter({
-    limits: config.limits,
+    limits,
     buckets,
     redis,
     keyPrefix,
