@@ -1,5 +1,6 @@
 // The brakes on the record and on the dashboards: refusals, trading states and kill-switch runs as
 // metrics, and every admin decision appended to the hash-chained order journal (real PostgreSQL).
+import { generateApiKey } from '@lib/auth';
 import { openJournalDatabase } from '@lib/journal';
 
 import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
@@ -145,5 +146,31 @@ describe('risk metrics and admin actions on the journal', () => {
     } finally {
       await reader.close();
     }
+  });
+
+  // The reason is free text an operator types in a hurry: a key or token pasted into it was written to the
+  // log line's structured fields (only top-level strings were scrubbed), the journal and the latched state.
+  it('keeps key material pasted into a reason out of the log, the journal and the state, and still applies the change', async () => {
+    const key = generateApiKey();
+    const jwt = `eyJhbGciOiJSUzI1NiJ9.${'eyJzdWIiOiJnYXRld2F5In0'}.${'c2lnbmF0dXJlLWJ5dGVz'.repeat(2)}`;
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const halted = await setState('client:bot', 'halted', `leaked ${key} and ${jwt} OPS-2`);
+    expect(halted.status).toBe(200);
+    const view = await json(await api(stack)('/admin/risk'));
+    const text = JSON.stringify(view);
+    expect(text).toContain('leaked [redacted] and [redacted] OPS-2');
+    expect((await setState('client:bot', 'active', `lifted ${key}`)).status).toBe(200);
+
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const exported = await (
+      await api(stack)(`/admin/journal/export?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`)
+    ).text();
+    expect(exported).toContain('leaked [redacted] and [redacted] OPS-2');
+    for (const secret of [key, jwt]) {
+      expect(stack.logs.filter((line) => line.includes(secret))).toEqual([]);
+      expect(exported).not.toContain(secret);
+      expect(text).not.toContain(secret);
+    }
+    expect(stack.logs.some((line) => line.includes('leaked [redacted] and [redacted] OPS-2'))).toBe(true);
   });
 });

@@ -19,6 +19,7 @@ import {
 import { TradingStates } from './trading-states.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 import {
+  AdminReasonSchema,
   type DeleteLimits,
   DeleteLimitsSchema,
   type LimitsChange,
@@ -32,7 +33,7 @@ const SetStateSchema = z
     scope: TradingScopeSchema,
     state: z.enum(TRADING_STATES),
     /** Every change names why; it is recorded with who and when. */
-    reason: z.string().trim().min(3).max(500),
+    reason: AdminReasonSchema,
   })
   .strict()
   .meta({ examples: [{ scope: 'team:trading', state: 'halted', reason: 'runaway bot, ticket OPS-1234' }] });
@@ -42,7 +43,7 @@ const ResetBreakerSchema = z
   .object({
     client: z.string().min(1).max(200),
     /** Every reset names why; it is journaled with who and when. */
-    reason: z.string().trim().min(3).max(500),
+    reason: AdminReasonSchema,
   })
   .strict()
   .meta({ examples: [{ client: 'bot-7', reason: 'bad tick size fixed, OPS-1235' }] });

@@ -1,3 +1,4 @@
+import { scrubText } from '@lib/core';
 import { z } from 'zod';
 
 import { type RiskLimit, RiskLimitSchema } from './risk.config.js';
@@ -24,7 +25,12 @@ export interface LimitsChange {
   reason: string;
 }
 
-const Reason = z.string().trim().min(3).max(500);
+/**
+ * Why an admin changed a limit or a state: free text, recorded with who and when (journal, latched
+ * state, log). Anything in it shaped like key material is replaced by [redacted] as it is read, so a
+ * key pasted into an emergency halt's reason is never stored or logged, and the halt still goes through.
+ */
+export const AdminReasonSchema = z.string().trim().min(3).max(500).overwrite(scrubText);
 /** The version the caller last read (`GET /admin/risk` `limitsSet.version`): a change over a newer one is refused 412. */
 const Version = z.number().int().nonnegative();
 
@@ -33,7 +39,7 @@ export const PutLimitsSchema = z
   .object({
     limits: z.array(RiskLimitSchema).max(1_000),
     /** Every change names why; it is recorded with who and when. */
-    reason: Reason,
+    reason: AdminReasonSchema,
     version: Version.optional(),
   })
   .strict()
@@ -46,7 +52,7 @@ export type PutLimits = z.infer<typeof PutLimitsSchema>;
 
 /** `DELETE /admin/risk/limits`: back to config's limits; the reason (and version) in the body. */
 export const DeleteLimitsSchema = z
-  .object({ reason: Reason, version: Version.optional() })
+  .object({ reason: AdminReasonSchema, version: Version.optional() })
   .strict()
   .meta({ examples: [{ reason: 'open over, back to config, OPS-1240', version: 4 }] });
 export type DeleteLimits = z.infer<typeof DeleteLimitsSchema>;

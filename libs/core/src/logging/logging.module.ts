@@ -24,12 +24,12 @@ export function pinoOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     formatters: {
-      // Every string field is free text a caller may have shaped (a URL, a header, an upstream message):
-      // scrub anything that looks like key material before it is written; error messages and stacks too.
+      // Every string is free text a caller may have shaped (a URL, a header, an upstream message, an admin's
+      // reason), at any depth of the fields: scrub anything that looks like key material before it is
+      // written; error messages and stacks too.
       log: (object) => {
         const out: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(object))
-          out[name] = typeof value === 'string' ? scrubText(value) : value;
+        for (const [name, value] of Object.entries(object)) out[name] = scrubbed(value, 0);
         const err = object.err as { message?: unknown; stack?: unknown } | undefined;
         if (err && typeof err === 'object')
           out.err = {
@@ -46,6 +46,22 @@ export function pinoOptions(level: string): LoggerOptions {
       },
     },
   };
+}
+
+/** Fields nested deeper than this are not written (a log field is a small record, never a whole body). */
+const MAX_FIELD_DEPTH = 8;
+
+/** A copy of `value` with every string in it scrubbed (scrubText); plain objects and arrays are walked, anything else kept. */
+function scrubbed(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  const plain = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
+  if (!plain) return value;
+  if (depth >= MAX_FIELD_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) out[name] = scrubbed(item, depth + 1);
+  return out;
 }
 
 export interface LoggingOptions {
