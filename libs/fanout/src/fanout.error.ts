@@ -2,9 +2,13 @@ import { DomainError, ErrorCode, NotFoundError } from '@lib/core';
 
 import type { StreamCap } from './capacity/stream-capacity.types.js';
 
+/** A topic no source serves; `message` says why when the source knows more (the exchange lists no such symbol). */
 export class UnknownTopicError extends NotFoundError {
-  constructor(readonly topic: string) {
-    super(`No stream serves the topic "${topic}".`);
+  constructor(
+    readonly topic: string,
+    message = `No stream serves the topic "${topic}".`,
+  ) {
+    super(message);
   }
 }
 

@@ -207,7 +207,7 @@ export class PriceBand {
     const reference = quote ? quoteReference(quote, this.rules, now) : undefined;
     if (!reference || reference.ageMs > this.maxAgeMs) {
       const why = !quote
-        ? 'no live streamed book'
+        ? await this.noBook(surface, market)
         : !reference
           ? 'the book has neither a tight two-sided quote nor a last trade'
           : `the book was last heard ${reference.ageMs} ms ago`;
@@ -218,6 +218,12 @@ export class PriceBand {
         throw outsideBand(band, reference, price, path, tolerance);
     }
     return { band, reference };
+  }
+
+  /** Why there is no book: a symbol the exchange does not list never joins the shared stream (MarketDataStreams). */
+  private async noBook(surface: 'exchange' | 'retail', market: string): Promise<string> {
+    const unlisted = surface === 'exchange' && (await this.directory.lists(market).catch(() => undefined)) === false;
+    return unlisted ? 'the exchange lists no such instrument' : 'no live streamed book';
   }
 
   private async quote(surface: 'exchange' | 'retail', market: string): Promise<Quote | undefined> {

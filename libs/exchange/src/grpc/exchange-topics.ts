@@ -59,7 +59,9 @@ export const EXCHANGE_TOPIC_FAMILIES: { readonly [K in keyof ExchangeTopicSource
     scope: 'read:marketdata',
     account: false,
     policy: EXCHANGE_MARKET_DATA_POLICY,
-    description: 'the full book per frame; after a lost upstream stream every topic gets a resync.',
+    description:
+      'the full book per frame; after a lost upstream stream every topic gets a resync. ' +
+      'A symbol the exchange does not list is refused with unknown_topic (it never reaches the shared stream).',
   },
   orders: {
     syntax: `${EXCHANGE_ORDERS_PREFIX}<participant>`,

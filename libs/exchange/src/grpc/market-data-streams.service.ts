@@ -21,6 +21,7 @@ import { bearerOf } from './reconnecting-stream.js';
 import { type BookView, StreamedBook } from './streamed-book.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { ExchangeConfigView } from '../config/exchange.config.js';
+import { InstrumentDirectory } from '../operations/instrument-directory.service.js';
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
@@ -34,6 +35,10 @@ const DEPTH = 10;
  * pattern). Symbols are added and removed on the live call as topics open and close (after the
  * hub's linger). Where the exchange answers the bidirectional call UNIMPLEMENTED, lanes use
  * CreateMarketDataSubscription calls of up to 1,000 symbols instead.
+ *
+ * The exchange ends a market-data stream with INVALID_ARGUMENT when any symbol on it is unknown, so
+ * one bad symbol would cost every symbol on the lane a resync: a symbol joins a lane only when the
+ * instrument list names it (InstrumentDirectory, the knowledge that makes the REST book route 404).
  */
 @Injectable()
 export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
@@ -55,6 +60,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     private readonly tokens: ExchangeTokenProvider,
     registry: MetricsRegistry,
     private readonly clock: Clock,
+    private readonly directory: InstrumentDirectory,
   ) {
     this.grpc = grpcTargetOf(config);
     this.metrics = new MarketDataMetrics(registry, () => this.symbolsCarried());
@@ -76,6 +82,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
         ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
         'No exchange client is configured for this environment.',
       );
+    await this.admit(topic, symbol);
     const book = this.track(symbol);
     book.hub = sink;
     const current = book.view;
@@ -103,6 +110,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
    */
   async read(symbol: string): Promise<BookView | undefined> {
     if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil) return undefined;
+    // A symbol not known to be listed is not added to the shared stream for a read: the caller asks REST.
+    if ((await this.listing(symbol)) !== 'listed') return undefined;
     const book = this.track(symbol);
     book.holdForRead(this.deps.timing.readLingerMs, () => {
       if (!book.hub) this.untrack(symbol, book);
@@ -113,6 +122,30 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     // one would hold every read of the attempt's round trip (30-60 ms at 1,000 reads/s, every 5 s).
     if (!this.streamRefused) await live;
     return book.view;
+  }
+
+  /** Refuses a topic whose symbol must not join the shared stream (see `listing`). */
+  private async admit(topic: string, symbol: string): Promise<void> {
+    const listing = await this.listing(symbol);
+    if (listing === 'unlisted')
+      throw new UnknownTopicError(topic, `The exchange lists no instrument ${symbol.slice(0, 100)}.`);
+    if (listing === 'unknown')
+      throw new DomainError(
+        ErrorCode.UPSTREAM_UNAVAILABLE,
+        `The exchange's instrument list could not be read, so ${symbol.slice(0, 100)} was not added to the shared market-data stream: try again shortly.`,
+      );
+  }
+
+  /**
+   * Whether `symbol` may join a lane. A symbol carried now passed this when it joined. Without an
+   * instrument list (the exchange's REST unreachable, its budget spent) a new symbol is refused, not
+   * tried: guessing wrong would end the stream for every client, refusing costs one client its new
+   * topic until the list is read (at most once a minute, on a miss).
+   */
+  private async listing(symbol: string): Promise<'listed' | 'unlisted' | 'unknown'> {
+    if (this.books.has(symbol)) return 'listed';
+    const listed = await this.directory.lists(symbol);
+    return listed === undefined ? 'unknown' : listed ? 'listed' : 'unlisted';
   }
 
   /** One watcher per book attempt, however many reads wait on it; a refusal sends reads to REST for a while. */

@@ -68,6 +68,12 @@ describe(InstrumentDirectory.name, () => {
     expect(listing.reads).toHaveLength(2);
   });
 
+  it('answers lookups made while the first read is in flight from that read, not as "no list"', async () => {
+    listing.pages = [['a', 'b']];
+    expect(await Promise.all([sut.lists('a'), sut.lists('b'), sut.lists('junk')])).toEqual([true, true, false]);
+    expect(listing.reads).toHaveLength(1);
+  });
+
   it('leaves every symbol to the exchange while no list could be had, and tries again a minute later', async () => {
     listing.failing = true;
     expect(await sut.lists('aec-nfl-buf-kc-2026-11-22')).toBeUndefined();

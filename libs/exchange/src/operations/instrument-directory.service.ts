@@ -57,7 +57,9 @@ export class InstrumentDirectory {
   /** True: listed; false: not listed (answer 404 locally); undefined: no list yet, ask the exchange. */
   async lists(symbol: string): Promise<boolean | undefined> {
     if (this.symbols?.has(symbol)) return true;
-    if (this.clock.now() - this.readAt >= MAX_AGE_MS) await this.refresh();
+    // A read in flight is waited for: two symbols asked at once must not find "no list" for the second.
+    if (this.reading) await this.reading;
+    else if (this.clock.now() - this.readAt >= MAX_AGE_MS) await this.refresh();
     return this.symbols?.has(symbol);
   }
 
