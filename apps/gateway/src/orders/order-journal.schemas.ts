@@ -20,11 +20,27 @@ export const TimelineQuerySchema = z
   });
 export type TimelineQuery = z.infer<typeof TimelineQuerySchema>;
 
+/** The first and last instants the journal's range query can carry: years 0001 to 9999, in UTC. */
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO 8601 date-time whose instant lies in years 0001 to 9999 UTC. The query sends it to PostgreSQL
+ * as toISOString() writes it, and PostgreSQL has no year 0 (`0000-01-01T00:00:00Z`, or
+ * `0001-01-01T00:00:00+01:00`, was a 503 JOURNAL_UNAVAILABLE) nor reads a six-digit year (`+010000-…`,
+ * from `9999-12-31T23:59:59-14:00`); so such a date is a client's mistake, refused naming the field.
+ */
+const JournalInstant = z.iso
+  .datetime({ offset: true })
+  .refine((value) => Date.parse(value) >= EARLIEST && Date.parse(value) <= LATEST, {
+    message: 'a date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z',
+  });
+
 /** `from <= at < to`: an inverted or empty range is a client's mistake, refused naming `to`. */
 export const ExportQuerySchema = z
   .strictObject({
-    from: z.iso.datetime({ offset: true }),
-    to: z.iso.datetime({ offset: true }),
+    from: JournalInstant,
+    to: JournalInstant,
     format: z.enum(['jsonl', 'csv']).default('jsonl'),
   })
   .refine((query) => Date.parse(query.to) > Date.parse(query.from), {

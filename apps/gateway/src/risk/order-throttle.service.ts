@@ -16,6 +16,7 @@ import { LocalTokenBucket, RateLimiter } from '@lib/ratelimit';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { RiskLimitsSource } from './risk-limits-source.service.js';
+import { MIN_ORDERS_PER_SECOND } from './risk.config.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /**
@@ -54,6 +55,21 @@ return { 1, 0, gen }
 
 /** A bucket's span at least: one second of calls (a rate under 1/s: one call's interval). */
 const SPAN_MS = 1_000;
+
+/** The longest Retry-After the throttle sends: one call's interval at the slowest rate a limit may set. */
+const LONGEST_RETRY_S = Math.ceil(1 / MIN_ORDERS_PER_SECOND);
+
+/**
+ * Retry-After for a wait: whole seconds, 1 to 3,600. The slowest rate a limit may set
+ * (MIN_ORDERS_PER_SECOND) waits at most an hour between calls; a longer or non-finite wait can only
+ * come from a rate latched before the schema bounded it (5e-324 made it Infinity, 1e-300 a header of
+ * 9.999999999999999e+299), and a client is better told to come back in an hour than given a header it
+ * cannot read.
+ */
+export function retryAfterSeconds(waitMs: number): number {
+  const seconds = Math.ceil(waitMs / 1_000);
+  return Number.isFinite(seconds) ? Math.min(LONGEST_RETRY_S, Math.max(1, seconds)) : LONGEST_RETRY_S;
+}
 
 /**
  * The per-client message throttle (issue 26): order-entering calls per second, as the tightest
@@ -112,7 +128,7 @@ export class OrderThrottle implements OnModuleInit {
     const rate = limit.value;
     const waitMs = await this.waitMs(client.id, rate);
     if (waitMs === 0) return;
-    const retryAfter = String(Math.max(1, Math.ceil(waitMs / 1_000)));
+    const retryAfter = String(retryAfterSeconds(waitMs));
     throw new DomainError(
       ErrorCode.RISK_THROTTLED,
       `More than ${rate} order-entering calls per second (limit set at scope ${limit.scope}); retry after ${retryAfter} s. Nothing was sent; cancels are never throttled.`,

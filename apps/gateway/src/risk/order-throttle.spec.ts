@@ -79,6 +79,24 @@ describe(OrderThrottle.name, () => {
     });
   });
 
+  // A rate the schema now refuses (under one call an hour) may still be in force: latched by an admin
+  // before the floor, it is read back from Redis unchecked. Its Retry-After stays a whole number of seconds.
+  it.each([5e-324, 1e-300])(
+    'a rate of %s latched before the floor answers Retry-After 3600, not Infinity',
+    async (rate) => {
+      const sut = new OrderThrottle(
+        { current: () => new RiskLimits([{ scope: 'client', id: 'loop', maxOrdersPerSecond: rate }]) } as never,
+        new StillClock(),
+        { sharing: () => ({ shared: false, localShareOf: 1 }) } as RateLimiter,
+        null,
+        config,
+        'throttle-spec',
+      );
+      await sut.take(loop);
+      await expect(sut.take(loop)).rejects.toMatchObject({ headers: { 'Retry-After': '3600' } });
+    },
+  );
+
   describe('on a real Redis (the shared path)', () => {
     let redis: Redis;
     beforeAll(() => {

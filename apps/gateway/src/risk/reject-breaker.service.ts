@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient, ValidationError } from '@lib/core';
 import { OrderStreamTap, OrderUpdates } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
@@ -53,6 +53,8 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   private readonly fallback = new MemoryBreakerStore();
   private readonly open: LatchedSet<BreakerRecord>;
   private readonly config: BreakerConfig;
+  /** The configured clients: a reset names one of them. */
+  private readonly clients: ReadonlySet<string>;
   private readonly stream = new StreamRejects();
   private readonly resyncMs: number;
   private timer?: NodeJS.Timeout;
@@ -71,6 +73,7 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.store = redis ? new RedisBreakerStore(redis, config.redis?.keyPrefix ?? '') : this.fallback;
     this.config = config.risk.breaker;
+    this.clients = new Set(config.clients.map((client) => client.id));
     this.resyncMs = config.risk.stateResyncMs;
     this.open = new LatchedSet(this.store, {
       resyncMs: this.resyncMs,
@@ -162,9 +165,17 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
       .filter((record): record is BreakerRecord => record !== undefined);
   }
 
-  /** Closes the client's breaker on every instance; answers the record that was open, if one was. */
+  /**
+   * Closes the client's breaker on every instance; answers the record that was open, if one was. A
+   * client the config does not declare is refused 400 naming `body.client` (a typo would reset nobody),
+   * unless a breaker is open for it: one tripped before the client left the config can still be reset.
+   */
   async reset(clientId: string): Promise<BreakerRecord | undefined> {
     const was = this.openRecord(clientId, this.clock.wallNow());
+    if (!was && !this.clients.has(clientId))
+      throw new ValidationError([
+        { path: 'body.client', message: `unknown client "${clientId}" (not in the config; ids are case-sensitive)` },
+      ]);
     try {
       await this.store.reset(clientId);
     } catch (error) {

@@ -9,10 +9,34 @@ export const RISK_SCOPE_KINDS = ['firm', 'team', 'client'] as const;
 export type RiskScopeKind = (typeof RISK_SCOPE_KINDS)[number];
 
 /**
- * A market (exchange symbol or retail market slug, one namespace on this venue) or a pattern ending in
- * `*` (every market whose name starts so: an event's markets share their slug's stem).
+ * A market's name as the risk rules write it: an exchange symbol or retail market slug (one namespace
+ * on this venue), lower-case words joined by dashes, at most 200 characters as the retail API's slugs
+ * (MarketSlugSchema). Bounded because a market named in a limit or a trading state becomes a metrics
+ * label and a Redis field.
  */
-const MarketPattern = z.string().regex(/^[a-z0-9][a-z0-9-]*\*?$/, 'a market slug, or a prefix ending in *');
+export const MARKET_NAME = '[a-z0-9][a-z0-9-]{0,199}';
+
+/**
+ * A market or a pattern ending in `*` (every market whose name starts so: an event's markets share
+ * their slug's stem).
+ */
+const MarketPattern = z
+  .string()
+  .regex(new RegExp(`^${MARKET_NAME}\\*?$`), 'a market slug (at most 200 characters), or a prefix ending in *');
+
+/**
+ * The slowest throttle a limit may set: one order-entering call an hour. A rate nearer zero is a
+ * mistake, not a brake (5e-324 made every call after the first wait for ever, and Retry-After read
+ * Infinity); to stop a client's orders, halt it.
+ */
+export const MIN_ORDERS_PER_SECOND = 1 / 3_600;
+
+/**
+ * The largest dollar figure a notional limit may name: a billion dollars. Open notional is counted in
+ * micro-dollars, and a billion of them times a million is still an exact double (below 2^53); a larger
+ * figure lost precision, and past about 1.8e302 became Infinity in the count.
+ */
+export const MAX_NOTIONAL_DOLLARS = 1_000_000_000;
 
 export const RiskLimitSchema = z
   .object({
@@ -29,14 +53,14 @@ export const RiskLimitSchema = z
     /** Contracts per order. */
     maxOrderQty: z.number().int().positive().optional(),
     /** Dollars per order, at the order's worst case (buy: qty × price, sell: qty × (1 − price); cash order: its amount). */
-    maxOrderNotional: z.number().positive().optional(),
+    maxOrderNotional: z.number().positive().max(MAX_NOTIONAL_DOLLARS).optional(),
     /** Orders open at the exchange at once (counted across every gateway instance). */
     maxOpenOrders: z.number().int().nonnegative().optional(),
     /**
      * Dollars of exchange orders open at once under the scope (each at its worst case, as maxOrderNotional),
      * the order's own included; with `market`, only orders in the markets it names (a prefix: an event's).
      */
-    maxOpenNotional: z.number().positive().optional(),
+    maxOpenNotional: z.number().positive().max(MAX_NOTIONAL_DOLLARS).optional(),
     /**
      * Contracts: |net position + same-side open quantity + the order| per market (with a `market` prefix,
      * summed over the event's markets it names), at most this; an order that brings it closer to flat passes.
@@ -49,7 +73,10 @@ export const RiskLimitSchema = z
      */
     priceBand: z.number().positive().optional(),
     /** Order-entering calls per second per client (each client of the scope counted on its own; a market narrowing does not apply). */
-    maxOrdersPerSecond: z.number().positive().optional(),
+    maxOrdersPerSecond: z
+      .number()
+      .min(MIN_ORDERS_PER_SECOND, 'at least 1/3600 (one order-entering call an hour); to stop a client, halt it')
+      .optional(),
   })
   .strict()
   .superRefine((limit, ctx) => {
@@ -66,14 +93,20 @@ export const RiskLimitSchema = z
   });
 export type RiskLimit = z.infer<typeof RiskLimitSchema>;
 
+/** The longest a reject breaker's window or cool-off may be (a longer stop is a halt of the client). */
+const ONE_DAY_SECONDS = 86_400;
+
 /** The reject breaker's figures: `rejects` upstream rejects within `windowSeconds` block the client's new orders for `coolOffSeconds`. */
 const BreakerFiguresSchema = z
   .object({
     /** Upstream rejects of a client's orders that trip the breaker (0: off). */
     rejects: z.number().int().nonnegative(),
-    windowSeconds: z.number().positive(),
-    /** How long a tripped breaker blocks new orders (cancels pass) unless an admin resets it sooner. */
-    coolOffSeconds: z.number().positive(),
+    windowSeconds: z.number().positive().max(ONE_DAY_SECONDS),
+    /**
+     * How long a tripped breaker blocks new orders (cancels pass) unless an admin resets it sooner. At
+     * most a day: a breaker's `until` is written as a date, which a figure near 1e300 s made invalid.
+     */
+    coolOffSeconds: z.number().positive().max(ONE_DAY_SECONDS),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient, ValidationError } from '@lib/core';
 
 import { LatchedSet } from './latched/latched-set.js';
 import {
@@ -7,6 +7,7 @@ import {
   type TradingState,
   type TradingStateChange,
   type TradingStateRecord,
+  scopeProblem,
   scopesOf,
 } from './trading-state.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
@@ -27,6 +28,8 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   private readonly states: LatchedSet<TradingStateRecord>;
   private readonly resyncMs: number;
   private readonly maxAgeMs: number;
+  /** The configured teams and clients: a state names one of them (or the firm, or a market). */
+  private readonly known: { teams: ReadonlySet<string>; clients: ReadonlySet<string> };
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -38,6 +41,10 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       : new MemoryTradingStateStore();
     this.resyncMs = config.risk.stateResyncMs;
     this.maxAgeMs = config.risk.maxStateAgeMs;
+    this.known = {
+      teams: new Set(config.teams.map((team) => team.id)),
+      clients: new Set(config.clients.map((client) => client.id)),
+    };
     this.states = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: TradingStates.name });
   }
 
@@ -101,9 +108,17 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     return this.store.changes(count);
   }
 
-  /** Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). */
+  /**
+   * Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). A
+   * scope naming no configured team or client, or no market slug, is refused 400 naming `body.scope`,
+   * unless the change lifts a state latched on it earlier: a team or client since removed from the
+   * config keeps its latched state, and only a lift clears it.
+   */
   async set(scope: string, state: TradingState, reason: string, by: string): Promise<TradingStateChange> {
-    const from = this.states.get(scope)?.state ?? 'active';
+    const latched = this.states.get(scope);
+    const problem = state === 'active' && latched ? undefined : scopeProblem(scope, this.known);
+    if (problem) throw new ValidationError([{ path: 'body.scope', message: problem }]);
+    const from = latched?.state ?? 'active';
     const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.wallNow()).toISOString() };
     const change: TradingStateChange = { ...record, from };
     try {
