@@ -143,3 +143,28 @@ describe('a symbol the exchange does not list never reaches the shared market-da
     for (const check of checks) expect(check.detail).toContain('the exchange lists no such instrument');
   }, 60_000);
 });
+
+describe('while the instrument list cannot be read', () => {
+  // A list the gateway cannot read (the exchange's REST down, its instrument budget spent, a list longer
+  // than the directory reads) must not take market data from every team: a new symbol is then left to
+  // the exchange, as before the list was consulted. Refusing it failed every new topic for good.
+  it('still opens a listed symbol on the stream', async () => {
+    const blind = await startStack({ clients });
+    try {
+      blind.sandbox.state.setFaults({
+        exchangeAnswerFaults: { instruments: { every: 1, drop: 1, hold: 0, holdMs: 0 } },
+      });
+      const client = await WsTestClient.open(blind.url, { key: blind.keys.viewer });
+      try {
+        expect(await client.subscribe([TOPIC])).toMatchObject({ type: 'ack', topics: [TOPIC] });
+        expect(client.topic(TOPIC)[0]).toMatchObject({ type: 'snapshot' });
+        // The list was asked for and lost: the symbol went to the exchange's judgement, not to a refusal.
+        expect(blind.sandbox.state.counter('exchange.calls.instruments')).toBeGreaterThan(0);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await blind.close();
+    }
+  }, 60_000);
+});

@@ -45,6 +45,9 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   private readonly logger = new Logger(MarketDataStreams.name);
   private readonly lanes: MarketDataLane[] = [];
   private readonly books = new Map<string, StreamedBook>();
+  /** Topics whose open is consulting the instrument list, each with its open's own token (a close deletes it). */
+  private readonly admitting = new Map<string, object>();
+  private stopped = false;
   private readFallbackUntil = 0;
   /** The last stream attempt for a read was refused: later attempts no longer hold reads. */
   private streamRefused = false;
@@ -82,7 +85,19 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
         ErrorCode.UPSTREAM_AUTH_UNAVAILABLE,
         'No exchange client is configured for this environment.',
       );
-    await this.admit(topic, symbol);
+    // The instrument list may take a while: a close, a later open of the topic or the shutdown meanwhile
+    // wins, and this open tracks nothing (a symbol nobody holds left on the lane, or a stale sink).
+    const ticket = {};
+    this.admitting.set(topic, ticket);
+    let mine: boolean;
+    try {
+      await this.admit(topic, symbol);
+    } finally {
+      mine = this.admitting.get(topic) === ticket;
+      if (mine) this.admitting.delete(topic);
+    }
+    if (!mine || this.stopped)
+      throw new DomainError(ErrorCode.UPSTREAM_UNAVAILABLE, `${topic.slice(0, 140)} was closed while it was opened.`);
     const book = this.track(symbol);
     book.hub = sink;
     const current = book.view;
@@ -96,6 +111,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   }
 
   close(topic: string): void {
+    this.admitting.delete(topic);
     const symbol = symbolOf(topic);
     const book = this.books.get(symbol);
     if (!book) return;
@@ -110,8 +126,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
    */
   async read(symbol: string): Promise<BookView | undefined> {
     if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil) return undefined;
-    // A symbol not known to be listed is not added to the shared stream for a read: the caller asks REST.
-    if ((await this.listing(symbol)) !== 'listed') return undefined;
+    // A symbol the exchange does not list is not added to the shared stream for a read: the caller asks REST.
+    if ((await this.listing(symbol)) === 'unlisted' || this.stopped) return undefined;
     const book = this.track(symbol);
     book.holdForRead(this.deps.timing.readLingerMs, () => {
       if (!book.hub) this.untrack(symbol, book);
@@ -124,23 +140,19 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     return book.view;
   }
 
-  /** Refuses a topic whose symbol must not join the shared stream (see `listing`). */
+  /** Refuses a topic whose symbol the exchange does not list (see `listing`). */
   private async admit(topic: string, symbol: string): Promise<void> {
-    const listing = await this.listing(symbol);
-    if (listing === 'unlisted')
+    if ((await this.listing(symbol)) === 'unlisted')
       throw new UnknownTopicError(topic, `The exchange lists no instrument ${symbol.slice(0, 100)}.`);
-    if (listing === 'unknown')
-      throw new DomainError(
-        ErrorCode.UPSTREAM_UNAVAILABLE,
-        `The exchange's instrument list could not be read, so ${symbol.slice(0, 100)} was not added to the shared market-data stream: try again shortly.`,
-      );
   }
 
   /**
-   * Whether `symbol` may join a lane. A symbol carried now passed this when it joined. Without an
-   * instrument list (the exchange's REST unreachable, its budget spent) a new symbol is refused, not
-   * tried: guessing wrong would end the stream for every client, refusing costs one client its new
-   * topic until the list is read (at most once a minute, on a miss).
+   * Whether `symbol` may join a lane: the exchange ends the whole shared stream for a symbol it does not
+   * list, so one client's typo or probe would resync every team's books. A symbol carried now passed
+   * this when it joined. Without an instrument list (none read yet, the exchange's REST unreachable, its
+   * budget spent, a list longer than the directory reads) the exchange judges the symbol, as before the
+   * list was consulted: refusing every new symbol then would take market data from every team for as
+   * long as the list cannot be read.
    */
   private async listing(symbol: string): Promise<'listed' | 'unlisted' | 'unknown'> {
     if (this.books.has(symbol)) return 'listed';
@@ -209,6 +221,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
+    this.stopped = true;
+    this.admitting.clear();
     for (const lane of this.lanes.splice(0)) lane.stop();
     for (const book of this.books.values()) book.release();
     this.books.clear();
