@@ -208,6 +208,19 @@ describe('hostile clients', () => {
       },
     );
 
+    it('opens /ws named in absolute form (GET http://host/ws), as any HTTP/1.1 server must take it', async () => {
+      const { socket, closed } = rawExchange(
+        stack.url,
+        upgrade('http://127.0.0.1/ws', `${handshake}Authorization: Bearer ${stack.keys.all}\r\n`),
+      );
+      const head = await new Promise<string>((resolve) =>
+        socket.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+      );
+      socket.destroy();
+      await closed;
+      expect(head.split('\r\n')[0]).toBe('HTTP/1.1 101 Switching Protocols');
+    });
+
     it('answers a POST upgrade to /ws with 405 and Allow: GET', async () => {
       const raw = `POST /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n${handshake}Authorization: Bearer ${stack.keys.all}\r\nContent-Length: 0\r\n\r\n`;
       const res = await send(raw);

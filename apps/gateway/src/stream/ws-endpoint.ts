@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { DomainError, ErrorCode, GATEWAY_CONFIG, ValidationError, clip, requestIdOf, toDomainError } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG, clip, requestIdOf, toDomainError } from '@lib/core';
 import { FanoutHub, TopicSourceRegistry } from '@lib/fanout';
 import { RetailTopics } from '@lib/retail';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -21,6 +21,8 @@ import { TopicAllowance } from './ws-topic-allowance.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 export const WS_PATH = '/ws';
+/** The scheme and authority of an absolute-form request target. */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 /** Who opened the connection, and what a narrowed ticket lets it open. */
 interface WsLogin {
@@ -49,7 +51,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     void this.upgrade(req, socket, head).catch((error: unknown) => {
       // Never a crash for one connection: what upgrade() did not foresee is logged and answered as a refusal.
-      this.logger.error(`WebSocket upgrade failed: ${(error as Error).message}`);
+      this.logger.error(`WebSocket upgrade failed: ${String(error)}`);
       refuse(req, socket, toDomainError(error));
     });
 
@@ -86,7 +88,10 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     socket.on('error', () => socket.destroy());
     // The request target is split by hand, not parsed as a URL: a target WHATWG refuses (`//`, `//[`)
     // must be a plain 404 here, and /ws is matched as sent, never after dot segments are resolved.
-    const target = req.url ?? '/';
+    // An absolute-form target (`http://host/ws`, RFC 9112 section 3.2.2) is read as its path and query.
+    const given = req.url ?? '/';
+    const origin = ABSOLUTE_FORM.exec(given);
+    const target = origin ? given.slice(origin[0].length) || '/' : given;
     const at = target.indexOf('?');
     const path = at === -1 ? target : target.slice(0, at);
     if (path !== WS_PATH)
@@ -107,8 +112,10 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         this.accept(ws, login, graceMs);
       } catch (error) {
-        // The handshake is answered already (101): the socket speaks WebSocket now, so it is closed as one.
-        this.logger.error(`WebSocket of ${login.caller.id} not accepted: ${(error as Error).message}`);
+        // The handshake is answered already (101): the socket speaks WebSocket now, so it is closed as one,
+        // and a cancel-on-disconnect it asked for counts it gone (its grace runs, as for any lost connection).
+        this.logger.error(`WebSocket of ${login.caller.id} not accepted: ${String(error)}`);
+        if (graceMs !== undefined) void this.cancelOnDisconnect.disconnected(login.caller.id, graceMs);
         ws.close(1011, 'internal error');
       }
     });
@@ -167,13 +174,11 @@ function assertHandshake(req: IncomingMessage): void {
     throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'A WebSocket handshake is a GET request.', {
       headers: { Allow: 'GET' },
     });
-  const invalid = (header: string, message: string, headers?: Record<string, string>): never => {
-    const error = new ValidationError(
-      [{ path: `headers.${header}`, message }],
-      'The WebSocket handshake is malformed.',
-    );
-    Object.assign(error.headers, headers);
-    throw error;
+  const invalid = (header: string, message: string, headers: Record<string, string> = {}): never => {
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The WebSocket handshake is malformed.', {
+      errors: [{ path: `headers.${header}`, message }],
+      headers,
+    });
   };
   if (req.headers.upgrade?.toLowerCase() !== 'websocket') invalid('upgrade', "expected 'websocket'");
   const key = req.headers['sec-websocket-key'];
