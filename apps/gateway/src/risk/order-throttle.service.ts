@@ -57,7 +57,7 @@ return { 1, 0, gen }
 const SPAN_MS = 1_000;
 
 /** The longest Retry-After the throttle sends: one call's interval at the slowest rate a limit may set. */
-const LONGEST_RETRY_S = Math.ceil(1 / MIN_ORDERS_PER_SECOND);
+const LONGEST_RETRY_S = Math.round(1 / MIN_ORDERS_PER_SECOND);
 
 /**
  * Retry-After for a wait: whole seconds, 1 to 3,600. The slowest rate a limit may set

@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-import { MARKET_NAME } from './risk.config.js';
-
 /** nautilus_trader's ACTIVE / REDUCING / HALTED, plus the kill switch: halted with every resting order cancelled. */
 export const TRADING_STATES = ['active', 'reduce-only', 'halted', 'halt-and-cancel'] as const;
 export type TradingState = (typeof TRADING_STATES)[number];
@@ -17,13 +15,14 @@ export const TradingScopeSchema = z
   .string()
   .regex(/^(firm|(team|client|market):[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'firm, team:<id>, client:<id> or market:<slug>');
 
-const MARKET_SCOPE = new RegExp(`^market:${MARKET_NAME}$`);
+/** A market as orders name it (an exchange symbol or a retail slug, as the scope grammar spells them), bounded: it is a metric's label. */
+const MARKET_SCOPE = /^market:[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
  * What is wrong with a scope a state is set on (undefined: nothing). A team or client must be one the
  * config declares, exactly as spelled there: `client:Alice` for the client `alice` would halt nobody,
- * silently. A market is one market as the limits name it (lower-case, at most 200 characters, no `*`:
- * a state's market scope is matched by the order's own market, never as a prefix).
+ * silently. A market is one market as an order names it (at most 200 characters, no `*`: a state's
+ * market scope is matched by the order's own market, never as a prefix).
  */
 export function scopeProblem(
   scope: string,
@@ -33,12 +32,12 @@ export function scopeProblem(
   if (scope.startsWith('market:'))
     return MARKET_SCOPE.test(scope)
       ? undefined
-      : 'market:<slug>: a market slug, lower-case letters, digits and dashes, at most 200 characters';
+      : 'market:<symbol or slug>: letters, digits, dots, underscores and dashes, at most 200 characters';
   const colon = scope.indexOf(':');
   const kind = scope.slice(0, colon);
   const id = scope.slice(colon + 1);
   const ids = kind === 'team' ? known.teams : known.clients;
-  return ids.has(id) ? undefined : `unknown ${kind} "${id}" (not in the config; ids are case-sensitive)`;
+  return ids.has(id) ? undefined : `unknown ${kind} "${id.slice(0, 100)}" (not in the config; ids are case-sensitive)`;
 }
 
 /** One scope's latched state and who put it there. */

@@ -110,13 +110,15 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). A
-   * scope naming no configured team or client, or no market slug, is refused 400 naming `body.scope`,
-   * unless the change lifts a state latched on it earlier: a team or client since removed from the
-   * config keeps its latched state, and only a lift clears it.
+   * scope naming no configured team or client, or no market, is refused 400 naming `body.scope`, unless
+   * a state is latched on it already: a team or client since removed from the config keeps its latched
+   * state until it is lifted.
    */
   async set(scope: string, state: TradingState, reason: string, by: string): Promise<TradingStateChange> {
     const latched = this.states.get(scope);
-    const problem = state === 'active' && latched ? undefined : scopeProblem(scope, this.known);
+    // A scope holding a latched state is taken whatever it names (an id since removed from the config
+    // keeps its state until lifted, and may be halted again meanwhile).
+    const problem = latched ? undefined : scopeProblem(scope, this.known);
     if (problem) throw new ValidationError([{ path: 'body.scope', message: problem }]);
     const from = latched?.state ?? 'active';
     const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.wallNow()).toISOString() };
