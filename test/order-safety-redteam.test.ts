@@ -2,7 +2,16 @@ import { connect } from 'node:net';
 
 import { StallProxy } from './support/stall-proxy.js';
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { type Json, type Stack, api, eventually, journalThrough, json } from './support/stack.js';
+import {
+  OTHER_PARTICIPANT,
+  PARTICIPANT,
+  type Json,
+  type Stack,
+  api,
+  eventually,
+  journalThrough,
+  json,
+} from './support/stack.js';
 
 // The order-safety routes (issues 26, 27) probed the way another team, a hostile client or a dead
 // database would meet them: what a key may read, what hostile input costs, what a refusal looks like.
@@ -10,6 +19,9 @@ import { type Json, type Stack, api, eventually, journalThrough, json } from './
 const TRADER = { id: 'trader', team: 'trading', scopes: ['read:orders' as const, 'write:orders' as const] };
 const TRADER2 = { ...TRADER, id: 'trader2' };
 const VICTIM = { id: 'victim', team: 'platform', scopes: ['read:orders' as const, 'write:orders' as const] };
+/** Two teams on participants of their own (the other clients share both). */
+const ALICE = { ...TRADER, id: 'alice-bot', participants: [PARTICIPANT] };
+const BOB = { ...VICTIM, id: 'bob-bot', participants: [OTHER_PARTICIPANT] };
 
 const inserts = (stack: Stack) => stack.sandbox.state.counter('exchange.calls.insertOrder');
 const cancels = (stack: Stack) => stack.sandbox.state.counter('exchange.calls.cancelOrder');
@@ -42,7 +54,7 @@ function insertHead(stack: Stack, clientId: string, body: string, extraHeaderLin
 describe('order safety, red team', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startExchangeStack([TRADER, TRADER2, VICTIM]);
+    stack = await startExchangeStack([TRADER, TRADER2, VICTIM, ALICE, BOB]);
   });
   afterAll(() => stack.close());
 
@@ -92,6 +104,30 @@ describe('order safety, red team', () => {
     expect(new Set(admin.map((r: Json) => r.team).filter(Boolean))).toEqual(new Set(['trading', 'platform']));
   });
 
+  // A refused call naming another team's order id is journaled under the caller's team; the lookup by
+  // clordId followed the clordId to its order id and answered the caller's own records naming that id:
+  // a 200 that confirmed the other team's clordId and gave away its order id.
+  it("never confirms another team's clordId through the caller's own records naming its order id", async () => {
+    const placed = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 12, { clordId: 'alice-c1' }),
+      'alice-bot',
+    );
+    expect(placed.status).toBe(200);
+    const orderId = (await json(placed)).orderId as string;
+    const replace = { requests: [{ orderId, orderQty: '5', price: '42' }] };
+    expect((await post(stack, '/exchange/v1/trading/orders/replace/list', replace, 'bob-bot')).status).toBe(404);
+    expect((await api(stack, 'bob-bot')('/orders/timeline?clordId=alice-c1')).status).toBe(404);
+    expect((await api(stack, 'bob-bot')(`/orders/timeline?orderId=${orderId}`)).status).toBe(404);
+    // The order's own team reads its timeline, and the admin reads every record of the clordId.
+    const own: Json[] = (await json(await api(stack, 'alice-bot')('/orders/timeline?clordId=alice-c1'))).records;
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((record) => record.team === undefined || record.team === 'trading')).toBe(true);
+    const admin: Json[] = (await json(await api(stack)('/orders/timeline?clordId=alice-c1'))).records;
+    expect(admin.some((record) => record.team === 'platform')).toBe(true);
+  });
+
   it('refuses an inverted or malformed export range 400 naming the field', async () => {
     const inverted = await api(stack)('/admin/journal/export?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z');
     expect(inverted.status).toBe(400);
@@ -137,6 +173,9 @@ describe('order safety, red team', () => {
       'non-ASCII bytes': 'idempotency-key: cl\xe9\r\n',
       repeated: 'idempotency-key: k-rep\r\nidempotency-key: k-rep\r\n',
       empty: 'idempotency-key: \r\n',
+      // Accepted once, an order whose outcome GET /orders/key/<key> could never read back.
+      'a dot segment': 'idempotency-key: ..\r\n',
+      'a dot segment among slashes': 'idempotency-key: a/../b\r\n',
     };
     for (const [name, line] of Object.entries(cases)) {
       const res = await rawSocket(stack, insertHead(stack, 'trader', order, line), order);

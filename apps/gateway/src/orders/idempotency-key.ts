@@ -1,6 +1,8 @@
 import { ValidationError } from '@lib/core';
 import type { FastifyRequest } from 'fastify';
 
+import { hasDotSegment } from '../common/hooks/request-gate.js';
+
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -17,5 +19,11 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
       { path: 'headers.idempotency-key', message: 'expected one key of 1 to 255 printable ASCII characters' },
     ]);
   }
+  // A key is looked up as a path segment (GET /orders/key/<key>), where dot segments are refused: a key
+  // that is or holds one would send an order whose outcome the caller could never read back by its key.
+  if (hasDotSegment(text))
+    throw new ValidationError([
+      { path: 'headers.idempotency-key', message: 'a key may not be or hold the dot segments . and ..' },
+    ]);
   return text;
 }

@@ -12,7 +12,7 @@ import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import { JournalUnreadableError } from './order-safety.errors.js';
-import { teamView } from './timeline-view.js';
+import { clordView, teamView } from './timeline-view.js';
 import {
   ClordIdParamsSchema,
   IdempotencyKeyParamsSchema,
@@ -106,7 +106,9 @@ export class OrderJournalController {
         : all.find((record) => record.orderId === query.orderId && provesOrder(record))?.team;
     const admin = client.scopes.has('admin');
     // Admin reads every record of a clordId, and an order's whole timeline; a team only its own records and its orders'.
-    const records = admin ? (sender === undefined ? all : teamView(all, sender)) : teamView(all, client.team);
+    const teamRecords =
+      query.clordId === undefined ? teamView(all, client.team) : clordView(all, client.team, query.clordId);
+    const records = admin ? (sender === undefined ? all : teamView(all, sender)) : teamRecords;
     const owned = admin || query.orderId === undefined || sender === client.team;
     if (records.length === 0 || !owned)
       throw new NotFoundError('No journal record of that order was made for your team.');

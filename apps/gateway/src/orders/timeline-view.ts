@@ -24,3 +24,20 @@ export function teamView(records: readonly JournalRecord[], team: string): Journ
     return record.clordId !== undefined && clordIds.has(record.clordId) && !othersClordIds.has(record.clordId);
   });
 }
+
+/**
+ * A team's timeline of a clordId: its records that name the clordId, and what teamView lets it read of
+ * the orders those records prove. The journal's query also follows the clordId to every order id
+ * another team's records give it; a record of this team naming such an id (a refused replace of an
+ * order it was never given) must not make the answer a 200 that ties the other team's clordId to it.
+ */
+export function clordView(records: readonly JournalRecord[], team: string, clordId: string): JournalRecord[] {
+  const named = records.filter((record) => record.team === team && record.clordId === clordId);
+  const proven = new Set(named.filter(provesOrder).map((record) => record.orderId));
+  return teamView(
+    records.filter(
+      (record) => record.clordId === clordId || (record.orderId !== undefined && proven.has(record.orderId)),
+    ),
+    team,
+  );
+}

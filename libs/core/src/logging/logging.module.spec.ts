@@ -25,6 +25,20 @@ describe('the log formatter', () => {
     expect(lines[0]).not.toContain(jwt);
   });
 
+  it("replaces a secret-named field's value at any depth, and scrubs an error's own fields", () => {
+    const { lines, logger } = capture();
+    const err = Object.assign(new Error(`failed with ${key}`), { detail: `detail ${key}`, extensions: { jwt } });
+    logger.error(
+      { a: { b: { password: 'hunter2-secret' } }, query: Object.assign(Object.create(null), { token: 'abc' }), err },
+      'x',
+    );
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({ a: { b: { password: '[redacted]' } }, query: { token: '[redacted]' } });
+    expect(lines[0]).not.toContain('hunter2-secret');
+    expect(lines[0]).not.toContain(key);
+    expect(lines[0]).not.toContain(jwt);
+  });
+
   it('leaves numbers, booleans and ordinary text as they are, and cuts a field nested without end', () => {
     const { lines, logger } = capture();
     let deep: Record<string, unknown> = { leaf: 'x' };

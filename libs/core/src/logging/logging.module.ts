@@ -4,7 +4,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, type LoggerOptions, pino } from 'pino';
 
-import { REDACT_PATHS, REDACTED, holdsSecret, scrubText } from './redaction.js';
+import { REDACT_PATHS, REDACTED, holdsSecret, isSecretName, scrubText } from './redaction.js';
 import { RequestIds } from './request-ids.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -29,11 +29,12 @@ export function pinoOptions(level: string): LoggerOptions {
       // written; error messages and stacks too.
       log: (object) => {
         const out: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(object)) out[name] = scrubbed(value, 0);
+        for (const [name, value] of Object.entries(object)) out[name] = field(name, value, 0);
         const err = object.err as { message?: unknown; stack?: unknown } | undefined;
         if (err && typeof err === 'object')
           out.err = {
-            ...err,
+            // An error's own fields (a problem's detail and extensions, a driver's detail) are free text too.
+            ...(scrubbed({ ...err }, 1) as object),
             message: scrubText(String(err.message ?? '')),
             stack: scrubText(String(err.stack ?? '')),
           };
@@ -51,18 +52,24 @@ export function pinoOptions(level: string): LoggerOptions {
 /** Fields nested deeper than this are not written (a log field is a small record, never a whole body). */
 const MAX_FIELD_DEPTH = 8;
 
-/** A copy of `value` with every string in it scrubbed (scrubText); plain objects and arrays are walked, anything else kept. */
+/**
+ * A copy of `value` with every string in it scrubbed (scrubText) and every secret-named field's value
+ * replaced, at any depth; plain and null-prototype objects and arrays are walked, anything else kept.
+ */
 function scrubbed(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (value === null || typeof value !== 'object') return value;
-  const plain = Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
-  if (!plain) return value;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return value;
   if (depth >= MAX_FIELD_DEPTH) return '[too deep]';
   if (Array.isArray(value)) return value.map((item) => scrubbed(item, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) out[name] = scrubbed(item, depth + 1);
+  for (const [name, item] of Object.entries(value)) out[name] = field(name, item, depth + 1);
   return out;
 }
+
+const field = (name: string, value: unknown, depth: number): unknown =>
+  isSecretName(name) ? REDACTED : scrubbed(value, depth);
 
 export interface LoggingOptions {
   level: string;

@@ -1,6 +1,6 @@
 /**
  * Names that never reach a log line with their value. Matched case-insensitively as header names,
- * body/object keys (any depth, by the `sanitize` walk) and query parameters.
+ * body/object keys (any depth, by the log formatter's walk in logging.module.ts) and query parameters.
  */
 export const SECRET_NAMES = [
   'authorization',

@@ -19,7 +19,7 @@ function gateOf(config: FastifyContextConfig, params: unknown): Gate {
 }
 
 /** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
-const hasDotSegment = (value: string) =>
+export const hasDotSegment = (value: string): boolean =>
   value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
 
 /**
