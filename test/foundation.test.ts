@@ -156,7 +156,12 @@ describe('readiness with Redis unreachable', () => {
         () => fetch(`${stack.url}/health/ready`),
         (r) => r.status === 200,
       );
-      expect(await json(ready)).toMatchObject({ status: 'degraded', details: { redis: { status: 'degraded' } } });
+      // The trading states were never read: orders are refused (503 TRADING_STATE_UNKNOWN), but the instance
+      // stays in rotation for cancels and reads.
+      expect(await json(ready)).toMatchObject({
+        status: 'degraded',
+        details: { redis: { status: 'degraded' }, 'trading-states': { status: 'degraded' } },
+      });
       expect((await api(stack)('/me')).status).toBe(200);
     } finally {
       await stack.close();

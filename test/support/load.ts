@@ -81,11 +81,11 @@ export function maxInWindow(times: readonly number[], windowMs: number): number 
   return best;
 }
 
-/** Statuses and how often each came, e.g. `{ 200: 410, 429: 900 }`, for logs and assertions. */
+/** Statuses (with the problem's code for a refusal) and how often each came, e.g. `{ 200: 410, '429 RATE_LIMITED': 900 }`. */
 export function tally(answers: readonly Answer[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const { status, code } of answers) {
-    const key = status === 429 && code ? `429 ${code}` : String(status);
+    const key = status >= 400 && code ? `${status} ${code}` : String(status);
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;

@@ -1,5 +1,15 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient, ValidationError } from '@lib/core';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  REDIS,
+  Readiness,
+  type ReadinessReport,
+  type RedisClient,
+  ValidationError,
+} from '@lib/core';
 
 import { LatchedSet } from './latched/latched-set.js';
 import {
@@ -19,7 +29,10 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
  * re-read every `risk.stateResyncMs`). Fail closed: until the set has been read once (Redis down at
  * start), and while the last read is older than `risk.maxStateAgeMs` (Redis unreachable since), new
  * orders are refused 503 TRADING_STATE_UNKNOWN; cancels pass. A Redis that lost its data gets the
- * states this instance holds latched again (never an unannounced lift).
+ * states this instance holds latched again (never an unannounced lift). Readiness (`trading-states`)
+ * is degraded while the set is unknown (never read, or last read too long ago), never down: the
+ * instance still serves cancels and reads, and a cancel must not lose its way in (a whole fleet started
+ * while Redis was out would otherwise be out of rotation).
  */
 @Injectable()
 export class TradingStates implements OnModuleInit, OnApplicationShutdown {
@@ -35,6 +48,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(REDIS) redis: RedisClient | null,
     private readonly clock: Clock,
+    readiness: Readiness,
   ) {
     this.store = redis
       ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '')
@@ -46,6 +60,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       clients: new Set(config.clients.map((client) => client.id)),
     };
     this.states = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: TradingStates.name });
+    readiness.register('trading-states', () => this.readiness());
   }
 
   onModuleInit(): Promise<void> {
@@ -73,6 +88,16 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       if (record.scope.startsWith('market:') && (!worst || SEVERITY[record.state] > SEVERITY[worst.state]))
         worst = record;
     return worst;
+  }
+
+  private readiness(): ReadinessReport {
+    const { readAt } = this.states;
+    if (readAt === undefined)
+      return { status: 'degraded', details: { reason: 'not read since start: new orders are refused' } };
+    const ageMs = Math.round(this.clock.now() - readAt);
+    return ageMs <= this.maxAgeMs
+      ? { status: 'up', details: { ageMs } }
+      : { status: 'degraded', details: { ageMs, reason: 'not read recently: new orders are refused' } };
   }
 
   /** Throws 503 TRADING_STATE_UNKNOWN unless the latched states were read, and recently enough (fail closed). */

@@ -17,17 +17,25 @@ export interface LatchedSetOptions<R> {
   onChange?: () => void;
 }
 
+/** The first re-read after a failed one; each further failure doubles the wait, up to `resyncMs`. */
+const FIRST_RETRY_MS = 100;
+
 /**
  * The latched-state loop the trading states and the reject breaker share: the set is held in memory
  * (the order path reads it with no round trip), each change is pushed to every instance, the whole set
  * is re-read every `resyncMs` and as soon as Redis is back, and a read answers when it was last done
- * (`readAt`, for a fail-closed check). A failed read keeps the last set in force; a source that lost its
+ * (`readAt`, for a fail-closed check). A failed read keeps the last set in force and is tried again
+ * after 100 ms, then twice as long each time up to `resyncMs` (a read that timed out on a starved CPU, or
+ * the first one at start, must not leave the set unknown, and orders refused, for a whole `resyncMs`); a source that lost its
  * data (LatchedSource.read) gets this instance's records latched again, so none is lifted by the loss.
  */
 export class LatchedSet<R> {
   private readonly logger: Logger;
   private records = new Map<string, R>();
   private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Reads failed in a row (the next one waits less than `resyncMs` while any did). */
+  private failures = 0;
   /** When the whole set was last read (steady clock; undefined: never since start). */
   private lastRead?: number;
 
@@ -53,12 +61,12 @@ export class LatchedSet<R> {
       );
     }
     await this.resync();
-    this.timer = setInterval(() => void this.resync(), this.options.resyncMs);
-    this.timer.unref();
+    this.schedule();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     await this.source.close();
   }
 
@@ -84,9 +92,20 @@ export class LatchedSet<R> {
       const read = await this.source.read(held);
       this.records = new Map([...read].filter(([, record]) => inForce(record)));
       this.lastRead = this.options.clock.now();
+      this.failures = 0;
       this.options.onChange?.();
     } catch (error) {
+      this.failures++;
       this.logger.warn(`${this.options.name} not re-read (${String(error)}); the last ones read stay in force`);
     }
+  }
+
+  /** The next re-read: `resyncMs` after a good one, sooner while reads fail (FIRST_RETRY_MS doubling). */
+  private schedule(): void {
+    if (this.stopped) return;
+    const { resyncMs } = this.options;
+    const wait = this.failures === 0 ? resyncMs : Math.min(resyncMs, FIRST_RETRY_MS * 2 ** (this.failures - 1));
+    this.timer = setTimeout(() => void this.resync().then(() => this.schedule()), wait);
+    this.timer.unref();
   }
 }
