@@ -124,6 +124,29 @@ describe('admin input to the risk controls and the journal export is refused 400
     }
   });
 
+  it('takes a market as orders spell it (capitals, dots, underscores) in a limit and a state alike, and refuses one no order can name', async () => {
+    const market = 'Fed.RATE_2026-12'; // an exchange symbol is not bound to the retail slugs' lower case
+    const taken = await putLimits(a, {
+      limits: [{ scope: 'client', id: 'bot', market, maxOrderQty: 5 }],
+      reason: 'a symbol with capitals',
+    });
+    expect(taken.status).toBe(200);
+    expect((await setState(a, `market:${market}`, 'halted')).status).toBe(200);
+    expect((await setState(a, `market:${market}`, 'active')).status).toBe(200);
+    for (const bad of ['Fed RATE', 'fed/rate', '.fed']) {
+      await expectRefused(
+        await putLimits(a, { limits: [{ scope: 'client', id: 'bot', market: bad, maxOrderQty: 5 }], reason: 'bad' }),
+        'body.limits.0.market',
+      );
+      await expectRefused(await setState(a, `market:${bad}`, 'halted'), 'body.scope');
+    }
+    const back = await api(a)('/admin/risk/limits', {
+      method: 'DELETE',
+      body: JSON.stringify({ reason: 'back to config' }),
+    });
+    expect(back.status).toBe(200);
+  });
+
   it('takes any state on a scope already latched, so a state latched for a client that has since left the config can be lifted', async () => {
     expect((await setState(a, 'client:gone', 'halted')).status).toBe(200);
     // B's config has no `gone`: the halt latched on it is B's to change all the same (halted harder, or lifted).

@@ -13,7 +13,7 @@ import {
   MemoryBreakerStore,
   RedisBreakerStore,
 } from './reject-breaker.store.js';
-import type { BreakerConfig } from './risk.config.js';
+import { type BreakerConfig, configuredIds } from './risk.config.js';
 import { RiskMetrics } from './risk.metrics.js';
 import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';
@@ -73,7 +73,7 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.store = redis ? new RedisBreakerStore(redis, config.redis?.keyPrefix ?? '') : this.fallback;
     this.config = config.risk.breaker;
-    this.clients = new Set(config.clients.map((client) => client.id));
+    this.clients = configuredIds(config).clients;
     this.resyncMs = config.risk.stateResyncMs;
     this.open = new LatchedSet(this.store, {
       resyncMs: this.resyncMs,

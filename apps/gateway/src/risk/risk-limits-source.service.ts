@@ -12,7 +12,7 @@ import {
 import { Counter, Gauge } from 'prom-client';
 
 import { LatchedSet } from './latched/latched-set.js';
-import { type RiskLimit, unknownScopeIds } from './risk.config.js';
+import { type ConfiguredIds, type RiskLimit, configuredIds, unknownScopeIds } from './risk.config.js';
 import { RiskLimits } from './risk-limits.js';
 import { type LimitsChange, type LimitsSetRecord, countsDiffer } from './risk-limits-set.js';
 import { type LimitsStore, MemoryLimitsStore, RedisLimitsStore, SET_FIELD } from './risk-limits.store.js';
@@ -31,8 +31,7 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
   private readonly store: LimitsStore;
   private readonly set: LatchedSet<LimitsSetRecord>;
   private readonly configured: RiskLimits;
-  private readonly teams: ReadonlySet<string>;
-  private readonly clients: ReadonlySet<string>;
+  private readonly known: ConfiguredIds;
   /** What the streams this instance started at boot can judge (they follow config's limits: see `check`). */
   private readonly feeds: { events: boolean; positions: boolean; counts: boolean };
   private readonly listeners: ((limits: RiskLimits, version: number) => void)[] = [];
@@ -48,8 +47,7 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
     registry: MetricsRegistry,
   ) {
     this.configured = new RiskLimits(config.risk.limits);
-    this.teams = new Set(config.teams.map((team) => team.id));
-    this.clients = new Set(config.clients.map((client) => client.id));
+    this.known = configuredIds(config);
     const configured = config.risk.limits;
     this.feeds = {
       events: configured.some((limit) => limit.event !== undefined),
@@ -177,7 +175,7 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
    */
   private check(limits: readonly RiskLimit[]): void {
     const restart = 'not while config names none (the streams it needs start at boot): add one to config and restart';
-    const unknown = unknownScopeIds(limits, this.teams, this.clients).map(({ index, message }) => ({
+    const unknown = unknownScopeIds(limits, this.known).map(({ index, message }) => ({
       path: `body.limits.${index}.id`,
       message,
     }));

@@ -9,12 +9,13 @@ export const RISK_SCOPE_KINDS = ['firm', 'team', 'client'] as const;
 export type RiskScopeKind = (typeof RISK_SCOPE_KINDS)[number];
 
 /**
- * A market's name as the risk rules write it: an exchange symbol or retail market slug (one namespace
- * on this venue), lower-case words joined by dashes, at most 200 characters as the retail API's slugs
- * (MarketSlugSchema). Bounded because a market named in a limit or a trading state becomes a metrics
- * label and a Redis field.
+ * A market's name as the risk rules write it (a limit's market, a trading state's `market:` scope): as
+ * orders spell it, an exchange symbol or a retail market slug (one namespace on this venue), letters,
+ * digits, dots, underscores and dashes, at most 200 characters as the retail API's slugs. Not narrower
+ * than the symbols the exchange lists, or some market could not be limited or halted; bounded because
+ * it becomes a metrics label and a Redis field.
  */
-export const MARKET_NAME = '[a-z0-9][a-z0-9-]{0,199}';
+export const MARKET_NAME = '[A-Za-z0-9][A-Za-z0-9._-]{0,199}';
 
 /**
  * A market or a pattern ending in `*` (every market whose name starts so: an event's markets share
@@ -22,7 +23,10 @@ export const MARKET_NAME = '[a-z0-9][a-z0-9-]{0,199}';
  */
 const MarketPattern = z
   .string()
-  .regex(new RegExp(`^${MARKET_NAME}\\*?$`), 'a market slug (at most 200 characters), or a prefix ending in *');
+  .regex(
+    new RegExp(`^${MARKET_NAME}\\*?$`),
+    'a market as orders name it (letters, digits, dots, underscores, dashes; at most 200 characters), or a prefix ending in *',
+  );
 
 /**
  * The slowest throttle a limit may set: one order-entering call an hour. A rate nearer zero is a
@@ -163,25 +167,35 @@ export const RiskClientFields = {
   manualOrders: z.boolean().default(false),
 };
 
+/** The team and client ids the config declares, exactly as spelled there: what a limit, state or breaker reset may name. */
+export interface ConfiguredIds {
+  teams: ReadonlySet<string>;
+  clients: ReadonlySet<string>;
+}
+
+export function configuredIds(config: {
+  teams: readonly { id: string }[];
+  clients: readonly { id: string }[];
+}): ConfiguredIds {
+  return { teams: new Set(config.teams.map((t) => t.id)), clients: new Set(config.clients.map((c) => c.id)) };
+}
+
 /** The config check risk adds to the app's schema: a team or client limit names a configured team or client. */
 export function riskConfigCheck(
   config: { risk: RiskConfig; teams: readonly { id: string }[]; clients: readonly { id: string }[] },
   ctx: z.RefinementCtx,
 ): void {
-  const teams = new Set(config.teams.map((t) => t.id));
-  const clients = new Set(config.clients.map((c) => c.id));
-  for (const { index, message } of unknownScopeIds(config.risk.limits, teams, clients))
+  for (const { index, message } of unknownScopeIds(config.risk.limits, configuredIds(config)))
     ctx.addIssue({ code: 'custom', path: ['risk', 'limits', index, 'id'], message });
 }
 
 /** The limits that name a team or client not declared: each one's index and what is wrong (config's check, and an admin set's). */
 export function unknownScopeIds(
   limits: readonly RiskLimit[],
-  teams: ReadonlySet<string>,
-  clients: ReadonlySet<string>,
+  known: ConfiguredIds,
 ): { index: number; message: string }[] {
   return limits.flatMap((limit, index) => {
-    const known = limit.scope === 'team' ? teams : limit.scope === 'client' ? clients : undefined;
-    return known && !known.has(limit.id ?? '') ? [{ index, message: `unknown ${limit.scope} "${limit.id}"` }] : [];
+    const ids = limit.scope === 'team' ? known.teams : limit.scope === 'client' ? known.clients : undefined;
+    return ids && !ids.has(limit.id ?? '') ? [{ index, message: `unknown ${limit.scope} "${limit.id}"` }] : [];
   });
 }

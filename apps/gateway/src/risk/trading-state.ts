@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { type ConfiguredIds, MARKET_NAME } from './risk.config.js';
+
 /** nautilus_trader's ACTIVE / REDUCING / HALTED, plus the kill switch: halted with every resting order cancelled. */
 export const TRADING_STATES = ['active', 'reduce-only', 'halted', 'halt-and-cancel'] as const;
 export type TradingState = (typeof TRADING_STATES)[number];
@@ -15,8 +17,8 @@ export const TradingScopeSchema = z
   .string()
   .regex(/^(firm|(team|client|market):[A-Za-z0-9][A-Za-z0-9._-]*)$/, 'firm, team:<id>, client:<id> or market:<slug>');
 
-/** A market as orders name it (an exchange symbol or a retail slug, as the scope grammar spells them), bounded: it is a metric's label. */
-const MARKET_SCOPE = /^market:[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** A market as orders name it (MARKET_NAME), bounded: it is a metric's label. */
+const MARKET_SCOPE = new RegExp(`^market:${MARKET_NAME}$`);
 
 /**
  * What is wrong with a scope a state is set on (undefined: nothing). A team or client must be one the
@@ -24,10 +26,7 @@ const MARKET_SCOPE = /^market:[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  * silently. A market is one market as an order names it (at most 200 characters, no `*`: a state's
  * market scope is matched by the order's own market, never as a prefix).
  */
-export function scopeProblem(
-  scope: string,
-  known: { teams: ReadonlySet<string>; clients: ReadonlySet<string> },
-): string | undefined {
+export function scopeProblem(scope: string, known: ConfiguredIds): string | undefined {
   if (scope === 'firm') return undefined;
   if (scope.startsWith('market:'))
     return MARKET_SCOPE.test(scope)

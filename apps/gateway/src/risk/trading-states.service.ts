@@ -20,6 +20,7 @@ import {
   scopeProblem,
   scopesOf,
 } from './trading-state.js';
+import { type ConfiguredIds, configuredIds } from './risk.config.js';
 import { MemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from './trading-state.store.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -42,7 +43,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   private readonly resyncMs: number;
   private readonly maxAgeMs: number;
   /** The configured teams and clients: a state names one of them (or the firm, or a market). */
-  private readonly known: { teams: ReadonlySet<string>; clients: ReadonlySet<string> };
+  private readonly known: ConfiguredIds;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -55,10 +56,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       : new MemoryTradingStateStore();
     this.resyncMs = config.risk.stateResyncMs;
     this.maxAgeMs = config.risk.maxStateAgeMs;
-    this.known = {
-      teams: new Set(config.teams.map((team) => team.id)),
-      clients: new Set(config.clients.map((client) => client.id)),
-    };
+    this.known = configuredIds(config);
     this.states = new LatchedSet(this.store, { resyncMs: this.resyncMs, clock, redis, name: TradingStates.name });
     readiness.register('trading-states', () => this.readiness());
   }
