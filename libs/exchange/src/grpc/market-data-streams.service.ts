@@ -127,7 +127,9 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   async read(symbol: string): Promise<BookView | undefined> {
     if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil) return undefined;
     // A symbol the exchange does not list is not added to the shared stream for a read: the caller asks REST.
-    if ((await this.listing(symbol)) === 'unlisted' || this.stopped) return undefined;
+    // One streamed now passed that when it joined: its read waits for nothing (the hot path).
+    if (!this.books.has(symbol) && (await this.listing(symbol)) === 'unlisted') return undefined;
+    if (this.stopped) return undefined;
     const book = this.track(symbol);
     book.holdForRead(this.deps.timing.readLingerMs, () => {
       if (!book.hub) this.untrack(symbol, book);
