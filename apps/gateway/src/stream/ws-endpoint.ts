@@ -102,7 +102,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       login = await this.authenticate(req, query);
       assertHandshake(req);
-      graceMs = this.cancelOnDisconnectOf(login.caller, query);
+      graceMs = this.cancelOnDisconnectOf(login, query);
       if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
       return refuse(req, socket, toDomainError(error));
@@ -121,13 +121,23 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
-  /** `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs write:orders). */
-  private cancelOnDisconnectOf(caller: AuthenticatedClient, query: URLSearchParams): number | undefined {
+  /**
+   * `?cancelOnDisconnect=<seconds>`: the client's open orders are cancelled when it is gone that long (needs
+   * write:orders). Not on a ticket narrowed to topics: it lets a browser read what its backend allowed, and
+   * this is no read but the client's brake (closing the tab would cancel every order of the client, and an
+   * open one would hold a crashed bot's own cancel-on-disconnect off).
+   */
+  private cancelOnDisconnectOf({ caller, allowance }: WsLogin, query: URLSearchParams): number | undefined {
     const graceMs = CancelOnDisconnect.graceOf(query.get('cancelOnDisconnect'));
     if (graceMs !== undefined && !caller.scopes.has('write:orders'))
       throw new DomainError(ErrorCode.FORBIDDEN, 'cancelOnDisconnect needs the write:orders scope.', {
         extensions: { scope: 'write:orders' },
       });
+    if (graceMs !== undefined && allowance !== undefined)
+      throw new DomainError(
+        ErrorCode.FORBIDDEN,
+        'cancelOnDisconnect is not taken on a ticket narrowed to topics: use the API key or a ticket issued without topics.',
+      );
     return graceMs;
   }
 

@@ -1,0 +1,71 @@
+import { WebSocket } from 'ws';
+
+import { SYMBOL, limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, api, json } from './support/stack.js';
+
+// A backend narrows a /ws ticket to what a browser may read (README "Streams": "a ticket narrows what its
+// client may read, it never widens it"). Cancel-on-disconnect is no read: it arms "cancel all my
+// orders" for the ticket's client. A narrowed ticket opened with `cancelOnDisconnect` used to be taken,
+// so any browser handed a market-data ticket by a trading client's dashboard could cancel every order
+// of that client by closing its tab, or hold a crashed bot's own cancel-on-disconnect off while open.
+
+const BOT = {
+  id: 'desk',
+  team: 'trading',
+  scopes: ['read:orders' as const, 'write:orders' as const, 'read:marketdata' as const],
+  participants: [PARTICIPANT],
+};
+
+/** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
+function openWs(stack: Stack, query: string): Promise<WebSocket | number> {
+  const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.once('error', reject);
+  });
+}
+
+async function ticket(stack: Stack, body?: object): Promise<string> {
+  const res = body
+    ? await post(stack, '/ws/tickets', body, 'desk')
+    : await api(stack, 'desk')('/ws/tickets', { method: 'POST' });
+  expect(res.status).toBe(201);
+  return ((await json(res)) as { ticket: string }).ticket;
+}
+
+describe('walls: a narrowed /ws ticket arms no brake of its client', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startExchangeStack([BOT]);
+  });
+  afterAll(() => stack?.close());
+
+  it('refuses cancelOnDisconnect on a ticket narrowed to topics (403), and the order stays', async () => {
+    const placed = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 7, { clordId: 'desk-1' }),
+      'desk',
+    );
+    expect(placed.status).toBe(200);
+    const narrowed = await ticket(stack, { topics: [`exchange.marketData.${SYMBOL}`] });
+    const opened = await openWs(stack, `ticket=${encodeURIComponent(narrowed)}&cancelOnDisconnect=1`);
+    if (typeof opened !== 'number') opened.close();
+    expect(typeof opened === 'number' ? opened : 'opened').toBe(403);
+    expect(stack.sandbox.state.engine.openOrders(PARTICIPANT)).toHaveLength(1);
+    // The same narrowed ticket without the brake reads what it was narrowed to.
+    const reader = await openWs(
+      stack,
+      `ticket=${encodeURIComponent(await ticket(stack, { topics: [`exchange.marketData.${SYMBOL}`] }))}`,
+    );
+    expect(typeof reader).not.toBe('number');
+    (reader as WebSocket).close();
+  });
+
+  it('still takes cancelOnDisconnect on a ticket that is not narrowed (it acts as its client)', async () => {
+    const full = await openWs(stack, `ticket=${encodeURIComponent(await ticket(stack))}&cancelOnDisconnect=300`);
+    expect(typeof full).not.toBe('number');
+    (full as WebSocket).close();
+  });
+});
