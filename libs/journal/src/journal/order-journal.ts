@@ -204,15 +204,29 @@ export class OrderJournal {
             `SELECT ${COLUMNS} FROM ${s}.order_events WHERE clord_id = $1 OR order_id IN (SELECT order_id FROM ${s}.order_events WHERE clord_id = $1 AND order_id IS NOT NULL) ORDER BY seq LIMIT ${limit}`,
             [by.clordId],
           )
-        : await this.db.query<EventRow>(
-            `SELECT ${COLUMNS} FROM ${s}.order_events WHERE order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL) ORDER BY seq LIMIT ${limit}`,
-            [by.orderId],
-          );
+        : await this.orderRows(by.orderId, limit);
     const records = rows.slice(0, MAX_TIMELINE_RECORDS).map(toRecord);
     return {
       records: merged(records, await this.callsOpenedElsewhere(records)),
       truncated: rows.length > MAX_TIMELINE_RECORDS,
     };
+  }
+
+  /**
+   * By order id: the order's records and those under its clordId, once an answer gave the order to a team
+   * (provesOrder) only that team's and the records naming no team (the order stream's, the kill switch's).
+   * Another team's records, under a clordId it used too or naming the id in calls refused 404, are never
+   * the order's (the reading route drops them), and must not fill its first MAX_TIMELINE_RECORDS: a team
+   * writing refused orders under a desk's clordId pushed the desk's cancel and fills out of its order's timeline.
+   */
+  private async orderRows(orderId: string | undefined, limit: number): Promise<EventRow[]> {
+    const s = this.schema;
+    const sender = (await this.givenRecords(orderId === undefined ? [] : [orderId]))[0]?.team ?? null;
+    const ofSender = '($2::text IS NULL OR team IS NULL OR team = $2)';
+    return this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${s}.order_events WHERE (order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL AND ${ofSender})) AND ${ofSender} ORDER BY seq LIMIT ${limit}`,
+      [orderId, sender],
+    );
   }
 
   /**
