@@ -213,18 +213,20 @@ export class OrderJournal {
   }
 
   /**
-   * By order id: the order's records and those under its clordId, once an answer gave the order to a team
-   * (provesOrder) only that team's and the records naming no team (the order stream's, the kill switch's).
-   * Another team's records, under a clordId it used too or naming the id in calls refused 404, are never
-   * the order's (the reading route drops them), and must not fill its first MAX_TIMELINE_RECORDS: a team
-   * writing refused orders under a desk's clordId pushed the desk's cancel and fills out of its order's timeline.
+   * By order id: the order's records and those under its clordId. Once an answer gave the order to a team
+   * (provesOrder), only that team's and the records naming no team of this order (its stream events, the
+   * kill switch's) or of no order (a cancel reject by clordId). Another team's records, under a clordId it
+   * used too or naming the id in calls refused 404, and the stream events of its orders under that
+   * clordId, are never this order's (the reading route drops them), and must not fill its first
+   * MAX_TIMELINE_RECORDS: a team writing refused orders under a desk's clordId pushed the desk's cancel
+   * and fills out of its order's timeline.
    */
   private async orderRows(orderId: string | undefined, limit: number): Promise<EventRow[]> {
     const s = this.schema;
     const sender = (await this.givenRecords(orderId === undefined ? [] : [orderId]))[0]?.team ?? null;
-    const ofSender = '($2::text IS NULL OR team IS NULL OR team = $2)';
+    const ofOrder = '($2::text IS NULL OR team = $2 OR (team IS NULL AND (order_id IS NULL OR order_id = $1)))';
     return this.db.query<EventRow>(
-      `SELECT ${COLUMNS} FROM ${s}.order_events WHERE (order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL AND ${ofSender})) AND ${ofSender} ORDER BY seq LIMIT ${limit}`,
+      `SELECT ${COLUMNS} FROM ${s}.order_events WHERE (order_id = $1 OR clord_id IN (SELECT clord_id FROM ${s}.order_events WHERE order_id = $1 AND clord_id IS NOT NULL AND ${ofOrder})) AND ${ofOrder} ORDER BY seq LIMIT ${limit}`,
       [orderId, sender],
     );
   }
