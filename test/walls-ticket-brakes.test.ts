@@ -69,3 +69,41 @@ describe('walls: a narrowed /ws ticket arms no brake of its client', () => {
     (full as WebSocket).close();
   });
 });
+
+// A bot that spells the brake otherwise (`cancelondisconnect`, `cancel_on_disconnect`) got an open socket
+// and no brake: nothing told it that its orders would stay resting when it died.
+describe('/ws query: a brake asked in another spelling is refused, not ignored', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startExchangeStack([BOT]);
+  });
+  afterAll(() => stack?.close());
+
+  const withKey = (query: string): Promise<WebSocket | number> => {
+    const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, {
+      headers: { authorization: `Bearer ${stack.keys.desk}` },
+    });
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(ws));
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('error', reject);
+    });
+  };
+
+  it.each(['cancelondisconnect=5', 'CancelOnDisconnect=5', 'cancel_on_disconnect=5', 'cancelOnDisconect=5'])(
+    'refuses /ws?%s 400 problem',
+    async (query) => {
+      const opened = await withKey(query);
+      if (typeof opened !== 'number') opened.close();
+      expect(typeof opened === 'number' ? opened : 'opened').toBe(400);
+    },
+  );
+
+  it('still opens /ws with no query, and with cancelOnDisconnect spelt as documented', async () => {
+    for (const query of ['', 'cancelOnDisconnect=300']) {
+      const opened = await withKey(query);
+      expect(typeof opened).not.toBe('number');
+      (opened as WebSocket).close();
+    }
+  });
+});

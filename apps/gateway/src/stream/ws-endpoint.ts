@@ -102,6 +102,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       login = await this.authenticate(req, query);
       assertHandshake(req);
+      assertQuery(query);
       graceMs = this.cancelOnDisconnectOf(login, query);
       if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
@@ -196,6 +197,25 @@ function assertHandshake(req: IncomingMessage): void {
     invalid('sec-websocket-key', 'expected 16 random bytes in base64');
   if (req.headers['sec-websocket-version'] !== '13')
     invalid('sec-websocket-version', "expected '13'", { 'Sec-WebSocket-Version': '13' });
+}
+
+/** The query parameters `/ws` reads; any other is refused rather than ignored. */
+const WS_QUERY = new Set(['ticket', 'cancelOnDisconnect']);
+
+/**
+ * A query parameter `/ws` does not read is a 400 naming it, as the HTTP routes' strict queries are: a bot
+ * that spelt its brake otherwise (`cancelondisconnect=30`) was connected with no brake and no word of it.
+ */
+function assertQuery(query: URLSearchParams): void {
+  const unknown = [...new Set(query.keys())].filter((name) => !WS_QUERY.has(name));
+  if (unknown.length === 0) return;
+  throw new DomainError(
+    ErrorCode.VALIDATION_FAILED,
+    '/ws takes the query parameters ticket and cancelOnDisconnect only.',
+    {
+      errors: unknown.slice(0, 10).map((name) => ({ path: `query.${clip(name)}`, message: 'unknown query parameter' })),
+    },
+  );
 }
 
 /** Answers the upgrade request with a problem document and closes the socket once it is written. */
