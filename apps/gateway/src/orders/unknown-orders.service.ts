@@ -133,8 +133,15 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private async settleFromStream(record: IdempotencyRecord): Promise<boolean> {
     const participant = record.participant;
     if (!participant || record.clordIds.length === 0) return false;
-    const orders = record.clordIds.map((clordId) => this.sightings.find(participant, clordId));
-    if (!orders.every((order): order is FoundOrder => order !== undefined)) {
+    const sighted = record.clordIds.map((clordId) => this.sightings.find(participant, clordId));
+    // An older order under a reused clordId is not this call's: its own, once the stream shows it, takes its place.
+    const orders = sighted.every((order): order is FoundOrder => order !== undefined)
+      ? await this.ownOrders(
+          record,
+          sighted.map((order) => [order]),
+        )
+      : undefined;
+    if (!orders) {
       for (const clordId of record.clordIds) this.awaiting.add(awaitingKey(participant, clordId));
       return false;
     }
@@ -200,16 +207,19 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const found = await this.search(first.team, first.participant, since);
     for (const record of records) {
       if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-      const orders = record.clordIds.map((clordId) => found.get(clordId));
-      if (orders.every((order): order is FoundOrder => order !== undefined))
-        await this.settle(record, orders, 'order search');
+      const orders = await this.ownOrders(
+        record,
+        record.clordIds.map((clordId) => found.get(clordId) ?? []),
+      );
+      if (orders) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
     }
     return true;
   }
 
-  private async search(team: string, participant: string, since: number): Promise<Map<string, FoundOrder>> {
-    const found = new Map<string, FoundOrder>();
+  /** Every order the search shows since `since`, by clordId (a clordId the exchange took again names several). */
+  private async search(team: string, participant: string, since: number): Promise<Map<string, FoundOrder[]>> {
+    const found = new Map<string, FoundOrder[]>();
     let pageToken: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const reply = await this.reports.searchOrders(
@@ -217,11 +227,36 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         { startTime: new Date(since).toISOString(), pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) },
       );
       const body = JSON.parse(reply.text) as { order?: FoundOrder[]; nextPageToken?: string };
-      for (const order of body.order ?? []) if (order.clordId) found.set(order.clordId, order);
+      for (const order of body.order ?? [])
+        if (order.clordId) found.set(order.clordId, [...(found.get(order.clordId) ?? []), order]);
       pageToken = body.nextPageToken;
       if (!pageToken) break;
     }
     return found;
+  }
+
+  /**
+   * The call's order for each of its clordIds, of the candidates the stream or a search shows, or undefined
+   * while one has none left: an order the journal shows given to another call (an answer or a resolution
+   * naming it, another client's, or the client's own written before this call was) is not this call's. The
+   * exchange takes a closed order's clordId again, so a pending call's clordId can name the client's earlier
+   * order (settled with it, the call was told its new order was that one) or another client's on the same
+   * participant. This call's own records (an answer written before its instance died, a resolution whose
+   * key was not written) come after its claim, and leave the order to it.
+   */
+  private async ownOrders(
+    record: IdempotencyRecord,
+    candidates: readonly (readonly FoundOrder[])[],
+  ): Promise<FoundOrder[] | undefined> {
+    if (candidates.some((orders) => orders.length === 0)) return undefined;
+    const given = await this.store.journal.givenRecords(candidates.flat().map((order) => order.id));
+    const taken = new Set(
+      given
+        .filter((proof) => proof.clientId !== record.clientId || Date.parse(proof.at) < record.createdAt.getTime())
+        .map((proof) => proof.orderId),
+    );
+    const orders = candidates.map((orders) => orders.filter((order) => !taken.has(order.id)).at(-1));
+    return orders.every((order): order is FoundOrder => order !== undefined) ? orders : undefined;
   }
 
   private async settle(
