@@ -204,7 +204,7 @@ export class ExchangeTradingController {
     @AccountCaller() caller: AccountCallerContext,
     @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>,
   ) {
-    const confirmed = await this.owned.confirmed(caller, bound);
+    const confirmed = await this.owned.confirmed(caller, bound, true);
     const send = async () => {
       const reply = await this.trading.cancelOrder(caller, confirmed);
       await this.risk.cancelled(bound.body.orderId);

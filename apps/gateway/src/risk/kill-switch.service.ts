@@ -258,7 +258,8 @@ export class KillSwitch {
   }
 
   private async openOf(participant: string, market: string | undefined): Promise<KilledOrder[]> {
-    const reply = await this.trading.openOrders(this.caller(participant));
+    // The read its cancels cannot go without: never refused by the bulkheads, as the cancels are not.
+    const reply = await this.trading.openOrders(this.caller(participant), true);
     const { orders } = OpenOrdersSchema.parse(JSON.parse(reply.text));
     return orders
       .filter((order) => market === undefined || order.symbol === market)

@@ -25,6 +25,8 @@ export interface ExchangeCall extends JsonCall {
   anonymous?: boolean;
   /** Added to any problem this call ends in (e.g. the clordId of an insert). */
   context?: Record<string, unknown>;
+  /** A read a cancel cannot be sent without: never refused by the bulkheads (UpstreamCall.forCancel). */
+  forCancel?: boolean;
 }
 
 /**
@@ -64,6 +66,7 @@ export class ExchangeHttpClient {
       cost: call.cost,
       preferWaitMs: call.preferWaitMs,
       context: call.context,
+      forCancel: call.forCancel,
       credentials: call.anonymous
         ? undefined
         : {

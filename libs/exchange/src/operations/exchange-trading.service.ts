@@ -73,9 +73,16 @@ export class ExchangeTrading {
     });
   }
 
-  openOrders(caller: AccountCallerContext): Promise<BudgetedReply> {
+  /** `forCancel`: the read a cancel needs first (who owns its order), never refused by the bulkheads. */
+  openOrders(caller: AccountCallerContext, forCancel = false): Promise<BudgetedReply> {
     // No published limit for the open-orders snapshot.
-    return this.exchange.send({ ...caller, method: 'GET', path: '/v1/trading/orders/open', budget: null });
+    return this.exchange.send({
+      ...caller,
+      method: 'GET',
+      path: '/v1/trading/orders/open',
+      budget: null,
+      ...(forCancel ? { forCancel } : {}),
+    });
   }
 
   cancelOrder(caller: AccountCallerContext, request: CancelOrderRequest): Promise<BudgetedReply> {

@@ -51,6 +51,8 @@ export interface UpstreamCall extends Omit<JsonRequest, 'headers'> {
   client?: string;
   /** A call that holds its connection until the upstream is done (a synchronous retail order): the blocking pool and allowance. */
   blocking?: boolean;
+  /** A read a cancel cannot be sent without (who owns the order it names): counted among the calls in flight, never refused, as the cancel. */
+  forCancel?: boolean;
   /** Operations counted in buckets that count operations (a batch of n: n). */
   cost?: number;
   /** The client's `Prefer: wait` in ms (capped): every try may queue for budget this long. */
@@ -88,7 +90,7 @@ function placeOf(call: UpstreamCall): InFlightCall {
     lane: call.blocking ? 'blocking' : 'ordinary',
     team: call.team,
     client: call.client,
-    exempt: call.budget?.class === 'cancel',
+    exempt: call.budget?.class === 'cancel' || call.forCancel === true,
   };
 }
 

@@ -39,7 +39,8 @@ export class OwnedOrders {
     private readonly origins: OrderOrigins,
   ) {}
 
-  async confirmed<T>(caller: AccountCallerContext, bound: BoundBody<T>): Promise<T> {
+  /** `forCancel`: a cancel's check, whose read the bulkheads never refuse (a cancel is never blocked by a gateway rule). */
+  async confirmed<T>(caller: AccountCallerContext, bound: BoundBody<T>, forCancel = false): Promise<T> {
     const unseen: OrderReference[] = [];
     for (const order of bound.orders) {
       const owner = this.stream.workingOwnerOf(order.id);
@@ -47,7 +48,9 @@ export class OwnedOrders {
       else if (owner !== caller.participant) throw notOwned(caller, order);
     }
     if (unseen.length === 0) return bound.body;
-    const working = await this.workingOrderIds(caller).catch((error: unknown) => this.recorded(caller, unseen, error));
+    const working = await this.workingOrderIds(caller, forCancel).catch((error: unknown) =>
+      this.recorded(caller, unseen, error),
+    );
     const missing = unseen.find((order) => !working.has(order.id));
     if (missing) throw notOwned(caller, missing);
     return bound.body;
@@ -64,8 +67,8 @@ export class OwnedOrders {
     return new Set(orders.filter((_, i) => owners[i] === caller.participant).map((order) => order.id));
   }
 
-  private async workingOrderIds(caller: AccountCallerContext): Promise<Set<string>> {
-    const reply = await this.trading.openOrders(caller);
+  private async workingOrderIds(caller: AccountCallerContext, forCancel: boolean): Promise<Set<string>> {
+    const reply = await this.trading.openOrders(caller, forCancel);
     const parsed = OpenOrdersSchema.safeParse(jsonOrEmpty(reply.text));
     const orders = parsed.success ? (parsed.data.orders ?? []) : [];
     // An order booked to another account than the participant asked as is not this participant's.
