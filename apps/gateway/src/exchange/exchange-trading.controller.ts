@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
@@ -134,6 +136,7 @@ export class ExchangeTradingController {
       (i) => `body.requests.${i}.account`,
     );
     const requests = bound.body.requests.map(withClordId);
+    const implicitKey = batchKeyOf(caller.participant, bound.body.requests);
     const admit = () => this.risk.exchangeBatch(client, caller, { ...bound.body, requests });
     const send = (admitted: Awaited<ReturnType<typeof admit>>) =>
       admitted.send((batch) => this.trading.insertBatch(caller, batch));
@@ -146,6 +149,7 @@ export class ExchangeTradingController {
         account: caller.participant,
         body: bound.body,
         clordIds: requests.map((order) => order.clordId!),
+        implicitKey,
         admit,
         send,
       }),
@@ -224,4 +228,15 @@ export class ExchangeTradingController {
       }),
     );
   }
+}
+
+/**
+ * A batch insert's key when the client sent none and every order carries its own clordId: its clordIds,
+ * in order (a digest, so the key stays short), as a single insert's clordId is its key. The exchange takes
+ * a finished order's clordId again, so a resent batch (its answer lost) would make each such order twice.
+ */
+function batchKeyOf(participant: string, orders: readonly OrderRequest[]): string | undefined {
+  const clordIds = orders.map((order) => order.clordId);
+  if (clordIds.some((clordId) => !clordId)) return undefined;
+  return `clordIds:${participant}:${createHash('sha256').update(JSON.stringify(clordIds)).digest('hex')}`;
 }
