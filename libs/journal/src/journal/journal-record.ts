@@ -37,7 +37,24 @@ export interface JournalRecord extends JournalEntry {
  */
 export function provesOrder(record: JournalRecord): boolean {
   if (record.orderId === undefined || record.team === undefined) return false;
-  const { status, outcome } = record.data ?? {};
-  if (record.kind === 'answer') return typeof status === 'number' && status >= 200 && status < 300;
+  const { status, outcome, body } = record.data ?? {};
+  if (record.kind === 'answer')
+    return typeof status === 'number' && status >= 200 && status < 300 && !refusedItem(body);
   return record.kind === 'resolved' && (outcome === 'found' || outcome === 'applied');
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A batch is answered 200 as a whole, each item with its own outcome: an item the upstream refused holds
+ * an error in the gRPC status shape (`{error: {code, message}}`), alone in a one-item batch's `responses`
+ * or as a larger batch's item record's body. Its 200 gave nothing: a refused replace of a sibling bot's
+ * order made that order the caller's, and the caller's cancel-on-disconnect cancelled it.
+ */
+function refusedItem(body: unknown): boolean {
+  const responses = isObject(body) ? body.responses : undefined;
+  const item = Array.isArray(responses) && responses.length === 1 ? (responses[0] as unknown) : body;
+  const error = isObject(item) && isObject(item.error) ? item.error : item;
+  return isObject(error) && typeof error.code === 'number' && error.code !== 0 && typeof error.message === 'string';
 }
