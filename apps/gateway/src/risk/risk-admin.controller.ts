@@ -124,7 +124,8 @@ export class RiskAdminController {
   /**
    * Latches a state on a scope on every instance (`active` lifts it). `halt-and-cancel` latches the halt
    * first, then cancels the scope's resting orders and answers with the report. The change and the
-   * run are appended to the order journal (`journaled` says whether that write succeeded).
+   * run are appended to the order journal (`journaled` says whether that write succeeded); the cancels
+   * never wait for it.
    */
   @Post('states')
   @HttpCode(200)
@@ -133,11 +134,12 @@ export class RiskAdminController {
     @ZodBody(SetStateSchema) body: SetState,
   ): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
     const change = await this.states.set(body.scope, body.state, body.reason, admin.id);
-    const changeJournaled = await this.record.stateChanged(change);
-    if (body.state !== 'halt-and-cancel') return { change, journaled: changeJournaled };
+    // Written beside the cancels, never ahead of them: a stalled journal would hold the kill switch for its timeouts.
+    const changeJournaled = this.record.stateChanged(change);
+    if (body.state !== 'halt-and-cancel') return { change, journaled: await changeJournaled };
     const report = await this.killSwitch.cancelAll(body.scope);
     this.metrics.killed(report);
     const runJournaled = await this.record.killed(change, report);
-    return { change, report, journaled: changeJournaled && runJournaled };
+    return { change, report, journaled: (await changeJournaled) && runJournaled };
   }
 }
