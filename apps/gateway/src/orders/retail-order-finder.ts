@@ -46,7 +46,8 @@ export type RetailFinding =
  * already filled or was cancelled is found too), else in the open orders (`GET /v1/orders/open`, when
  * the channel was not held through the call, e.g. after a restart). An order is taken only when it is
  * the single candidate: same market and terms (a close: the market and a selling intent), placed
- * after the call's intent was recorded, not an order the journal already knows, and no other
+ * after the call's intent was recorded, not an order the journal shows another call made (a cancel of it
+ * through the gateway does not make it another call's), and no other
  * unresolved call of the account has overlapping terms. No candidate proves "not placed" only when the
  * channel was held without a gap from before the intent and the call is final; else it stays pending.
  */
@@ -84,8 +85,8 @@ export class RetailOrderFinder {
     const now = this.clock.wallNow();
     const evidence = this.channel.evidence(account);
     const seen = evidence.orders.filter((seen) => seen.order.marketSlug === slug);
-    const known = await this.store.journal.knownOrderIds(seen.map((seen) => seen.order.id));
-    const fresh = seen.filter((seen) => !known.has(seen.order.id));
+    const made = await this.store.journal.madeOrderIds(seen.map((seen) => seen.order.id));
+    const fresh = seen.filter((seen) => !made.has(seen.order.id));
     const findings = new Map<IdempotencyRecord, RetailFinding>();
     const undecided: IdempotencyRecord[] = [];
     for (const record of records) {
@@ -159,8 +160,8 @@ export class RetailOrderFinder {
       { slugs: [slug] },
     );
     const listed = (JSON.parse(reply.text) as { orders?: ChannelOrder[] }).orders ?? [];
-    const known = await this.store.journal.knownOrderIds(listed.map((order) => order.id));
-    const fresh = listed.filter((order) => !known.has(order.id));
+    const made = await this.store.journal.madeOrderIds(listed.map((order) => order.id));
+    const fresh = listed.filter((order) => !made.has(order.id));
     const findings = new Map<IdempotencyRecord, RetailFinding>();
     for (const record of undecided) {
       const terms = termsOf(record)!;

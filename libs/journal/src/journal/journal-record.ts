@@ -58,3 +58,18 @@ function refusedItem(body: unknown): boolean {
   const error = isObject(item) && isObject(item.error) ? item.error : item;
   return isObject(error) && typeof error.code === 'number' && error.code !== 0 && typeof error.message === 'string';
 }
+
+/**
+ * Whether a record shows a call made the order it names: the 2xx answer of the call that created it
+ * (its body names the order: a retail create's `{id}`, an insert's `{orderId}`), or an UNKNOWN call
+ * resolved as found. A call that only acts on an order (a cancel's or modify's records, a kill-switch
+ * run's) names it without making it.
+ */
+export function madeOrder(record: JournalRecord): boolean {
+  if (record.orderId === undefined) return false;
+  const { status, outcome, body } = record.data ?? {};
+  if (record.kind === 'resolved') return outcome === 'found';
+  if (record.kind !== 'answer' || typeof status !== 'number' || status < 200 || status >= 300) return false;
+  const answer = (body ?? {}) as { id?: unknown; orderId?: unknown };
+  return answer.id === record.orderId || answer.orderId === record.orderId;
+}

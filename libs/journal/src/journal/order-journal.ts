@@ -3,7 +3,7 @@ import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
 import { isUniqueViolation, runSplittingRefusals } from '../sql/sql-errors.js';
-import { type JournalEntry, type JournalRecord, provesOrder } from './journal-record.js';
+import { type JournalEntry, type JournalRecord, madeOrder, provesOrder } from './journal-record.js';
 
 interface Pending {
   entries: JournalEntry[];
@@ -293,14 +293,14 @@ export class OrderJournal {
     return rows.map(toRecord).filter(provesOrder);
   }
 
-  /** Which of these order ids the journal already names (an answer, a resolution or a stream event). */
-  async knownOrderIds(orderIds: readonly string[]): Promise<Set<string>> {
+  /** Which of these order ids the journal shows a call made (see madeOrder): an order only cancelled or changed through the gateway is not one. */
+  async madeOrderIds(orderIds: readonly string[]): Promise<Set<string>> {
     if (orderIds.length === 0) return new Set();
-    const rows = await this.db.query<{ order_id: string }>(
-      `SELECT DISTINCT order_id FROM ${this.schema}.order_events WHERE order_id = ANY($1)`,
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE order_id = ANY($1) AND kind IN ('answer', 'resolved')`,
       [[...orderIds]],
     );
-    return new Set(rows.map((row) => row.order_id));
+    return new Set(rows.map(toRecord).flatMap((record) => (madeOrder(record) ? [record.orderId!] : [])));
   }
 
   /** Records with `from <= at < to`, after `afterSeq`, at most `limit` (an export reads on in pages). */
