@@ -113,8 +113,17 @@ export class RiskLimitsSource implements OnModuleInit, OnApplicationShutdown {
     return { version, source: record.limits ? 'admin' : 'config', by, at, reason };
   }
 
-  changes(count = 50): Promise<LimitsChange[]> {
-    return this.store.changes(count);
+  /** The last `count` changes, newest first; 503 while their store cannot be read (the limits in force are held here all the same). */
+  async changes(count = 50): Promise<LimitsChange[]> {
+    try {
+      return await this.store.changes(count);
+    } catch (error) {
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        "The risk limits' change history cannot be read (its store is unreachable).",
+        { cause: error, headers: { 'Retry-After': '1' } },
+      );
+    }
   }
 
   /** Calls `listener` whenever another version comes in force here (written here, pushed, or re-read). */

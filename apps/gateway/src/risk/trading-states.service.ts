@@ -127,8 +127,17 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     return this.states.values();
   }
 
-  changes(count = 100): Promise<TradingStateChange[]> {
-    return this.store.changes(count);
+  /** The last `count` changes, newest first; 503 while their store cannot be read (the states in force are held here all the same). */
+  async changes(count = 100): Promise<TradingStateChange[]> {
+    try {
+      return await this.store.changes(count);
+    } catch (error) {
+      throw new DomainError(
+        ErrorCode.SERVICE_UNAVAILABLE,
+        "The trading states' change history cannot be read (its store is unreachable).",
+        { cause: error, headers: { 'Retry-After': '1' } },
+      );
+    }
   }
 
   /**
