@@ -61,9 +61,10 @@ function refusedItem(body: unknown): boolean {
 
 /**
  * Whether a record shows a call made the order it names: the 2xx answer of the call that created it
- * (its body names the order: a retail create's `{id}`, an insert's `{orderId}`), or an UNKNOWN call
- * resolved as found. A call that only acts on an order (a cancel's or modify's records, a kill-switch
- * run's) names it without making it.
+ * (a retail create's or close-position's `{id}`; an exchange insert's `{orderId}`, recorded under the
+ * insert's clordId), or an UNKNOWN call resolved as found. A call that only acts on an order names it
+ * without making it: a cancel's or modify's records, a replace's answer (`{orderId}` under no clordId),
+ * a kill-switch run's.
  */
 export function madeOrder(record: JournalRecord): boolean {
   if (record.orderId === undefined) return false;
@@ -71,5 +72,5 @@ export function madeOrder(record: JournalRecord): boolean {
   if (record.kind === 'resolved') return outcome === 'found';
   if (record.kind !== 'answer' || typeof status !== 'number' || status < 200 || status >= 300) return false;
   const answer = (body ?? {}) as { id?: unknown; orderId?: unknown };
-  return answer.id === record.orderId || answer.orderId === record.orderId;
+  return answer.id === record.orderId || (answer.orderId === record.orderId && record.clordId !== undefined);
 }
