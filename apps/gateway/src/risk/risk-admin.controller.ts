@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { DomainError, ErrorCode } from '@lib/core';
 import { z } from 'zod';
 
 import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -133,7 +134,12 @@ export class RiskAdminController {
     @CurrentClient() admin: AuthenticatedClient,
     @ZodBody(SetStateSchema) body: SetState,
   ): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
-    const change = await this.states.set(body.scope, body.state, body.reason, admin.id);
+    const change = await this.states
+      .set(body.scope, body.state, body.reason, admin.id)
+      .catch(async (error: unknown) => {
+        if (body.state === 'halt-and-cancel' && isUnlatched(error)) await this.cancelUnlatched(body, admin, error);
+        throw error;
+      });
     // Written beside the cancels, never ahead of them: a stalled journal would hold the kill switch for its timeouts.
     const changeJournaled = this.record.stateChanged(change);
     if (body.state !== 'halt-and-cancel') return { change, journaled: await changeJournaled };
@@ -142,4 +148,27 @@ export class RiskAdminController {
     const runJournaled = await this.record.killed(change, report);
     return { change, report, journaled: (await changeJournaled) && runJournaled };
   }
+
+  /**
+   * Halt-and-cancel whose halt could not be latched (its store, Redis, is unreachable): a cancel is never
+   * held back by it, so the scope's resting orders are cancelled all the same; the answer stays the 503
+   * (new orders are not refused by a halt), carrying the run's report.
+   */
+  private async cancelUnlatched(body: SetState, admin: AuthenticatedClient, unlatched: DomainError): Promise<never> {
+    const report = await this.killSwitch.cancelAll(body.scope);
+    this.metrics.killed(report);
+    const journaled = await this.record.ran(
+      { action: 'kill-switch', scope: body.scope, by: admin.id, reason: body.reason },
+      report,
+    );
+    throw new DomainError(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      "The halt could not be latched (its store is unreachable), so new orders are not refused by it; the scope's resting orders were cancelled all the same (report).",
+      { cause: unlatched, extensions: { scope: body.scope, report, journaled } },
+    );
+  }
 }
+
+/** The store refused the latch (unreachable): not a refusal of the request itself (a scope naming nobody is a 400). */
+const isUnlatched = (error: unknown): error is DomainError =>
+  error instanceof DomainError && error.code === ErrorCode.SERVICE_UNAVAILABLE;
