@@ -157,9 +157,10 @@ export class IdempotencyStore {
     return () => undefined;
   }
 
+  /** The call was sent and its outcome is not known; a key that holds its answer already (the call finished meanwhile) keeps it. */
   async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
     await this.db.query(
-      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2`,
+      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done'`,
       [clientId, key, reason],
     );
   }
