@@ -145,7 +145,7 @@ export class RedisBreakerStore implements BreakerStore {
     const answer = (await COUNT_REJECTS.run(this.redis, keys, args)) as [number, number, string | null];
     if (Number(answer[1]) !== 1 || typeof answer[2] !== 'string') return undefined;
     const record = JSON.parse(answer[2]) as BreakerRecord;
-    await this.open.publish(client, record).catch(() => undefined);
+    await this.open.publish(client, record);
     return record;
   }
 

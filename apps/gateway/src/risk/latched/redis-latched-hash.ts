@@ -67,9 +67,13 @@ export class RedisLatchedHash<R> {
     return records;
   }
 
-  /** Tells every instance (this one included) that `key` now holds `record` (null: removed). */
+  /**
+   * Tells every instance (this one included) that `key` now holds `record` (null: removed). Best effort,
+   * never throws: the record is written before this, and a push that is lost heals at each instance's
+   * next re-read (LatchedSet). A failure here must not report a latched change as not made.
+   */
   async publish(key: string, record: R | null): Promise<void> {
-    await this.redis.publish(this.channel, JSON.stringify({ key, record }));
+    await this.redis.publish(this.channel, JSON.stringify({ key, record })).catch(() => undefined);
   }
 
   /**
