@@ -114,3 +114,47 @@ describe('a cancel while the journal is stalled', () => {
     expect(settled).toEqual(['cancel', 'order']);
   }, 60_000);
 });
+
+// Readiness says when the journal's database does not answer (new orders are refused 503 meanwhile),
+// as degraded: the instance stays in rotation for cancels and reads.
+describe('readiness while the journal is cut', () => {
+  let stack: Stack;
+  let proxy: StallProxy;
+  beforeAll(async () => {
+    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
+    const journal = journalThrough(proxy.port, { statementTimeoutMs: 1_000 });
+    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await proxy.close();
+  });
+
+  it('reports the journal up, then degraded while cut (still 200), then up again', async () => {
+    const ready = async () => {
+      const res = await fetch(`${stack.url}/health/ready`);
+      return { status: res.status, journal: (await json(res)).details?.journal?.status as string | undefined };
+    };
+    // Ready once every check is (the exchange token is fetched at start).
+    const up = Date.now() + 15_000;
+    let first = await ready();
+    while (first.status !== 200 && Date.now() < up) {
+      await sleep(200);
+      first = await ready();
+    }
+    expect(first).toEqual({ status: 200, journal: 'up' });
+    proxy.cut();
+    try {
+      expect(await ready()).toEqual({ status: 200, journal: 'degraded' });
+    } finally {
+      proxy.restore();
+    }
+    const back = Date.now() + 15_000;
+    let last = await ready();
+    while (last.journal !== 'up' && Date.now() < back) {
+      await sleep(200);
+      last = await ready();
+    }
+    expect(last).toEqual({ status: 200, journal: 'up' });
+  }, 60_000);
+});

@@ -1,15 +1,41 @@
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { GATEWAY_CONFIG } from '@lib/core';
+import { GATEWAY_CONFIG, Readiness, type ReadinessReport } from '@lib/core';
 
 import type { JournalConfig } from './config/journal.config.js';
 import { type JournalDatabase, openJournalDatabase } from './journal-database.js';
 
 export const JOURNAL_DATABASE = Symbol('JOURNAL_DATABASE');
 
-/** Closes the journal's connections when the application stops. */
+/**
+ * Reports the journal's database in readiness (`journal`: degraded while it does not answer, never down:
+ * new orders are refused 503 JOURNAL_UNAVAILABLE then, but cancels and reads still need the instance,
+ * and every instance shares the one database), and closes its connections when the application stops.
+ */
 @Injectable()
-class JournalShutdown implements OnApplicationShutdown {
-  constructor(@Inject(JOURNAL_DATABASE) private readonly database: JournalDatabase) {}
+class JournalLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(JOURNAL_DATABASE) private readonly database: JournalDatabase,
+    @Inject(GATEWAY_CONFIG) config: { journal: JournalConfig },
+    readiness: Readiness,
+  ) {
+    if (config.journal.enabled) readiness.register('journal', () => this.readiness());
+  }
+
+  private async readiness(): Promise<ReadinessReport> {
+    const started = performance.now();
+    try {
+      await this.database.db.query('SELECT 1');
+      return {
+        status: 'up',
+        details: { store: this.database.store, latencyMs: Math.round(performance.now() - started) },
+      };
+    } catch {
+      return {
+        status: 'degraded',
+        details: { store: this.database.store, reason: 'the database does not answer: new orders are refused' },
+      };
+    }
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.database.close();
@@ -30,7 +56,7 @@ class JournalShutdown implements OnApplicationShutdown {
           ),
         ),
     },
-    JournalShutdown,
+    JournalLifecycle,
   ],
   exports: [JOURNAL_DATABASE],
 })
