@@ -74,5 +74,9 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
     });
     expect((await json(await api(stack)('/orders/key/k-in-use-2'))).state).toBe('DONE');
     expect(state.counter('exchange.calls.insertOrder')).toBe(2);
+    // Nor does the resolver journal an outcome of its own for a call that had finished (the order's
+    // clordId names only the first order, its answer, and the refused call's own records).
+    const timeline = await json(await api(stack)(`/orders/timeline?clordId=${CLORD_ID}`));
+    expect(timeline.records.filter((record: { kind: string }) => record.kind === 'resolved')).toEqual([]);
   }, 90_000);
 });

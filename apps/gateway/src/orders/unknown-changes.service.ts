@@ -55,8 +55,8 @@ export class UnknownChanges {
   async pass(mayLookup: boolean): Promise<boolean> {
     let spent = false;
     for (const record of await this.store.keys.unresolved(['exchange.batchReplace'], this.staleMs)) {
-      const current = await this.unknownNow(record);
-      if (await this.replaceFromStream(current)) continue;
+      const current = await this.store.keys.unknownNow(record);
+      if (!current || (await this.replaceFromStream(current))) continue;
       if (!mayLookup || spent) continue;
       const lookup = await this.replaces.lookupOne(current).catch((error: Error) => {
         this.logger.warn(`order lookup for replace ${record.key} failed: ${error.message}`);
@@ -66,7 +66,8 @@ export class UnknownChanges {
       if (lookup.finding) await this.settle(current, lookup.finding.outcomes, lookup.finding.via);
     }
     for (const record of await this.store.keys.unresolved(['retail.modify'], this.staleMs)) {
-      const current = await this.unknownNow(record);
+      const current = await this.store.keys.unknownNow(record);
+      if (!current) continue;
       const outcome = await this.modifies.find(current).catch((error: Error) => {
         this.logger.warn(`order read for modify ${record.key} failed: ${error.message}`);
         return undefined;
@@ -76,13 +77,6 @@ export class UnknownChanges {
     return spent;
   }
 
-  /** A call a stopped instance left in flight is UNKNOWN from now (its final time counts from here). */
-  private async unknownNow(record: IdempotencyRecord): Promise<IdempotencyRecord> {
-    if (record.state !== 'in_flight') return record;
-    await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    return (await this.store.keys.get(record.clientId, record.key)) ?? record;
-  }
-
   private async replaceFromStream(record: IdempotencyRecord): Promise<boolean> {
     const finding = this.replaces.fromStream(record);
     if (!finding) {
@@ -90,7 +84,8 @@ export class UnknownChanges {
         this.awaited.add(awaitedKey(record.participant ?? '', orderId));
       return false;
     }
-    await this.settle(await this.unknownNow(record), finding.outcomes, finding.via);
+    const current = await this.store.keys.unknownNow(record);
+    if (current) await this.settle(current, finding.outcomes, finding.via);
     return true;
   }
 

@@ -146,7 +146,9 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       return false;
     }
     for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(participant, clordId));
-    if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+    // A call that finished while it was taken up keeps its answer: nothing to settle, nothing to journal.
+    if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
+      return true;
     await this.settle(
       record,
       orders,
@@ -206,7 +208,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
     const found = await this.search(first.team, first.participant, since);
     for (const record of records) {
-      if (record.state === 'in_flight') await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
+      if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
+        continue; // finished meanwhile
       const orders = await this.ownOrders(
         record,
         record.clordIds.map((clordId) => found.get(clordId) ?? []),

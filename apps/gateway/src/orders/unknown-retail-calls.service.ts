@@ -71,21 +71,16 @@ export class UnknownRetailCalls implements OnModuleInit {
   /** One pass over the pending retail creates and close-positions; `read`: the open orders may be read where the channel decides nothing. */
   async pass(read: boolean): Promise<void> {
     const pending: IdempotencyRecord[] = [];
-    for (const record of await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs))
-      pending.push(await this.unknownNow(record));
+    for (const record of await this.store.keys.unresolved(FOUND_BY_TERMS, this.staleMs)) {
+      const current = await this.store.keys.unknownNow(record);
+      if (current) pending.push(current);
+    }
     this.holdFor(pending);
     this.anyPending = pending.length > 0;
     const ids = new Set(pending.map((record) => whyKey(record.clientId, record.key)));
     for (const id of this.pendingWhy.keys()) if (!ids.has(id)) this.pendingWhy.delete(id);
     if (pending.length === 0) return;
     for (const [record, finding] of await this.finder.find(pending, read)) await this.settle(record, finding);
-  }
-
-  /** A call a stopped instance left in flight is UNKNOWN from now (its final time counts from here). */
-  private async unknownNow(record: IdempotencyRecord): Promise<IdempotencyRecord> {
-    if (record.state !== 'in_flight') return record;
-    await this.store.keys.markUnknown(record.clientId, record.key, 'silent');
-    return (await this.store.keys.get(record.clientId, record.key)) ?? record;
   }
 
   private holdFor(pending: readonly IdempotencyRecord[]): void {

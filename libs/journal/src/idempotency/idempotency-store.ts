@@ -157,12 +157,26 @@ export class IdempotencyStore {
     return () => undefined;
   }
 
-  /** The call was sent and its outcome is not known; a key that holds its answer already (the call finished meanwhile) keeps it. */
-  async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
-    await this.db.query(
-      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done'`,
+  /**
+   * The call was sent and its outcome is not known. A key that holds its answer already (the call
+   * finished meanwhile) keeps it: false then, and there is nothing to resolve.
+   */
+  async markUnknown(clientId: string, key: string, reason: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`,
       [clientId, key, reason],
     );
+    return rows.length > 0;
+  }
+
+  /**
+   * A call a stopped instance left in flight is UNKNOWN from now (its final time counts from here): the
+   * record as it is now, or undefined when the call finished meanwhile (nothing to resolve).
+   */
+  async unknownNow(record: IdempotencyRecord): Promise<IdempotencyRecord | undefined> {
+    if (record.state !== 'in_flight') return record;
+    if (!(await this.markUnknown(record.clientId, record.key, 'silent'))) return undefined;
+    return (await this.get(record.clientId, record.key)) ?? record;
   }
 
   /** The call was not sent (refused by a gateway rule, or not processed upstream): the key is free again. */
