@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GATEWAY_CONFIG } from '@lib/core';
+import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import {
   type AccountCallerContext,
   type BatchInsertRequest,
@@ -9,7 +9,14 @@ import {
   type OrderRequest,
 } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
-import type { ClosePosition, CreateOrder, ModifyOrder } from '@lib/retail';
+import {
+  type ClosePosition,
+  type CreateOrder,
+  type ModifyOrder,
+  type OrderIntent,
+  RetailOrders,
+  RetailPortfolio,
+} from '@lib/retail';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -33,7 +40,7 @@ import { RetailReservations } from './retail-reservations.service.js';
 import { RetailSelfTrade } from './retail-self-trade.service.js';
 import { RETAIL_KNOWN_WAIT_MS, SelfTradeGuard } from './self-trade.service.js';
 import { notEntitled } from './risk.error.js';
-import { type PositionOf, RiskGate, type SendCheck, checkedAtSend } from './risk-gate.service.js';
+import { type Holding, type PositionOf, RiskGate, type SendCheck, checkedAtSend } from './risk-gate.service.js';
 import { RiskMetrics } from './risk.metrics.js';
 import type { ClientConfig, GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -46,6 +53,14 @@ export interface Admitted<T> {
 const PositionsSchema = z.looseObject({
   positions: z.array(z.looseObject({ symbol: z.string(), netPosition: z.string() })).default([]),
 });
+const RetailPositionsSchema = z.looseObject({
+  positions: z.record(z.string(), z.looseObject({ netPosition: z.union([z.string(), z.number()]) })).default({}),
+});
+const RetailOpenOrdersSchema = z.looseObject({
+  orders: z.array(z.looseObject({ intent: z.string(), leavesQuantity: z.union([z.string(), z.number()]) })).default([]),
+});
+/** Retail intents that sell YES on the market's one book (a NO buy sells YES); the others buy it. */
+const SELLS_YES: ReadonlySet<string> = new Set<OrderIntent>(['ORDER_INTENT_SELL_LONG', 'ORDER_INTENT_BUY_SHORT']);
 
 /**
  * The risk step of every order-entering route of both surfaces: field policing (entitlements, the
@@ -73,6 +88,8 @@ export class OrderRisk {
     private readonly origins: OrderOrigins,
     private readonly trading: ExchangeTrading,
     private readonly retailPositions: RetailPositionBook,
+    private readonly retailPortfolio: RetailPortfolio,
+    private readonly retailOrders: RetailOrders,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -317,7 +334,7 @@ export class OrderRisk {
       ...order,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
-    const check = await this.gate.admit(client, [retailOrderTerms(stamped)]);
+    const check = await this.gate.admit(client, [retailOrderTerms(stamped)], this.retailHolding(client, account));
     // A market order leaves the band bounded: with a tolerance at the band's edge when it had none.
     const banded = await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
     await this.retailSelfTrade.check(account, banded);
@@ -371,6 +388,33 @@ export class OrderRisk {
   }
 
   /**
+   * The retail account's net YES position in a market (a NO holding negative) and what its open orders
+   * there still buy and sell of YES, read once (positions and open orders of that market, together) and
+   * only if a reduce-only state asks; an answer that cannot be read refuses (fail closed, nothing sent).
+   */
+  private retailHolding(client: AuthenticatedClient, account: string): PositionOf {
+    const caller = { account, team: client.team, client: client.id };
+    let read: Promise<Holding> | undefined;
+    return (market) =>
+      (read ??= Promise.all([
+        this.retailPortfolio.positions(caller, { market }),
+        this.retailOrders.open(caller, { slugs: [market] }),
+      ]).then(([positions, open]) => {
+        const held = RetailPositionsSchema.safeParse(jsonOf(positions.text)).data;
+        const orders = RetailOpenOrdersSchema.safeParse(jsonOf(open.text)).data;
+        if (positions.status >= 300 || open.status >= 300 || !held || !orders) throw retailPositionUnknown(account);
+        const holding = { net: Number(held.positions[market]?.netPosition ?? 0), openBuys: 0, openSells: 0 };
+        for (const order of orders.orders) {
+          if (SELLS_YES.has(order.intent)) holding.openSells += Number(order.leavesQuantity);
+          else holding.openBuys += Number(order.leavesQuantity);
+        }
+        if (![holding.net, holding.openBuys, holding.openSells].every(Number.isFinite))
+          throw retailPositionUnknown(account);
+        return holding;
+      }));
+  }
+
+  /**
    * The participant's net position per symbol and what its open orders there still buy and sell, read
    * once per request (positions and the open-orders snapshot, together) and only if a reduce-only state asks.
    */
@@ -403,3 +447,18 @@ function intentSide(origin: OrderOrigin): { qty?: number; side: 'buy' | 'sell' }
   const side = retailIntentOf(origin)?.startsWith('ORDER_INTENT_BUY') ? 'buy' : 'sell';
   return { ...(origin.qty === undefined ? {} : { qty: origin.qty }), side };
 }
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const retailPositionUnknown = (account: string) =>
+  new DomainError(
+    ErrorCode.RISK_POSITION_UNKNOWN,
+    `The position of retail account ${account} could not be read: under reduce-only a sell is refused; nothing was sent.`,
+    { extensions: { order: 'body' }, headers: { 'Retry-After': '1' } },
+  );

@@ -105,9 +105,15 @@ describe('order terms', () => {
       notional: 1,
       reduces: 'no',
     });
+    // A sell reduces only the holding it sells: SELL_LONG against a long YES, SELL_SHORT (buys YES) against a NO holding.
     expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_SELL_LONG' })).toMatchObject({
       notional: 3,
-      reduces: 'yes',
+      reduces: 'by-position',
+      positionSide: 'sell',
+    });
+    expect(retailOrderTerms({ ...order, intent: 'ORDER_INTENT_SELL_SHORT' })).toMatchObject({
+      reduces: 'by-position',
+      positionSide: 'buy',
     });
     expect(
       retailOrderTerms({

@@ -13,10 +13,12 @@ export interface OrderTerms {
   path: string;
   market?: string;
   side?: 'buy' | 'sell';
+  /** The side it trades the net position at, when not `side` (a retail SELL_SHORT buys YES: it reduces a NO holding, a negative net). */
+  positionSide?: 'buy' | 'sell';
   qty?: number;
   /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount (with a quantity too, the larger). */
   notional?: number;
-  /** Known to reduce exposure only (a retail sell, a close-position), or to depend on the position (an exchange order). */
+  /** Known to reduce exposure only (a close-position), or to depend on the position (an exchange order, a retail sell). */
   reduces: 'yes' | 'no' | 'by-position';
   /** Opens an order that may rest (an insert), so it counts against the open orders. */
   opens: boolean;
@@ -135,7 +137,9 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
     side,
     qty: order.quantity,
     notional,
-    reduces: side === 'sell' ? 'yes' : 'no',
+    // A sell reduces only the holding it sells (from flat it opens one): SELL_LONG sells YES, SELL_SHORT sells NO, that is buys YES.
+    reduces: side === 'sell' ? 'by-position' : 'no',
+    ...(side === 'sell' ? { positionSide: order.intent === 'ORDER_INTENT_SELL_SHORT' ? 'buy' : 'sell' } : {}),
     opens: true,
   };
 }

@@ -165,11 +165,12 @@ export class RiskGate {
     taken: Map<string, number>,
   ): Promise<boolean> {
     if (order.reduces !== 'by-position') return order.reduces === 'yes';
-    if (!positionOf || order.market === undefined || order.qty === undefined || order.side === undefined) return false;
+    const side = order.positionSide ?? order.side;
+    if (!positionOf || order.market === undefined || order.qty === undefined || side === undefined) return false;
     const { net, openBuys, openSells } = await positionOf(order.market);
-    const key = `${order.side}\n${order.market}`;
-    const ahead = (order.side === 'sell' ? openSells : openBuys) + (taken.get(key) ?? 0);
-    const room = order.side === 'sell' ? net - ahead : -net - ahead;
+    const key = `${side}\n${order.market}`;
+    const ahead = (side === 'sell' ? openSells : openBuys) + (taken.get(key) ?? 0);
+    const room = side === 'sell' ? net - ahead : -net - ahead;
     if (order.qty > room) return false;
     taken.set(key, (taken.get(key) ?? 0) + order.qty);
     return true;
