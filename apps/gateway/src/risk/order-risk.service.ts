@@ -218,21 +218,33 @@ export class OrderRisk {
     orderId: string,
     modify: ModifyOrder,
   ): Promise<Admitted<ModifyOrder>> {
+    let others = false;
     const check = await this.counted(client, async () => {
       await this.throttle.take(client);
       // A new price is judged at the order's side and, alone, at its quantity, as its create named them; only the account's own order counts.
-      const origin = modify.price === undefined ? undefined : await this.origins.retail(orderId);
+      const origin = await this.origins.retail(orderId);
       const own = origin && (origin.owner === undefined || origin.owner === account) ? origin : undefined;
-      const atSend = await this.gate.admit(client, [retailModifyTerms(modify, 'body', own && intentSide(own))]);
+      // Another account's order (its create's record names that account): the retail API answers it 404, and its share of the counts is not this call's to hold.
+      others = origin !== undefined && own === undefined;
+      const known = modify.price === undefined ? undefined : own && intentSide(own);
+      const atSend = await this.gate.admit(client, [retailModifyTerms(modify, 'body', known)]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
-      await this.retailSelfTrade.checkReprice(account, orderId, modify, own, 'body');
+      await this.retailSelfTrade.checkReprice(
+        account,
+        orderId,
+        modify,
+        modify.price === undefined ? undefined : own,
+        'body',
+      );
       return atSend;
     });
     return {
       request: modify,
       send: (send) =>
         this.counted(client, () =>
-          this.retail.modify(client, account, orderId, modify, () => checkedAtSend(check, () => send(modify))),
+          others
+            ? checkedAtSend(check, () => send(modify))
+            : this.retail.modify(client, account, orderId, modify, () => checkedAtSend(check, () => send(modify))),
         ),
     };
   }
