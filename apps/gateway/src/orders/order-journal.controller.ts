@@ -10,6 +10,7 @@ import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorato
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { exportRange } from './journal-export.js';
+import { JournalReads } from './journal-reads.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import { JournalUnreadableError } from './order-safety.errors.js';
 import { clordView, teamView } from './timeline-view.js';
@@ -43,6 +44,7 @@ export class OrderJournalController {
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
     private readonly retailCalls: UnknownRetailCalls,
+    private readonly reads: JournalReads,
   ) {}
 
   /** PENDING while the outcome is being resolved, then DONE with the answer the exchange gave. */
@@ -53,7 +55,9 @@ export class OrderJournalController {
     @ZodParams(ClordIdParamsSchema) { clordId }: { clordId: string },
   ) {
     const record = await fromJournal(
-      this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team),
+      this.reads.run(client.team, () =>
+        this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team),
+      ),
     );
     if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);
     const done = record.state === 'done';
@@ -75,7 +79,7 @@ export class OrderJournalController {
     @CurrentClient() client: AuthenticatedClient,
     @ZodParams(IdempotencyKeyParamsSchema) { key }: { key: string },
   ) {
-    const record = await fromJournal(this.store.keys.get(client.id, key));
+    const record = await fromJournal(this.reads.run(client.team, () => this.store.keys.get(client.id, key)));
     if (!record)
       throw new NotFoundError('No order call was sent with that Idempotency-Key by this client (or it expired).');
     const done = record.state === 'done';
@@ -96,7 +100,9 @@ export class OrderJournalController {
     @CurrentClient() client: AuthenticatedClient,
     @ZodQuery(TimelineQuerySchema) query: TimelineQuery,
   ): Promise<{ records: JournalRecord[]; truncated?: true }> {
-    const { records: all, truncated } = await fromJournal(this.store.journal.timeline(query));
+    const { records: all, truncated } = await fromJournal(
+      this.reads.run(client.team, () => this.store.journal.timeline(query)),
+    );
     // By order id, the query also follows the order's clordId, which another team may have used too: the
     // order is its sender's (the team an answer gave the order id to; a refused call naming the id proves
     // nothing), and its timeline holds only that team's records.

@@ -4,6 +4,7 @@ import { JournalModule } from '@lib/journal';
 import { RetailModule } from '@lib/retail';
 
 import { RiskModule } from '../risk/risk.module.js';
+import { JournalReads } from './journal-reads.service.js';
 import { OrderJournalController } from './order-journal.controller.js';
 import { OrderSafety } from './order-safety.service.js';
 import { OrderSightings } from './order-sightings.js';
@@ -21,6 +22,7 @@ import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
   controllers: [OrderJournalController],
   imports: [JournalModule, ExchangeModule, RetailModule, RiskModule],
   providers: [
+    JournalReads,
     OrderSafety,
     UnknownOrders,
     OrderSightings,
