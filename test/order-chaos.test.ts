@@ -6,6 +6,12 @@ import { type Stack, eventually, startStack } from './support/stack.js';
 // 5 % past the gateway's timeout. Every client retries every failure with the same Idempotency-Key
 // until it holds a terminal answer. The issue's 1,000 by default (about 45 s on a loaded 2-core
 // machine); `CHAOS_ORDERS=200` for a quicker run.
+//
+// @runs-alone: its 1,000 clients are the load it judges, with a 1 s upstream timeout. Beside another
+// file's stacks on two cores (ci49), two inserts never reached the sandbox's handler (998 orders at the
+// exchange, 998 insert calls counted) and their keys answered 202 to the end: the likeliest reading is
+// that the starved sandbox, in this jest process, read them only after the gateway had timed them out
+// and closed the connection (UNKNOWN with no order to find stays PENDING: no timer turns it terminal).
 
 const ORDERS = Number(process.env.CHAOS_ORDERS ?? 1_000);
 const CLIENTS = Math.max(20, Math.ceil(ORDERS / 20));
@@ -124,7 +130,11 @@ describe('chaos: every order once through two instances while answers are lost',
           outcomes[i] = {
             orderId: more.orderId,
             attempts: outcomes[i]!.attempts + more.attempts,
-            statuses: { ...outcomes[i]!.statuses, late: more.attempts },
+            statuses: {
+              ...outcomes[i]!.statuses,
+              ...Object.fromEntries(Object.entries(more.statuses).map(([status, n]) => [`late ${status}`, n])),
+              late: more.attempts,
+            },
           };
         }),
       );
