@@ -63,9 +63,36 @@ describe.each(TOPOLOGIES)('two gateways on a %s', (_, redisConfig) => {
     return client;
   }
 
+  /** Lease changes the two gateways counted that let a topic be held twice for a while (Redis late or silent). */
+  async function localHolds(): Promise<number> {
+    const texts = await Promise.all(
+      [a, b].map(async (stack) => (await caller(stack.url, stack.keys.all)('/metrics')).text()),
+    );
+    const holds = texts.flatMap((text) => [
+      ...text.matchAll(/^gateway_fanout_lease_changes_total\{change="(?:fenced|silence|lost|unreachable)"\} (\d+)$/gm),
+    ]);
+    return holds.reduce((sum, match) => sum + Number(match[1]), 0);
+  }
+
+  /**
+   * One upstream subscription for the topic. On a busy machine a Redis answer can come later than the
+   * command timeout: the joining instance then holds the topic locally (counted) until it hears the
+   * cluster's holder, and yields. Two holdings are accepted only so, and must end.
+   */
+  async function heldOnce(): Promise<void> {
+    const active = () => a.sandbox.state.retail.activeSubscriptions();
+    if (active() === 1) return;
+    const counted = await localHolds();
+    console.log(`topic held ${active()} times; lease changes counted: ${counted}`);
+    expect(counted).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while (active() !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(active()).toBe(1);
+  }
+
   it('holds a stream once and relays it: the same frames, epoch and seq on both', async () => {
     const [onA, onB] = [await subscribed(a, MARKET), await subscribed(b, MARKET)];
-    expect(a.sandbox.state.retail.activeSubscriptions()).toBe(1);
+    await heldOnce();
     for (let i = 0; i < 5; i++) {
       a.sandbox.state.engine.insert({
         symbol: slug,
@@ -86,7 +113,7 @@ describe.each(TOPOLOGIES)('two gateways on a %s', (_, redisConfig) => {
         .slice(-5)
         .map((frame: Json) => [frame.epoch, frame.seq, frame.data]);
     expect(tail(onB)).toEqual(tail(onA));
-    expect(a.sandbox.state.retail.activeSubscriptions()).toBe(1);
+    await heldOnce();
   });
 
   it('accepts on one gateway a ticket issued by the other, once', async () => {

@@ -110,6 +110,7 @@ export class RedisCoordinator implements TopicCoordinator {
       this.logger.warn(`Redis unavailable for topic ${state.name}, holding it locally: ${String(error)}`);
       entry.buffered = undefined;
       entry.localAt = performance.now();
+      this.metrics.leaseChanges.inc({ change: 'unreachable' });
       return this.host.hold(state, state.seq, newEpoch());
     }
     entry.buffered = undefined;
