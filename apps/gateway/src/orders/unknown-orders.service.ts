@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, GATEWAY_CONFIG } from '@lib/core';
+import { Clock, GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import { CREATING_OPERATIONS } from './order-call.js';
+import { OrderNotPlacedError } from './order-safety.errors.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
 import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
@@ -24,8 +25,11 @@ const MAX_PAGES = 10;
  * OrderSightings, settles its key at once and spends no search), else by one order search per participant covers every pending order of it (spec: 12
  * searches a minute; this instance spends at most `journal.resolveSearchesPerMinute` of them). Found:
  * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
- * timer never turns it terminal), except after an upstream 5xx answer, which says the exchange finished
- * with the request: then it was not processed and the key is freed for a resend. Changes of existing
+ * timer alone never turns it terminal), except after an upstream 5xx answer, which says the exchange
+ * finished with the request: then it was not processed and the key is freed for a resend. A complete
+ * search made `journal.notPlacedAfterMs` after the call ended that does not show it proves it was not
+ * placed (the exchange places an order or rejects it unprocessed within 5 s): the key's answer is then
+ * 409 ORDER_NOT_PLACED, as for a retail create. Changes of existing
  * orders (exchange replace, retail modify) are resolved by UnknownChanges, retail creates and
  * close-positions by UnknownRetailCalls, driven by the same passes.
  */
@@ -34,6 +38,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger = new Logger('UnknownOrders');
   private readonly intervalMs: number;
   private readonly staleMs: number;
+  private readonly notPlacedAfterMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private lastPass = 0;
@@ -60,6 +65,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   ) {
     this.intervalMs = 60_000 / config.journal.resolveSearchesPerMinute;
     this.staleMs = config.journal.inFlightStaleMs;
+    this.notPlacedAfterMs = config.journal.notPlacedAfterMs;
     this.orderStream = config.journal.enabled ? config.journal.orderStream : 'never';
   }
 
@@ -206,22 +212,38 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const [first] = records;
     if (!first?.participant) return false;
     const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
-    const found = await this.search(first.team, first.participant, since);
+    const { found, complete } = await this.search(first.team, first.participant, since);
     for (const record of records) {
       if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
         continue; // finished meanwhile
-      const orders = await this.ownOrders(
-        record,
-        record.clordIds.map((clordId) => found.get(clordId) ?? []),
-      );
+      const candidates = record.clordIds.map((clordId) => found.get(clordId) ?? []);
+      const orders = await this.ownOrders(record, candidates);
       if (orders) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
+      else if (complete && this.pastStopgap(record) && candidates.every((orders) => orders.length === 0))
+        await this.notPlaced(record);
     }
     return true;
   }
 
-  /** Every order the search shows since `since`, by clordId (a clordId the exchange took again names several). */
-  private async search(team: string, participant: string, since: number): Promise<Map<string, FoundOrder[]>> {
+  /**
+   * The call ended (UNKNOWN since) long enough before this pass that the exchange has placed the order
+   * or rejected it unprocessed (its 5 s latency stopgap): a search now that does not show it proves it
+   * was not placed. A call taken up from a stopped instance counts from when it was taken up.
+   */
+  private pastStopgap(record: IdempotencyRecord): boolean {
+    return record.state === 'unknown' && record.ageMs !== undefined && record.ageMs >= this.notPlacedAfterMs;
+  }
+
+  /**
+   * Every order the search shows since `since`, by clordId (a clordId the exchange took again names
+   * several); `complete` when it read the last page (only then does a missing clordId prove anything).
+   */
+  private async search(
+    team: string,
+    participant: string,
+    since: number,
+  ): Promise<{ found: Map<string, FoundOrder[]>; complete: boolean }> {
     const found = new Map<string, FoundOrder[]>();
     let pageToken: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -235,7 +257,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       pageToken = body.nextPageToken;
       if (!pageToken) break;
     }
-    return found;
+    return { found, complete: !pageToken };
   }
 
   /**
@@ -288,19 +310,38 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     await this.store.keys.resolve(record.clientId, record.key, 200, JSON.stringify(answer));
   }
 
+  /**
+   * Resolved as the retail calls' "not placed" is: the key's answer is 409 ORDER_NOT_PLACED, and nothing
+   * is sent again (placing the order takes a new key).
+   */
+  private async notPlaced(record: IdempotencyRecord): Promise<void> {
+    const via = `order search ${Math.floor((record.ageMs ?? 0) / 1000)} s after the call ended`;
+    await this.journalNoOrder(record, 'not placed', via);
+    const problem = problemOf(
+      new OrderNotPlacedError(record.operation, `a complete ${via} shows no order with its clordId`),
+      undefined,
+    );
+    await this.store.keys.resolve(record.clientId, record.key, problem.status, JSON.stringify(problem));
+  }
+
   private async notProcessed(record: IdempotencyRecord): Promise<void> {
-    for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(record.participant ?? '', clordId));
     // Journaled before the key is released (a released key lets the client's resend through).
+    await this.journalNoOrder(record, 'not processed', 'order search after an upstream 5xx answer');
+    await this.store.keys.release(record.clientId, record.key);
+  }
+
+  /** One `resolved` record per clordId of a call that made no order; none of them is awaited any more. */
+  private async journalNoOrder(record: IdempotencyRecord, outcome: string, via: string): Promise<void> {
+    for (const clordId of record.clordIds) this.awaiting.delete(awaitingKey(record.participant ?? '', clordId));
     await this.store.journal.append(
       ...record.clordIds.map((clordId) => ({
         kind: 'resolved' as const,
         clordId,
         clientId: record.clientId,
         team: record.team,
-        data: { outcome: 'not processed', via: 'order search after an upstream 5xx answer' },
+        data: { outcome, via },
       })),
     );
-    await this.store.keys.release(record.clientId, record.key);
   }
 }
 

@@ -17,6 +17,7 @@ const AnswerFaultBody = z.strictObject({
 const FaultsBody = z.strictObject({
   delayMs: z.record(z.string(), z.int().min(0)).optional(),
   answers: z.record(z.string(), AnswerFaultBody).optional(),
+  lost: z.record(z.string(), z.int().min(0)).optional(),
 });
 
 /**
@@ -43,14 +44,16 @@ export class ExchangeAdminController {
   /**
    * `{delayMs: {insertOrder: 2000}}` holds each named operation that long before it runs; 0 removes the delay.
    * `{answers: {insertOrder: {every: 20, drop: 2, hold: 1, holdMs: 5000}}}` loses or delays answers after it ran; `{answers: {}}` removes them.
+   * `{lost: {insertOrder: 1}}` loses the next call's request before it runs (no order, no answer).
    */
   @Post('exchange/faults')
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
-    const { delayMs, answers } = parseBody(FaultsBody, body);
+    const { delayMs, answers, lost } = parseBody(FaultsBody, body);
     return this.faults.set({
       ...(delayMs ? { exchangeDelayMs: delayMs } : {}),
       ...(answers ? { exchangeAnswerFaults: answers } : {}),
+      ...(lost ? { exchangeLostRequests: lost } : {}),
     });
   }
 }

@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { type Observable, mergeMap } from 'rxjs';
+import { NEVER, type Observable, mergeMap } from 'rxjs';
 
 import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
@@ -14,7 +14,8 @@ import { RateLimitedError } from './rate-limit/rate-limited.error.js';
 /**
  * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is
  * looked at. Then the call is counted (tests count upstream calls by these counters) and, when a
- * delay fault names it, held before it runs: the operation still happens, only late. An answer fault
+ * delay fault names it, held before it runs: the operation still happens, only late. A lost request
+ * (SandboxFaults.exchangeLostRequests) never runs and is never answered. An answer fault
  * (SandboxFaults.exchangeAnswerFaults) loses or delays the answer of an operation that did run.
  */
 @Injectable()
@@ -39,6 +40,13 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
         this.counters.count(`exchange.throttled.${operation.limit}`);
         throw new RateLimitedError(answer.retryAfterMs);
       }
+    }
+    const lost = this.faults.active.exchangeLostRequests ?? {};
+    if ((lost[operation.name] ?? 0) > 0) {
+      lost[operation.name] = (lost[operation.name] ?? 0) - 1;
+      this.counters.count(`exchange.requestsLost.${operation.name}`);
+      request.raw.socket.destroy();
+      return NEVER; // the operation never runs, and nothing is answered
     }
     rejectForLatency(this.faults.active, this.counters, operation.name);
     this.counters.count(`exchange.calls.${operation.name}`);

@@ -11,6 +11,12 @@ export interface SandboxFaults {
   latencyRejectNext?: number;
   /** Exchange operations (by name) whose answer is lost after they ran: see AnswerFault. */
   exchangeAnswerFaults?: Record<string, AnswerFault>;
+  /**
+   * The next N calls of each named exchange operation are lost before they run: the connection drops
+   * after the request was sent, the operation never happens (no order, no answer). Counted in
+   * `exchange.requestsLost.<operation>`, not in `exchange.calls.<operation>`.
+   */
+  exchangeLostRequests?: Record<string, number>;
 }
 
 /**

@@ -38,6 +38,13 @@ export const JournalSchema = z
     /** A call still in flight this long after its intent was recorded belongs to a stopped instance: its outcome is UNKNOWN. */
     inFlightStaleMs: z.number().int().positive().default(30_000),
     /**
+     * An UNKNOWN exchange insert that neither the order stream nor a complete order search shows, this
+     * long after its call ended, was not placed: the exchange rejects an order it has not processed
+     * within 5 s of receiving it (its latency stopgap). The journal says so and the key's answer is 409
+     * ORDER_NOT_PLACED (placing the order takes a new key). At least 10 s (twice the stopgap).
+     */
+    notPlacedAfterMs: z.number().int().min(10_000).default(30_000),
+    /**
      * When the instance holds the exchange order stream for itself (resolving UNKNOWN inserts from it,
      * journaling its events) with no `/ws` client subscribed: `while-unknown` (default) opens it only
      * while an UNKNOWN insert awaits (one stream of the firm's 20 per instance, briefly), `always` holds

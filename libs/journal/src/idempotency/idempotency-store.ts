@@ -39,6 +39,8 @@ export interface IdempotencyRecord extends IdempotencyClaim {
   body: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** How long ago the record last changed, by the database's clock, when it was read (only from `unresolved`). */
+  ageMs?: number;
 }
 
 interface Row {
@@ -55,6 +57,7 @@ interface Row {
   request: string | null;
   created_at: Date;
   updated_at: Date;
+  age_ms?: number;
 }
 
 /**
@@ -216,7 +219,7 @@ export class IdempotencyStore {
   /** Orders whose outcome must be found: unknown ones, and ones left in flight by a stopped instance. */
   async unresolved(operations: readonly string[], staleMs: number, limit = 200): Promise<IdempotencyRecord[]> {
     const rows = await this.db.query<Row>(
-      `SELECT * FROM ${this.schema}.idempotency
+      `SELECT *, extract(epoch FROM now() - updated_at)::float8 * 1000 AS age_ms FROM ${this.schema}.idempotency
        WHERE operation = ANY($1) AND (state = 'unknown' OR (state = 'in_flight' AND updated_at < now() - make_interval(secs => $2)))
        ORDER BY created_at LIMIT $3`,
       [[...operations], staleMs / 1000, limit],
@@ -245,5 +248,6 @@ function toRecord(row: Row): IdempotencyRecord {
     body: row.body,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    ...(row.age_ms === undefined ? {} : { ageMs: row.age_ms }),
   };
 }

@@ -1,0 +1,122 @@
+import { limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+
+// An insert whose request was lost on the way (the connection dropped, the exchange never ran it) is
+// UNKNOWN to the gateway: it cannot tell that from an answer lost after the order was placed. Before,
+// such a key stayed 202 PENDING for its whole lifetime (24 h): the order search never found the order and
+// a timer never turned the key terminal, so the client could neither learn the outcome nor resend under
+// its key. The exchange places an order or rejects it unprocessed within 5 s of receiving it (its latency
+// stopgap): a complete order search made journal.notPlacedAfterMs after the call ended that does not show
+// the clordId proves the order was not placed. The journal says so and the key's answer is 409
+// ORDER_NOT_PLACED, as a retail create's is; a new key places the order once. An order whose answer
+// alone was lost is found.
+
+const NOT_PLACED_AFTER_MS = 10_000;
+
+describe('an UNKNOWN insert the exchange never ran', () => {
+  let stack: Stack;
+  const get = (path: string) =>
+    fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+  const ordersOf = (clordId: string) =>
+    stack.sandbox.state.engine
+      .searchOrders({ accounts: [PARTICIPANT] })
+      .order.filter((order: { clordId: string }) => order.clordId === clordId);
+
+  beforeAll(async () => {
+    stack = await startExchangeStack([], {
+      gateway: (config) => ({
+        ...config,
+        journal: {
+          ...(config.journal ?? testJournal()),
+          resolveSearchesPerMinute: 12,
+          notPlacedAfterMs: NOT_PLACED_AFTER_MS,
+        },
+      }),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('is resolved as not placed by a search past the stopgap, journaled, and answered 409 ORDER_NOT_PLACED', async () => {
+    const { state } = stack.sandbox;
+    const headers = { 'idempotency-key': 'lost-request-1' };
+    const body = limit('SIDE_BUY', 1, 11, { clordId: 'lost-request-1' });
+    const insertsBefore = state.counter('exchange.calls.insertOrder');
+    state.setFaults({ exchangeLostRequests: { insertOrder: 1 } });
+    const lost = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    expect(lost.status).toBe(202);
+    expect(state.counter('exchange.requestsLost.insertOrder')).toBe(1);
+
+    // Until the outcome is proven, the same request is answered PENDING and never sent again.
+    const pending = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    expect(pending.status).toBe(202);
+    expect(state.counter('exchange.calls.insertOrder')).toBe(insertsBefore);
+
+    const timeline = await eventually(
+      async () => json(await get('/orders/timeline?clordId=lost-request-1')),
+      (found) => (found.records as { kind: string }[]).some((record) => record.kind === 'resolved'),
+      45_000,
+      250,
+    );
+    const resolved = (timeline.records as { kind: string; data: { outcome?: string; via?: string } }[]).filter(
+      (record) => record.kind === 'resolved',
+    );
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]!.data.outcome).toBe('not placed');
+    expect(resolved[0]!.data.via).toMatch(/^order search \d+ s after the call ended$/);
+    // Never concluded before the stopgap's margin: the search that proved it came that long after the call.
+    expect(Number(/(\d+) s/.exec(resolved[0]!.data.via!)![1])).toBeGreaterThanOrEqual(NOT_PLACED_AFTER_MS / 1000);
+    expect(state.counter('exchange.calls.searchOrders')).toBeGreaterThanOrEqual(1);
+    expect(ordersOf('lost-request-1')).toEqual([]);
+
+    // The key's outcome is final: the same request is answered 409 ORDER_NOT_PLACED, never sent.
+    const replay = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    expect({
+      status: replay.status,
+      replayed: replay.headers.get('idempotent-replayed'),
+      code: (await json(replay)).code,
+    }).toEqual({ status: 409, replayed: 'true', code: 'ORDER_NOT_PLACED' });
+    expect(await json(await get('/orders/clord/lost-request-1'))).toMatchObject({ state: 'DONE', status: 409 });
+    expect(state.counter('exchange.calls.insertOrder')).toBe(insertsBefore);
+
+    // Placed with a new key, once: one order.
+    const placed = await post(stack, '/exchange/v1/trading/orders', body, 'all', {
+      'idempotency-key': 'lost-request-2',
+    });
+    expect(placed.status).toBe(200);
+    expect(state.counter('exchange.calls.insertOrder')).toBe(insertsBefore + 1);
+    expect(ordersOf('lost-request-1')).toHaveLength(1);
+  }, 90_000);
+
+  it('never frees the key of an insert whose answer alone was lost: it finds the finished order', async () => {
+    const { state } = stack.sandbox;
+    const headers = { 'idempotency-key': 'lost-answer-1' };
+    // An immediate-or-cancel order that finishes at once: its clordId is free again at the exchange, so a
+    // resend would be a second order. The search must find the finished one.
+    const body = limit('SIDE_BUY', 1, 12, {
+      clordId: 'lost-answer-1',
+      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+    });
+    state.setFaults({ exchangeAnswerFaults: { insertOrder: { every: 1, drop: 1, hold: 0, holdMs: 0 } } });
+    const lost = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    state.setFaults({ exchangeAnswerFaults: {} });
+    expect(lost.status).toBe(202);
+    const [order] = ordersOf('lost-answer-1');
+    expect(order).toBeDefined();
+
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/lost-answer-1')),
+      (found) => found.state === 'DONE',
+      45_000,
+      250,
+    );
+    expect(lookup).toMatchObject({ status: 200, answer: { orderId: order!.id } });
+    const replay = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+      status: 200,
+      replayed: 'true',
+    });
+    expect(ordersOf('lost-answer-1')).toHaveLength(1);
+  }, 90_000);
+});
