@@ -119,4 +119,29 @@ describe('an UNKNOWN insert the exchange never ran', () => {
     });
     expect(ordersOf('lost-answer-1')).toHaveLength(1);
   }, 90_000);
+  it('is resolved as not placed when the search shows only an earlier order of the reused clordId, given to another call', async () => {
+    const { state } = stack.sandbox;
+    const body = limit('SIDE_BUY', 1, 9, {
+      clordId: 'reused-lost-1',
+      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+    });
+    const first = await post(stack, '/exchange/v1/trading/orders', body, 'all', { 'idempotency-key': 'reused-lost-a' });
+    expect(first.status).toBe(200);
+    expect(ordersOf('reused-lost-1')).toHaveLength(1); // finished at once: the clordId is free again
+
+    const insertsBefore = state.counter('exchange.calls.insertOrder');
+    state.setFaults({ exchangeLostRequests: { insertOrder: 1 } });
+    const headers = { 'idempotency-key': 'reused-lost-b' };
+    const lost = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+    expect(lost.status).toBe(202);
+    const lookup = await eventually(
+      async () => json(await get('/orders/key/reused-lost-b')),
+      (found) => found.state === 'DONE',
+      45_000,
+      250,
+    );
+    expect(lookup).toMatchObject({ status: 409, answer: { code: 'ORDER_NOT_PLACED' } });
+    expect(state.counter('exchange.calls.insertOrder')).toBe(insertsBefore);
+    expect(ordersOf('reused-lost-1')).toHaveLength(1);
+  }, 90_000);
 });

@@ -216,11 +216,15 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const record of records) {
       if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
         continue; // finished meanwhile
-      const candidates = record.clordIds.map((clordId) => found.get(clordId) ?? []);
-      const orders = await this.ownOrders(record, candidates);
+      const own = await this.ownCandidates(
+        record,
+        record.clordIds.map((clordId) => found.get(clordId) ?? []),
+      );
+      const orders = lastOfEach(own);
       if (orders) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
-      else if (complete && this.pastStopgap(record) && candidates.every((orders) => orders.length === 0))
+      // An earlier order under a reused clordId, given to another call, is not this call's: it proves nothing placed.
+      else if (complete && this.pastStopgap(record) && own.every((orders) => orders.length === 0))
         await this.notPlaced(record);
     }
     return true;
@@ -260,28 +264,36 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return { found, complete: !pageToken };
   }
 
-  /**
-   * The call's order for each of its clordIds, of the candidates the stream or a search shows, or undefined
-   * while one has none left: an order the journal shows given to another call (an answer or a resolution
-   * naming it, another client's, or the client's own written before this call was) is not this call's. The
-   * exchange takes a closed order's clordId again, so a pending call's clordId can name the client's earlier
-   * order (settled with it, the call was told its new order was that one) or another client's on the same
-   * participant. This call's own records (an answer written before its instance died, a resolution whose
-   * key was not written) come after its claim, and leave the order to it.
-   */
+  /** The call's order for each of its clordIds (see ownCandidates), or undefined while one has none left. */
   private async ownOrders(
     record: IdempotencyRecord,
     candidates: readonly (readonly FoundOrder[])[],
   ): Promise<FoundOrder[] | undefined> {
     if (candidates.some((orders) => orders.length === 0)) return undefined;
-    const given = await this.store.journal.givenRecords(candidates.flat().map((order) => order.id));
+    return lastOfEach(await this.ownCandidates(record, candidates));
+  }
+
+  /**
+   * The candidates (per clordId) the stream or a search shows that may be the call's own: an order the
+   * journal shows given to another call (an answer or a resolution naming it, another client's, or the
+   * client's own written before this call was) is not this call's. The
+   * exchange takes a closed order's clordId again, so a pending call's clordId can name the client's earlier
+   * order (settled with it, the call was told its new order was that one) or another client's on the same
+   * participant. This call's own records (an answer written before its instance died, a resolution whose
+   * key was not written) come after its claim, and leave the order to it.
+   */
+  private async ownCandidates(
+    record: IdempotencyRecord,
+    candidates: readonly (readonly FoundOrder[])[],
+  ): Promise<FoundOrder[][]> {
+    const ids = candidates.flat().map((order) => order.id);
+    const given = ids.length === 0 ? [] : await this.store.journal.givenRecords(ids);
     const taken = new Set(
       given
         .filter((proof) => proof.clientId !== record.clientId || Date.parse(proof.at) < record.createdAt.getTime())
         .map((proof) => proof.orderId),
     );
-    const orders = candidates.map((orders) => orders.filter((order) => !taken.has(order.id)).at(-1));
-    return orders.every((order): order is FoundOrder => order !== undefined) ? orders : undefined;
+    return candidates.map((orders) => orders.filter((order) => !taken.has(order.id)));
   }
 
   private async settle(
@@ -343,6 +355,12 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       })),
     );
   }
+}
+
+/** The latest candidate of each clordId, or undefined while one has none. */
+function lastOfEach(candidates: readonly (readonly FoundOrder[])[]): FoundOrder[] | undefined {
+  const orders = candidates.map((orders) => orders.at(-1));
+  return orders.every((order): order is FoundOrder => order !== undefined) ? orders : undefined;
 }
 
 const awaitingKey = (participant: string, clordId: string): string => `${participant}\u0000${clordId}`;
