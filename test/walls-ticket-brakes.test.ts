@@ -107,3 +107,28 @@ describe('/ws query: a brake asked in another spelling is refused, not ignored',
     }
   });
 });
+
+// A ticket was spent by any refused connection: a browser whose handshake was refused for its query, or a
+// brake it may not arm, or its client's connection cap, held a dead ticket and had to ask its backend for
+// another. A refused connection opened nothing: the ticket is good again, and still opens once only.
+describe('/ws tickets: a refused connection gives its ticket back', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startExchangeStack([BOT]);
+  });
+  afterAll(() => stack?.close());
+
+  it('takes the same ticket after a 400 and a 403, once', async () => {
+    const narrowed = encodeURIComponent(await ticket(stack, { topics: [`exchange.marketData.${SYMBOL}`] }));
+    const refused = [
+      await openWs(stack, `ticket=${narrowed}&cancelondisconnect=5`),
+      await openWs(stack, `ticket=${narrowed}&cancelOnDisconnect=5`),
+    ];
+    refused.forEach((opened) => typeof opened !== 'number' && opened.close());
+    expect(refused.map((opened) => (typeof opened === 'number' ? opened : 'opened'))).toEqual([400, 403]);
+    const opened = await openWs(stack, `ticket=${narrowed}`);
+    expect(typeof opened).not.toBe('number');
+    (opened as WebSocket).close();
+    expect(await openWs(stack, `ticket=${narrowed}`)).toBe(401);
+  });
+});

@@ -16,7 +16,7 @@ import { writeRawProblem } from '../common/filters/raw-problem.js';
 import { WsConnectionCounter } from './ws-connection.counter.js';
 import { WS_LIMITS } from './ws-protocol.js';
 import { WsSession } from './ws-session.js';
-import { WsTicketStore } from './ws-ticket.store.js';
+import { type TakenTicket, WsTicketStore } from './ws-ticket.store.js';
 import { TopicAllowance } from './ws-topic-allowance.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -28,6 +28,8 @@ const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 interface WsLogin {
   caller: AuthenticatedClient;
   allowance?: TopicAllowance;
+  /** The ticket it logged in with, given back when the connection is refused after all. */
+  ticket?: TakenTicket;
 }
 
 /**
@@ -97,7 +99,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     if (path !== WS_PATH)
       return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(path)}.`));
     const query = new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
-    let login: WsLogin;
+    let login: WsLogin | undefined;
     let graceMs: number | undefined;
     try {
       login = await this.authenticate(req, query);
@@ -106,6 +108,8 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
       graceMs = this.cancelOnDisconnectOf(login, query);
       if (!socket.destroyed) this.connections.admit(login.caller.id, socket);
     } catch (error) {
+      // Refused after its ticket was taken: the connection opened nothing, the ticket is good again.
+      if (login?.ticket) await this.tickets.giveBack(login.ticket);
       return refuse(req, socket, toDomainError(error));
     }
     if (socket.destroyed) return;
@@ -149,9 +153,13 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const redeemed = await this.tickets.redeem(ticket);
     const caller = redeemed === undefined ? undefined : this.auth.clientById(redeemed.clientId);
     // A bad ticket is a failed login like a bad key: counted, and slowed once too many.
-    if (!caller)
+    if (!caller || !redeemed)
       this.auth.refuse(req, ticket, 'The ticket is unknown, used or expired: POST /ws/tickets for a new one.');
-    return { caller, allowance: redeemed?.topics ? new TopicAllowance(redeemed.topics, this.declared) : undefined };
+    return {
+      caller,
+      ticket: redeemed,
+      allowance: redeemed.topics ? new TopicAllowance(redeemed.topics, this.declared) : undefined,
+    };
   }
 
   private accept(ws: WebSocket, { caller, allowance }: WsLogin, graceMs: number | undefined): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, REDIS, type RedisClient } from '@lib/core';
+import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, REDIS, type RedisClient } from '@lib/core';
 
 import { WS_LIMITS } from './ws-protocol.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
@@ -18,6 +18,19 @@ export interface RedeemedTicket {
   clientId: string;
   topics?: string[];
 }
+
+/** A redeemed ticket, with what giving it back needs: the ticket and how long it had left to live. */
+export interface TakenTicket extends RedeemedTicket {
+  ticket: string;
+  leftMs: number;
+}
+
+/** KEYS[1] a ticket: its value and remaining life in ms, deleted; nil when it is unknown or expired. */
+const TAKE = new LuaScript(`local value = redis.call('GET', KEYS[1])
+if not value then return nil end
+local left = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return {value, left}`);
 
 /**
  * One-time tickets for browsers, which cannot set headers on a WebSocket upgrade. With Redis a ticket
@@ -46,23 +59,39 @@ export class WsTicketStore {
     return { ticket, expiresAt: new Date(expiresAt).toISOString(), ...(topics ? { topics } : {}) };
   }
 
-  /** Who the ticket was issued to, if it is unused and unexpired; the ticket is spent either way. */
-  async redeem(ticket: string): Promise<RedeemedTicket | undefined> {
+  /** Who the ticket was issued to, if it is unused and unexpired; the ticket is spent either way (see giveBack). */
+  async redeem(ticket: string): Promise<TakenTicket | undefined> {
     if (!this.redis) {
       const entry = this.local.get(ticket);
       this.local.delete(ticket);
-      return entry && entry.expiresAt > this.clock.now()
-        ? { clientId: entry.clientId, topics: entry.topics }
-        : undefined;
+      const leftMs = (entry?.expiresAt ?? 0) - this.clock.now();
+      return entry && leftMs > 0 ? { ticket, leftMs, clientId: entry.clientId, topics: entry.topics } : undefined;
     }
     try {
-      const stored = await this.redis.getdel(this.prefix + ticket);
-      return stored === null ? undefined : decode(stored);
+      const taken = (await TAKE.run(this.redis, [this.prefix + ticket])) as [string, number] | null;
+      const holder = taken && decode(taken[0]);
+      return holder ? { ...holder, ticket, leftMs: taken[1] } : undefined;
     } catch (error) {
       // Fail closed: a ticket that cannot be checked is not accepted.
       this.logger.warn(`Ticket lookup failed: ${String(error)}`);
       return undefined;
     }
+  }
+
+  /**
+   * A ticket whose connection was refused after it was redeemed (a malformed handshake or query, a brake it
+   * may not arm, the connection cap) opened nothing: it is good again for the rest of its life, so the
+   * browser can correct the call and retry. Best effort: a ticket not given back needs a new one.
+   */
+  async giveBack(taken: TakenTicket): Promise<void> {
+    const holder: RedeemedTicket = taken.topics
+      ? { clientId: taken.clientId, topics: taken.topics }
+      : { clientId: taken.clientId };
+    if (!this.redis) return this.remember(taken.ticket, holder, this.clock.now() + taken.leftMs);
+    if (taken.leftMs <= 0) return;
+    await this.redis
+      .set(this.prefix + taken.ticket, encode(holder), 'PX', taken.leftMs, 'NX')
+      .catch((error: unknown) => this.logger.warn(`Ticket not given back: ${String(error)}`));
   }
 
   /** Every instance must be able to redeem it: without Redis no ticket is issued (503, not 500). */

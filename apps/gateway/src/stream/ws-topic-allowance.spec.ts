@@ -49,11 +49,16 @@ describe(`${WsTicketStore.name} without Redis`, () => {
     const narrowed = await sut.issue('dashboard', ['exchange.marketData.<symbol>']);
     const plain = await sut.issue('bot');
 
-    expect(await sut.redeem(narrowed.ticket)).toEqual({
+    expect(await sut.redeem(narrowed.ticket)).toMatchObject({
       clientId: 'dashboard',
       topics: ['exchange.marketData.<symbol>'],
     });
     expect(await sut.redeem(narrowed.ticket)).toBeUndefined();
-    expect(await sut.redeem(plain.ticket)).toEqual({ clientId: 'bot', topics: undefined });
+    const taken = await sut.redeem(plain.ticket);
+    expect(taken).toMatchObject({ clientId: 'bot', topics: undefined });
+    // Given back (its connection was refused), it is good once more, for the rest of its life.
+    await sut.giveBack(taken!);
+    expect(await sut.redeem(plain.ticket)).toMatchObject({ clientId: 'bot' });
+    expect(await sut.redeem(plain.ticket)).toBeUndefined();
   });
 });
