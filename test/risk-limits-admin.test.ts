@@ -25,8 +25,10 @@ const JOURNAL = testJournal();
 const withLimits = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
   journal: JOURNAL,
-  // The exchange stack's query limits lifted as it does (the gateway hook replaces its own).
+  // The exchange stack's query limits lifted as it does (the gateway hook replaces its own); the stack's
+  // budget answers may come as late as its Redis timeout (a late one is a 429 this test is not about).
   limits: {
+    ...config.limits,
     buckets: {
       'exchange.instruments': { limit: 10_000, windowSeconds: 1 },
       'exchange.book': { limit: 10_000, windowSeconds: 1 },
