@@ -31,7 +31,14 @@ export { ErrorCode } from './errors/error-code.js';
 export { assertUnreachable, httpStatusOf, titleOf } from './errors/http-status.js';
 export { MAX_ECHO, PROBLEM_CONTENT_TYPE, clip, problemOf, toDomainError, type Problem } from './errors/problem.js';
 export { HttpModule } from './http/http.module.js';
-export { Bulkheads, InFlightLimitedError, type InFlightCall, type InFlightCap, type Lane } from './http/bulkheads.js';
+export {
+  Bulkheads,
+  InFlightLimitedError,
+  type InFlightCall,
+  type InFlightCap,
+  type Lane,
+  type OwnPool,
+} from './http/bulkheads.js';
 export { PathSegmentSchema, isDotOrEmptySegment, pathSegment, wireText } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';
 export { fullJitterDelay } from './retry/backoff.js';

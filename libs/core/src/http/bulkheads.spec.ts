@@ -101,6 +101,30 @@ describe(Bulkheads.name, () => {
     await expect(waiting).rejects.toMatchObject({ extensions: { cap: 'bulkheads.perClient', limit: 1 } });
   });
 
+  it('bounds a pool of its owner per team, in line at most its wait, and names its bound in the refusal', async () => {
+    const sut = new Bulkheads(configOf({ bulkheads: noWait }));
+    const pool = { name: 'journal', cap: 'journal.readsPerTeam', perTeam: 1, waitMs: 60_000 };
+    let finish = (): void => undefined;
+    const first = sut.run(pool, 'desk', () => new Promise<string>((resolve) => (finish = () => resolve('first'))));
+    const order: string[] = [];
+    const second = sut.run(pool, 'desk', async () => order.push('second'));
+    // Another team, and the team's calls to an origin, are other bulkheads.
+    await sut.run(pool, 'ops', async () => order.push('ops'));
+    await sut.enter(call('a1', 'desk'));
+    expect(order).toEqual(['ops']);
+    finish();
+    expect(await first).toBe('first');
+    await second;
+    expect(order).toEqual(['ops', 'second']);
+    const held = sut.run(pool, 'desk', () => new Promise<void>((resolve) => (finish = resolve)));
+    const error = await refusal(() => sut.run({ ...pool, waitMs: 0 }, 'desk', async () => undefined));
+    expect(error.extensions).toEqual({ cap: 'journal.readsPerTeam', limit: 1, surface: 'journal', lane: 'ordinary' });
+    expect(error.headers['Retry-After']).toBe('1');
+    finish();
+    await held;
+    expect(sut.snapshot().get('ordinary|journal|t|desk')).toBeUndefined();
+  });
+
   it('takes configured defaults over the even split', () => {
     const sut = new Bulkheads(
       configOf({ bulkheads: { perTeam: 3, perClient: 2, blocking: { perTeam: 2, maxBlockSeconds: 10 } } }),

@@ -28,10 +28,22 @@ export interface InFlightCall {
 export type InFlightCap =
   'bulkheads.perClient' | 'bulkheads.perTeam' | 'bulkheads.blocking.perClient' | 'bulkheads.blocking.perTeam';
 
-/** Past a bound on calls in flight: 429, before any budget is spent, naming the bound and its value. */
+/**
+ * A pool that is not an origin's (a database's connections, say), bounded per team by its owner: its
+ * calls wait in line at most `waitMs`, then are refused naming `cap`, as an origin's are.
+ */
+export interface OwnPool {
+  /** Counts and queues the pool under this name, and is the refusal's `surface`. */
+  name: string;
+  /** Config name of the bound, as the refusal names it (`cap`). */
+  cap: string;
+  perTeam: number;
+  waitMs: number;
+}
+
+/** Past a bound on calls in flight: 429, before any budget is spent, naming the bound (`cap`, its config name) and its value. */
 export class InFlightLimitedError extends DomainError {
-  constructor(cap: InFlightCap, limit: number, call: InFlightCall) {
-    const who = cap.endsWith('perTeam') ? `team ${call.team ?? ''}` : `client ${call.client ?? ''}`;
+  constructor(cap: string, limit: number, who: string, call: InFlightCall) {
     const what = call.lane === 'blocking' ? 'blocking calls' : 'calls';
     super(
       ErrorCode.IN_FLIGHT_LIMITED,
@@ -51,11 +63,12 @@ interface Waiter {
   timer?: NodeJS.Timeout;
 }
 
-/** One bound a call must pass: its counter key, value and config name. */
+/** One bound a call must pass: its counter key, value, config name and whose it is (`team desk`). */
 interface Gate {
   key: string;
   cap: number | undefined;
-  name: InFlightCap;
+  name: string;
+  who: string;
 }
 
 /** What the bulkheads read of the config: the pools, the bounds, and each team's and client's own. */
@@ -140,7 +153,33 @@ export class Bulkheads {
    * waited on. Call the returned function once the call is answered.
    */
   enter(call: InFlightCall, waitMs = 0): Promise<() => void> {
-    const keys = this.gatesOf(call);
+    return this.place(call, this.gatesOf(call), Math.max(this.queueMs[call.lane], waitMs), this.maxQueued);
+  }
+
+  /** Runs `work` once `team` holds a place in `pool` (see OwnPool), and gives the place back after. */
+  async run<T>(pool: OwnPool, team: string, work: () => Promise<T>): Promise<T> {
+    const call: InFlightCall = { origin: pool.name, surface: pool.name, lane: 'ordinary', team };
+    const gate: Gate = {
+      key: `ordinary|${pool.name}|t|${team}`,
+      cap: pool.perTeam,
+      name: pool.cap,
+      who: `team ${team}`,
+    };
+    const release = await this.place(call, [gate], pool.waitMs, Number.POSITIVE_INFINITY);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /** Calls in flight now, by `lane|origin|c or t|id` (for metrics and tests). */
+  snapshot(): ReadonlyMap<string, number> {
+    return new Map(this.counts);
+  }
+
+  /** A place past every gate: at once, or after waiting in the pool's line at most `wait` ms (with at most `maxQueued` waiting), else the refusal. */
+  private place(call: InFlightCall, keys: Gate[], wait: number, maxQueued: number): Promise<() => void> {
     const pool = `${call.lane}|${call.origin}`;
     const queue = this.queues.get(pool) ?? [];
     // First come, first served on a bound someone already waits for; never behind a wait on a bound this call does not share.
@@ -148,8 +187,7 @@ export class Bulkheads {
       waiter.keys.some((gate) => this.full(gate) && keys.some((own) => own.key === gate.key)),
     );
     if (call.exempt === true || (!ahead && this.fits(keys, call))) return Promise.resolve(this.take(keys, pool));
-    const wait = Math.max(this.queueMs[call.lane], waitMs);
-    if (wait <= 0 || queue.length >= this.maxQueued) return Promise.reject(this.refusal(keys, call));
+    if (wait <= 0 || queue.length >= maxQueued) return Promise.reject(this.refusal(keys, call));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { call, keys, admit: resolve };
       waiter.timer = setTimeout(() => {
@@ -164,11 +202,6 @@ export class Bulkheads {
     });
   }
 
-  /** Calls in flight now, by `lane|origin|c or t|id` (for metrics and tests). */
-  snapshot(): ReadonlyMap<string, number> {
-    return new Map(this.counts);
-  }
-
   private gatesOf(call: InFlightCall): Gate[] {
     const caps = this.capsOf(call);
     const prefix = `${call.lane}|${call.origin}|`;
@@ -178,10 +211,16 @@ export class Bulkheads {
       gates.push({
         key: `${prefix}c|${call.client}`,
         cap: caps.client,
-        name: `bulkheads.${lane}perClient` as InFlightCap,
+        name: `bulkheads.${lane}perClient` satisfies InFlightCap,
+        who: `client ${call.client}`,
       });
     if (call.team !== undefined)
-      gates.push({ key: `${prefix}t|${call.team}`, cap: caps.team, name: `bulkheads.${lane}perTeam` as InFlightCap });
+      gates.push({
+        key: `${prefix}t|${call.team}`,
+        cap: caps.team,
+        name: `bulkheads.${lane}perTeam` satisfies InFlightCap,
+        who: `team ${call.team}`,
+      });
     return gates;
   }
 
@@ -196,7 +235,7 @@ export class Bulkheads {
   private refusal(gates: readonly Gate[], call: InFlightCall): InFlightLimitedError {
     const full = gates.find((gate) => this.full(gate)) ?? gates[gates.length - 1]!;
     this.metrics?.refused(full.name, call.team);
-    return new InFlightLimitedError(full.name, full.cap ?? 0, call);
+    return new InFlightLimitedError(full.name, full.cap ?? 0, full.who, call);
   }
 
   private take(gates: readonly Gate[], pool: string): () => void {
