@@ -18,6 +18,7 @@ export {
   HTTP_STATUS_TABLE,
   httpRowOf,
   isLatencyReject,
+  jsonOrUndefined,
   okOrThrow,
   parseBody,
   unusableAnswer,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountCallerContext, OrderRequest } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -11,18 +12,10 @@ import { OpenOrders, type Reservation } from './open-orders.service.js';
 const InsertAnswerSchema = z.looseObject({ orderId: z.string() });
 const BatchAnswerSchema = z.looseObject({ responses: z.array(z.looseObject({ orderId: z.string().optional() })) });
 
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The order ids an insert (one) or a batch insert (one per child, in order) was answered with. */
 export function insertedIds(text: string, batch: boolean): (string | undefined)[] {
-  if (!batch) return [InsertAnswerSchema.safeParse(jsonOf(text)).data?.orderId];
-  return (BatchAnswerSchema.safeParse(jsonOf(text)).data?.responses ?? []).map((answer) => answer.orderId);
+  if (!batch) return [InsertAnswerSchema.safeParse(jsonOrUndefined(text)).data?.orderId];
+  return (BatchAnswerSchema.safeParse(jsonOrUndefined(text)).data?.responses ?? []).map((answer) => answer.orderId);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   RetailOrders,
   RetailPortfolio,
 } from '@lib/retail';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -412,8 +413,8 @@ export class OrderRisk {
         this.retailPortfolio.positions(caller, { market }),
         this.retailOrders.open(caller, { slugs: [market] }),
       ]).then(([positions, open]) => {
-        const held = RetailPositionsSchema.safeParse(jsonOf(positions.text)).data;
-        const orders = RetailOpenOrdersSchema.safeParse(jsonOf(open.text)).data;
+        const held = RetailPositionsSchema.safeParse(jsonOrUndefined(positions.text)).data;
+        const orders = RetailOpenOrdersSchema.safeParse(jsonOrUndefined(open.text)).data;
         if (positions.status >= 300 || open.status >= 300 || !held || !orders) throw retailPositionUnknown(account);
         const holding = { net: Number(held.positions[market]?.netPosition ?? 0), openBuys: 0, openSells: 0 };
         for (const order of orders.orders) {
@@ -458,14 +459,6 @@ export class OrderRisk {
 function intentSide(origin: OrderOrigin): { qty?: number; side: 'buy' | 'sell' } {
   const side = retailIntentOf(origin)?.startsWith('ORDER_INTENT_BUY') ? 'buy' : 'sell';
   return { ...(origin.qty === undefined ? {} : { qty: origin.qty }), side };
-}
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 const retailPositionUnknown = (account: string) =>

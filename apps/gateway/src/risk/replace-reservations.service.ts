@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GATEWAY_CONFIG } from '@lib/core';
 import type { AccountCallerContext, ReplaceRequest } from '@lib/exchange';
 import type { BudgetedReply } from '@lib/ratelimit';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -16,14 +17,6 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 const ReplaceAnswerSchema = z.looseObject({
   responses: z.array(z.looseObject({ orderId: z.string().optional() })),
 });
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** A binary contract's worst case per contract at `price` dollars: a buy loses its price, a sell 1 − price; an unknown side the worse. */
 function worstPerContract(side: 'buy' | 'sell' | undefined, raw: number): number {
@@ -91,7 +84,7 @@ export class ReplaceReservations {
     }
     const answers =
       reply.status >= 200 && reply.status < 300
-        ? ReplaceAnswerSchema.safeParse(jsonOf(reply.text)).data?.responses
+        ? ReplaceAnswerSchema.safeParse(jsonOrUndefined(reply.text)).data?.responses
         : undefined;
     for (const [i, item] of held.entries()) {
       if (!item) continue;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { BudgetedReply } from '@lib/ratelimit';
 import type { CreateOrder, ModifyOrder, OrderIntent } from '@lib/retail';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
@@ -23,14 +24,6 @@ function worstPerContract(intent: OrderIntent | undefined, price: number): numbe
   if (intent === 'ORDER_INTENT_BUY_LONG' || intent === 'ORDER_INTENT_BUY_SHORT') return price;
   if (intent === 'ORDER_INTENT_SELL_LONG' || intent === 'ORDER_INTENT_SELL_SHORT') return 1 - price;
   return Math.max(price, 1 - price);
-}
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -79,7 +72,7 @@ export class RetailReservations {
       await this.open.unsent(reservation, error);
       throw error;
     }
-    const answer = CreateAnswerSchema.safeParse(jsonOf(reply.text)).data;
+    const answer = CreateAnswerSchema.safeParse(jsonOrUndefined(reply.text)).data;
     if (!answer) {
       await this.open.unsent(reservation);
       return reply;
@@ -139,7 +132,7 @@ export class RetailReservations {
 
   /** A retail cancel-all answered: every order it names gives its share back. Never throws. */
   async cancelledAll(text: string): Promise<void> {
-    const ids = CanceledSchema.safeParse(jsonOf(text)).data?.canceledOrderIds ?? [];
+    const ids = CanceledSchema.safeParse(jsonOrUndefined(text)).data?.canceledOrderIds ?? [];
     await Promise.all(ids.map((id) => this.open.closed(id)));
   }
 

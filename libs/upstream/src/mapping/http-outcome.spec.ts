@@ -1,6 +1,6 @@
 import { ErrorCode, httpStatusOf } from '@lib/core';
 
-import { upstreamError, upstreamThrottleOf } from './http-outcome.js';
+import { jsonOrUndefined, upstreamError, upstreamThrottleOf } from './http-outcome.js';
 import { upstreamTransportError } from './transport-outcome.js';
 
 describe('upstreamError', () => {
@@ -115,5 +115,13 @@ describe(upstreamThrottleOf.name, () => {
   it('ignores other answers and unreadable Retry-After values', () => {
     expect(upstreamThrottleOf({ status: 503 }, 'read', now)).toBeUndefined();
     expect(upstreamThrottleOf({ status: 429, retryAfter: 'soon' }, 'read', now, 4)?.seconds).toBe(4);
+  });
+});
+
+describe(jsonOrUndefined.name, () => {
+  it('reads an answer as JSON, and one that is not JSON as nothing', () => {
+    expect(jsonOrUndefined('{"orders":[]}')).toEqual({ orders: [] });
+    expect(jsonOrUndefined('')).toBeUndefined();
+    expect(jsonOrUndefined('<html>Bad Gateway</html>')).toBeUndefined();
   });
 });

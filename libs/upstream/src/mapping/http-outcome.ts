@@ -96,6 +96,15 @@ export function unusableAnswer(surface: string, reply: JsonReply): DomainError {
   return upstreamError(surface, { status: 502, body: parseBody(reply.text) });
 }
 
+/** An upstream answer's JSON, or undefined when it is none (empty, cut short, HTML): for a schema's `safeParse`, which then fails. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function parseBody(text: string): unknown {
   if (!text) return undefined;
   try {

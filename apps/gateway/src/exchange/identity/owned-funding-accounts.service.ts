@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ForbiddenError } from '@lib/core';
 import { type AccountCallerContext, ExchangeAccounts } from '@lib/exchange';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import type { BoundBody } from './identity-binder.js';
@@ -9,14 +10,6 @@ import type { BoundBody } from './identity-binder.js';
 const FundingAccountsSchema = z.looseObject({
   accounts: z.array(z.looseObject({ id: z.string().optional(), fundingAccountId: z.string().optional() })).optional(),
 });
-
-function jsonOrEmpty(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-}
 
 const ECHO_LIMIT = 100;
 
@@ -48,7 +41,7 @@ export class OwnedFundingAccounts {
 
   private async ownIds(caller: AccountCallerContext): Promise<Set<string>> {
     const reply = await this.accounts.fundingAccounts(caller);
-    const parsed = FundingAccountsSchema.safeParse(jsonOrEmpty(reply.text));
+    const parsed = FundingAccountsSchema.safeParse(jsonOrUndefined(reply.text));
     const records = parsed.success ? (parsed.data.accounts ?? []) : [];
     return new Set(
       records.flatMap((record) => [record.id, record.fundingAccountId].filter((id): id is string => id !== undefined)),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '@lib/core';
 import { type AccountCallerContext, ExchangeTrading, OrderUpdates } from '@lib/exchange';
+import { jsonOrUndefined } from '@lib/upstream';
 import { z } from 'zod';
 
 import { OrderOrigins } from '../../risk/order-origins.service.js';
@@ -10,14 +11,6 @@ import type { BoundBody, OrderReference } from './identity-binder.js';
 const OpenOrdersSchema = z.looseObject({
   orders: z.array(z.looseObject({ id: z.string().optional(), account: z.string().optional() })).optional(),
 });
-
-function jsonOrEmpty(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return {};
-  }
-}
 
 /**
  * Cancel and replace name orders by id, which the exchange resolves firm-wide: an id is the calling
@@ -69,7 +62,7 @@ export class OwnedOrders {
 
   private async workingOrderIds(caller: AccountCallerContext, forCancel: boolean): Promise<Set<string>> {
     const reply = await this.trading.openOrders(caller, forCancel);
-    const parsed = OpenOrdersSchema.safeParse(jsonOrEmpty(reply.text));
+    const parsed = OpenOrdersSchema.safeParse(jsonOrUndefined(reply.text));
     const orders = parsed.success ? (parsed.data.orders ?? []) : [];
     // An order booked to another account than the participant asked as is not this participant's.
     return new Set(
