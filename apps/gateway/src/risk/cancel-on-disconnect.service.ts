@@ -34,25 +34,33 @@ const LIVE_RENEWED_MS = LIVE_REFRESH_MS + 1_000;
 const POLL_MS = 250;
 
 /**
- * KEYS[1] the live claims, KEYS[2] the due set; ARGV[1] the TTL, then pairs of claim and client: claimed,
- * and no longer due. Returns the clients whose grace this called off.
+ * KEYS[1] the live claims, KEYS[2] the due set, KEYS[3] its periods; ARGV[1] the TTL, then pairs of claim
+ * and client: claimed, and no longer due. Returns the clients whose grace this called off.
  */
 const CLAIM = new LuaScript(
   `${luaNowMs('now')}
 local called = {}
 for i = 2, #ARGV, 2 do
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i])
-  if redis.call('ZREM', KEYS[2], ARGV[i + 1]) == 1 then called[#called + 1] = ARGV[i + 1] end
+  if redis.call('ZREM', KEYS[2], ARGV[i + 1]) == 1 then
+    redis.call('HDEL', KEYS[3], ARGV[i + 1])
+    called[#called + 1] = ARGV[i + 1]
+  end
 end
 return called`,
 );
 
-/** KEYS[1] the live claims, KEYS[2] the due set; ARGV[1] this instance's claim, ARGV[2] the client, ARGV[3] its grace: withdrawn, and due. */
+/**
+ * KEYS[1] the live claims, KEYS[2] the due set, KEYS[3] its periods; ARGV[1] this instance's claim, ARGV[2]
+ * the client, ARGV[3] its grace: withdrawn, and due at the instant returned (Redis's clock).
+ */
 const DISCONNECT = new LuaScript(
   `${luaNowMs('now')}
+local at = now + tonumber(ARGV[3])
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[2])
-return 0`,
+redis.call('ZADD', KEYS[2], at, ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+return at`,
 );
 
 /**
@@ -70,7 +78,10 @@ return 0`,
  * closed, and an instance that shuts down hands its clients' graces over the same way (its sockets close:
  * each client reconnects elsewhere within its grace, or is cancelled). Redis unreachable when a connection
  * closes: the grace runs in this process, handed to Redis when it answers again, or fired here at its end
- * unless the client connected here again (the safe side). Without Redis: this process alone.
+ * unless the client connected here again (the safe side). A grace already in Redis when Redis stops
+ * answering fires from the instances' mirrors of the due set (DueClients, DueMirror) at max(its end, the
+ * outage's start + the grace), skipped where the client is connected (a reconnect to another instance
+ * meanwhile is not seen there: cancels only). Without Redis: this process alone.
  */
 @Injectable()
 export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
@@ -98,7 +109,7 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
     const prefix = `${config.redis?.keyPrefix ?? ''}{risk}:`;
     this.dueKey = `${prefix}cod-due`;
     this.liveKey = `${prefix}cod-live`;
-    this.shared = redis && new DueClients(redis, this.dueKey);
+    this.shared = redis && new DueClients(redis, this.dueKey, () => clock.now());
   }
 
   onModuleInit(): void {
@@ -141,6 +152,7 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
   async connectedNow(clientId: string, graceMs: number): Promise<void> {
     const held = this.connected.get(clientId);
     this.connected.set(clientId, { count: (held?.count ?? 0) + 1, graceMs });
+    this.shared?.forget(clientId);
     if (this.local.delete(clientId)) this.resumed(clientId);
     await this.claim([clientId], 'resumed within the grace');
   }
@@ -156,10 +168,12 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
 
   /** This instance's claim withdrawn and the client due at the grace's end, in one script; or the grace kept here. */
   private async leave(clientId: string, endsAt: number): Promise<void> {
-    if (!this.redis) return void this.local.set(clientId, endsAt);
+    if (!this.redis || !this.shared) return void this.local.set(clientId, endsAt);
     const left = Math.max(0, endsAt - this.clock.now());
     try {
-      await DISCONNECT.runInOrder(this.redis, [this.liveKey, this.dueKey], [this.claimOf(clientId), clientId, left]);
+      const keys = [this.liveKey, this.dueKey, this.shared.periods];
+      const at = await DISCONNECT.runInOrder(this.redis, keys, [this.claimOf(clientId), clientId, left]);
+      this.shared.scheduledElsewhere(clientId, left, Number(at));
       this.local.delete(clientId);
       this.logger.log(`cancel-on-disconnect of ${clientId}: its grace runs, ${left} ms (no opted-in connection here)`);
     } catch (error) {
@@ -177,12 +191,18 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
     try {
       await this.pollLocal();
       if (!this.shared) return;
-      const { taken, stood } = await this.shared.take({
+      const { fire, stood, outage, resumed } = await this.shared.poll({
         key: this.liveKey,
         renewedEndsAfterMs: LIVE_TTL_MS - LIVE_RENEWED_MS,
       });
+      if (outage?.began)
+        this.logger.warn(
+          `cancel-on-disconnect: Redis did not answer (${String(outage.error)}); lapsed graces fire from this instance's mirror until it does`,
+        );
+      if (resumed) this.logger.log('cancel-on-disconnect: Redis answers again; graces fire from it');
       for (const clientId of stood) this.resumed(clientId, 'still connected to another instance');
-      await Promise.all(taken.map((clientId) => this.fire(clientId)));
+      const here = fire.filter((clientId) => !this.connected.has(clientId));
+      await Promise.all(here.map((clientId) => this.fire(clientId, outage !== undefined)));
     } catch (error) {
       this.logger.warn(`cancel-on-disconnect: lapsed graces not polled (${String(error)}); the next poll retries`);
     } finally {
@@ -201,17 +221,20 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
     }
   }
 
-  private async fire(clientId: string): Promise<void> {
+  /** `alone`: fired from the mirror while Redis is out (no lease to end; a failure is tried again from the mirror). */
+  private async fire(clientId: string, alone = false): Promise<void> {
     try {
       const counts = await this.brake.run(
         clientId,
         'cancel-on-disconnect',
         "the client's /ws connection closed and was not resumed within its grace",
       );
-      this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired`);
-      await this.shared?.done(clientId);
+      const how = alone ? " (Redis out: from this instance's mirror)" : '';
+      this.logger.warn({ cancelOnDisconnect: counts }, `cancel-on-disconnect of ${clientId}: fired${how}`);
+      if (!alone) await this.shared?.done(clientId);
     } catch (error) {
       this.logger.error(`cancel-on-disconnect of ${clientId}: its cancels failed (${String(error)}); they run again`);
+      if (alone) this.shared?.retryAlone(clientId);
     }
   }
 
@@ -221,11 +244,10 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
 
   /** This instance holds opted-in connections of these clients: claimed, and none of them due (best effort: the next renewal retries). */
   private async claim(clientIds: readonly string[], how: string): Promise<void> {
-    if (!this.redis || clientIds.length === 0) return;
+    if (!this.redis || !this.shared || clientIds.length === 0) return;
     const args = clientIds.flatMap((id) => [this.claimOf(id), id]);
-    const called = await CLAIM.runInOrder(this.redis, [this.liveKey, this.dueKey], [LIVE_TTL_MS, ...args]).catch(
-      () => [],
-    );
+    const keys = [this.liveKey, this.dueKey, this.shared.periods];
+    const called = await CLAIM.runInOrder(this.redis, keys, [LIVE_TTL_MS, ...args]).catch(() => []);
     for (const clientId of called as string[]) this.resumed(clientId, how);
   }
 

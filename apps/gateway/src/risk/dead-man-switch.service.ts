@@ -17,6 +17,14 @@ export const MAX_DEAD_MAN_SECONDS = 3_600;
  * instance polls for lapsed ones, taking each under a lease: the switch fires even when the instance where
  * it was armed has died, and again elsewhere when the instance that took it died before its cancels ran.
  * Without Redis it lives in this process.
+ *
+ * While Redis does not answer, a lapsed switch still fires: every instance mirrors the deadlines (what it
+ * armed, and the whole set read every second) and fires from its mirror at max(the deadline, the outage's
+ * start + the switch's period), never before Redis would have, at most one period late; several instances
+ * may fire one switch (the second cancel-all finds nothing). Arming or disarming meanwhile still answers
+ * 503 (not guaranteed): a failed re-arm pushes this instance's mirrored deadline out (it may have landed),
+ * a failed disarm leaves the switch armed in the mirror. An instance cut off from a Redis the others
+ * still reach fires switches that are re-armed elsewhere: cancels only.
  */
 @Injectable()
 export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
@@ -32,7 +40,7 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
     private readonly brake: ClientCancelAll,
     private readonly clock: Clock,
   ) {
-    this.shared = redis && new DueClients(redis, `${config.redis?.keyPrefix ?? ''}{risk}:deadman`);
+    this.shared = redis && new DueClients(redis, `${config.redis?.keyPrefix ?? ''}{risk}:deadman`, () => clock.now());
   }
 
   onModuleInit(): void {
@@ -65,27 +73,40 @@ export class DeadManSwitch implements OnModuleInit, OnApplicationShutdown {
     if (this.polling) return;
     this.polling = true;
     try {
-      await Promise.all((await this.lapsed()).map((clientId) => this.fire(clientId)));
-    } catch (error) {
-      this.logger.warn(`dead-man's switches not polled (${String(error)}); the next poll retries`);
+      if (!this.shared) return await this.fireAll(this.lapsedHere(), false);
+      const { fire, outage, resumed } = await this.shared.poll();
+      if (outage?.began)
+        this.logger.warn(
+          `dead-man's switches: Redis did not answer (${String(outage.error)}); lapsed ones fire from this instance's mirror until it does`,
+        );
+      if (resumed) this.logger.log("dead-man's switches: Redis answers again; they fire from it");
+      await this.fireAll(fire, outage !== undefined);
     } finally {
       this.polling = false;
     }
   }
 
-  /** One client's cancels; a failure leaves its lease to run out, and another poll (here or elsewhere) runs them again. */
-  private async fire(clientId: string): Promise<void> {
+  private async fireAll(clientIds: readonly string[], alone: boolean): Promise<void> {
+    await Promise.all(clientIds.map((clientId) => this.fire(clientId, alone)));
+  }
+
+  /**
+   * One client's cancels. A failure leaves its lease to run out, and another poll (here or elsewhere) runs
+   * them again; fired from the mirror (`alone`, Redis out), this instance tries again in a second.
+   */
+  private async fire(clientId: string, alone: boolean): Promise<void> {
     try {
       const counts = await this.brake.run(clientId, 'dead-man-switch', "the client's dead-man's switch lapsed");
-      this.logger.warn({ deadManSwitch: counts }, `dead-man's switch of ${clientId} fired`);
-      await this.shared?.done(clientId);
+      const how = alone ? " (Redis out: from this instance's mirror)" : '';
+      this.logger.warn({ deadManSwitch: counts }, `dead-man's switch of ${clientId} fired${how}`);
+      if (!alone) await this.shared?.done(clientId);
     } catch (error) {
       this.logger.error(`dead-man's switch of ${clientId}: its cancels failed (${String(error)}); they run again`);
+      if (alone) this.shared?.retryAlone(clientId);
     }
   }
 
-  private async lapsed(): Promise<string[]> {
-    if (this.shared) return (await this.shared.take()).taken;
+  private lapsedHere(): string[] {
     const now = this.clock.now();
     const due = [...this.local].filter(([, deadline]) => deadline <= now).map(([client]) => client);
     for (const client of due) this.local.delete(client);
