@@ -201,7 +201,8 @@ export class CancelOnDisconnect implements OnModuleInit, OnModuleDestroy, OnAppl
         );
       if (resumed) this.logger.log('cancel-on-disconnect: Redis answers again; graces fire from it');
       for (const clientId of stood) this.resumed(clientId, 'still connected to another instance');
-      const here = fire.filter((clientId) => !this.connected.has(clientId));
+      // From the mirror, not a client connected here (its claim could not reach Redis); from Redis, as before.
+      const here = outage ? fire.filter((clientId) => !this.connected.has(clientId)) : fire;
       await Promise.all(here.map((clientId) => this.fire(clientId, outage !== undefined)));
     } catch (error) {
       this.logger.warn(`cancel-on-disconnect: lapsed graces not polled (${String(error)}); the next poll retries`);

@@ -18,11 +18,13 @@ export interface DueListing {
  * set every second (Redis instants turned into steady-clock ones with the read's Redis clock, taken as of
  * the answer's arrival: never earlier than Redis meant).
  *
- * While Redis is out a deadline fires at max(its mirrored instant, the outage's start + its period): a
+ * While Redis is out a deadline fires at max(its mirrored instant, the outage's start + its period), the
+ * start being when this instance's first poll failed (after the command timeout): a
  * re-arm made elsewhere after the last read (it reached Redis no later than the outage began, as far as
  * this instance can tell) moved it at most one period past the outage's start, so a mirror never fires a
  * switch earlier than Redis would have. The price: up to one period late, and an instance cut off from a
- * Redis the others still reach fires the switches of clients that re-arm elsewhere (cancels only).
+ * Redis the others still reach fires the switches of clients that re-arm elsewhere (cancels only). A
+ * period not in Redis (armed by an instance of an earlier release) counts as 0: the bare instant.
  */
 export class DueMirror {
   private readonly mirrored = new Map<string, Mirrored>();
