@@ -23,16 +23,7 @@ describe('an UNKNOWN insert the exchange never ran', () => {
       .order.filter((order: { clordId: string }) => order.clordId === clordId);
 
   beforeAll(async () => {
-    stack = await startExchangeStack([], {
-      gateway: (config) => ({
-        ...config,
-        journal: {
-          ...(config.journal ?? testJournal()),
-          resolveSearchesPerMinute: 12,
-          notPlacedAfterMs: NOT_PLACED_AFTER_MS,
-        },
-      }),
-    });
+    stack = await startResolverStack('while-unknown');
   }, 60_000);
   afterAll(async () => {
     await stack?.close();
@@ -90,35 +81,9 @@ describe('an UNKNOWN insert the exchange never ran', () => {
   }, 90_000);
 
   it('never frees the key of an insert whose answer alone was lost: it finds the finished order', async () => {
-    const { state } = stack.sandbox;
-    const headers = { 'idempotency-key': 'lost-answer-1' };
-    // An immediate-or-cancel order that finishes at once: its clordId is free again at the exchange, so a
-    // resend would be a second order. The search must find the finished one.
-    const body = limit('SIDE_BUY', 1, 12, {
-      clordId: 'lost-answer-1',
-      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
-    });
-    state.setFaults({ exchangeAnswerFaults: { insertOrder: { every: 1, drop: 1, hold: 0, holdMs: 0 } } });
-    const lost = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
-    state.setFaults({ exchangeAnswerFaults: {} });
-    expect(lost.status).toBe(202);
-    const [order] = ordersOf('lost-answer-1');
-    expect(order).toBeDefined();
-
-    const lookup = await eventually(
-      async () => json(await get('/orders/key/lost-answer-1')),
-      (found) => found.state === 'DONE',
-      45_000,
-      250,
-    );
-    expect(lookup).toMatchObject({ status: 200, answer: { orderId: order!.id } });
-    const replay = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
-    expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
-      status: 200,
-      replayed: 'true',
-    });
-    expect(ordersOf('lost-answer-1')).toHaveLength(1);
+    await expectLostAnswerFound(stack, 'lost-answer-1', 12);
   }, 90_000);
+
   it('is resolved as not placed when the search shows only an earlier order of the reused clordId, given to another call', async () => {
     const { state } = stack.sandbox;
     const body = limit('SIDE_BUY', 1, 9, {
@@ -143,5 +108,81 @@ describe('an UNKNOWN insert the exchange never ran', () => {
     expect(lookup).toMatchObject({ status: 409, answer: { code: 'ORDER_NOT_PLACED' } });
     expect(state.counter('exchange.calls.insertOrder')).toBe(insertsBefore);
     expect(ordersOf('reused-lost-1')).toHaveLength(1);
+  }, 90_000);
+});
+
+/** A stack whose resolver searches 12 times a minute and concludes "not placed" NOT_PLACED_AFTER_MS after a call. */
+function startResolverStack(orderStream: 'while-unknown' | 'never'): Promise<Stack> {
+  return startExchangeStack([], {
+    gateway: (config) => ({
+      ...config,
+      journal: {
+        ...(config.journal ?? testJournal()),
+        orderStream,
+        resolveSearchesPerMinute: 12,
+        notPlacedAfterMs: NOT_PLACED_AFTER_MS,
+      },
+      risk: {
+        ...config.risk,
+        breaker: { ...config.risk?.breaker, orderStream: orderStream === 'never' ? 'never' : 'while-orders' },
+      },
+    }),
+  });
+}
+
+/** An immediate-or-cancel insert whose answer alone was lost: the search must find the finished order (its clordId is free again, a resend would be a second order). */
+async function expectLostAnswerFound(stack: Stack, clordId: string, price: number): Promise<void> {
+  const { state } = stack.sandbox;
+  const get = (path: string) =>
+    fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.keys.all}` } });
+  const ordersOf = (clordId: string) =>
+    state.engine
+      .searchOrders({ accounts: [PARTICIPANT] })
+      .order.filter((order: { clordId: string }) => order.clordId === clordId);
+  const headers = { 'idempotency-key': clordId };
+  const body = limit('SIDE_BUY', 1, price, { clordId, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' });
+  state.setFaults({ exchangeAnswerFaults: { insertOrder: { every: 1, drop: 1, hold: 0, holdMs: 0 } } });
+  const lost = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+  state.setFaults({ exchangeAnswerFaults: {} });
+  expect(lost.status).toBe(202);
+  const [order] = ordersOf(clordId);
+  expect(order).toBeDefined();
+
+  const lookup = await eventually(
+    async () => json(await get(`/orders/key/${clordId}`)),
+    (found) => found.state === 'DONE',
+    60_000,
+    250,
+  );
+  expect(lookup).toMatchObject({ status: 200, answer: { orderId: order!.id } });
+  const replay = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
+  expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+    status: 200,
+    replayed: 'true',
+  });
+  expect(ordersOf(clordId)).toHaveLength(1);
+}
+
+describe('an UNKNOWN insert only an order search can find', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startResolverStack('never'); // no order stream: the order search alone decides
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  // The search filters on the order's createTime by the exchange's clock. Its start was the call's claim
+  // time by the journal database's clock less 60 s: with the exchange's clock 3 minutes behind, the window
+  // began after the order, and an order placed and filled was answered 409 ORDER_NOT_PLACED (a new key
+  // would place it twice). The window is now set, and checked, by the exchange's clock as its `Date` shows it.
+  it('finds the order of a lost answer while the exchange clock runs minutes behind ours', async () => {
+    stack.sandbox.state.setClockSkew(-180_000);
+    try {
+      await expectLostAnswerFound(stack, 'skewed-lost-answer', 13);
+    } finally {
+      stack.sandbox.state.setClockSkew(0);
+    }
   }, 90_000);
 });

@@ -5,6 +5,7 @@ import { Clock, GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
+import { type DatedReply, ExchangeSearchWindow } from './exchange-search-window.js';
 import { CREATING_OPERATIONS } from './order-call.js';
 import { OrderNotPlacedError } from './order-safety.errors.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
@@ -12,7 +13,7 @@ import { UnknownChanges } from './unknown-changes.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
-/** Look back this far before the oldest unknown order's intent (clock skew between the gateway and the exchange). */
+/** Look back this far before the oldest unknown order's intent, by the exchange's clock as its answers date it (their one-second resolution, drift since the last). */
 const SKEW_MS = 60_000;
 const PAGE_SIZE = 500;
 /** A new UNKNOWN insert waits this long for the order stream (opened for it, snapshot first) before an order search is spent on it. */
@@ -52,6 +53,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   private readonly orderStream: GatewayConfig['journal']['orderStream'];
   /** Releases this instance's hold on the exchange order stream (OrderUpdates.hold), while it has one. */
   private releaseStream: (() => void) | undefined;
+  /** The exchange's clock, from its answers: an order search's window is set and checked by it. */
+  private readonly window = new ExchangeSearchWindow();
 
   constructor(
     @Inject(JOURNAL_DATABASE) private readonly store: JournalDatabase,
@@ -184,6 +187,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   /** One pass: every unresolved order, one search per participant. */
   private async pass(): Promise<void> {
     await this.store.keys.purgeExpired();
+    const readAt = this.clock.now(); // no later than the read: a record's age is its age at readAt or more
     const pending = await this.store.keys.unresolved(CREATING_OPERATIONS, this.staleMs);
     const groups = new Map<string, IdempotencyRecord[]>();
     for (const record of pending) {
@@ -191,7 +195,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     let searched = false;
-    for (const records of groups.values()) searched = (await this.resolveGroup(records)) || searched;
+    for (const records of groups.values()) searched = (await this.resolveGroup(records, readAt)) || searched;
     this.fromStream();
     // Retail creates and close-positions: the account's order channel, else its open orders (one read per account and market).
     await this.retail.pass(true);
@@ -202,7 +206,7 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** True when an order search was spent. */
-  private async resolveGroup(all: IdempotencyRecord[]): Promise<boolean> {
+  private async resolveGroup(all: IdempotencyRecord[], readAt: number): Promise<boolean> {
     const records: IdempotencyRecord[] = [];
     // A search is spent only on what the order stream did not show within its grace (it may have just been opened for these).
     const grace = this.orderStream === 'never' ? 0 : STREAM_GRACE_MS;
@@ -211,8 +215,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         records.push(record);
     const [first] = records;
     if (!first?.participant) return false;
-    const since = Math.min(...records.map((record) => record.createdAt.getTime())) - SKEW_MS;
-    const { found, complete } = await this.search(first.team, first.participant, since);
+    const since = Math.min(...records.map((record) => this.window.start(readAt, claimAgeMs(record), SKEW_MS)));
+    const { found, complete, dated } = await this.search(first.team, first.participant, since);
     for (const record of records) {
       if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
         continue; // finished meanwhile
@@ -224,7 +228,12 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       if (orders) await this.settle(record, orders, 'order search');
       else if (record.body === 'answered') await this.notProcessed(record);
       // An earlier order under a reused clordId, given to another call, is not this call's: it proves nothing placed.
-      else if (complete && this.pastStopgap(record) && own.every((orders) => orders.length === 0))
+      else if (
+        complete &&
+        this.pastStopgap(record) &&
+        this.window.covers(dated, since, readAt, claimAgeMs(record)) &&
+        own.every((orders) => orders.length === 0)
+      )
         await this.notPlaced(record);
     }
     return true;
@@ -241,27 +250,31 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
 
   /**
    * Every order the search shows since `since`, by clordId (a clordId the exchange took again names
-   * several); `complete` when it read the last page (only then does a missing clordId prove anything).
+   * several); `complete` when it read the last page (only then does a missing clordId prove anything);
+   * `dated`, its first answer, tells by the exchange's clock whether the window began before a call.
    */
   private async search(
     team: string,
     participant: string,
     since: number,
-  ): Promise<{ found: Map<string, FoundOrder[]>; complete: boolean }> {
+  ): Promise<{ found: Map<string, FoundOrder[]>; complete: boolean; dated: DatedReply }> {
     const found = new Map<string, FoundOrder[]>();
     let pageToken: string | undefined;
+    let dated: DatedReply | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const reply = await this.reports.searchOrders(
         { team, participant, requestId: `resolve-${randomUUID()}` },
         { startTime: new Date(since).toISOString(), pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) },
       );
+      this.window.observe(reply);
+      dated ??= reply;
       const body = JSON.parse(reply.text) as { order?: FoundOrder[]; nextPageToken?: string };
       for (const order of body.order ?? [])
         if (order.clordId) found.set(order.clordId, [...(found.get(order.clordId) ?? []), order]);
       pageToken = body.nextPageToken;
       if (!pageToken) break;
     }
-    return { found, complete: !pageToken };
+    return { found, complete: !pageToken, dated: dated! };
   }
 
   /** The call's order for each of its clordIds (see ownCandidates), or undefined while one has none left. */
@@ -356,6 +369,10 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     );
   }
 }
+
+/** How long before the read the call claimed its key, by the journal's clock (an interval, never an instant). */
+const claimAgeMs = (record: IdempotencyRecord): number =>
+  (record.ageMs ?? 0) + record.updatedAt.getTime() - record.createdAt.getTime();
 
 /** The latest candidate of each clordId, or undefined while one has none. */
 function lastOfEach(candidates: readonly (readonly FoundOrder[])[]): FoundOrder[] | undefined {
