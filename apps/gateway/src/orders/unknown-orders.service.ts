@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock, GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { ExchangeReports, OrderUpdates } from '@lib/exchange';
-import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
+import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
 
 import { type DatedReply, ExchangeSearchWindow } from './exchange-search-window.js';
 import { CREATING_OPERATIONS } from './order-call.js';
@@ -301,10 +301,16 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
   ): Promise<FoundOrder[][]> {
     const ids = candidates.flat().map((order) => order.id);
     const given = ids.length === 0 ? [] : await this.store.journal.givenRecords(ids);
+    const ownClient = given.filter((proof) => proof.clientId === record.clientId);
+    // Before the call's claim by the journal's own order: a record's `at` is its instance's wall clock, not the database's.
+    const intent =
+      ownClient.length === 0
+        ? undefined
+        : await this.store.journal.intentSeq(record.clientId, record.key, record.clordIds);
+    const earlier = (proof: JournalRecord): boolean =>
+      intent === undefined ? Date.parse(proof.at) < record.createdAt.getTime() : proof.seq < intent;
     const taken = new Set(
-      given
-        .filter((proof) => proof.clientId !== record.clientId || Date.parse(proof.at) < record.createdAt.getTime())
-        .map((proof) => proof.orderId),
+      given.filter((proof) => proof.clientId !== record.clientId || earlier(proof)).map((proof) => proof.orderId),
     );
     return candidates.map((orders) => orders.filter((order) => !taken.has(order.id)));
   }
