@@ -185,4 +185,44 @@ describe('an UNKNOWN insert only an order search can find', () => {
       stack.sandbox.state.setClockSkew(0);
     }
   }, 90_000);
+
+  // A 5xx after the send does not say the exchange did not place the order (upstream-facts "Order
+  // safety": a load balancer's 502 or 504 while the exchange still runs the request, within its 5 s). The
+  // resolver freed the key of such a call at its first search that did not show the order, whatever that
+  // search proved: here its window, set before the resolver learned that the exchange's clock runs
+  // minutes behind, began after the order. The client's retry under the same key was sent again and, the
+  // first order being immediate-or-cancel and finished, made a second order. Such a key is now freed only
+  // on the proof "not placed" takes (a complete search, journal.notPlacedAfterMs after the call ended,
+  // whose window covers the call).
+  it('never frees the key of an insert answered 502 while the exchange still placed it', async () => {
+    const { state } = stack.sandbox;
+    const headers = { 'idempotency-key': 'bad-gateway-1' };
+    const body = limit('SIDE_BUY', 1, 14, {
+      clordId: 'bad-gateway-1',
+      timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+    });
+    state.setClockSkew(-400_000);
+    state.setFaults({ exchangeBadGateway: { insertOrder: { count: 1, runAfterMs: 1_000 } } });
+    const first = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers).finally(() =>
+      state.setFaults({ exchangeBadGateway: {} }),
+    );
+    expect(first.status).toBe(202);
+    expect(state.counter('exchange.badGateway.insertOrder')).toBe(1);
+
+    // The client retries the identical request under its key until it has an outcome.
+    const outcome = await eventually(
+      () => post(stack, '/exchange/v1/trading/orders', body, 'all', headers),
+      (answer) => answer.status !== 202,
+      60_000,
+      500,
+    ).finally(() => state.setClockSkew(0));
+    const orders = stack.sandbox.state.engine
+      .searchOrders({ accounts: [PARTICIPANT] })
+      .order.filter((order: { clordId: string }) => order.clordId === 'bad-gateway-1');
+    expect(orders).toHaveLength(1);
+    expect({ status: outcome.status, answer: await json(outcome) }).toEqual({
+      status: 200,
+      answer: { orderId: orders[0]!.id },
+    });
+  }, 90_000);
 });

@@ -26,11 +26,11 @@ const MAX_PAGES = 10;
  * OrderSightings, settles its key at once and spends no search), else by one order search per participant covers every pending order of it (spec: 12
  * searches a minute; this instance spends at most `journal.resolveSearchesPerMinute` of them). Found:
  * the order's answer becomes the key's replayed answer. Not found: still pending, searched again (a
- * timer alone never turns it terminal), except after an upstream 5xx answer, which says the exchange
- * finished with the request: then it was not processed and the key is freed for a resend. A complete
- * search made `journal.notPlacedAfterMs` after the call ended that does not show it proves it was not
- * placed (the exchange places an order or rejects it unprocessed within 5 s): the key's answer is then
- * 409 ORDER_NOT_PLACED, as for a retail create. Changes of existing
+ * timer alone never turns it terminal). A complete search made `journal.notPlacedAfterMs` after the
+ * call ended, whose window covers the call, that does not show it proves it was not placed (the exchange
+ * places an order or rejects it unprocessed within 5 s): the key's answer is then 409 ORDER_NOT_PLACED,
+ * as for a retail create; after an upstream 5xx answer (not a proof of anything: a load balancer's, while
+ * the exchange ran the request) the key is freed for a resend instead. Changes of existing
  * orders (exchange replace, retail modify) are resolved by UnknownChanges, retail creates and
  * close-positions by UnknownRetailCalls, driven by the same passes.
  */
@@ -226,15 +226,15 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       );
       const orders = lastOfEach(own);
       if (orders) await this.settle(record, orders, 'order search');
-      else if (record.body === 'answered') await this.notProcessed(record);
       // An earlier order under a reused clordId, given to another call, is not this call's: it proves nothing placed.
+      // A 5xx after the send proves nothing either (a load balancer's, while the exchange ran it): the same proof frees its key.
       else if (
         complete &&
         this.pastStopgap(record) &&
         this.window.covers(dated, since, readAt, claimAgeMs(record)) &&
         own.every((orders) => orders.length === 0)
       )
-        await this.notPlaced(record);
+        await (record.body === 'answered' ? this.notProcessed(record) : this.notPlaced(record));
     }
     return true;
   }
@@ -357,7 +357,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
 
   private async notProcessed(record: IdempotencyRecord): Promise<void> {
     // Journaled before the key is released (a released key lets the client's resend through).
-    await this.journalNoOrder(record, 'not processed', 'order search after an upstream 5xx answer');
+    const via = `order search ${Math.floor((record.ageMs ?? 0) / 1000)} s after an upstream 5xx answer`;
+    await this.journalNoOrder(record, 'not processed', via);
     await this.store.keys.release(record.clientId, record.key);
   }
 

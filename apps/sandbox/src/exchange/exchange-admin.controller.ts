@@ -18,6 +18,10 @@ const FaultsBody = z.strictObject({
   delayMs: z.record(z.string(), z.int().min(0)).optional(),
   answers: z.record(z.string(), AnswerFaultBody).optional(),
   lost: z.record(z.string(), z.int().min(0)).optional(),
+  // The exchange runs what it received within its 5 s latency stopgap, or rejects it unprocessed.
+  badGateway: z
+    .record(z.string(), z.strictObject({ count: z.int().min(0), runAfterMs: z.int().min(0).max(5_000) }))
+    .optional(),
 });
 
 /**
@@ -45,15 +49,17 @@ export class ExchangeAdminController {
    * `{delayMs: {insertOrder: 2000}}` holds each named operation that long before it runs; 0 removes the delay.
    * `{answers: {insertOrder: {every: 20, drop: 2, hold: 1, holdMs: 5000}}}` loses or delays answers after it ran; `{answers: {}}` removes them.
    * `{lost: {insertOrder: 1}}` loses the next call's request before it runs (no order, no answer).
+   * `{badGateway: {insertOrder: {count: 1, runAfterMs: 1000}}}` answers the next call 502 at once and runs it that much later.
    */
   @Post('exchange/faults')
   @HttpCode(200)
   setFaults(@Body() body: unknown): SandboxFaults {
-    const { delayMs, answers, lost } = parseBody(FaultsBody, body);
+    const { delayMs, answers, lost, badGateway } = parseBody(FaultsBody, body);
     return this.faults.set({
       ...(delayMs ? { exchangeDelayMs: delayMs } : {}),
       ...(answers ? { exchangeAnswerFaults: answers } : {}),
       ...(lost ? { exchangeLostRequests: lost } : {}),
+      ...(badGateway ? { exchangeBadGateway: badGateway } : {}),
     });
   }
 }

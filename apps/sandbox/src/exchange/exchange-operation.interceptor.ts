@@ -5,6 +5,7 @@ import { NEVER, type Observable, mergeMap } from 'rxjs';
 
 import { FaultBoard } from '../shared/fault-board.js';
 import { SandboxClock } from '../shared/sandbox-clock.js';
+import { SurfaceError } from '../shared/surface-error.js';
 import { SandboxCounters } from '../shared/sandbox-counters.js';
 import { EXCHANGE_OPERATION, type ExchangeOperationMeta } from './exchange-operation.decorator.js';
 import { FirmRateLimiter } from './rate-limit/firm-rate-limiter.js';
@@ -15,7 +16,8 @@ import { RateLimitedError } from './rate-limit/rate-limited.error.js';
  * Runs after the auth guard, in upstream's order: a throttled call is refused before its body is
  * looked at. Then the call is counted (tests count upstream calls by these counters) and, when a
  * delay fault names it, held before it runs: the operation still happens, only late. A lost request
- * (SandboxFaults.exchangeLostRequests) never runs and is never answered. An answer fault
+ * (SandboxFaults.exchangeLostRequests) never runs and is never answered; a bad gateway
+ * (SandboxFaults.exchangeBadGateway) is answered 502 and runs a little later. An answer fault
  * (SandboxFaults.exchangeAnswerFaults) loses or delays the answer of an operation that did run.
  */
 @Injectable()
@@ -47,6 +49,16 @@ export class ExchangeOperationInterceptor implements NestInterceptor {
       this.counters.count(`exchange.requestsLost.${operation.name}`);
       request.raw.socket.destroy();
       return NEVER; // the operation never runs, and nothing is answered
+    }
+    const badGateway = this.faults.active.exchangeBadGateway?.[operation.name];
+    if (badGateway && badGateway.count > 0) {
+      badGateway.count--;
+      this.counters.count(`exchange.badGateway.${operation.name}`);
+      setTimeout(() => {
+        this.counters.count(`exchange.calls.${operation.name}`);
+        next.handle().subscribe({ error: () => undefined }); // runs; its answer goes nowhere
+      }, badGateway.runAfterMs);
+      throw new SurfaceError(502, 'upstream connect error or disconnect/reset before headers');
     }
     rejectForLatency(this.faults.active, this.counters, operation.name);
     this.counters.count(`exchange.calls.${operation.name}`);

@@ -17,6 +17,14 @@ export interface SandboxFaults {
    * `exchange.requestsLost.<operation>`, not in `exchange.calls.<operation>`.
    */
   exchangeLostRequests?: Record<string, number>;
+  /**
+   * The next `count` calls of each named exchange operation are answered 502 at once (the operator's load
+   * balancer lost its backend) while the request still reaches the exchange, which runs it `runAfterMs`
+   * later (within its 5 s latency stopgap): a 5xx after the send does not say the order was not placed
+   * (upstream-facts "Order safety"). Counted in `exchange.badGateway.<operation>` and, once run, in
+   * `exchange.calls.<operation>`.
+   */
+  exchangeBadGateway?: Record<string, { count: number; runAfterMs: number }>;
 }
 
 /**
