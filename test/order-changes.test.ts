@@ -132,7 +132,8 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     expect(await resolvedOf(orderId)).toMatchObject({ data: { outcome: 'not applied', via: 'order lookup' } });
   }, 60_000);
 
-  it('resolves a retail modify whose answer was lost as applied, from the order read, without sending it again', async () => {
+  /** A retail modify whose answer was lost, resolved as applied from the order read, never sent again. */
+  async function expectLostModifyApplied(key: string): Promise<void> {
     const { state } = stack.sandbox;
     const created = await post(stack, '/retail/v1/orders', {
       marketSlug: RETAIL_MARKET,
@@ -143,17 +144,19 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     expect(created.status).toBe(200);
     const { id } = (await json(created)) as { id: string };
     const modify = { marketSlug: RETAIL_MARKET, price: { value: '0.18', currency: 'USD' }, quantity: 4 };
-    const headers = { 'idempotency-key': 'modify-lost-1' };
+    const headers = { 'idempotency-key': key };
 
+    const droppedBefore = state.counter('retail.answersDropped.modifyOrder');
+    const modifiesBefore = state.counter('retail.route.modifyOrder');
     state.retail.faults.dropAnswers.modifyOrder = 1;
     const res = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
     expect(res.status).toBe(202);
-    expect(res.headers.get('location')).toBe('/orders/key/modify-lost-1');
-    expect(state.counter('retail.answersDropped.modifyOrder')).toBe(1);
+    expect(res.headers.get('location')).toBe(`/orders/key/${key}`);
+    expect(state.counter('retail.answersDropped.modifyOrder')).toBe(droppedBefore + 1);
     expect(state.engine.order(id)).toMatchObject({ orderQty: 4 });
 
     const lookup = await eventually(
-      async () => json(await get('/orders/key/modify-lost-1')),
+      async () => json(await get(`/orders/key/${key}`)),
       (found) => found.state === 'DONE',
       30_000,
       200,
@@ -162,10 +165,42 @@ describe('UNKNOWN replaces and modifies: resolved from the order, never resent',
     const again = await post(stack, `/retail/v1/order/${id}/modify`, modify, 'all', headers);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(state.counter('retail.route.modifyOrder')).toBe(1);
+    expect(state.counter('retail.route.modifyOrder')).toBe(modifiesBefore + 1);
     expect(await resolvedOf(id)).toMatchObject({
       data: { operation: 'retail.modify', outcome: 'applied', via: 'retail order read' },
     });
+  }
+
+  it('resolves a retail modify whose answer was lost as applied, from the order read, without sending it again', async () => {
+    await expectLostModifyApplied('modify-lost-1');
+  }, 60_000);
+
+  // A search that failed threw out of the resolver's whole pass: while the exchange's order search kept
+  // failing for one participant's pending insert, every retail modify stayed 202 PENDING too, though its
+  // upstream (the retail order read) answered. Each part of the pass now fails on its own.
+  it('resolves a retail modify whose answer was lost while every exchange order search fails', async () => {
+    const { state } = stack.sandbox;
+    state.setFaults({ exchangeLostRequests: { insertOrder: 1, searchOrders: 1_000_000 } });
+    try {
+      const insert = await post(
+        stack,
+        '/exchange/v1/trading/orders',
+        limit('SIDE_BUY', 1, 15, { clordId: 'no-search-1' }),
+      );
+      expect(insert.status).toBe(202);
+      // The resolver is searching for it, and failing.
+      await eventually(
+        async () => state.counter('exchange.requestsLost.searchOrders'),
+        (lost) => lost > 0,
+        30_000,
+        100,
+      );
+      await expectLostModifyApplied('modify-lost-no-search');
+      // The insert stays pending: no search could prove anything about it.
+      expect(await json(await get('/orders/clord/no-search-1'))).toMatchObject({ state: 'PENDING' });
+    } finally {
+      state.setFaults({ exchangeLostRequests: {} });
+    }
   }, 60_000);
 
   it('resolves a retail modify the upstream refused, its answer lost, as not applied (409 ORDER_CHANGE_NOT_APPLIED) once the call is final', async () => {

@@ -195,14 +195,26 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     let searched = false;
-    for (const records of groups.values()) searched = (await this.resolveGroup(records, readAt)) || searched;
+    // Each part fails on its own: a participant's failing search must not hold up the others, nor the retail calls and changes.
+    for (const records of groups.values())
+      searched = (await this.attempt('unknown orders', () => this.resolveGroup(records, readAt), true)) || searched;
     this.fromStream();
     // Retail creates and close-positions: the account's order channel, else its open orders (one read per account and market).
-    await this.retail.pass(true);
+    await this.attempt('retail calls', () => this.retail.pass(true), undefined);
     // Replaces and retail modifies; a replace's order lookup shares the searches' slice: one per pass, when inserts spent none (or every other pass).
     const mayLookup = !searched || this.replaceLookupOwed;
-    const lookedUp = await this.changes.pass(mayLookup);
+    const lookedUp = await this.attempt('changes', () => this.changes.pass(mayLookup), true);
     this.replaceLookupOwed = searched && !lookedUp;
+  }
+
+  /** Runs one part of a pass; a failure is logged (the next pass tries again) and counts as `failed`. */
+  private async attempt<T>(what: string, part: () => Promise<T>, failed: T): Promise<T> {
+    try {
+      return await part();
+    } catch (error) {
+      this.logger.warn(`resolving ${what} failed, retrying: ${(error as Error).message}`);
+      return failed;
+    }
   }
 
   /** True when an order search was spent. */
