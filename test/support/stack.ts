@@ -115,7 +115,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const exchangeKey = sandbox.keys.exchange[0];
   let input: GatewayConfigInput = {
-    server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000 },
+    // Keep-alive 60 s, not the production 5 s: a test's client and an in-process gateway share one event
+    // loop, and after a stall of 5 s on a busy machine the server's idle timer ran before the client's
+    // next request on the reused socket was written: the request failed ECONNRESET (ci52).
+    server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2_000, keepAliveTimeoutMs: 60_000 },
     logging: { level: 'info' },
     redis: options.redis
       ? {

@@ -19,11 +19,22 @@ export function rateLimitHeaders(decision: Decision): Record<string, string> {
   };
 }
 
+/** What refused the request, in the words a client acts on (`limitedBy`). */
+function refusalDetail(decision: Decision): string {
+  switch (decision.limitedBy) {
+    case 'unavailable':
+      return `Upstream budget ${decision.bucket} could not be decided in time (the shared budget did not answer, or answered or was spent too late to send now); nothing was sent: retry after Retry-After.`;
+    case 'cool-down':
+      return `Upstream budget ${decision.bucket} is cooling down after the upstream answered 429; nothing was sent.`;
+    case 'team-share':
+      return `Your team's share of upstream budget ${decision.bucket} is exhausted.`;
+    default:
+      return `Upstream budget ${decision.bucket} is exhausted.`;
+  }
+}
+
 /** Refusal of a budget decision as a 429 (Retry-After plus the RateLimit headers). */
-export function rateLimitedError(
-  decision: Decision,
-  detail = `Upstream budget ${decision.bucket} is exhausted.`,
-): RateLimitedError {
+export function rateLimitedError(decision: Decision, detail = refusalDetail(decision)): RateLimitedError {
   return new RateLimitedError(
     detail,
     decision.retryAfterMs / 1000,
