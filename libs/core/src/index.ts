@@ -1,6 +1,6 @@
 export { IDENTITY_KEYWORD, IDENTITY_KINDS, type IdentityKind } from './auth/identity.js';
 export { SCOPES, type Scope } from './auth/scopes.js';
-export { Clock, ClockModule, steadyNow, SystemClock, systemClock } from './clock/clock.js';
+export { Clock, ClockModule, httpDateMs, offsetFromDate, steadyNow, SystemClock, systemClock } from './clock/clock.js';
 export { ConfigError, loadGatewayConfig, readYamlFile, validateConfig, type Env } from './config/config.loader.js';
 export { ConfigModule, GATEWAY_CONFIG } from './config/config.module.js';
 export {

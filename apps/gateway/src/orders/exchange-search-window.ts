@@ -1,4 +1,4 @@
-import type { JsonReply } from '@lib/core';
+import { httpDateMs, offsetFromDate, type JsonReply } from '@lib/core';
 
 /** What an answer tells of the exchange's clock: its `Date` and when (local steady time) it was asked and came. */
 export type DatedReply = Pick<JsonReply, 'headers' | 'sentAt' | 'receivedAt'>;
@@ -19,10 +19,9 @@ export class ExchangeSearchWindow {
     return readAt - claimAgeMs + this.offsetMs - marginMs;
   }
 
-  /** Learns the offset from one answer: written at an exchange time in [Date, Date + 1 s), between sentAt and receivedAt. */
+  /** Learns the offset from one answer (offsetFromDate); an answer without a readable Date leaves it. */
   observe(reply: DatedReply): void {
-    const date = dateOf(reply);
-    if (date !== undefined) this.offsetMs = Math.round(date + 500 - (reply.sentAt + reply.receivedAt) / 2);
+    this.offsetMs = offsetFromDate(dateOf(reply), reply.sentAt, reply.receivedAt) ?? this.offsetMs;
   }
 
   /**
@@ -31,13 +30,12 @@ export class ExchangeSearchWindow {
    * so the claim (and any order it made) is no earlier than Date less that. No `Date`, no proof.
    */
   covers(reply: DatedReply, start: number, readAt: number, claimAgeMs: number): boolean {
-    const date = dateOf(reply);
+    const date = httpDateMs(dateOf(reply));
     return date !== undefined && start <= date - (reply.receivedAt - readAt) - claimAgeMs;
   }
 }
 
-function dateOf(reply: DatedReply): number | undefined {
+function dateOf(reply: DatedReply): string | undefined {
   const header = reply.headers['date'];
-  const date = typeof header === 'string' ? Date.parse(header) : Number.NaN;
-  return Number.isNaN(date) ? undefined : date;
+  return typeof header === 'string' ? header : undefined;
 }

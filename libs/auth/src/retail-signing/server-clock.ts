@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { MetricsRegistry } from '@lib/core';
+import { offsetFromDate, type MetricsRegistry } from '@lib/core';
 import { Gauge } from 'prom-client';
 
 /** A `Date` header has one-second resolution: smaller disagreements are measurement noise, not skew. */
@@ -44,15 +44,12 @@ export class ServerClockOffset {
   }
 
   /**
-   * Learns from one response. The header was written between `sentAtMs` and `receivedAtMs` (local
-   * time), at a server time in [Date, Date + 1 s): the midpoints of both estimate the offset. Returns
-   * how far the offset moved (0 when the sample agrees with it within its own uncertainty).
+   * Learns from one response (offsetFromDate). Returns how far the offset moved (0 when the sample
+   * agrees with it within its own uncertainty).
    */
   observe(dateHeader: string | undefined, sentAtMs: number, receivedAtMs: number): number {
-    if (dateHeader === undefined || receivedAtMs < sentAtMs) return 0;
-    const serverSecond = Date.parse(dateHeader);
-    if (Number.isNaN(serverSecond)) return 0;
-    const measured = Math.round(serverSecond + 500 - (sentAtMs + receivedAtMs) / 2);
+    const measured = offsetFromDate(dateHeader, sentAtMs, receivedAtMs);
+    if (measured === undefined) return 0;
     const change = measured - this.offset;
     // A slow round trip widens the uncertainty of the sample by half its duration.
     if (Math.abs(change) <= ADJUST_THRESHOLD_MS + (receivedAtMs - sentAtMs) / 2) return 0;

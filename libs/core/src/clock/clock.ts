@@ -27,6 +27,23 @@ export function steadyNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/** The epoch milliseconds an HTTP `Date` header names (one-second resolution), or undefined when absent or unreadable. */
+export function httpDateMs(header: string | undefined): number | undefined {
+  const date = header === undefined ? Number.NaN : Date.parse(header);
+  return Number.isNaN(date) ? undefined : date;
+}
+
+/**
+ * A server's clock minus ours, from one answer's `Date` header: the header was written between `sentAt`
+ * and `receivedAt` (our steady clock), at a server time in [Date, Date + 1 s); the midpoints of both
+ * estimate the offset. Undefined without a readable header or with a reply before its request.
+ */
+export function offsetFromDate(header: string | undefined, sentAt: number, receivedAt: number): number | undefined {
+  const date = httpDateMs(header);
+  if (date === undefined || receivedAt < sentAt) return undefined;
+  return Math.round(date + 500 - (sentAt + receivedAt) / 2);
+}
+
 /** The production clock: steadyNow(), never the stepping wall clock. */
 export class SystemClock extends Clock {
   now(): number {
