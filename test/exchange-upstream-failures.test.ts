@@ -1,6 +1,4 @@
-import { ExchangeTokenProvider } from '@lib/auth';
-
-import { limit, post } from './support/exchange-stack.js';
+import { exchangeTokenReady, limit, post } from './support/exchange-stack.js';
 import { type Stack, api, eventually, json, startStack } from './support/stack.js';
 
 describe('exchange upstream throttling and timeouts', () => {
@@ -13,17 +11,7 @@ describe('exchange upstream throttling and timeouts', () => {
     });
     // The token request has its own deadline (exchange.tokenTimeoutMs), not these 300 ms; until a token is
     // had every exchange request is a 503, and what this file tests starts with a token.
-    const tokens = stack.gateway.get(ExchangeTokenProvider);
-    const url = stack.sandbox.urls.exchange;
-    await eventually(
-      async () =>
-        tokens.authorization(url).then(
-          () => true,
-          () => false,
-        ),
-      Boolean,
-      15_000,
-    );
+    await exchangeTokenReady(stack);
   });
   afterAll(() => stack.close());
 

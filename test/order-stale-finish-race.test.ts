@@ -1,6 +1,4 @@
-import { ExchangeTokenProvider } from '@lib/auth';
-
-import { limit, post } from './support/exchange-stack.js';
+import { exchangeTokenReady, limit, post } from './support/exchange-stack.js';
 import { type Stack, api, eventually, json, startStack, testJournal } from './support/stack.js';
 
 // A call still in flight past journal.inFlightStaleMs is taken up by the resolver, which searched for
@@ -28,16 +26,7 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
         risk: { breaker: { orderStream: 'never' } },
       }),
     });
-    const tokens = stack.gateway.get(ExchangeTokenProvider);
-    await eventually(
-      async () =>
-        tokens.authorization(stack.sandbox.urls.exchange).then(
-          () => true,
-          () => false,
-        ),
-      Boolean,
-      15_000,
-    );
+    await exchangeTokenReady(stack);
   }, 60_000);
   afterAll(() => stack?.close());
 
@@ -46,9 +35,13 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
     const open = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20, { clordId: CLORD_ID }));
     expect(open.status).toBe(200);
 
-    // The exchange refuses a second order of a clordId still open; it answers only after the call went stale
-    // (a resolver pass runs every 5 s), and the resolver's order search answers later still.
-    state.setFaults({ exchangeDelayMs: { insertOrder: 7_000, searchOrders: 7_000 } });
+    // The exchange refuses a second order of a clordId still open; its answer comes only after the call went
+    // stale (a resolver pass runs every 5 s), and the resolver's order search answers later still. (The
+    // answer is late, not the insert: the exchange rejects an insert it has not processed within 5 s.)
+    state.setFaults({
+      exchangeAnswerFaults: { insertOrder: { every: 1, drop: 0, hold: 1, holdMs: 7_000 } },
+      exchangeDelayMs: { searchOrders: 7_000 },
+    });
     const headers = { 'idempotency-key': 'k-in-use-2' };
     const body = limit('SIDE_BUY', 1, 21, { clordId: CLORD_ID });
     let refused: Response;
@@ -65,7 +58,7 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 8_000));
     } finally {
-      state.setFaults({ exchangeDelayMs: {} });
+      state.setFaults({ exchangeDelayMs: {}, exchangeAnswerFaults: {} });
     }
     const replay = await post(stack, '/exchange/v1/trading/orders', body, 'all', headers);
     expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
@@ -74,6 +67,7 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
     });
     expect((await json(await api(stack)('/orders/key/k-in-use-2'))).state).toBe('DONE');
     expect(state.counter('exchange.calls.insertOrder')).toBe(2);
+    expect(state.counter('exchange.answersHeld.insertOrder')).toBe(1);
     // Nor does the resolver journal an outcome of its own for a call that had finished (the order's
     // clordId names only the first order, its answer, and the refused call's own records).
     const timeline = await json(await api(stack)(`/orders/timeline?clordId=${CLORD_ID}`));

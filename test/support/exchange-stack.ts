@@ -1,4 +1,6 @@
-import { type Stack, type StackOptions, type TestClient, api, startStack } from './stack.js';
+import { ExchangeTokenProvider } from '@lib/auth';
+
+import { type Stack, type StackOptions, type TestClient, api, eventually, startStack } from './stack.js';
 import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** An OPEN instrument of the sandbox fixture. */
@@ -36,6 +38,20 @@ export function upstreamCalls(stack: Stack): number {
   return Object.entries(stack.sandbox.state.counterSnapshot())
     .filter(([name]) => name.startsWith('exchange.calls.'))
     .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** Waits until the gateway holds an exchange token (its own deadline is not the short request timeout some stacks set). */
+export async function exchangeTokenReady(stack: Stack): Promise<void> {
+  const tokens = stack.gateway.get(ExchangeTokenProvider);
+  await eventually(
+    async () =>
+      tokens.authorization(stack.sandbox.urls.exchange).then(
+        () => true,
+        () => false,
+      ),
+    Boolean,
+    15_000,
+  );
 }
 
 /** POST a JSON body through the gateway. */

@@ -1,7 +1,11 @@
 export interface SandboxFaults {
   /** `/oauth/token` drops the connection without an answer: an unreachable auth server (spec §7). */
   authDown: boolean;
-  /** Exchange operations (by the name counted in `exchange.calls.<name>`) held this long before they run: a slow upstream. */
+  /**
+   * Exchange operations (by the name counted in `exchange.calls.<name>`) held this long before they run: a
+   * slow upstream. A new order or cancel/replace held past the 5 s latency stopgap is rejected unprocessed
+   * at 5 s instead ("Global Rate Limit Exceeded", see latency-reject.ts).
+   */
   exchangeDelayMs?: Record<string, number>;
   /** Every catalog route answers 503: an unreachable catalog gateway, for stale-if-error. Unset: off. */
   catalogDown?: boolean;
@@ -28,9 +32,9 @@ export interface SandboxFaults {
 }
 
 /**
- * Faults after an operation ran (the order exists): of every `every` calls, the first `drop` lose
- * their connection without an answer and the next `hold` answer `holdMs` late (past the client's
- * timeout). `every: 20, drop: 2, hold: 1` drops 10 % and holds 5 %.
+ * Faults after an operation ran (the order exists, or the exchange refused it): of every `every` calls,
+ * the first `drop` lose their connection without an answer and the next `hold` answer `holdMs` late (past
+ * the client's timeout), whatever the answer says. `every: 20, drop: 2, hold: 1` drops 10 % and holds 5 %.
  */
 export interface AnswerFault {
   every: number;

@@ -19,6 +19,22 @@ export class LatencyRejectedError extends SurfaceError {
   }
 }
 
+/** The exchange's latency stopgap: an order received but not processed within this long is rejected unprocessed. */
+export const LATENCY_STOPGAP_MS = 5_000;
+
+/**
+ * A slow exchange (SandboxFaults.exchangeDelayMs) as the exchange is: a new order or cancel/replace that
+ * would be held past the stopgap does not run late, it is rejected unprocessed when the stopgap passes
+ * (counter `exchange.latency-rejected.<operation>`, not `exchange.calls.<operation>`). Returns at once for
+ * anything else (a shorter hold, a pure cancel, a search: those run however late).
+ */
+export async function rejectIfHeldPastStopgap(counters: SandboxCounters, operation: string, delayMs: number): Promise<void> {
+  if (delayMs <= LATENCY_STOPGAP_MS || !REJECTABLE.has(operation)) return;
+  await new Promise((resolve) => setTimeout(resolve, LATENCY_STOPGAP_MS));
+  counters.count(`exchange.latency-rejected.${operation}`);
+  throw new LatencyRejectedError();
+}
+
 /**
  * The operator fault `latencyRejectNext: N`: the next N new orders or cancel/replaces are rejected
  * unprocessed (counter `exchange.latency-rejected.<operation>`); pure cancels pass untouched.
