@@ -90,4 +90,21 @@ describe('reduce-only on retail creates: a sell reduces only against the positio
     expect(refused.status).toBe(403);
     expect(await json(refused)).toMatchObject({ code: 'TRADING_REDUCE_ONLY' });
   });
+
+  it('takes concurrent sells no further than flat: each is judged again, holding the market, against the one before', async () => {
+    // Long 12 now, with sells of 6 open: room for one more sell of 6. Judged at once, all six read that room.
+    buyYesOutside(stack);
+    const before = creates();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const res = await create(order('ORDER_INTENT_SELL_LONG', 6, '0.90'));
+        return `${res.status} ${res.status === 200 ? '' : (await json(res)).code}`.trim();
+      }),
+    );
+    process.stdout.write(`concurrent retail sells: ${answers.join(', ')}\n`);
+    for (const answer of answers)
+      expect(['200', '403 TRADING_REDUCE_ONLY', '503 RISK_POSITION_UNKNOWN']).toContain(answer);
+    expect(answers.filter((answer) => answer === '200')).toHaveLength(1);
+    expect(creates() - before).toBe(1);
+  });
 });

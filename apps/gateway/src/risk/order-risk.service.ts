@@ -27,6 +27,7 @@ import {
   retailCloseTerms,
   retailModifyTerms,
   retailOrderTerms,
+  type OrderTerms,
 } from './order-terms.js';
 import { type OpenOrder, OpenOrdersSchema } from './open-order-attribution.service.js';
 import { OpenOrders } from './open-orders.service.js';
@@ -34,6 +35,7 @@ import { type OrderOrigin, OrderOrigins, retailIntentOf } from './order-origins.
 import { OrderReservations } from './order-reservations.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PriceBand } from './price-band.service.js';
+import { type Reading, ReducingLocks } from './reducing-locks.service.js';
 import { ReplaceReservations } from './replace-reservations.service.js';
 import { closingIntentOf } from './retail-book-side.js';
 import { RetailPositionBook } from './retail-position-book.service.js';
@@ -91,6 +93,7 @@ export class OrderRisk {
     private readonly retailPositions: RetailPositionBook,
     private readonly retailPortfolio: RetailPortfolio,
     private readonly retailOrders: RetailOrders,
+    private readonly locks: ReducingLocks,
   ) {
     this.clients = new Map(config.clients.map((client) => [client.id, client]));
     this.scale = config.risk.exchangePriceScale;
@@ -115,12 +118,13 @@ export class OrderRisk {
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     order: OrderRequest,
-  ): Promise<{ policed: OrderRequest; check: SendCheck }> {
+  ): Promise<{ policed: OrderRequest; check: SendCheck; reading: Reading }> {
     const policed = this.policeExchange(client, order, 'body');
-    const check = await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], this.positions(caller));
+    const reading = this.locks.reading(caller.participant, this.positions(caller));
+    const check = await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], reading.positionOf);
     await this.band.check(this.gate.limits, client, policed, 'body');
     await this.selfTrade.check(caller.participant, policed, 'body');
-    return { policed, check };
+    return { policed, check, reading };
   }
 
   /**
@@ -133,7 +137,7 @@ export class OrderRisk {
     caller: AccountCallerContext,
     order: OrderRequest,
   ): Promise<Admitted<OrderRequest>> {
-    const { policed, check } = await this.counted(client, async () => {
+    const { policed, check, reading } = await this.counted(client, async () => {
       await this.throttle.take(client);
       return this.exchangeStateless(client, caller, order);
     });
@@ -141,14 +145,22 @@ export class OrderRisk {
       request: policed,
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, [policed], ['body'], false, async () =>
-            this.band.answered(
-              this.gate.limits,
-              client,
-              caller.participant,
-              [policed],
-              await checkedAtSend(check, () => send(policed)),
-            ),
+          this.reducing(
+            client,
+            caller.participant,
+            [exchangeOrderTerms(policed, this.scale)],
+            reading,
+            () => this.positions(caller),
+            () =>
+              this.reservations.send(client, caller, [policed], ['body'], false, async () =>
+                this.band.answered(
+                  this.gate.limits,
+                  client,
+                  caller.participant,
+                  [policed],
+                  await checkedAtSend(check, () => send(policed)),
+                ),
+              ),
           ),
         ),
     };
@@ -159,20 +171,28 @@ export class OrderRisk {
     caller: AccountCallerContext,
     batch: BatchInsertRequest,
   ): Promise<Admitted<BatchInsertRequest>> {
-    const { requests, check } = await this.counted(client, () => this.batchChecked(client, caller, batch));
+    const { requests, check, reading } = await this.counted(client, () => this.batchChecked(client, caller, batch));
     const paths = requests.map((_, i) => `body.requests.${i}`);
     return {
       request: { requests },
       send: (send) =>
         this.counted(client, () =>
-          this.reservations.send(client, caller, requests, paths, true, async () =>
-            this.band.answered(
-              this.gate.limits,
-              client,
-              caller.participant,
-              requests,
-              await checkedAtSend(check, () => send({ requests })),
-            ),
+          this.reducing(
+            client,
+            caller.participant,
+            requests.map((order, i) => exchangeOrderTerms(order, this.scale, paths[i])),
+            reading,
+            () => this.positions(caller),
+            () =>
+              this.reservations.send(client, caller, requests, paths, true, async () =>
+                this.band.answered(
+                  this.gate.limits,
+                  client,
+                  caller.participant,
+                  requests,
+                  await checkedAtSend(check, () => send({ requests })),
+                ),
+              ),
           ),
         ),
     };
@@ -202,12 +222,21 @@ export class OrderRisk {
    * self-trade) now; the counted step (open orders, open notional: RetailReservations) inside the send.
    */
   async retailCreate(client: AuthenticatedClient, account: string, order: CreateOrder): Promise<Admitted<CreateOrder>> {
-    const { stamped, check } = await this.counted(client, () => this.retailCreateChecked(client, account, order));
+    const { stamped, check, reading } = await this.counted(client, () =>
+      this.retailCreateChecked(client, account, order),
+    );
     return {
       request: stamped,
       send: (send) =>
         this.counted(client, () =>
-          this.retail.send(client, account, stamped, () => checkedAtSend(check, () => send(stamped))),
+          this.reducing(
+            client,
+            account,
+            [retailOrderTerms(stamped)],
+            reading,
+            () => this.retailHolding(client, account),
+            () => this.retail.send(client, account, stamped, () => checkedAtSend(check, () => send(stamped))),
+          ),
         ),
     };
   }
@@ -273,6 +302,29 @@ export class OrderRisk {
     await this.retail.cancelledAll(answer);
   }
 
+  /**
+   * `send`, for orders a reduce-only state judges by their position: judged again while they hold their
+   * holder's markets on every instance (ReducingLocks), against a fresh read when a reducing order there
+   * was sent since their first, so concurrent reducing orders are judged one after another; any other
+   * order is sent as it is.
+   */
+  private reducing(
+    client: AuthenticatedClient,
+    holder: string,
+    terms: readonly OrderTerms[],
+    reading: Reading,
+    fresh: () => PositionOf,
+    send: () => Promise<BudgetedReply>,
+  ): Promise<BudgetedReply> {
+    const judged = this.gate.reducingByPosition(client, terms);
+    if (!judged) return send();
+    return this.locks.holding(holder, judged.markets, terms[0]?.path ?? 'body', reading, async (stale) => {
+      // The first judgement's read still stands when no reducing order of the holder there was sent since it.
+      await judged.again(stale ? fresh() : reading.positionOf);
+      return send();
+    });
+  }
+
   /** Runs one order-entering check, counting a risk refusal (by code and scope) on its way out. */
   private async counted<T>(client: AuthenticatedClient, work: () => Promise<T>): Promise<T> {
     try {
@@ -287,19 +339,20 @@ export class OrderRisk {
     client: AuthenticatedClient,
     caller: AccountCallerContext,
     batch: BatchInsertRequest,
-  ): Promise<{ requests: OrderRequest[]; check: SendCheck }> {
+  ): Promise<{ requests: OrderRequest[]; check: SendCheck; reading: Reading }> {
     await this.throttle.take(client);
     const requests = batch.requests.map((order, i) => this.policeExchange(client, order, `body.requests.${i}`));
+    const reading = this.locks.reading(caller.participant, this.positions(caller));
     const check = await this.gate.admit(
       client,
       requests.map((order, i) => exchangeOrderTerms(order, this.scale, `body.requests.${i}`)),
-      this.positions(caller),
+      reading.positionOf,
     );
     for (const [i, order] of requests.entries()) {
       await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
       await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
     }
-    return { requests, check };
+    return { requests, check, reading };
   }
 
   private async replaceChecked(
@@ -332,7 +385,7 @@ export class OrderRisk {
     client: AuthenticatedClient,
     account: string,
     order: CreateOrder,
-  ): Promise<{ stamped: CreateOrder; check: SendCheck }> {
+  ): Promise<{ stamped: CreateOrder; check: SendCheck; reading: Reading }> {
     await this.throttle.take(client);
     return this.retailStateless(client, account, order);
   }
@@ -342,16 +395,17 @@ export class OrderRisk {
     client: AuthenticatedClient,
     account: string,
     order: CreateOrder,
-  ): Promise<{ stamped: CreateOrder; check: SendCheck }> {
+  ): Promise<{ stamped: CreateOrder; check: SendCheck; reading: Reading }> {
     const stamped: CreateOrder = {
       ...order,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
-    const check = await this.gate.admit(client, [retailOrderTerms(stamped)], this.retailHolding(client, account));
+    const reading = this.locks.reading(account, this.retailHolding(client, account));
+    const check = await this.gate.admit(client, [retailOrderTerms(stamped)], reading.positionOf);
     // A market order leaves the band bounded: with a tolerance at the band's edge when it had none.
     const banded = await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
     await this.retailSelfTrade.check(account, banded);
-    return { stamped: banded, check };
+    return { stamped: banded, check, reading };
   }
 
   /**

@@ -94,6 +94,36 @@ export class RiskGate {
   }
 
   /**
+   * The orders a reduce-only state judges by their position now: their markets, and their judgement again
+   * against a fresh read of the position, to run right before their send while they hold those markets
+   * (ReducingLocks), so that two of them judged at once do not both pass against the same position.
+   */
+  reducingByPosition(
+    client: AuthenticatedClient,
+    orders: readonly OrderTerms[],
+  ): { markets: string[]; again(positionOf: PositionOf): Promise<void> } | undefined {
+    const judged = orders.filter(
+      (order) =>
+        order.reduces === 'by-position' &&
+        order.market !== undefined &&
+        this.states.verdict(client, order.market)?.state === 'reduce-only',
+    );
+    if (judged.length === 0) return undefined;
+    return {
+      markets: judged.map((order) => order.market!),
+      again: async (positionOf) => {
+        const taken = new Map<string, number>();
+        for (const order of judged) {
+          // Lifted since: nothing to judge; halted since: the send-time check refuses it.
+          const record = this.states.verdict(client, order.market);
+          if (record?.state !== 'reduce-only') continue;
+          if (!(await this.reduces(order, positionOf, taken))) throw tradingStateRefusal(record, order.path);
+        }
+      },
+    };
+  }
+
+  /**
    * The trading states again, right before the send (after the budget wait: a halt latched while the
    * order queued stops it). Synchronous, local memory only: a reduce-only state passes an order admit
    * found reducing, or whose terms can only reduce; one latched since admit is not read against the

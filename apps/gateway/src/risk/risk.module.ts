@@ -17,6 +17,7 @@ import { OpenOrderFills } from './open-order-fills.service.js';
 import { OpenOrders } from './open-orders.service.js';
 import { OrderOrigins } from './order-origins.service.js';
 import { OrderReservations } from './order-reservations.service.js';
+import { ReducingLocks } from './reducing-locks.service.js';
 import { OrderRisk } from './order-risk.service.js';
 import { OrderThrottle } from './order-throttle.service.js';
 import { PositionBook } from './position-book.service.js';
@@ -62,6 +63,7 @@ import { TradingStates } from './trading-states.service.js';
     OpenOrders,
     OrderOrigins,
     OrderReservations,
+    ReducingLocks,
     OrderRisk,
     OrderThrottle,
     PositionBook,
