@@ -1,7 +1,7 @@
 import { MetricsRegistry } from '@lib/core';
 
-import { COUNTERPARTY, SYMBOL, post, upstreamCalls } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, type Json, eventually, json, startStack } from './support/stack.js';
+import { SYMBOL, counterpartyBids, post, upstreamCalls } from './support/exchange-stack.js';
+import { PARTICIPANT, type Stack, type Json, json, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 /**
@@ -54,23 +54,9 @@ async function metricValue(name: string, labels: Record<string, string> = {}): P
 }
 
 /** Another firm's bid one cent higher: the viewer's topic must carry it as an update (the stream still flows). */
-async function bookMoves(): Promise<Json> {
+function bookMoves(): Promise<Json> {
   bid += 1;
-  stack.sandbox.state.engine.insert({
-    symbol: SYMBOL,
-    side: 'SIDE_BUY',
-    orderQty: 1,
-    price: bid,
-    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
-    account: COUNTERPARTY,
-  });
-  const price = String(bid);
-  const frames = await eventually(
-    async () => viewer.topic(TOPIC),
-    (all) => all.at(-1)?.data.bids[0]?.px === price,
-    10_000,
-  );
-  return frames.at(-1);
+  return counterpartyBids(stack, viewer, bid);
 }
 
 /** What must not change while another team probes: one stream opened, never ended, never reconnected. */

@@ -1,6 +1,7 @@
 import { ExchangeTokenProvider } from '@lib/auth';
 
-import { type Stack, type StackOptions, type TestClient, api, eventually, startStack } from './stack.js';
+import { type Json, type Stack, type StackOptions, type TestClient, api, eventually, startStack } from './stack.js';
+import type { WsTestClient } from './ws-client.js';
 import type { GatewayConfigInput } from '../../apps/gateway/src/config/gateway-config.schema.js';
 
 /** An OPEN instrument of the sandbox fixture. */
@@ -52,6 +53,27 @@ export async function exchangeTokenReady(stack: Stack): Promise<void> {
     Boolean,
     15_000,
   );
+}
+
+/**
+ * Another firm bids `price` on SYMBOL (straight on the engine) and `viewer`'s market-data topic of
+ * SYMBOL must carry it (the stream still flows); resolves with the frame that did.
+ */
+export async function counterpartyBids(stack: Stack, viewer: WsTestClient, price: number): Promise<Json> {
+  stack.sandbox.state.engine.insert({
+    symbol: SYMBOL,
+    side: 'SIDE_BUY',
+    orderQty: 1,
+    price,
+    timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    account: COUNTERPARTY,
+  });
+  const frames = await eventually(
+    async () => viewer.topic(`exchange.marketData.${SYMBOL}`),
+    (all) => all.at(-1)?.data.bids[0]?.px === String(price),
+    20_000,
+  );
+  return frames.at(-1);
 }
 
 /** POST a JSON body through the gateway. */

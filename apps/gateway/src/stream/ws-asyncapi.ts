@@ -152,7 +152,8 @@ export function wsAsyncApiOf(families: readonly TopicFamily[]) {
           error: message(
             'error',
             serverSchemas.error,
-            'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value',
+            'A refused frame or topic; forbidden names the missing scope, too_many_streams the cap and its value. ' +
+              'Unasked, upstream_failed naming a subscribed topic: the upstream gave it up (a symbol the exchange delisted), the subscription is over',
           ),
           pong: message('pong', serverSchemas.pong, 'Answer to ping'),
         },

@@ -17,6 +17,7 @@ import { FundingController } from './funding.controller.js';
 import { FundingStore } from './funding/funding-store.js';
 import { DropCopyFeed } from './grpc/dropcopy/drop-copy-feed.js';
 import { GrpcAdminController } from './grpc/grpc-admin.controller.js';
+import { MarketDataStreamRegistry } from './grpc/market-data-stream.registry.js';
 import { StreamPool } from './grpc/stream-pool.js';
 import { OrderBookController } from './order-book.controller.js';
 import { PositionsController } from './positions.controller.js';
@@ -35,6 +36,7 @@ export interface ExchangeSurfaceParts {
   readonly faults: FaultBoard;
   /** For the operator's gRPC routes: open streams, cuts, drop-copy faults. */
   readonly streams: StreamPool;
+  readonly marketDataStreams: MarketDataStreamRegistry;
   readonly dropCopy: DropCopyFeed;
 }
 
@@ -67,6 +69,7 @@ export class ExchangeSurfaceModule {
         { provide: SandboxCounters, useValue: parts.counters },
         { provide: FaultBoard, useValue: parts.faults },
         { provide: StreamPool, useValue: parts.streams },
+        { provide: MarketDataStreamRegistry, useValue: parts.marketDataStreams },
         { provide: DropCopyFeed, useValue: parts.dropCopy },
         { provide: FirmRateLimiter, useFactory: () => new FirmRateLimiter(config.tier, config.limits) },
         { provide: FundingStore, useFactory: () => new FundingStore(config.depositProcessors, engine) },

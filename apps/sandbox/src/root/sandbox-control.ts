@@ -81,6 +81,11 @@ export class SandboxControl {
     return this.marketDataStreams.endAll();
   }
 
+  /** The market-data service stops knowing `symbol` (see MarketDataStreamRegistry.delist); returns how many streams ended. */
+  delistMarketData(symbol: string): number {
+    return this.marketDataStreams.delist(symbol);
+  }
+
   addExchangeKey(clientId: string, publicKeyPem: string): string {
     return this.exchangeClients.addKey(clientId, publicKeyPem);
   }

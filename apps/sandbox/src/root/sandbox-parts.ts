@@ -76,7 +76,7 @@ export function authSurfaceParts(parts: SandboxParts): AuthSurfaceParts {
 }
 
 export function exchangeSurfaceParts(parts: SandboxParts): ExchangeSurfaceParts {
-  const { config, engine, clock, counters, faults, streams, dropCopy } = parts;
+  const { config, engine, clock, counters, faults, streams, marketDataStreams, dropCopy } = parts;
   return {
     config: config.exchange,
     authorization: exchangeAuthorization(parts),
@@ -85,6 +85,7 @@ export function exchangeSurfaceParts(parts: SandboxParts): ExchangeSurfaceParts 
     counters,
     faults,
     streams,
+    marketDataStreams,
     dropCopy,
   };
 }

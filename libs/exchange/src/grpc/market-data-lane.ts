@@ -11,6 +11,7 @@ import type {
 } from './market-data.messages.js';
 import { type AfterLoss, ReconnectingStream } from './reconnecting-stream.js';
 import { type StreamStatus, isRefusal, streamRefused } from './stream-status.error.js';
+import { isSymbolRefusal, namedSymbols, splitSuspects } from './symbol-refusal.js';
 import type { CallListener, UpstreamCall } from './upstream-call.js';
 
 export type MarketDataCall = UpstreamCall<MarketDataResponseMessage, MarketDataStreamRequest>;
@@ -25,6 +26,8 @@ export interface LaneDeps {
   rejected(authorization: string): void;
   /** A bidirectional call answered UNIMPLEMENTED: true when calls fall back to server streaming now. */
   fallBack(): boolean;
+  /** The exchange refused `symbol` on the stream and the lane dropped it; `streamed`: it had streamed (it is no longer listed). */
+  dropped(symbol: string, error: Error, streamed: boolean): void;
   metrics: MarketDataMetrics;
   timing: FeedTiming;
   warn(message: string): void;
@@ -34,6 +37,8 @@ export interface LaneDeps {
 interface Slot {
   readonly sink: TopicSink;
   live: boolean;
+  /** A snapshot arrived on some call: the symbol was known to the exchange (an innocent first when a culprit is searched for). */
+  streamed: boolean;
   lastKey?: string;
   /** The topic's `open`, settled by the first snapshot. */
   readonly first: FirstSnapshot;
@@ -46,12 +51,23 @@ interface Slot {
  * cancelled for a token: it outlives the one it started with, and the provider's current token is
  * used on the next connect. A lost call (UNAUTHENTICATED, UNAVAILABLE, silence, disconnect) is
  * reopened with full-jitter backoff: each live topic gets `gap()`, then its fresh snapshot.
+ *
+ * A refusal of what the stream carries (INVALID_ARGUMENT, NOT_FOUND: a symbol the exchange does not
+ * list, or no longer lists) costs only that symbol: one named in the status is dropped (its open
+ * fails, or its topic ends) and the stream reopens at once for the rest. A refusal naming none is
+ * narrowed down on the same stream (`splitSuspects`): half the suspects wait off the stream until it
+ * is healthy again. Refusals of the whole stream (missing scope, the firm's streams all taken) fail
+ * the opens waiting, as before.
  */
 export class MarketDataLane {
   private readonly slots = new Map<string, Slot>();
   private readonly stream: ReconnectingStream<MarketDataResponseMessage, MarketDataStreamRequest>;
   private readonly adds = new Set<string>();
   private readonly removes = new Set<string>();
+  /** What the current call asked for: the symbols a refusal of it may be about. */
+  private carried = new Set<string>();
+  /** Suspects of an unattributed refusal kept off the stream, a group at a time back on it once it is healthy. */
+  private held: string[][] = [];
   private flushing?: NodeJS.Immediate;
 
   constructor(private readonly deps: LaneDeps) {
@@ -99,7 +115,7 @@ export class MarketDataLane {
       this.abandon(symbol, error);
       return error;
     });
-    this.slots.set(symbol, { sink, live: false, first });
+    this.slots.set(symbol, { sink, live: false, streamed: false, first });
     this.removes.delete(symbol);
     this.adds.add(symbol);
     this.changed();
@@ -113,7 +129,10 @@ export class MarketDataLane {
     slot.first.reject(new Error(`the ${symbol} feed was closed`));
     if (this.slots.size === 0) return this.stop();
     this.adds.delete(symbol);
+    this.carried.delete(symbol);
+    this.held = this.held.map((group) => group.filter((held) => held !== symbol)).filter((group) => group.length > 0);
     this.removes.add(symbol);
+    this.releaseWhenHealthy();
     this.changed();
   }
 
@@ -124,6 +143,8 @@ export class MarketDataLane {
     this.flushing = undefined;
     this.adds.clear();
     this.removes.clear();
+    this.carried.clear();
+    this.held = [];
   }
 
   private noSnapshot(symbol: string): DomainError {
@@ -150,6 +171,7 @@ export class MarketDataLane {
     const call = this.stream.call;
     if (call?.bidirectional) {
       call.write({ addSymbols: [...this.adds], removeSymbols: [...this.removes] });
+      for (const symbol of this.adds) this.carried.add(symbol);
     } else if (call && this.adds.size > 0) {
       // Server streaming cannot change its symbols: the whole set on a new call (a removal waits for one).
       this.stream.restart();
@@ -164,7 +186,11 @@ export class MarketDataLane {
     // The call carries the whole set from its start: changes queued meanwhile are in it.
     this.adds.clear();
     this.removes.clear();
-    return this.deps.open([...this.slots.keys()], authorization, listener);
+    // Never an empty request (on server streaming that is the whole universe): a held group comes back.
+    if (this.held.flat().length === this.slots.size) this.held.shift();
+    const held = new Set(this.held.flat());
+    this.carried = new Set([...this.slots.keys()].filter((symbol) => !held.has(symbol)));
+    return this.deps.open([...this.carried], authorization, listener);
   }
 
   private received(update: MarketDataUpdateMessage): void {
@@ -173,11 +199,11 @@ export class MarketDataLane {
     this.stream.delivered();
     const key = bookStateKey(update);
     if (!slot.live) {
-      slot.live = true;
+      slot.live = slot.streamed = true;
       slot.lastKey = key;
       slot.sink.snapshot(update);
       slot.first.resolve();
-      return;
+      return this.releaseWhenHealthy();
     }
     if (key === slot.lastKey) return this.deps.metrics.duplicateDropped();
     slot.lastKey = key;
@@ -191,15 +217,64 @@ export class MarketDataLane {
       );
       return 'now';
     }
-    // A refusal (unknown symbol, missing scope, the firm's streams all taken) fails the opens it answered.
-    if (isRefusal(status)) this.refuseWaiting(streamRefused('marketData', status));
+    const carried = this.carried;
+    this.carried = new Set();
+    let next: AfterLoss = 'backoff';
+    if (isSymbolRefusal(status)) next = this.isolate(status, carried);
+    // A refusal of the whole stream (missing scope, the firm's streams all taken) fails the opens it answered.
+    else if (isRefusal(status)) this.refuseWaiting(streamRefused('marketData', status));
     // Clients may miss states until the fresh snapshots: tell the hub now, not on reconnect.
     for (const slot of this.slots.values()) {
       if (!slot.live) continue;
       slot.live = false;
       slot.sink.gap();
     }
-    return 'backoff';
+    return next;
+  }
+
+  /**
+   * A refusal of symbols the call carried: the ones it names are dropped and the rest reopen at once.
+   * Naming none, the suspects are halved: when some symbols were streaming on the refused call (a
+   * bidirectional add was refused), the suspects are the others and both halves wait while those
+   * reopen alone; when none were, half of all stays on. A last suspect is the culprit. A reopen that
+   * may be refused again waits for the backoff, which grows while nothing streams.
+   */
+  private isolate(status: StreamStatus, carried: ReadonlySet<string>): AfterLoss {
+    const error = streamRefused('marketData', status);
+    const named = namedSymbols(status.details, carried);
+    for (const symbol of named) this.drop(symbol, error);
+    if (named.length > 0) return 'now';
+    const ours = [...carried].filter((symbol) => this.slots.has(symbol));
+    const waiting = ours.filter((symbol) => !this.slots.get(symbol)!.live);
+    const innocents = waiting.length > 0 && waiting.length < ours.length;
+    const suspects = waiting.length > 0 ? waiting : ours;
+    if (suspects.length === 1) {
+      this.drop(suspects[0]!, error);
+      return 'now';
+    }
+    if (suspects.length === 0) return 'backoff';
+    const [first, second] = splitSuspects(suspects, (symbol) => this.slots.get(symbol)!.streamed);
+    this.held.unshift(...(innocents ? [first!, second!] : [second!]));
+    this.deps.warn(`exchange market data: ${error.message}; ${this.held.flat().length} symbols held off the stream`);
+    return innocents ? 'now' : 'backoff';
+  }
+
+  /** The exchange refused `symbol`: its open fails, or, when it had streamed, its topic is ended. */
+  private drop(symbol: string, error: Error): void {
+    const slot = this.slots.get(symbol);
+    if (!slot) return;
+    this.deps.warn(`exchange market data: dropped ${symbol} (${error.message})`);
+    slot.first.reject(error);
+    this.remove(symbol);
+    this.deps.dropped(symbol, error, slot.streamed);
+  }
+
+  /** Once every symbol on the call streams, the next held group goes back on it. */
+  private releaseWhenHealthy(): void {
+    if (this.held.length === 0 || !this.stream.call) return;
+    for (const symbol of this.carried) if (!this.slots.get(symbol)?.live) return;
+    for (const symbol of this.held.shift()!) this.adds.add(symbol);
+    this.changed();
   }
 
   private refuseWaiting(error: Error): void {

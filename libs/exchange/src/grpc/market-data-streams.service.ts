@@ -25,6 +25,11 @@ import { InstrumentDirectory } from '../operations/instrument-directory.service.
 
 export const EXCHANGE_MARKET_DATA_PREFIX = 'exchange.marketData.';
 
+/** A symbol the exchange refused on a stream is refused here this long (the instrument list's own age), not tried again on the shared stream. */
+const REFUSAL_MEMORY_MS = 60_000;
+/** At most this many refused symbols remembered; the oldest is forgotten first. */
+const REFUSALS_REMEMBERED = 1_000;
+
 /** The most levels the exchange serves (spec 8); subscribers pick what they show. */
 const DEPTH = 10;
 
@@ -52,6 +57,8 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
   /** The last stream attempt for a read was refused: later attempts no longer hold reads. */
   private streamRefused = false;
   private readonly readWatches = new Map<StreamedBook, Promise<void>>();
+  /** Symbols the exchange refused on a stream: why, and until when (steady ms) an open or read is refused here. */
+  private readonly refusals = new Map<string, { error: Error; until: number }>();
   private readonly grpc: GrpcTarget;
   private readonly metrics: MarketDataMetrics;
   private readonly deps: LaneDeps;
@@ -71,6 +78,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
       ...bearerOf(this.tokens, this.grpc.target),
       open: (symbols, authorization, listener) => this.openCall(symbols, authorization, listener),
       fallBack: () => this.fallBack(),
+      dropped: (symbol, error, streamed) => this.dropped(symbol, error, streamed),
       metrics: this.metrics,
       timing: FEED_TIMING,
       warn: (message) => this.logger.warn(message),
@@ -125,7 +133,7 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
    * there while reads come, plus a linger; its first read waits briefly for the snapshot.
    */
   async read(symbol: string): Promise<BookView | undefined> {
-    if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil) return undefined;
+    if (!this.tokens.configured || this.clock.now() < this.readFallbackUntil || this.refusal(symbol)) return undefined;
     // A symbol the exchange does not list is not added to the shared stream for a read: the caller asks REST.
     // One streamed now passed that when it joined: its read waits for nothing (the hot path).
     if (!this.books.has(symbol) && (await this.listing(symbol)) === 'unlisted') return undefined;
@@ -144,6 +152,9 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
 
   /** Refuses a topic whose symbol the exchange does not list (see `listing`). */
   private async admit(topic: string, symbol: string): Promise<void> {
+    // Tried again, a refused symbol would end the shared stream under every other team's topics once more.
+    const refused = this.refusal(symbol);
+    if (refused) throw refused;
     if ((await this.listing(symbol)) === 'unlisted')
       throw new UnknownTopicError(topic, `The exchange lists no instrument ${symbol.slice(0, 100)}.`);
   }
@@ -206,6 +217,26 @@ export class MarketDataStreams implements TopicSource, OnApplicationShutdown {
     const lane = this.lanes[at]!;
     lane.remove(symbol);
     if (lane.size === 0) this.lanes.splice(at, 1);
+  }
+
+  private refusal(symbol: string): Error | undefined {
+    const refused = this.refusals.get(symbol);
+    if (refused && refused.until > this.clock.now()) return refused.error;
+    this.refusals.delete(symbol);
+    return undefined;
+  }
+
+  /** A lane dropped a symbol the exchange refused: remembered; one that had streamed ends its readers and its topic. */
+  private dropped(symbol: string, error: Error, streamed: boolean): void {
+    this.refusals.delete(symbol);
+    this.refusals.set(symbol, { error, until: this.clock.now() + REFUSAL_MEMORY_MS });
+    if (this.refusals.size > REFUSALS_REMEMBERED) this.refusals.delete(this.refusals.keys().next().value!);
+    if (!streamed) return;
+    const book = this.books.get(symbol);
+    if (book) this.books.delete(symbol);
+    const at = this.lanes.findIndex((lane) => lane.size === 0);
+    if (at >= 0) this.lanes.splice(at, 1);
+    book?.end(error);
   }
 
   /** Topics with a symbol on a lane now. */

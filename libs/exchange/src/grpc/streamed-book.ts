@@ -55,6 +55,12 @@ export class StreamedBook implements TopicSink {
     this.release();
   }
 
+  /** The exchange refused the symbol after it had streamed (it no longer lists it): the topic ends with `error`. */
+  end(error: Error): void {
+    this.fail(error);
+    this.hub?.end?.(error);
+  }
+
   /** Resolves when the book is live; rejects after `timeoutMs` or when the lane gives the symbol up. */
   whenLive(timeoutMs: number): Promise<void> {
     if (this.live) return Promise.resolve();

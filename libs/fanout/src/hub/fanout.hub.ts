@@ -72,6 +72,7 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     this.upstream = new UpstreamLink(
       this.metrics,
       (state, kind, payload, checkpoint) => this.fromUpstream(state, kind, payload, checkpoint),
+      (state, error) => this.endedUpstream(state, error),
       lastCheckpoint,
     );
     this.topics = new TopicTable(options.lingerMs ?? DEFAULT_LINGER_MS, (state) => void this.teardown(state));
@@ -289,6 +290,16 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     if (this.coordinator)
       this.coordinator.publish(state, frame.json, frame.seq, state.recordDue(frame)?.json ?? '', checkpoint);
     this.dispatch(state, frame, 'upstream');
+  }
+
+  /**
+   * The source gave the topic up: every subscriber is told, in the /ws protocol's error message (code
+   * `upstream_failed`, as a refused subscribe is answered), and the topic closes.
+   */
+  private endedUpstream(state: TopicState, error: Error): void {
+    const message = { type: 'error', code: 'upstream_failed', topic: state.name, message: error.message };
+    for (const client of state.subscribers) client.sendJson(message);
+    void this.teardown(state);
   }
 
   /** The broadcast loop: one comparison and at most one socket write per client, never a wait. */

@@ -11,6 +11,8 @@ export class UpstreamLink {
   constructor(
     private readonly metrics: FanoutMetrics,
     private readonly onEvent: UpstreamEvent,
+    /** The source gave the topic up for good (TopicSink.end). */
+    private readonly onEnd: (state: TopicState, error: Error) => void,
     /** The cluster's stored checkpoint of a topic (TopicSink.lastCheckpoint); absent without a cluster. */
     private readonly lastCheckpoint?: (state: TopicState) => Promise<string | undefined>,
   ) {}
@@ -29,6 +31,9 @@ export class UpstreamLink {
       },
       gap: () => {
         if (live()) state.gapPending = true;
+      },
+      end: (error) => {
+        if (live()) this.onEnd(state, error);
       },
       delivered,
       lastCheckpoint: lastCheckpoint && (() => lastCheckpoint(state)),

@@ -12,6 +12,12 @@ export interface TopicSink {
   /** The upstream reconnected or missed data: the next snapshot is sent to every subscriber as `resync`. */
   gap(): void;
   /**
+   * The source gave the topic up for good (the exchange refused it after it had streamed): each
+   * subscriber gets an `error` naming the topic and `error.message`, and the topic closes; a later
+   * subscribe opens it anew.
+   */
+  end?(error: Error): void;
+  /**
    * The update payloads the topic already delivered on this instance (its replay window, oldest first)
    * when this sink was opened, e.g. relayed from a holder that died: a source that resumes from a stored
    * point drops what clients already have.

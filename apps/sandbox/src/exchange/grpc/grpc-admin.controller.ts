@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseBody } from '../../shared/parse-body.js';
 import { ExchangePublic } from '../exchange-auth.decorators.js';
 import { type DeliveryFaults, DropCopyFeed } from './dropcopy/drop-copy-feed.js';
+import { MarketDataStreamRegistry } from './market-data-stream.registry.js';
 import { StreamPool } from './stream-pool.js';
 
 /** A cut is UNAVAILABLE (restart, disconnect) or UNAUTHENTICATED (the operator revoked the key). */
@@ -21,6 +22,7 @@ const OutageBody = z.strictObject({
   firm: z.string().optional(),
   clientId: z.string().optional(),
 });
+const DelistBody = z.strictObject({ symbol: z.string().min(1) });
 const DropCopyFaultsBody = z.strictObject({ delayMs: z.int().min(0).optional(), duplicate: z.boolean().optional() });
 
 /**
@@ -34,6 +36,7 @@ export class GrpcAdminController {
   constructor(
     private readonly streamPool: StreamPool,
     private readonly dropCopy: DropCopyFeed,
+    private readonly marketData: MarketDataStreamRegistry,
   ) {}
 
   @Get('streams')
@@ -73,6 +76,16 @@ export class GrpcAdminController {
   restartDropCopy(): { cut: number } {
     this.dropCopy.log.restart();
     return { cut: this.streamPool.cut({}, GrpcStatus.UNAVAILABLE, 'the stream service restarted') };
+  }
+
+  /**
+   * `{symbol}`: the market-data service stops knowing the symbol (delisted while streamed): streams
+   * naming it end UNAVAILABLE, and requests naming it are refused INVALID_ARGUMENT; `{cut: n}`.
+   */
+  @Post('marketData/delist')
+  @HttpCode(200)
+  delist(@Body() body: unknown): { cut: number } {
+    return { cut: this.marketData.delist(parseBody(DelistBody, body).symbol) };
   }
 
   /** `{delayMs: 500, duplicate: true}` holds and doubles every drop-copy batch from now on; 0/false lift them. */

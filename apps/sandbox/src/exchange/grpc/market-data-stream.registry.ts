@@ -22,6 +22,8 @@ export class MarketDataStreamRegistry {
   heartbeatMs = 5_000;
   private readonly streams = new Set<OpenMarketDataStream>();
   private readonly changedAt = new Map<string, number>();
+  /** Symbols the market-data service no longer knows (an operator's fault: delisted or expired while streamed). */
+  private readonly delisted = new Set<string>();
   private listeningSince = 0;
   private stopListening?: () => void;
 
@@ -68,6 +70,23 @@ export class MarketDataStreamRegistry {
     this.count(`grpc.marketData.refused.${reason}`);
   }
 
+  /** False for a symbol delisted here: a request naming it is refused as unknown. */
+  knows(symbol: string): boolean {
+    return !this.delisted.has(symbol);
+  }
+
+  /**
+   * The market-data service stops knowing `symbol` (delisted or expired while streamed): every open
+   * stream that names it ends UNAVAILABLE, a status that names no symbol, and a new request naming it
+   * is refused INVALID_ARGUMENT as any unknown symbol. Returns how many streams ended.
+   */
+  delist(symbol: string): number {
+    this.delisted.add(symbol);
+    const carrying = [...this.streams].filter((stream) => stream.symbols?.has(symbol));
+    for (const stream of carrying) stream.end(GrpcStatus.UNAVAILABLE, 'the market-data service restarted', 'delisted');
+    return carrying.length;
+  }
+
   /** Ends every open stream with UNAVAILABLE, as an exchange restart would; returns how many. */
   endAll(): number {
     const all = [...this.streams];
@@ -79,6 +98,7 @@ export class MarketDataStreamRegistry {
     this.listeningSince = this.now();
     this.stopListening = this.engine.on('book', (event) => {
       this.changedAt.set(event.symbol, event.transactTime);
+      if (this.delisted.has(event.symbol)) return;
       for (const stream of this.streams) {
         if (stream.symbols && !stream.symbols.has(event.symbol)) continue;
         // A listener that throws would fail the engine operation that raised the event.

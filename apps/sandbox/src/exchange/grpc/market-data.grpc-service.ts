@@ -137,7 +137,10 @@ function requestedBooks(
   const max = parts.config.maxSymbolsPerSubscription;
   if (new Set(symbols).size + carried > max) return `at most ${max} symbols per subscription`;
   const instruments = new Map(
-    parts.engine.instruments().map((instrument) => [instrument.symbol, scalesOf(instrument)]),
+    parts.engine
+      .instruments()
+      .filter((instrument) => parts.marketDataStreams.knows(instrument.symbol))
+      .map((instrument) => [instrument.symbol, scalesOf(instrument)]),
   );
   if (wildcard) return instruments;
   const unknown = symbols.filter((symbol) => !instruments.has(symbol));
