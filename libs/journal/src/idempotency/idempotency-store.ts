@@ -1,5 +1,6 @@
 import type { SqlClient } from '../sql/sql-client.js';
 import { StatementBatcher } from '../sql/statement-batcher.js';
+import { textsByRowCount } from '../sql/texts-by-row-count.js';
 
 /** Claims (or finishes) in one statement at most: 9 parameters each, well under PostgreSQL's 65,535. */
 const MAX_BATCH = 500;
@@ -75,6 +76,28 @@ export class IdempotencyStore {
     (finishes) => this.updateFinished(finishes),
     MAX_BATCH,
   );
+  /** The claims' INSERT for n claims: $1 the TTL, then nine parameters a claim. */
+  private readonly insertClaimsText = textsByRowCount((claims) => {
+    const rows = Array.from({ length: claims }, (_, row) => {
+      const p = (i: number) => `$${1 + row * 9 + i}`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, now(), now(), now() + make_interval(secs => $1))`;
+    });
+    return `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, claim_id, created_at, updated_at, expires_at)
+       VALUES ${rows.join(', ')}
+       ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
+         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+       WHERE i.expires_at < now()
+       RETURNING client_id, key`;
+  });
+  /** The finishes' UPDATE for n answers: four parameters an answer. */
+  private readonly updateFinishedText = textsByRowCount((finishes) => {
+    const rows = Array.from(
+      { length: finishes },
+      (_, row) => `($${row * 4 + 1}::text, $${row * 4 + 2}::text, $${row * 4 + 3}::integer, $${row * 4 + 4}::text)`,
+    );
+    return `UPDATE ${this.schema}.idempotency AS i SET state = 'done', status = v.status, body = v.body, updated_at = now()
+       FROM (VALUES ${rows.join(', ')}) AS v (client_id, key, status, body) WHERE i.client_id = v.client_id AND i.key = v.key`;
+  });
 
   constructor(
     private readonly db: SqlClient,
@@ -93,8 +116,7 @@ export class IdempotencyStore {
   /** One INSERT … ON CONFLICT for every claim of the batch: the keys it returns were won (new, or taken over once expired). */
   private async insertClaims(claims: readonly IdempotencyClaim[]): Promise<(claim: IdempotencyClaim) => boolean> {
     const values: unknown[] = [this.ttlMs / 1000];
-    const rows = claims.map((claim) => {
-      const at = values.length;
+    for (const claim of claims)
       values.push(
         claim.clientId,
         claim.key,
@@ -106,18 +128,7 @@ export class IdempotencyStore {
         claim.request === undefined ? null : JSON.stringify(claim.request),
         claim.claimId ?? null,
       );
-      const p = (i: number) => `$${at + i}`;
-      return `(${p(1)}, ${p(2)}, ${p(3)}, 'in_flight', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, now(), now(), now() + make_interval(secs => $1))`;
-    });
-    const won = await this.db.query<{ client_id: string; key: string }>(
-      `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, claim_id, created_at, updated_at, expires_at)
-       VALUES ${rows.join(', ')}
-       ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
-         participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
-       WHERE i.expires_at < now()
-       RETURNING client_id, key`,
-      values,
-    );
+    const won = await this.db.query<{ client_id: string; key: string }>(this.insertClaimsText(claims.length), values);
     const keys = new Set(won.map((row) => claimKey(row.client_id, row.key)));
     return (claim) => keys.has(claimKey(claim.clientId, claim.key));
   }
@@ -147,16 +158,8 @@ export class IdempotencyStore {
 
   private async updateFinished(finishes: readonly Finish[]): Promise<() => void> {
     const values: unknown[] = [];
-    const rows = finishes.map((finish) => {
-      const at = values.length;
-      values.push(finish.clientId, finish.key, finish.status, finish.body);
-      return `($${at + 1}::text, $${at + 2}::text, $${at + 3}::integer, $${at + 4}::text)`;
-    });
-    await this.db.query(
-      `UPDATE ${this.schema}.idempotency AS i SET state = 'done', status = v.status, body = v.body, updated_at = now()
-       FROM (VALUES ${rows.join(', ')}) AS v (client_id, key, status, body) WHERE i.client_id = v.client_id AND i.key = v.key`,
-      values,
-    );
+    for (const finish of finishes) values.push(finish.clientId, finish.key, finish.status, finish.body);
+    await this.db.query(this.updateFinishedText(finishes.length), values);
     return () => undefined;
   }
 

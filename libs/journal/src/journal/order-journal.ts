@@ -3,6 +3,7 @@ import { ChainVerifier, type ChainRow, GENESIS_HASH, chainHash } from '../chain/
 import { canonicalJson } from '../chain/canonical-json.js';
 import type { SqlClient, SqlQuery } from '../sql/sql-client.js';
 import { isUniqueViolation, runSplittingRefusals } from '../sql/sql-errors.js';
+import { textsByRowCount } from '../sql/texts-by-row-count.js';
 import { type JournalEntry, type JournalRecord, madeOrder, provesOrder } from './journal-record.js';
 
 interface Pending {
@@ -51,6 +52,14 @@ export class OrderJournal {
   private soon: NodeJS.Timeout | undefined;
   /** Batches written again after another writer took their place (for the bench and tests). */
   chainRetries = 0;
+  /** The INSERT of a batch of n records: ten parameters a record. */
+  private readonly insertText = textsByRowCount(
+    (rows) =>
+      `INSERT INTO ${this.schema}.order_events (seq, at, kind, clord_id, order_id, client_id, team, record, prev_hash, hash) VALUES ${Array.from(
+        { length: rows },
+        (_, row) => `(${Array.from({ length: 10 }, (_, i) => `$${row * 10 + i + 1}`).join(', ')})`,
+      ).join(', ')}`,
+  );
 
   constructor(
     private readonly db: SqlClient,
@@ -154,7 +163,6 @@ export class OrderJournal {
     let prevHash = head.hash;
     const at = new Date(this.now()).toISOString();
     const values: unknown[] = [];
-    const rows: string[] = [];
     for (const entry of entries) {
       seq++;
       const record = canonicalJson({
@@ -168,8 +176,6 @@ export class OrderJournal {
         data: entry.data ?? {},
       });
       const hash = chainHash(prevHash, seq, record);
-      const base = values.length;
-      rows.push(`(${Array.from({ length: 10 }, (_, i) => `$${base + i + 1}`).join(', ')})`);
       values.push(
         seq,
         at,
@@ -184,8 +190,7 @@ export class OrderJournal {
       );
       prevHash = hash;
     }
-    const text = `INSERT INTO ${this.schema}.order_events (seq, at, kind, clord_id, order_id, client_id, team, record, prev_hash, hash) VALUES ${rows.join(', ')}`;
-    return { text, values, last: { seq, hash: prevHash } };
+    return { text: this.insertText(entries.length), values, last: { seq, hash: prevHash } };
   }
 
   /**
