@@ -157,12 +157,14 @@ function cancelRejectEntry(reject: CancelRejectMessage): JournalEntry {
   };
 }
 
+/** The fields of a streamed message that hold something, in `fields`' order (a loop: this runs for every execution of the stream). */
 function pick(message: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(
-    fields
-      .filter((field) => message[field] !== undefined && message[field] !== null && message[field] !== '')
-      .map((field) => [field, message[field]]),
-  );
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = message[field];
+    if (value !== undefined && value !== null && value !== '') picked[field] = value;
+  }
+  return picked;
 }
 
 const nonEmpty = (value: unknown): string | undefined =>

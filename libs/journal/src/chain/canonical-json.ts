@@ -12,7 +12,25 @@ export function canonicalJson(value: unknown): string {
 }
 
 const INDEX = /^(?:0|[1-9]\d*)$/;
-const isIndex = (key: string) => INDEX.test(key) && Number(key) < 4_294_967_295;
+/** A key that does not start with a digit is no index: most keys are settled without the regex. */
+const isIndex = (key: string) => {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && INDEX.test(key) && Number(key) < 4_294_967_295;
+};
+
+/** Keys repeat from record to record (`seq`, `kind`, an order's fields): the JSON form of this many short ones is kept. */
+const KEYS_KEPT = 1_024;
+const LONGEST_KEY_KEPT = 64;
+const keyJsons = new Map<string, string>();
+
+function keyJson(key: string): string {
+  let json = keyJsons.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    if (keyJsons.size < KEYS_KEPT && key.length <= LONGEST_KEY_KEPT) keyJsons.set(key, json);
+  }
+  return json;
+}
 
 function write(value: unknown): string | undefined {
   if (value === null) return 'null';
@@ -48,7 +66,7 @@ function writeObject(object: Record<string, unknown>): string {
     if (key === '__proto__') continue;
     const item = write(object[key]);
     if (item === undefined) continue;
-    text += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+    text += `${first ? '' : ','}${keyJson(key)}:${item}`;
     first = false;
   }
   return `${text}}`;
