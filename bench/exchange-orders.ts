@@ -12,7 +12,7 @@
 // generator and PostgreSQL on the other. Each measured process carries bench/process-probe.ts: its CPU
 // time and event-loop delay per phase. Reports only; asserts nothing.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -179,10 +179,15 @@ function spawnProbed(
 }
 
 async function startSandboxProcess(dir: string): Promise<{ probed: Probed; peer: SandboxPeer }> {
+  // The key files in a directory of their own: each gateway watches the directory of its key files and
+  // reloads (reads and parses every RSA key) when it changes. Beside the log files, every flush of a log
+  // was such a change: with seven targets, createPrivateKey was 7 % of `bare`'s busy time (CPU profile, 2026-11-28).
+  const keyDir = join(dir, 'keys');
+  mkdirSync(keyDir);
   const probed = spawnProbed(
     SANDBOX_CPU,
     join(here, 'orders-sandbox.process.js'),
-    { ORDERS_SANDBOX_KEY_DIR: dir },
+    { ORDERS_SANDBOX_KEY_DIR: keyDir },
     join(dir, 'sandbox.log'),
   );
   const ready = await new Promise<SandboxPeer>((resolvePromise, reject) => {
