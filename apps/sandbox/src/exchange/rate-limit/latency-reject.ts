@@ -28,7 +28,11 @@ export const LATENCY_STOPGAP_MS = 5_000;
  * (counter `exchange.latency-rejected.<operation>`, not `exchange.calls.<operation>`). Returns at once for
  * anything else (a shorter hold, a pure cancel, a search: those run however late).
  */
-export async function rejectIfHeldPastStopgap(counters: SandboxCounters, operation: string, delayMs: number): Promise<void> {
+export async function rejectIfHeldPastStopgap(
+  counters: SandboxCounters,
+  operation: string,
+  delayMs: number,
+): Promise<void> {
   if (delayMs <= LATENCY_STOPGAP_MS || !REJECTABLE.has(operation)) return;
   await new Promise((resolve) => setTimeout(resolve, LATENCY_STOPGAP_MS));
   counters.count(`exchange.latency-rejected.${operation}`);
