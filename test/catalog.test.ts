@@ -9,7 +9,7 @@ const SETTLED = 'aec-nba-bos-nyk-2026-11-20';
 /** Plenty of public budget: these tests make many distinct upstream calls in a burst. */
 const roomyBudget = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
-  limits: { buckets: { 'catalog.public': { limit: 10_000 } } },
+  limits: { ...config.limits, buckets: { ...config.limits?.buckets, 'catalog.public': { limit: 10_000 } } },
 });
 
 let stack: Stack;

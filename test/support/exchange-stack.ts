@@ -9,11 +9,17 @@ export const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 /** Another firm, trading straight on the engine: its side of a trade stays out of the firm's views. */
 export const COUNTERPARTY = 'firms/OTHERFIRM/users/carol';
 
-/** Query limits of a few per minute would throttle a test that lists instruments a dozen times; both sides lift them. */
+/**
+ * Query limits of a few per minute would throttle a test that lists instruments a dozen times; both sides lift them.
+ * The stack's other limits stay (with Redis, the tests' `maxDecisionAgeMs`: dropping it left the production 50 ms,
+ * and a 50 ms stall between a batch's budget and its send on a busy CI machine refused it 429, ci55's sibling run).
+ */
 const liftGatewayQueryLimits = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
   limits: {
+    ...config.limits,
     buckets: {
+      ...config.limits?.buckets,
       'exchange.instruments': { limit: 10_000, windowSeconds: 1 },
       'exchange.book': { limit: 10_000, windowSeconds: 1 },
       'exchange.search': { limit: 10_000, windowSeconds: 1 },
