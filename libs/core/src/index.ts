@@ -66,6 +66,7 @@ export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogra
 export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { LUA_GENERATION, LuaScript, generationCandidates, luaNowMs } from './redis/lua-script.js';
+export { type LockMark, releaseLock, takeLock } from './redis/redis-lock.js';
 export { INSTANCE_ID, InstanceIdModule, newInstanceId } from './instance/instance-id.js';
 export {
   Readiness,

@@ -1,7 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, DomainError, ErrorCode, GATEWAY_CONFIG, LuaScript, REDIS, type RedisClient } from '@lib/core';
+import {
+  Clock,
+  DomainError,
+  ErrorCode,
+  GATEWAY_CONFIG,
+  type LockMark,
+  REDIS,
+  type RedisClient,
+  releaseLock,
+  takeLock,
+} from '@lib/core';
 
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 import { outcomeOf } from '../orders/order-outcome.js';
@@ -21,13 +31,6 @@ const UNSURE_HOLD_MS = 6_000;
 
 /** How long a market's generation (the last release's token) is kept: far longer than any order call. */
 const GENERATION_MS = 3_600_000;
-
-/** KEYS: the lock, the generation. ARGV: the holder's token, GENERATION_MS. Frees the lock if still held by the token, and marks a release. */
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-return 1
-`);
 
 /** A position read made for an order's first judgement, and each market's generation read before it. */
 export interface Reading {
@@ -103,9 +106,9 @@ export class ReducingLocks {
     let stale = readAt === undefined || this.clock.now() - readAt > LOCK_MS / 2;
     try {
       for (const [i, key] of keys.entries()) {
-        await this.take(key.lock, token, holder, path);
+        const generation = await this.take(key, token, holder, path);
         taken.push(key);
-        if (!stale) stale = reading!.seen.get(names[i]!) !== (await this.generationOf(key.generation, holder, path));
+        if (!stale) stale = reading!.seen.get(names[i]!) !== generation;
       }
     } catch (error) {
       void this.release(taken, token);
@@ -123,62 +126,66 @@ export class ReducingLocks {
     }
   }
 
-  /** One hash tag per (holder, market): its lock and generation in one cluster slot. */
-  private keysOf(holder: string, market: string): { lock: string; generation: string } {
+  /** One hash tag per (holder, market): its lock and its generation (the lock's mark) in one cluster slot. */
+  private keysOf(holder: string, market: string): { lock: string; generation: LockMark } {
     const tag = createHash('sha1')
       .update(JSON.stringify([holder, market]))
       .digest('hex');
-    return { lock: `${this.prefix}{${tag}}:lock`, generation: `${this.prefix}{${tag}}:generation` };
+    return {
+      lock: `${this.prefix}{${tag}}:lock`,
+      generation: { key: `${this.prefix}{${tag}}:generation`, ms: GENERATION_MS },
+    };
   }
 
-  private generation(holder: string, market: string): Promise<string> {
-    return this.generationOf(this.keysOf(holder, market).generation, holder, 'body');
-  }
-
-  private async generationOf(key: string, holder: string, path: string): Promise<string> {
+  private async generation(holder: string, market: string): Promise<string> {
+    const key = this.keysOf(holder, market).generation.key;
     if (!this.redis) return this.generations.get(key) ?? '';
     try {
       return (await this.redis.get(key)) ?? '';
     } catch {
-      throw unreadable(holder, path);
+      throw unreadable(holder, 'body');
     }
   }
 
-  private async take(key: string, token: string, holder: string, path: string): Promise<void> {
+  /** Waits for the lock (at most WAIT_MS); resolves with the market's generation as the last release left it. */
+  private async take(key: Keys, token: string, holder: string, path: string): Promise<string> {
     const deadline = this.clock.now() + WAIT_MS;
     for (;;) {
-      if (await this.tryTake(key, token, holder, path)) return;
+      const generation = await this.tryTake(key, token, holder, path);
+      if (generation !== undefined) return generation;
       if (this.clock.now() >= deadline) throw busy(holder, path);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
 
-  private async tryTake(key: string, token: string, holder: string, path: string): Promise<boolean> {
+  private async tryTake(key: Keys, token: string, holder: string, path: string): Promise<string | undefined> {
     if (!this.redis) {
-      const held = this.local.get(key);
-      if (held && held.until > this.clock.now()) return false;
-      this.local.set(key, { token, until: this.clock.now() + LOCK_MS });
-      return true;
+      const held = this.local.get(key.lock);
+      if (held && held.until > this.clock.now()) return undefined;
+      this.local.set(key.lock, { token, until: this.clock.now() + LOCK_MS });
+      return this.generations.get(key.generation.key) ?? '';
     }
     try {
-      return (await this.redis.set(key, token, 'PX', LOCK_MS, 'NX')) === 'OK';
+      return await takeLock(this.redis, key.lock, token, LOCK_MS, key.generation);
     } catch {
       throw unreadable(holder, path);
     }
   }
 
-  private async release(keys: readonly { lock: string; generation: string }[], token: string): Promise<void> {
+  private async release(keys: readonly Keys[], token: string): Promise<void> {
     for (const key of keys) {
       if (!this.redis) {
         if (this.local.get(key.lock)?.token === token) this.local.delete(key.lock);
-        this.generations.set(key.generation, token);
+        this.generations.set(key.generation.key, token);
         continue;
       }
       // A lock Redis did not take back lapses after LOCK_MS, with no new generation: a reading older than half of it is stale anyway.
-      await RELEASE.run(this.redis, [key.lock, key.generation], [token, GENERATION_MS]).catch(() => undefined);
+      await releaseLock(this.redis, key.lock, token, key.generation).catch(() => undefined);
     }
   }
 }
+
+type Keys = { lock: string; generation: LockMark };
 
 function busy(holder: string, path: string): DomainError {
   return new DomainError(

@@ -1,14 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { type Clock, LuaScript, type RedisClient, duplicateRedis, systemClock } from '@lib/core';
+import { type Clock, type RedisClient, duplicateRedis, releaseLock, systemClock, takeLock } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import { type CatalogEntry, decodeEntry, encodeEntry } from './catalog-entry.js';
 import { type CatalogStore, type PurgeMatch, purgeFilter } from './catalog-store.js';
 
-/** Compare-and-delete: only the lock's owner releases it, never a later leader's lock. */
-const RELEASE = new LuaScript(
-  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
-);
 /** Poll intervals of a waiting follower: quick at first (a catalog answer takes milliseconds), then steady. */
 const POLL_MS = [2, 5, 10, 20, 25];
 
@@ -71,7 +67,7 @@ export class RedisCatalogStore implements CatalogStore {
 
   async acquire(key: string, token: string, ms: number): Promise<boolean> {
     try {
-      return (await this.redis.set(this.lockKey(key), token, 'PX', ms, 'NX')) === 'OK';
+      return (await takeLock(this.redis, this.lockKey(key), token, ms)) !== undefined;
     } catch (error) {
       return this.failed(error, true);
     }
@@ -79,7 +75,8 @@ export class RedisCatalogStore implements CatalogStore {
 
   async release(key: string, token: string): Promise<void> {
     try {
-      await RELEASE.run(this.redis, [this.lockKey(key)], [token]);
+      // Only the lock's owner releases it, never a later leader's lock.
+      await releaseLock(this.redis, this.lockKey(key), token);
     } catch (error) {
       this.failed(error, undefined);
     }
