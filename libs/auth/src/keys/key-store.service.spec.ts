@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
@@ -71,6 +71,20 @@ describe(KeyStore.name, () => {
     expect(sut.retail('hedge')?.key.fingerprint).toBe(before.retail.get('hedge')?.key.fingerprint);
     expect(before.retail.get('main')?.key.seed).toHaveLength(32);
     expect(logs.text()).toContain('Rotated exchange key');
+  });
+
+  it('parses again only the files whose bytes changed', async () => {
+    const before = sut.current;
+    writeFileSync(keys.retailFile, newEd25519Secret().secret);
+    // The exchange file rewritten with its own bytes: a change event, the same key.
+    writeFileSync(keys.exchangeFile, readFileSync(keys.exchangeFile));
+
+    await expect(sut.reload()).resolves.toBe(true);
+
+    expect(sut.exchange()?.key).toBe(before.exchange?.key);
+    expect(sut.retail('hedge')?.key).toBe(before.retail.get('hedge')?.key);
+    expect(sut.retail('main')?.key).not.toBe(before.retail.get('main')?.key);
+    expect(sut.retail('main')?.key.fingerprint).not.toBe(before.retail.get('main')?.key.fingerprint);
   });
 
   it('keeps the old keys when a reload finds a bad file, and logs why without key material', async () => {

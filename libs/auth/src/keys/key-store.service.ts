@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 
 import { EnvironmentBinding } from '../environment/environment-binding.js';
@@ -41,6 +43,12 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
   private reloading: Promise<boolean> | undefined;
   private queued: Promise<boolean> | undefined;
   private watcher: KeyFileWatcher | undefined;
+  /**
+   * Each file's key as last parsed, by the SHA-256 of the file's text (never the text itself): a reload
+   * parses only the files whose bytes changed. A watched directory changes for many reasons (Kubernetes
+   * swaps its `..data` link on any secret's update), and an RSA key's parse and import cost milliseconds.
+   */
+  private readonly parsed = new Map<string, { digest: string; key: RsaPrivateKey | Ed25519PrivateKey }>();
   private readonly onSighup = (): void => void this.reload();
 
   constructor(private readonly binding: EnvironmentBinding) {}
@@ -147,10 +155,10 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
       });
     const client = env.exchangeClient;
     const exchangeKey = client
-      ? collect(readKeyFile(client.privateKeyFile).then((pem) => parseRsaPrivateKey(client.privateKeyFile, pem)))
+      ? collect(this.read(client.privateKeyFile, parseRsaPrivateKey, (key): key is RsaPrivateKey => 'signingKey' in key))
       : undefined;
     const retailKeys = env.retailAccounts.map((account) =>
-      collect(readKeyFile(account.secretKeyFile).then((text) => parseEd25519Secret(account.secretKeyFile, text))),
+      collect(this.read(account.secretKeyFile, parseEd25519Secret, (key): key is Ed25519PrivateKey => 'seed' in key)),
     );
     const [exchange, ...retail] = await Promise.all([exchangeKey, ...retailKeys]);
     const accounts = new Map<string, RetailCredential>();
@@ -166,6 +174,21 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
       exchange: client && exchange ? { clientId: client.clientId, key: exchange } : undefined,
       retail: accounts,
     };
+  }
+
+  /** The file's key: the last parse when its bytes are the same, else a new parse (remembered once it succeeds). */
+  private async read<K extends RsaPrivateKey | Ed25519PrivateKey>(
+    file: string,
+    parse: (file: string, text: string) => K | Promise<K>,
+    isKind: (key: RsaPrivateKey | Ed25519PrivateKey) => key is K,
+  ): Promise<K> {
+    const text = await readKeyFile(file);
+    const digest = createHash('sha256').update(text).digest('hex');
+    const known = this.parsed.get(file);
+    if (known?.digest === digest && isKind(known.key)) return known.key;
+    const key = await parse(file, text);
+    this.parsed.set(file, { digest, key });
+    return key;
   }
 
   private describe(keys: KeySet): string {
