@@ -155,7 +155,9 @@ export class KeyStore implements OnModuleInit, OnApplicationShutdown {
       });
     const client = env.exchangeClient;
     const exchangeKey = client
-      ? collect(this.read(client.privateKeyFile, parseRsaPrivateKey, (key): key is RsaPrivateKey => 'signingKey' in key))
+      ? collect(
+          this.read(client.privateKeyFile, parseRsaPrivateKey, (key): key is RsaPrivateKey => 'signingKey' in key),
+        )
       : undefined;
     const retailKeys = env.retailAccounts.map((account) =>
       collect(this.read(account.secretKeyFile, parseEd25519Secret, (key): key is Ed25519PrivateKey => 'seed' in key)),
