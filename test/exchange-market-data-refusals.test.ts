@@ -1,5 +1,5 @@
 import { SYMBOL, counterpartyBids } from './support/exchange-stack.js';
-import { type Json, type Stack, startStack } from './support/stack.js';
+import { type Json, type Stack, type StackOptions, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 /**
@@ -27,8 +27,11 @@ function bookMoves(stack: Stack, viewer: WsTestClient): Promise<Json> {
   return counterpartyBids(stack, viewer, bid);
 }
 
-async function withStack(run: (stack: Stack, viewer: WsTestClient, prober: WsTestClient) => Promise<void>) {
-  const stack = await startStack({ clients });
+async function withStack(
+  run: (stack: Stack, viewer: WsTestClient, prober: WsTestClient) => Promise<void>,
+  sandbox: StackOptions['sandbox'] = {},
+) {
+  const stack = await startStack({ clients, sandbox });
   const viewer = await WsTestClient.open(stack.url, { key: stack.keys.viewer });
   const prober = await WsTestClient.open(stack.url, { key: stack.keys.prober });
   try {
@@ -86,5 +89,38 @@ describe('one symbol the exchange refuses costs no other symbol its market data'
       expect(await bookMoves(stack, viewer)).toMatchObject({ type: 'update' });
       expect(state.counter('grpc.streams.opened.BiDirectionalStreamMarketData')).toBe(opened);
     });
+  }, 90_000);
+
+  it("frees the ended topic's place among the connection's 100 subscriptions", async () => {
+    // 70 games beyond the fixture's instruments: more than 100 symbols.
+    const extraGames = Array.from({ length: 70 }, (_, i) => ({
+      league: 'tst',
+      away: `a${i}`,
+      home: `h${i}`,
+      date: '2026-12-01',
+    }));
+    await withStack(
+      async (stack, _viewer, prober) => {
+        const others = stack.sandbox.state.engine
+          .instruments()
+          .map((instrument) => `exchange.marketData.${instrument.symbol}`)
+          .filter((topic) => topic !== OTHER_TOPIC);
+        const full = [OTHER_TOPIC, ...others.slice(0, 99)];
+        prober.send({ type: 'subscribe', id: 'full', topics: full });
+        const answered = () =>
+          new Set(prober.frames.filter((f) => f.id === 'full').flatMap((f) => f.topics ?? [f.topic]));
+        await prober.next(() => answered().size === full.length, 30_000);
+        expect(prober.frames.filter((f) => f.id === 'full' && f.type === 'error')).toEqual([]);
+        // At the bound, one more is refused.
+        expect(await prober.subscribe([others[99]!])).toMatchObject({ type: 'error', code: 'too_many_subscriptions' });
+
+        expect(stack.sandbox.state.delistMarketData(OTHER)).toBe(1);
+        const told = await prober.next((frame) => frame.type === 'error' && frame.topic === OTHER_TOPIC, 30_000);
+        expect(told).toMatchObject({ code: 'upstream_failed' });
+        // The ended topic no longer holds a place: the 100th subscription is granted.
+        expect(await prober.subscribe([others[99]!], 30_000)).toMatchObject({ type: 'ack', topics: [others[99]] });
+      },
+      { exchange: { extraGames } },
+    );
   }, 90_000);
 });

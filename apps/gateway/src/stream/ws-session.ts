@@ -41,6 +41,8 @@ export class WsSession {
     private readonly allowance?: TopicAllowance,
     private readonly clock: Clock = systemClock,
   ) {
+    // A topic the upstream gave up (its error message sent) is no longer one of this connection's subscriptions.
+    client.onTopicEnded = (topic) => this.topics.delete(topic);
     ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     ws.on('pong', () => (this.alive = true));
   }

@@ -42,6 +42,8 @@ export class HubClient {
   readonly id = nextId++;
   /** Frames a newer frame of the same topic replaced while this client was slow. */
   conflatedFrames = 0;
+  /** Told, after the error message that said so, that the upstream gave up a topic this client held: that subscription is over. */
+  onTopicEnded: ((topic: string) => void) | undefined;
   private pending: Pending[] | undefined;
   private head = 0;
   private slots: Map<string, Pending> | undefined;

@@ -294,11 +294,15 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
 
   /**
    * The source gave the topic up: every subscriber is told, in the /ws protocol's error message (code
-   * `upstream_failed`, as a refused subscribe is answered), and the topic closes.
+   * `upstream_failed`, as a refused subscribe is answered, then its onTopicEnded: the topic no longer
+   * counts against its connection's bounds), and the topic closes.
    */
   private endedUpstream(state: TopicState, error: Error): void {
     const message = { type: 'error', code: 'upstream_failed', topic: state.name, message: error.message };
-    for (const client of state.subscribers) client.sendJson(message);
+    for (const client of state.subscribers) {
+      client.sendJson(message);
+      client.onTopicEnded?.(state.name);
+    }
     void this.teardown(state);
   }
 
