@@ -81,5 +81,5 @@ describe("walls: another team's records under a reused clordId cannot crowd an o
       });
       expect(body.records.filter((record) => record.team === 'trading')).toEqual([]);
     }
-  });
+  }, 180_000); // 1,000 journaled refusals: about 10 s on a quiet machine, past 30 s beside two busy loops
 });
