@@ -40,6 +40,8 @@ export default {
   setupFiles: ['<rootDir>/test/support/harness-priority.setup.ts'],
   globalSetup: '<rootDir>/test/support/redis-server.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30000,
+  // A stack's start (sandbox, gateway, PostgreSQL journal) takes 1 to 3 s on a quiet machine and passed 30 s
+  // beside two busy loops (a loaded run, issue 29): a timeout is a hang's bound, not a speed claim.
+  testTimeout: 60000,
   maxWorkers: 2,
 };

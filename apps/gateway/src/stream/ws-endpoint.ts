@@ -96,8 +96,11 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const target = origin ? given.slice(origin[0].length) || '/' : given;
     const at = target.indexOf('?');
     const path = at === -1 ? target : target.slice(0, at);
-    if (path !== WS_PATH)
+    if (path !== WS_PATH) {
+      // Another protocol (curl --http2 asks for h2c on http://) at an HTTP route: served as the plain request it also is.
+      if (req.headers.upgrade?.toLowerCase() !== 'websocket') return this.asPlainHttp(req, socket, head);
       return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(path)}.`));
+    }
     const query = new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
     let login: WsLogin | undefined;
     let graceMs: number | undefined;
@@ -124,6 +127,35 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
         ws.close(1011, 'internal error');
       }
     });
+  }
+
+  /**
+   * A request that asks to upgrade to a protocol other than WebSocket (`Upgrade: h2c`, which curl sends with
+   * `--http2` on an http:// URL), at a path that is no WebSocket endpoint: the upgrade is ignored (RFC 9110
+   * section 7.8 lets a server do so) and the request is served over HTTP/1.1. Node hands every request with
+   * an Upgrade header to this event, its parser already gone; the request's head is written again without the
+   * upgrade (Upgrade, HTTP2-Settings, and those tokens of Connection) before the bytes that followed it, and
+   * the socket given back to the HTTP server as a connection: its parser reads the request anew, body and
+   * keep-alive included, through every route, guard and limit. Header names and values are as Node's parser
+   * accepted them (no CR, LF or NUL), so writing them again cannot split the request.
+   */
+  private asPlainHttp(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const raw = req.rawHeaders;
+    let lines = `${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}\r\n`;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (UPGRADE_HEADERS.has(name)) continue;
+      if (name === 'connection') {
+        const kept = raw[i + 1]!.split(',')
+          .map((token) => token.trim())
+          .filter((token) => token !== '' && !UPGRADE_HEADERS.has(token.toLowerCase()));
+        if (kept.length > 0) lines += `${raw[i]}: ${kept.join(', ')}\r\n`;
+        continue;
+      }
+      lines += `${raw[i]}: ${raw[i + 1]}\r\n`;
+    }
+    socket.unshift(Buffer.concat([Buffer.from(`${lines}\r\n`, 'latin1'), head]));
+    this.adapterHost.httpAdapter.getHttpServer().emit('connection', socket);
   }
 
   /**
@@ -206,6 +238,9 @@ function assertHandshake(req: IncomingMessage): void {
   if (req.headers['sec-websocket-version'] !== '13')
     invalid('sec-websocket-version', "expected '13'", { 'Sec-WebSocket-Version': '13' });
 }
+
+/** The headers (and Connection tokens) of an upgrade that asPlainHttp drops. */
+const UPGRADE_HEADERS = new Set(['upgrade', 'http2-settings']);
 
 /** The query parameters `/ws` reads; any other is refused rather than ignored. */
 const WS_QUERY = new Set(['ticket', 'cancelOnDisconnect']);
