@@ -35,8 +35,7 @@ export async function rejectIfHeldPastStopgap(
 ): Promise<void> {
   if (delayMs <= LATENCY_STOPGAP_MS || !REJECTABLE.has(operation)) return;
   await new Promise((resolve) => setTimeout(resolve, LATENCY_STOPGAP_MS));
-  counters.count(`exchange.latency-rejected.${operation}`);
-  throw new LatencyRejectedError();
+  throw rejected(counters, operation);
 }
 
 /**
@@ -47,6 +46,11 @@ export function rejectForLatency(faults: SandboxFaults, counters: SandboxCounter
   const left = faults.latencyRejectNext ?? 0;
   if (left <= 0 || !REJECTABLE.has(operation)) return;
   faults.latencyRejectNext = left - 1;
+  throw rejected(counters, operation);
+}
+
+/** A rejection, counted (`exchange.latency-rejected.<operation>`): the error to throw. */
+function rejected(counters: SandboxCounters, operation: string): LatencyRejectedError {
   counters.count(`exchange.latency-rejected.${operation}`);
-  throw new LatencyRejectedError();
+  return new LatencyRejectedError();
 }
