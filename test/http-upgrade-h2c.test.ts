@@ -127,6 +127,28 @@ describe('a request asking to upgrade to h2c (curl --http2 over http://) is serv
     }
   });
 
+  it('many on one connection: each answered, and nothing piles up on its socket', async () => {
+    const server = stack.gateway.getHttpServer() as import('node:http').Server;
+    const sockets = new Set<import('node:net').Socket>();
+    const seen = (socket: import('node:net').Socket) => sockets.add(socket);
+    server.on('connection', seen);
+    const connection = await RawConnection.open(stack.url);
+    try {
+      const auth = `Authorization: Bearer ${stack.keys.reader}\r\n`;
+      for (let i = 0; i < 30; i++) {
+        const answer = await connection.request(`GET /catalog/v1/events/1001 HTTP/1.1\r\n${host()}${auth}${H2C}`);
+        expect({ i, status: answer.status }).toEqual({ i, status: 200 });
+      }
+      // One socket, handed back 30 times: a listener added per upgrade would be 30 here (Node's own are a few).
+      expect(sockets.size).toBe(1);
+      const [socket] = [...sockets];
+      expect(socket!.listenerCount('error')).toBeLessThan(5);
+    } finally {
+      server.off('connection', seen);
+      connection.close();
+    }
+  });
+
   it('a body is read whole, and the key is checked as on any request', async () => {
     const connection = await RawConnection.open(stack.url);
     try {

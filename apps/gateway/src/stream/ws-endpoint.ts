@@ -87,7 +87,6 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    socket.on('error', () => socket.destroy());
     // The request target is split by hand, not parsed as a URL: a target WHATWG refuses (`//`, `//[`)
     // must be a plain 404 here, and /ws is matched as sent, never after dot segments are resolved.
     // An absolute-form target (`http://host/ws`, RFC 9112 section 3.2.2) is read as its path and query.
@@ -96,11 +95,13 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
     const target = origin ? given.slice(origin[0].length) || '/' : given;
     const at = target.indexOf('?');
     const path = at === -1 ? target : target.slice(0, at);
-    if (path !== WS_PATH) {
-      // Another protocol (curl --http2 asks for h2c on http://) at an HTTP route: served as the plain request it also is.
-      if (req.headers.upgrade?.toLowerCase() !== 'websocket') return this.asPlainHttp(req, socket, head);
+    // Another protocol (curl --http2 asks for h2c on http://) at an HTTP route: served as the plain request it
+    // also is. Before any listener is added: the HTTP server adds its own, and a connection may do this many times.
+    if (path !== WS_PATH && req.headers.upgrade?.toLowerCase() !== 'websocket')
+      return this.asPlainHttp(req, socket, head);
+    socket.on('error', () => socket.destroy());
+    if (path !== WS_PATH)
       return refuse(req, socket, new DomainError(ErrorCode.NOT_FOUND, `No WebSocket endpoint at ${clip(path)}.`));
-    }
     const query = new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
     let login: WsLogin | undefined;
     let graceMs: number | undefined;
