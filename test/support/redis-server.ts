@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,11 +142,28 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** `count` free loopback ports below 55535 whose cluster bus port (+10000) is free too. */
+/**
+ * The lowest port the kernel hands out by itself (for a connect, or a listen on port 0): chosen ports
+ * below it, their cluster bus port (+10000) too, are never taken by the run's own client sockets between
+ * the check and the bind. A replica's port drawn inside that range was taken so on CI (ci57: "bind: Address
+ * already in use", the run-alone group's global setup failed).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** `count` free loopback ports whose cluster bus port (+10000) is free too, below the kernel's own range when it leaves room. */
 export async function freePorts(count: number): Promise<number[]> {
+  const low = ephemeralLow();
+  const [from, span] = low - 20_000 >= 2_000 ? [10_000, low - 20_000] : [20_000, 35_000];
   const ports: number[] = [];
   while (ports.length < count) {
-    const port = 20_000 + Math.floor(Math.random() * 35_000);
+    const port = from + Math.floor(Math.random() * span);
     if (!ports.includes(port) && (await isFree(port)) && (await isFree(port + 10_000))) ports.push(port);
   }
   return ports;
