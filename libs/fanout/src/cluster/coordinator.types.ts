@@ -20,6 +20,8 @@ export interface TopicHost {
 
 /** How a topic is coordinated across instances; without Redis the hub has none and holds every topic. */
 export interface TopicCoordinator {
+  /** Resolves once the cluster pub/sub is up, or has been given its time (never rejects). */
+  ready(): Promise<void>;
   join(state: TopicState): Promise<void>;
   leave(state: TopicState): Promise<void>;
   /** `checkpoint` (TopicSink.update) is stored with the frame, in the same step, only if the frame is published. */

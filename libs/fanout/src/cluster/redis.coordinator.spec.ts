@@ -76,6 +76,7 @@ describe(RedisCoordinator.name, () => {
       // mid-case (ci37). Cases that judge a lapse wait for it (up to 8 s).
       cluster: { keyPrefix, instanceId: name, leaseMs: 3_000, renewEveryMs: 200, ...cluster },
     });
+    await hub.ready(); // its pub/sub up, as the gateway waits for before it listens
     const server = await HubServer.start(hub);
     const created = { name, redis, source, hub, registry, server, client: await TestClient.connect(server.url) };
     instances.push(created);

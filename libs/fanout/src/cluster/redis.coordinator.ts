@@ -59,6 +59,8 @@ export class RedisCoordinator implements TopicCoordinator {
   private readonly wanted = new Map<string, WantedTopic>();
   private readonly lastResync = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[];
+  /** The pub/sub connection opened at construction (see RelaySubscriber.start). */
+  private readonly started: Promise<void>;
   private ticking = false;
   /** close() began: a lease taken by a tick still under way is given back, not served (the hub is closing). */
   private closing = false;
@@ -82,10 +84,15 @@ export class RedisCoordinator implements TopicCoordinator {
       frame: (channel, payload) => this.onFrame(channel, payload),
       resync: (topic) => this.onResyncRequest(topic),
     });
+    this.started = this.subscriber.start();
     this.timers = [
       setInterval(() => void this.tick(), options.renewEveryMs).unref(),
       setInterval(() => this.watch(), options.watchEveryMs).unref(),
     ];
+  }
+
+  ready(): Promise<void> {
+    return this.started;
   }
 
   async join(state: TopicState): Promise<void> {

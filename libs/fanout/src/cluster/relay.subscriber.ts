@@ -20,6 +20,8 @@ export class RelaySubscriber {
   private listening: Promise<unknown> | undefined;
   private readonly channels = new Set<string>();
   private readonly sharded: boolean;
+  /** The Cluster connection has started its per-shard subscribers (ioredis' 'subscribersReady'). */
+  private shardsReady = false;
 
   constructor(
     private readonly redis: RedisClient,
@@ -28,6 +30,23 @@ export class RelaySubscriber {
     private readonly readyTimeoutMs = 2_000,
   ) {
     this.sharded = redis instanceof Cluster;
+  }
+
+  /**
+   * Opens the pub/sub connection before any topic is wanted and, on a Cluster, waits for its per-shard
+   * subscribers: a topic asked of an instance whose pub/sub is not up yet is held by that instance (a second
+   * upstream stream beside the holder's). Never rejects, and gives up after `readyTimeoutMs`: a topic's
+   * subscribe tries again on its own.
+   */
+  async start(): Promise<void> {
+    const deadline = performance.now() + this.readyTimeoutMs;
+    try {
+      const connection = await this.connect();
+      if (this.sharded && !this.shardsReady)
+        await nextEvent(connection, 'subscribersReady', Math.max(0, deadline - performance.now()));
+    } catch {
+      // Redis is not reachable yet: the first topic's subscribe connects (or holds it locally).
+    }
   }
 
   async subscribe(channel: string): Promise<void> {
@@ -105,25 +124,29 @@ export class RelaySubscriber {
     };
     connection.on('messageBuffer', onMessage);
     connection.on('smessageBuffer', onMessage);
+    this.shardsReady = false;
+    if (this.sharded) connection.once('subscribersReady', () => (this.shardsReady = connection === this.connection));
     return connection;
   }
 }
 
 /** Bounded: while Redis is down ioredis retries for ever, and a subscriber must not wait that long. */
-function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
+async function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
+  if (!(await nextEvent(connection, 'ready', timeoutMs)))
+    throw new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`);
+}
+
+/** `true` when the connection emits `event` within `timeoutMs`, `false` when it does not. */
+function nextEvent(connection: RedisClient, event: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (emitted: boolean) => {
       clearTimeout(timer);
-      connection.off('ready', onReady);
-      if (error) reject(error);
-      else resolve();
+      connection.off(event, onEvent);
+      resolve(emitted);
     };
-    const onReady = () => done();
-    const timer = setTimeout(
-      () => done(new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    connection.once('ready', onReady);
+    const onEvent = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    connection.once(event, onEvent);
   });
 }
 

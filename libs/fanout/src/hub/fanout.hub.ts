@@ -1,4 +1,4 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type Clock, SystemClock } from '@lib/core';
 import { Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
@@ -45,7 +45,7 @@ export interface TopicInfo {
  * cluster with Redis), frames numbered and serialized once per topic, written to every client
  * without waiting for any of them.
  */
-export class FanoutHub implements OnModuleDestroy, TopicHost {
+export class FanoutHub implements OnApplicationBootstrap, OnModuleDestroy, TopicHost {
   private readonly logger = new Logger(FanoutHub.name);
   /** Each connected client and the topics it is subscribed to. */
   private readonly clients = new Map<HubClient, Set<TopicState>>();
@@ -138,6 +138,19 @@ export class FanoutHub implements OnModuleDestroy, TopicHost {
     await Promise.all(this.topics.all().map((state) => this.teardown(state)));
     await this.coordinator?.close();
     await this.ledger?.close();
+  }
+
+  /**
+   * Resolves once the cluster's pub/sub connection is up (at once without Redis), or after its bound
+   * (about 2 s) when Redis does not answer; never rejects. The gateway listens only after it: a topic asked
+   * of an instance before then would be held by it, a second upstream stream beside the holder's.
+   */
+  ready(): Promise<void> {
+    return this.coordinator?.ready() ?? Promise.resolve();
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.ready();
   }
 
   onModuleDestroy(): Promise<void> {
