@@ -52,8 +52,12 @@ export class RedisLink {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private timeoutsInRow = 0;
-  /** When the last counted timeout was seen: calls sent before it belong to the same stall. */
-  private lastTimeoutAt = 0;
+  /**
+   * When the last counted timeout was seen: calls sent before it belong to the same stall. -Infinity
+   * until then, so the first timeout always counts (a `sentAt` below 0 is possible: "sent 600 ms ago"
+   * in a process younger than that, as the spec writes it).
+   */
+  private lastTimeoutAt = Number.NEGATIVE_INFINITY;
   private probesInRow = 0;
   /** Set when this instance went local while Redis still answered others (timeouts, not a refused connection). */
   cutOffAlone = false;
