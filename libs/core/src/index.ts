@@ -63,7 +63,7 @@ export {
 export { REDACTED, REDACT_PATHS, SECRET_NAMES, isSecretName, redactUrl, scrubText } from './logging/redaction.js';
 export { MetricsModule, MetricsRegistry } from './metrics/metrics.registry.js';
 export { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series.js';
-export { createRedisClient, duplicateRedis, type RedisClient } from './redis/redis.factory.js';
+export { createRedisClient, duplicateRedis, nextRedisEvent, type RedisClient } from './redis/redis.factory.js';
 export { REDIS, RedisModule } from './redis/redis.module.js';
 export { LUA_GENERATION, LuaScript, generationCandidates, luaNowMs } from './redis/lua-script.js';
 export { type LockMark, releaseLock, takeLock } from './redis/redis-lock.js';

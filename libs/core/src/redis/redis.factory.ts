@@ -53,3 +53,20 @@ export function duplicateRedis(client: RedisClient): RedisClient {
   connection.on('error', () => undefined);
   return connection;
 }
+
+/**
+ * `true` when the client emits `event` within `timeoutMs`, `false` when it does not. Bounded on purpose:
+ * while Redis is down ioredis reconnects for ever, and a caller at start-up must not wait that long.
+ */
+export function nextRedisEvent(client: RedisClient, event: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (emitted: boolean) => {
+      clearTimeout(timer);
+      client.off(event, onEvent);
+      resolve(emitted);
+    };
+    const onEvent = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.once(event, onEvent);
+  });
+}

@@ -1,4 +1,4 @@
-import { type RedisClient, duplicateRedis } from '@lib/core';
+import { type RedisClient, duplicateRedis, nextRedisEvent } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 /** How soon an SSUBSCRIBE refused while the Cluster's per-shard subscribers start is tried again. */
@@ -43,7 +43,7 @@ export class RelaySubscriber {
     try {
       const connection = await this.connect();
       if (this.sharded && !this.shardsReady)
-        await nextEvent(connection, 'subscribersReady', Math.max(0, deadline - performance.now()));
+        await nextRedisEvent(connection, 'subscribersReady', Math.max(0, deadline - performance.now()));
     } catch {
       // Redis is not reachable yet: the first topic's subscribe connects (or holds it locally).
     }
@@ -132,22 +132,8 @@ export class RelaySubscriber {
 
 /** Bounded: while Redis is down ioredis retries for ever, and a subscriber must not wait that long. */
 async function waitReady(connection: RedisClient, timeoutMs: number): Promise<void> {
-  if (!(await nextEvent(connection, 'ready', timeoutMs)))
+  if (!(await nextRedisEvent(connection, 'ready', timeoutMs)))
     throw new Error(`the Redis pub/sub connection was not ready within ${timeoutMs} ms`);
-}
-
-/** `true` when the connection emits `event` within `timeoutMs`, `false` when it does not. */
-function nextEvent(connection: RedisClient, event: string, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (emitted: boolean) => {
-      clearTimeout(timer);
-      connection.off(event, onEvent);
-      resolve(emitted);
-    };
-    const onEvent = () => done(true);
-    const timer = setTimeout(() => done(false), timeoutMs);
-    connection.once(event, onEvent);
-  });
 }
 
 /** The connection has no command timeout (see duplicateRedis): a subscribe that Redis does not answer fails here. */

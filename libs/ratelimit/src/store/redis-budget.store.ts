@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { LuaScript, type RedisClient } from '@lib/core';
+import { LuaScript, nextRedisEvent, type RedisClient } from '@lib/core';
 import { Cluster } from 'ioredis';
 
 import type { PlanCell, TakePlan } from '../budget/take-plan.js';
@@ -67,17 +67,7 @@ export class RedisBudgetStore {
 
   /** Waits (bounded) for the connection a fresh client is still opening: with no offline queue, commands sent earlier fail. */
   async ready(timeoutMs: number): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    const redis = this.redis;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        redis.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      redis.once('ready', done);
-    });
+    if (this.redis.status !== 'ready') await nextRedisEvent(this.redis, 'ready', timeoutMs);
   }
 
   async load(): Promise<void> {
