@@ -123,7 +123,7 @@ export class OrderRisk {
     const reading = this.locks.reading(caller.participant, this.positions(caller));
     const check = await this.gate.admit(client, [exchangeOrderTerms(policed, this.scale)], reading.positionOf);
     await this.band.check(this.gate.limits, client, policed, 'body');
-    await this.selfTrade.check(caller.participant, policed, 'body');
+    await this.selfTrade.check(client, caller.participant, policed, 'body');
     return { policed, check, reading };
   }
 
@@ -260,6 +260,7 @@ export class OrderRisk {
       const atSend = await this.gate.admit(client, [retailModifyTerms(modify, 'body', known)]);
       await this.band.checkModify(this.gate.limits, client, account, orderId, modify, 'body');
       await this.retailSelfTrade.checkReprice(
+        client,
         account,
         orderId,
         modify,
@@ -350,7 +351,7 @@ export class OrderRisk {
     );
     for (const [i, order] of requests.entries()) {
       await this.band.check(this.gate.limits, client, order, `body.requests.${i}`);
-      await this.selfTrade.check(caller.participant, order, `body.requests.${i}`);
+      await this.selfTrade.check(client, caller.participant, order, `body.requests.${i}`);
     }
     return { requests, check, reading };
   }
@@ -376,7 +377,7 @@ export class OrderRisk {
     );
     for (const [i, replace] of requests.entries()) {
       await this.band.checkReplace(this.gate.limits, client, caller.participant, replace, `body.requests.${i}`);
-      await this.selfTrade.checkReprice(caller.participant, replace, owned[i], `body.requests.${i}`);
+      await this.selfTrade.checkReprice(client, caller.participant, replace, owned[i], `body.requests.${i}`);
     }
     return { checked: { requests }, check };
   }
@@ -404,7 +405,7 @@ export class OrderRisk {
     const check = await this.gate.admit(client, [retailOrderTerms(stamped)], reading.positionOf);
     // A market order leaves the band bounded: with a tolerance at the band's edge when it had none.
     const banded = await this.band.checkCreate(this.gate.limits, client, stamped, 'body');
-    await this.retailSelfTrade.check(account, banded);
+    await this.retailSelfTrade.check(client, account, banded);
     return { stamped: banded, check, reading };
   }
 
@@ -434,7 +435,7 @@ export class OrderRisk {
     const net = () => (read ??= this.retailPositions.net(account, close.marketSlug, RETAIL_KNOWN_WAIT_MS));
     const intent = this.gate.limits.mayBind('priceBand', client) ? closingIntentOf(await net()) : undefined;
     const banded = await this.band.checkClose(this.gate.limits, client, stamped, intent, 'body');
-    await this.retailSelfTrade.checkClose(account, banded, net, 'body');
+    await this.retailSelfTrade.checkClose(client, account, banded, net, 'body');
     return { stamped: banded, check };
   }
 

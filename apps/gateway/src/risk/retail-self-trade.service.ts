@@ -10,6 +10,7 @@ import { marketUnknown } from './risk.error.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import {
   RETAIL_KNOWN_WAIT_MS,
+  type JudgedFor,
   SelfTradeGuard,
   crossesRetail,
   retailOrdersUnknown,
@@ -44,7 +45,7 @@ export class RetailSelfTrade {
     this.scale = config.risk.exchangePriceScale;
   }
 
-  async check(account: string, order: CreateOrder, path = 'body'): Promise<void> {
+  async check(by: JudgedFor, account: string, order: CreateOrder, path = 'body'): Promise<void> {
     // A post-only order is rejected rather than matched: it never trades with anything.
     if (this.policy === 'off' || order.participateDontInitiate) return;
     const side = yesSideOf(order.intent);
@@ -55,7 +56,7 @@ export class RetailSelfTrade {
       const crossed = resting.find((rest) => crossesRetail(side, yes, rest));
       if (crossed) throw selfTradeRefusal(order.marketSlug, crossed.retailPrice, path);
     }
-    await this.exchange.againstParticipants(undefined, this.asExchangeOrder(order, side, yes), path);
+    await this.exchange.againstParticipants(by, undefined, this.asExchangeOrder(order, side, yes), path);
   }
 
   /**
@@ -64,6 +65,7 @@ export class RetailSelfTrade {
    * order whose intent is not known cannot be judged: refused (fail closed) while the policy is on.
    */
   async checkReprice(
+    by: JudgedFor,
     account: string,
     orderId: string,
     modify: ModifyOrder,
@@ -75,6 +77,7 @@ export class RetailSelfTrade {
     if (!origin || !intent)
       throw marketUnknown(orderId, 'cross-team self-trade prevention (risk.crossTeamSelfTrade: reject) is on', path);
     await this.check(
+      by,
       account,
       {
         marketSlug: origin.market,
@@ -97,6 +100,7 @@ export class RetailSelfTrade {
    * its position channel) not known: refused 503 (fail closed).
    */
   async checkClose(
+    by: JudgedFor,
     account: string,
     close: ClosePosition,
     net: () => Promise<number | undefined>,
@@ -108,6 +112,7 @@ export class RetailSelfTrade {
     const intent = closingIntentOf(position);
     if (!intent) return;
     await this.check(
+      by,
       account,
       {
         marketSlug: close.marketSlug,

@@ -5,6 +5,7 @@ import { DomainError, ErrorCode, GATEWAY_CONFIG } from '@lib/core';
 import { ExchangeTrading, type OrderRequest, type ReplaceRequest } from '@lib/exchange';
 import { z } from 'zod';
 
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { marketUnknown } from './risk.error.js';
 import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
@@ -22,8 +23,14 @@ const OpenOrdersSchema = z.looseObject({
     .default([]),
 });
 
-/** The guard's reads spend the shared budget under this name, not any team's share (the open-orders snapshot has no published limit). */
-const GUARD_TEAM = 'gateway';
+/**
+ * The client whose order is judged: the guard's reads of the other participants' open orders are its
+ * calls, counted in its own and its team's bounds on calls in flight (bulkheads). Under a name of the
+ * gateway's own, one team's flood of orders or what-ifs held that shared place and every other team's
+ * order entry waited and was refused 429 behind it. (The open-orders snapshot has no published limit:
+ * no budget is spent.)
+ */
+export type JudgedFor = Pick<AuthenticatedClient, 'id' | 'team'>;
 
 /**
  * Cross-team self-trade prevention (issue 26), a firm policy: with `risk.crossTeamSelfTrade: reject`, an
@@ -54,9 +61,9 @@ export class SelfTradeGuard {
    * firm's participants, or of any of the firm's retail accounts (one book per market on this venue:
    * a retail slug is the exchange symbol), from the gateway's view of their orders (RetailOrderView).
    */
-  async check(participant: string, order: OrderRequest, path: string): Promise<void> {
+  async check(by: JudgedFor, participant: string, order: OrderRequest, path: string): Promise<void> {
     if (this.policy === 'off') return;
-    await this.againstParticipants(participant, order, path);
+    await this.againstParticipants(by, participant, order, path);
     if (order.participateDontInitiate) return;
     const price =
       order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT'
@@ -77,6 +84,7 @@ export class SelfTradeGuard {
    * side is not known cannot be judged: refused (fail closed) while the policy is on.
    */
   async checkReprice(
+    by: JudgedFor,
     participant: string,
     replace: ReplaceRequest,
     origin: { market: string; side: 'buy' | 'sell' } | undefined,
@@ -96,7 +104,7 @@ export class SelfTradeGuard {
       price: replace.price,
       ...(replace.participateDontInitiate ? { participateDontInitiate: true } : {}),
     };
-    await this.check(participant, order, path);
+    await this.check(by, participant, order, path);
   }
 
   /**
@@ -104,19 +112,33 @@ export class SelfTradeGuard {
    * participant other than `participant` (a retail create, which is no participant's, is judged
    * against them all).
    */
-  async againstParticipants(participant: string | undefined, order: OrderRequest, path: string): Promise<void> {
+  async againstParticipants(
+    by: JudgedFor,
+    participant: string | undefined,
+    order: OrderRequest,
+    path: string,
+  ): Promise<void> {
     if (this.policy === 'off') return;
     const others = this.participants.filter((name) => name !== participant);
     if (others.length === 0) return;
-    const resting = await Promise.all(others.map((other) => this.restingOf(other, order.symbol)));
+    const resting = await Promise.all(others.map((other) => this.restingOf(by, other, order.symbol)));
     const crossed = resting.flat().find((rest) => crosses(order, rest));
     if (!crossed) return;
     throw selfTradeRefusal(order.symbol, crossed.price === undefined ? undefined : Number(crossed.price), path);
   }
 
   /** Fails closed: an unreadable snapshot refuses the order rather than letting a possible self-trade through. */
-  private async restingOf(participant: string, symbol: string): Promise<{ side?: string; price?: string }[]> {
-    const reply = await this.trading.openOrders({ team: GUARD_TEAM, requestId: `stp-${randomUUID()}`, participant });
+  private async restingOf(
+    by: JudgedFor,
+    participant: string,
+    symbol: string,
+  ): Promise<{ side?: string; price?: string }[]> {
+    const reply = await this.trading.openOrders({
+      team: by.team,
+      client: by.id,
+      requestId: `stp-${randomUUID()}`,
+      participant,
+    });
     return OpenOrdersSchema.parse(JSON.parse(reply.text)).orders.filter((rest) => rest.symbol === symbol);
   }
 }
