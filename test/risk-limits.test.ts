@@ -112,7 +112,7 @@ describe('static pre-trade limits and field policing, before any budget is spent
     expect(replaced.body).toMatchObject({ code: 'RISK_MAX_QUANTITY', observed: 150, order: 'body.requests.0' });
   });
 
-  it('checks retail creates (quantity, worst-case and cash notional) and modifies', async () => {
+  it("checks retail creates (quantity, worst-case notional, a cash amount's most contracts) and modifies", async () => {
     expect((await refused('/retail/v1/orders', retailOrder(101))).body).toMatchObject({
       code: 'RISK_MAX_QUANTITY',
       limit: 100,
@@ -129,7 +129,11 @@ describe('static pre-trade limits and field policing, before any budget is spent
       type: 'ORDER_TYPE_MARKET',
       cashOrderQty: { value: '60.00', currency: 'USD' },
     };
-    expect((await refused('/retail/v1/orders', cash)).body).toMatchObject({ code: 'RISK_MAX_NOTIONAL', observed: 60 });
+    // $60 could buy 6,000 contracts at $0.01: past the team's maxOrderQty before its notional (test/risk-cash-quantity).
+    expect((await refused('/retail/v1/orders', cash)).body).toMatchObject({
+      code: 'RISK_MAX_QUANTITY',
+      observed: 6_000,
+    });
     expect(
       (await refused('/retail/v1/order/some-order/modify', { marketSlug: SYMBOL, quantity: 500 })).body,
     ).toMatchObject({ code: 'RISK_MAX_QUANTITY', observed: 500 });

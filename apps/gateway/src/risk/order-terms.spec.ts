@@ -20,6 +20,23 @@ describe('order terms', () => {
     expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', cashOrderQty: '1250' }, 2).notional).toBe(12.5);
   });
 
+  it('bounds a cash order without a quantity at the most contracts it buys at the lowest price', () => {
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', cashOrderQty: '600' }, 2).mostQty).toBe(600);
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', orderQty: '5', cashOrderQty: '600' }, 2).mostQty).toBe(
+      undefined,
+    );
+    const cash = (value: string) =>
+      retailOrderTerms({
+        marketSlug: 'm',
+        intent: 'ORDER_INTENT_BUY_LONG',
+        type: 'ORDER_TYPE_MARKET',
+        cashOrderQty: { value, currency: 'USD' },
+      }).mostQty;
+    expect(cash('6.00')).toBe(600);
+    expect(cash('0.07')).toBe(7); // 0.07 / 0.01 is 7.000000000000001 in floating point
+    expect(cash('0.075')).toBe(8);
+  });
+
   it('prices a replace of unknown side at the worse side', () => {
     expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '30' }, 2, 'body.requests.0')).toMatchObject({
       qty: 10,

@@ -16,6 +16,11 @@ export interface OrderTerms {
   /** The side it trades the net position at, when not `side` (a retail SELL_SHORT buys YES: it reduces a NO holding, a negative net). */
   positionSide?: 'buy' | 'sell';
   qty?: number;
+  /**
+   * A cash order without a quantity: the most contracts its amount could buy, at the lowest price a
+   * contract can trade at. `maxOrderQty` judges it at this (a cash amount must not buy past the limit).
+   */
+  mostQty?: number;
   /** Dollars at the order's worst case: a buy costs qty × price, a sell qty × (1 − price); a cash order its amount (with a quantity too, the larger). */
   notional?: number;
   /** Known to reduce exposure only (a close-position), or to depend on the position (an exchange order, a retail sell). */
@@ -74,6 +79,9 @@ function notionalOf(
   return byQty === undefined ? cash : Math.max(cash, byQty);
 }
 
+/** The smallest retail price step (a cent of the dollar payout), in dollars: a retail cash amount buys at most its amount over this. */
+export const RETAIL_LOWEST_PRICE = 0.01;
+
 /** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
 export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'body'): OrderTerms {
   const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
@@ -83,6 +91,8 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
     market: order.symbol,
     side,
     qty,
+    // At the lowest price, one unit of 10^-scale dollars, a cash amount of n units buys n contracts.
+    ...(qty === undefined && order.cashOrderQty !== undefined ? { mostQty: Number(order.cashOrderQty) } : {}),
     notional: notionalOf(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
     reduces: 'by-position',
     opens: true,
@@ -93,7 +103,7 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
 export function exchangeOrderExposure(order: OrderRequest, scale: number): OrderExposure {
   const terms = exchangeOrderTerms(order, scale);
   const notional = terms.notional ?? 0;
-  const qty = terms.qty ?? Math.ceil(notional * 10 ** scale);
+  const qty = terms.qty ?? terms.mostQty ?? Math.ceil(notional * 10 ** scale);
   return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
 }
 
@@ -136,12 +146,18 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
     market: order.marketSlug,
     side,
     qty: order.quantity,
+    ...(order.quantity === undefined && cash !== undefined ? { mostQty: mostContracts(cash) } : {}),
     notional,
     // A sell reduces only the holding it sells (from flat it opens one): SELL_LONG sells YES, SELL_SHORT sells NO, that is buys YES.
     reduces: side === 'sell' ? 'by-position' : 'no',
     ...(side === 'sell' ? { positionSide: order.intent === 'ORDER_INTENT_SELL_SHORT' ? 'buy' : 'sell' } : {}),
     opens: true,
   };
+}
+
+/** The most contracts a retail cash amount buys (at RETAIL_LOWEST_PRICE; rounded to a millionth first: 6.00 / 0.01 is 600, not 600.0000000001). */
+function mostContracts(cash: number): number {
+  return Math.ceil(Math.round((cash / RETAIL_LOWEST_PRICE) * 1e6) / 1e6);
 }
 
 /**

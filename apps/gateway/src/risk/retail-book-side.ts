@@ -3,9 +3,6 @@ import type { CreateOrder, OrderIntent } from '@lib/retail';
 import { MICROS, type OrderExposure } from './open-orders.store.js';
 import { retailOrderTerms } from './order-terms.js';
 
-/** The smallest retail price step (a cent of the dollar payout): a cash order could buy at most its amount at this price. */
-const LOWEST_PRICE = 0.01;
-
 /**
  * Where a retail order stands on its market's one book, the YES book of a binary contract paying $1:
  * BUY_LONG at p buys YES at p, SELL_LONG sells YES at p, BUY_SHORT (buys NO at p) sells YES at 1 − p,
@@ -34,7 +31,8 @@ export function closingIntentOf(net: number | undefined): OrderIntent | undefine
  * price, the most it could buy) and worst-case notional in micro-dollars (retailOrderTerms).
  */
 export function retailOrderExposure(order: CreateOrder): OrderExposure {
-  const notional = retailOrderTerms(order).notional ?? 0;
-  const qty = order.quantity ?? Math.ceil(notional / LOWEST_PRICE);
+  const terms = retailOrderTerms(order);
+  const notional = terms.notional ?? 0;
+  const qty = terms.qty ?? terms.mostQty ?? 0;
   return { side: yesSideOf(order.intent), qty: Math.ceil(qty), micros: Math.round(notional * MICROS) };
 }

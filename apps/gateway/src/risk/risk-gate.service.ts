@@ -171,6 +171,14 @@ export class RiskGate {
     const qtyLimit = this.limits.binding('maxOrderQty', client, order.market, event);
     if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value)
       throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
+    if (qtyLimit && order.qty === undefined && order.mostQty !== undefined && order.mostQty > qtyLimit.value)
+      throw limitRefusal(
+        ErrorCode.RISK_MAX_QUANTITY,
+        'Order quantity (a cash order: the most contracts its amount buys, at the lowest price)',
+        qtyLimit,
+        order.mostQty,
+        order.path,
+      );
     const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market, event);
     if (notionalLimit && order.qtyUnknown) throw quantityUnknown(order, notionalLimit);
     if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {
