@@ -86,7 +86,7 @@ export class IdempotencyStore {
        VALUES ${rows.join(', ')}
        ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
          participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
-       WHERE i.expires_at < now()
+       WHERE i.expires_at < now() AND (i.state <> 'released' OR i.claim_id IS DISTINCT FROM EXCLUDED.claim_id)
        RETURNING client_id, key`;
   });
   /** The finishes' UPDATE for n answers: four parameters an answer. */
@@ -96,7 +96,7 @@ export class IdempotencyStore {
       (_, row) => `($${row * 4 + 1}::text, $${row * 4 + 2}::text, $${row * 4 + 3}::integer, $${row * 4 + 4}::text)`,
     );
     return `UPDATE ${this.schema}.idempotency AS i SET state = 'done', status = v.status, body = v.body, updated_at = now()
-       FROM (VALUES ${rows.join(', ')}) AS v (client_id, key, status, body) WHERE i.client_id = v.client_id AND i.key = v.key`;
+       FROM (VALUES ${rows.join(', ')}) AS v (client_id, key, status, body) WHERE i.client_id = v.client_id AND i.key = v.key AND i.state <> 'released'`;
   });
 
   constructor(
@@ -106,11 +106,15 @@ export class IdempotencyStore {
   ) {}
 
   /** `null` when this call now owns the key (state in_flight), else the record that holds it. */
-  async claim(claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
+  async claim(claim: IdempotencyClaim, tries = 3): Promise<IdempotencyRecord | null> {
     if (await this.claims.submit(claim)) return null;
     const existing = await this.get(claim.clientId, claim.key);
-    // Gone between the two statements (released): claim again.
-    return existing ?? this.claim(claim);
+    if (existing) return existing;
+    // Gone between the two statements (released, expired): claim again, a few times at most (a claim
+    // released already, see releaseClaim, can never win its key).
+    if (tries <= 1)
+      throw new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
+    return this.claim(claim, tries - 1);
   }
 
   /** One INSERT … ON CONFLICT for every claim of the batch: the keys it returns were won (new, or taken over once expired). */
@@ -169,7 +173,7 @@ export class IdempotencyStore {
    */
   async markUnknown(clientId: string, key: string, reason: string): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`,
+      `UPDATE ${this.schema}.idempotency SET state = 'unknown', body = $3, updated_at = now() WHERE client_id = $1 AND key = $2 AND state NOT IN ('done', 'released') RETURNING key`,
       [clientId, key, reason],
     );
     return rows.length > 0;
@@ -195,12 +199,23 @@ export class IdempotencyStore {
 
   /**
    * A call that sent nothing frees the key it claimed as `claimId`, whatever became of the record since
-   * (an instance may have taken it as UNKNOWN once stale): true when the statement ran, whether or not
-   * the claim had been written. Another claim of the key (a retry's) is never touched.
+   * (an instance may have taken it as UNKNOWN once stale), whether or not the claim had been written.
+   * Another claim of the key (a retry's) is never touched.
+   *
+   * A fence, not a DELETE: the claim's answer was lost, so its INSERT may still be on its way (queued on a
+   * stalled server, its connection's timeout given up on it). A DELETE that ran first deleted nothing, and
+   * the late claim then held the key for good: the retry the 503 invited got 409, then PENDING for an
+   * order never sent. So the release leaves a tombstone of its claim (state `released`, expired at once,
+   * so every reader of live records skips it): the late INSERT meets the key's row and waits for it, and
+   * the claim's ON CONFLICT takes a tombstone over only for another claim (a retry's), never its own.
+   * Tombstones stay RELEASED_KEPT_MINUTES past their release before the purge removes them.
    */
   async releaseClaim(clientId: string, key: string, claimId: string): Promise<void> {
     await this.db.query(
-      `DELETE FROM ${this.schema}.idempotency WHERE client_id = $1 AND key = $2 AND claim_id = $3 AND state <> 'done'`,
+      `INSERT INTO ${this.schema}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, team, claim_id, created_at, updated_at, expires_at)
+       VALUES ($1, $2, '', 'released', '', '[]', '', $3, now(), now(), now())
+       ON CONFLICT (client_id, key) DO UPDATE SET state = 'released', status = NULL, body = NULL, updated_at = now(), expires_at = now()
+       WHERE i.claim_id = $3 AND i.state <> 'done'`,
       [clientId, key, claimId],
     );
   }
@@ -208,7 +223,7 @@ export class IdempotencyStore {
   /** The outcome of an UNKNOWN call, found: true when this call settled it (another instance may have first). */
   async resolve(clientId: string, key: string, status: number, body: string): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2 AND state <> 'done' RETURNING key`,
+      `UPDATE ${this.schema}.idempotency SET state = 'done', status = $3, body = $4, updated_at = now() WHERE client_id = $1 AND key = $2 AND state NOT IN ('done', 'released') RETURNING key`,
       [clientId, key, status, body],
     );
     return rows.length > 0;
@@ -216,7 +231,9 @@ export class IdempotencyStore {
 
   /** Records past their lifetime go (a key is kept `keyTtlHours`). */
   async purgeExpired(): Promise<void> {
-    await this.db.query(`DELETE FROM ${this.schema}.idempotency WHERE expires_at < now()`);
+    await this.db.query(
+      `DELETE FROM ${this.schema}.idempotency WHERE expires_at < now() AND (state <> 'released' OR updated_at < now() - make_interval(mins => ${RELEASED_KEPT_MINUTES}))`,
+    );
   }
 
   /** Orders whose outcome must be found: unknown ones, and ones left in flight by a stopped instance. */
@@ -230,6 +247,9 @@ export class IdempotencyStore {
     return rows.map(toRecord);
   }
 }
+
+/** How long a released claim's tombstone outlives its release (see releaseClaim): far past any statement's bound. */
+const RELEASED_KEPT_MINUTES = 10;
 
 const claimKey = (clientId: string, key: string): string => `${clientId}\u0000${key}`;
 
