@@ -102,9 +102,8 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
 /** What an exchange insert adds to the exposure counts: its side, contracts (a cash order: its amount at the lowest tick, the most it could buy) and worst-case notional in micro-dollars. */
 export function exchangeOrderExposure(order: OrderRequest, scale: number): OrderExposure {
   const terms = exchangeOrderTerms(order, scale);
-  const notional = terms.notional ?? 0;
-  const qty = terms.qty ?? terms.mostQty ?? Math.ceil(notional * 10 ** scale);
-  return { side: terms.side ?? 'buy', qty, micros: Math.round(notional * MICROS) };
+  const qty = terms.qty ?? terms.mostQty ?? 0;
+  return { side: terms.side ?? 'buy', qty, micros: Math.round((terms.notional ?? 0) * MICROS) };
 }
 
 /**

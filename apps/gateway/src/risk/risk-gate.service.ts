@@ -169,16 +169,11 @@ export class RiskGate {
   /** `event`: the order's market's event, for limits narrowed to one (MarketEvents). */
   checkLimits(client: AuthenticatedClient, order: OrderTerms, event?: string): void {
     const qtyLimit = this.limits.binding('maxOrderQty', client, order.market, event);
-    if (qtyLimit && order.qty !== undefined && order.qty > qtyLimit.value)
-      throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, 'Order quantity', qtyLimit, order.qty, order.path);
-    if (qtyLimit && order.qty === undefined && order.mostQty !== undefined && order.mostQty > qtyLimit.value)
-      throw limitRefusal(
-        ErrorCode.RISK_MAX_QUANTITY,
-        'Order quantity (a cash order: the most contracts its amount buys, at the lowest price)',
-        qtyLimit,
-        order.mostQty,
-        order.path,
-      );
+    const qty = order.qty ?? order.mostQty; // a cash order: the most contracts its amount buys, at the lowest price
+    if (qtyLimit && qty !== undefined && qty > qtyLimit.value) {
+      const what = order.qty === undefined ? 'Order quantity (a cash order, at the lowest price)' : 'Order quantity';
+      throw limitRefusal(ErrorCode.RISK_MAX_QUANTITY, what, qtyLimit, qty, order.path);
+    }
     const notionalLimit = this.limits.binding('maxOrderNotional', client, order.market, event);
     if (notionalLimit && order.qtyUnknown) throw quantityUnknown(order, notionalLimit);
     if (notionalLimit && order.notional !== undefined && order.notional > notionalLimit.value) {

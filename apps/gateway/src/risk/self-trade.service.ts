@@ -25,10 +25,8 @@ const OpenOrdersSchema = z.looseObject({
 
 /**
  * The client whose order is judged: the guard's reads of the other participants' open orders are its
- * calls, counted in its own and its team's bounds on calls in flight (bulkheads). Under a name of the
- * gateway's own, one team's flood of orders or what-ifs held that shared place and every other team's
- * order entry waited and was refused 429 behind it. (The open-orders snapshot has no published limit:
- * no budget is spent.)
+ * calls, counted in its own and its team's bounds on calls in flight (bulkheads), so a team's flood
+ * meets only its own bound. (The open-orders snapshot has no published limit: no budget is spent.)
  */
 export type JudgedFor = Pick<AuthenticatedClient, 'id' | 'team'>;
 
