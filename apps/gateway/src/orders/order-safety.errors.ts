@@ -25,6 +25,21 @@ export class IdempotencyInFlightError extends DomainError {
   }
 }
 
+/**
+ * An order call not sent in time after its key was claimed (a stalled or paused process, a long budget
+ * wait): once its record is `journal.inFlightStaleMs` old, any instance takes the call for a stopped
+ * one's and may answer its key ORDER_NOT_PLACED, so it is never sent after that.
+ */
+export class OrderSendTooLateError extends DomainError {
+  constructor(waitedMs: number, sendWithinMs: number) {
+    super(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      `The order was not sent: it was ready ${waitedMs} ms after its record was written, later than the ${sendWithinMs} ms within which an order must leave (after that another instance may take it for a stopped instance's and answer its key). Send it again; if its key was already answered ORDER_NOT_PLACED, with a new key.`,
+      { headers: { 'Retry-After': '1' }, extensions: { processed: false } },
+    );
+  }
+}
+
 /** The journal cannot record the intent, so the order is not sent (written ahead). */
 export class JournalUnavailableError extends DomainError {
   constructor(cause: unknown) {

@@ -10,7 +10,7 @@ import {
   canonicalJson,
 } from '@lib/journal';
 import { rateLimitHeaders } from '@lib/ratelimit';
-import { type UpstreamSend, onUpstreamSend } from '@lib/upstream';
+import { type UpstreamSend, guardUpstreamSend, onUpstreamSend } from '@lib/upstream';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
@@ -25,7 +25,12 @@ import {
   isCancel,
 } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
-import { IdempotencyInFlightError, IdempotencyKeyReusedError, JournalUnavailableError } from './order-safety.errors.js';
+import {
+  IdempotencyInFlightError,
+  IdempotencyKeyReusedError,
+  JournalUnavailableError,
+  OrderSendTooLateError,
+} from './order-safety.errors.js';
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
 import { RetailOrderChannel, callKey } from './retail-order-channel.js';
@@ -52,6 +57,8 @@ export class OrderSafety implements OnApplicationShutdown {
   /** Frees the keys of calls that claimed them and sent nothing, until the database takes it. */
   private readonly notSent = new NotSentReleases(() => this.store.keys);
   private readonly staleMs: number;
+  /** A call that claimed a key is sent within this of the claim, or not at all (OrderSendTooLateError). */
+  private readonly sendWithinMs: number;
   private readonly enabled: boolean;
   /** Each client's API key id (a prefix of the key's SHA-256 from the config, never the key), by client id. */
   private readonly keyIds: ReadonlyMap<string, string>;
@@ -65,6 +72,7 @@ export class OrderSafety implements OnApplicationShutdown {
     private readonly retailChannel: RetailOrderChannel,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
+    this.sendWithinMs = this.staleMs - Math.min(SEND_MARGIN_MS, this.staleMs / 2);
     this.enabled = config.journal.enabled;
     this.keyIds = new Map(config.clients.map((client) => [client.id, keyIdOf(client.keyHash)]));
   }
@@ -115,6 +123,7 @@ export class OrderSafety implements OnApplicationShutdown {
     }
 
     // The intent's record and the key's claim go to the database together (one wait, not two); neither fails the other.
+    const claimedAt = this.clock.now();
     const journaled = this.store.journal
       .append(
         ...perOrder(
@@ -210,7 +219,7 @@ export class OrderSafety implements OnApplicationShutdown {
           claimed && held ? callKey(client.id, held.key) : undefined,
         )
       : undefined;
-    const sending = this.send(call, admitted, claimed ? held : undefined, base, creating);
+    const sending = this.send(call, admitted, claimed ? held : undefined, base, creating, claimedAt);
     if (lateClaim && held) void this.settleLateClaim(lateClaim, client.id, held, sending);
     try {
       return await sending;
@@ -252,6 +261,7 @@ export class OrderSafety implements OnApplicationShutdown {
     held: HeldKey | undefined,
     base: JournalEntry,
     creating: boolean,
+    claimedAt: number,
   ): Promise<OrderAnswer> {
     const clientId = base.clientId!;
     // `sent`: each try that passed the budget, recorded as it leaves (queued ahead of its answer in the chain; the send never waits for it).
@@ -281,7 +291,9 @@ export class OrderSafety implements OnApplicationShutdown {
     const recorded = (work: Promise<unknown>) =>
       isCancel(call.operation) ? atMost(work, CANCEL_JOURNAL_WAIT_MS) : work;
     try {
-      const reply = await onUpstreamSend(sent, () => call.send(admitted));
+      const reply = await onUpstreamSend(sent, () =>
+        held ? this.sentInTime(claimedAt, () => call.send(admitted)) : call.send(admitted),
+      );
       const text = reply.text === '' ? '{}' : reply.text;
       const body = parsed(text);
       await recorded(
@@ -329,6 +341,22 @@ export class OrderSafety implements OnApplicationShutdown {
       );
       throw error;
     }
+  }
+
+  /**
+   * Runs `send` with each of its order-entering tries (not a read, not a cancel) refused, nothing sent,
+   * once `sendWithinMs` have passed since the key was claimed: from `inFlightStaleMs` on, any instance
+   * takes the record for a stopped instance's, marks it UNKNOWN and may prove it not placed (409
+   * ORDER_NOT_PLACED) before a late send lands, and the client, told so, sends the order again. The margin
+   * (a second, or half of a shorter `inFlightStaleMs`) covers the try's way from this check to the socket;
+   * the record's age is counted by the database from after the claim was sent, so it is never older there.
+   */
+  private sentInTime<T>(claimedAt: number, send: () => Promise<T>): Promise<T> {
+    return guardUpstreamSend((attempt) => {
+      if (attempt.budgetClass === 'read' || attempt.budgetClass === 'cancel') return;
+      const waited = this.clock.now() - claimedAt;
+      if (waited > this.sendWithinMs) throw new OrderSendTooLateError(Math.round(waited), this.sendWithinMs);
+    }, send);
   }
 
   /** `journal.enabled: false` (a bench switch): the call is sent as it came, with neither idempotency record nor journal. */
@@ -412,6 +440,9 @@ export class OrderSafety implements OnApplicationShutdown {
 const CANCEL_JOURNAL_WAIT_MS = 250;
 
 const LATE: unique symbol = Symbol('late');
+
+/** How long before its record turns stale an order call must have left (see OrderSafety.sentInTime). */
+const SEND_MARGIN_MS = 1_000;
 
 /** A promise of LATE after `ms` (clear() once it is not needed: the timer goes). */
 function lateAfter(ms: number): { promise: Promise<typeof LATE>; clear(): void } {

@@ -41,9 +41,18 @@ export type SendGuard = (send: UpstreamSend) => void;
 
 const guards = new AsyncLocalStorage<SendGuard>();
 
-/** Runs `work` with every upstream try it makes checked by `guard` first (see SendGuard). */
+/** Runs `work` with every upstream try it makes checked by `guard` first (see SendGuard), after the guard it runs within, if any. */
 export function guardUpstreamSend<T>(guard: SendGuard, work: () => Promise<T>): Promise<T> {
-  return guards.run(guard, work);
+  const outer = guards.getStore();
+  return guards.run(
+    outer
+      ? (send) => {
+          outer(send);
+          guard(send);
+        }
+      : guard,
+    work,
+  );
 }
 
 /** Runs the current guard, if any, on a try about to be sent: throws its refusal. */
