@@ -161,11 +161,27 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
       throw new RangeError(
         `Cost ${cost} can never fit ${request.buckets.join(' + ')} (at most ${prepared.plan.maxCost})`,
       );
-    const decision = await this.decide(prepared.plan, cost);
+    let plan = prepared.plan;
+    let decision = await this.decide(plan, cost);
+    // No gateway rule holds a cancel back: one its team's share refused takes what the buckets hold beyond
+    // the other teams' shares (TakeRequest.borrows). That answer is the last word, a refusal too: its wait
+    // is the one that counts (a paced bucket's turn, the others' shares refilled).
+    if (!decision.allowed && decision.limitedBy === 'team-share' && request.class === 'cancel') {
+      const borrowing = this.prepare({ ...request, borrows: true }).plan;
+      if (cost <= borrowing.maxCost) {
+        [plan, decision] = [borrowing, await this.decide(borrowing, cost)];
+        if (decision.allowed) decision.borrowed = true;
+      }
+    }
     const now = this.clock.now();
     for (const ring of prepared.rings) ring.record(decision.allowed, cost, now);
-    this.metrics.decision(prepared.plan, decision);
+    this.metrics.decision(plan, decision);
     return decision;
+  }
+
+  /** The plan a decision was taken under (a borrowed one's has no share cell): what a refund gives back. */
+  private planOf(request: TakeRequest, decision: Decision): TakePlan {
+    return this.prepare(decision.borrowed ? { ...request, borrows: true } : request).plan;
   }
 
   /**
@@ -291,7 +307,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
    */
   lateAtSend(request: TakeRequest, decision: Decision): Decision | undefined {
     if (!this.aged(decision)) return undefined;
-    const { plan } = this.prepare(request);
+    const plan = this.planOf(request, decision);
     if (decision.mode === 'redis') this.redisStore?.refund(plan, request.cost ?? 1).catch(() => undefined);
     const late = unavailableDecision(plan, LATE_ANSWER_RETRY_MS, decision.mode);
     this.metrics.decision(plan, late);
@@ -305,7 +321,7 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
    */
   giveBack(request: TakeRequest, decision: Decision): void {
     if (!decision.allowed || decision.mode !== 'redis') return;
-    const { plan } = this.prepare(request);
+    const plan = this.planOf(request, decision);
     this.redisStore?.refund(plan, request.cost ?? 1).catch(() => undefined);
   }
 

@@ -25,7 +25,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { ApiParticipantHeader } from '../common/decorators/accounts.decorators.js';
-import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import { CancelRoute, CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { relay } from '../common/http/relay.js';
 import { openApiSchemaOf } from '../common/pipes/zod-params.js';
@@ -200,6 +200,7 @@ export class ExchangeTradingController {
   }
 
   @Post('orders/cancel')
+  @CancelRoute()
   @HttpCode(200)
   @RequireScopes('write:orders')
   async cancel(

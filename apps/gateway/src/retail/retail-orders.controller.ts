@@ -21,7 +21,7 @@ import {
 } from '@lib/retail';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
+import { CancelRoute, CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import { relay } from '../common/http/relay.js';
 import { ZodBody, ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
@@ -121,6 +121,7 @@ export class RetailOrdersController {
   }
 
   @Post('order/:id/cancel')
+  @CancelRoute()
   @RequireScopes('write:orders')
   async cancel(
     @Res() res: FastifyReply,
@@ -155,6 +156,7 @@ export class RetailOrdersController {
   }
 
   @Post('orders/open/cancel')
+  @CancelRoute()
   @RequireScopes('write:orders')
   async cancelAll(
     @Res() res: FastifyReply,

@@ -104,6 +104,13 @@ export class BucketRegistry {
     return [...this.specs.values()];
   }
 
+  /** The sum of the other teams' shares of a bucket (see shareOf): what a team's borrowing cancel leaves them. */
+  othersShare(team: string | undefined, bucket: BucketName): number {
+    let sum = 0;
+    for (const other of this.shares.keys()) if (other !== team) sum += this.shareOf(other, bucket) ?? 0;
+    return Math.min(1, sum);
+  }
+
   teamsWithShares(): string[] {
     return [...this.shares.keys()];
   }

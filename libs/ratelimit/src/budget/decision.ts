@@ -42,6 +42,8 @@ export interface Decision {
   readings: BucketReading[];
   /** The `Prefer: wait` (ms) the decision was allowed to wait for, echoed as `Preference-Applied`. */
   preferWaitMs?: number;
+  /** Allowed past the team's share (a cancel, TakeRequest.borrows): its tokens came from the bucket alone. */
+  borrowed?: boolean;
   /** `performance.now()` when an allowed decision was asked for: its age is checked again right before the send (RateLimiter.lateAtSend). */
   askedAt?: number;
 }

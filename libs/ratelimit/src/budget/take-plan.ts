@@ -16,6 +16,12 @@ export interface TakeRequest {
   priority?: boolean;
   /** An ordinary cancel while a kill-switch run sends on this instance (PriorityLane.inUse): it leaves the lane's slice. */
   yieldsLane?: boolean;
+  /**
+   * A cancel past its team's share (RateLimiter.take tries it once the share refused): no share cell, and
+   * each bucket stops short of the other teams' shares of it, so a team's cancels are never held back by
+   * its own share while the bucket has room no other team was given.
+   */
+  borrows?: boolean;
 }
 
 /**
@@ -55,7 +61,7 @@ export interface TakePlan {
 }
 
 export function planId(request: TakeRequest): string {
-  return `${request.class}${request.priority ? '!' : request.yieldsLane ? '~' : ''}|${request.team ?? ''}|${request.account ?? ''}|${request.buckets.join(',')}`;
+  return `${request.class}${request.priority ? '!' : request.yieldsLane ? '~' : ''}${request.borrows ? '+' : ''}|${request.team ?? ''}|${request.account ?? ''}|${request.buckets.join(',')}`;
 }
 
 export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakePlan {
@@ -64,10 +70,12 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
     throw new RangeError(`Duplicate bucket in ${request.buckets.join(', ')}`);
   const usableOf = (capacity: number, reserve: number, bucket: BucketSpec) => {
     if (request.class === 'read') return capacity * (1 - reserve);
+    // A borrowing cancel leaves the other teams' shares of the bucket (and the lane, as below).
+    const borrowed = request.borrows ? capacity * (1 - registry.othersShare(request.team, bucket.name)) : capacity;
     // Ordinary cancels leave the priority lane while a kill-switch run needs it; at least one token stays usable to them.
     if (request.class === 'cancel' && request.yieldsLane && !request.priority && bucket.priorityLane)
-      return Math.max(1, capacity * (1 - PRIORITY_LANE));
-    return capacity;
+      return Math.min(borrowed, Math.max(1, capacity * (1 - PRIORITY_LANE)));
+    return borrowed;
   };
   const specs = request.buckets.map((name) => registry.get(name));
   const scoped = (spec: BucketSpec) => {
@@ -85,6 +93,7 @@ export function buildPlan(registry: BucketRegistry, request: TakeRequest): TakeP
   }));
   const shares: PlanCell[] = [];
   for (const spec of specs) {
+    if (request.borrows) break;
     const share = registry.shareOf(request.team, spec.name);
     if (share === undefined || request.team === undefined) continue;
     const capacity = Math.max(1, Math.floor(spec.capacity * share));

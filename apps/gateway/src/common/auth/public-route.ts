@@ -6,6 +6,8 @@ declare module 'fastify' {
     public?: boolean;
     /** On a public wildcard route: the only values of its `*` parameter served; anything else is 404 before the handler runs. */
     publicFiles?: ReadonlySet<string>;
+    /** A cancel route (set by @CancelRoute()): the client's inbound rate counts the request but never refuses it. */
+    cancels?: boolean;
   }
 }
 

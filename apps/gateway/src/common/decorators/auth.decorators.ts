@@ -30,10 +30,23 @@ export const Public = (): ClassDecorator & MethodDecorator =>
     SetMetadata(PUBLIC_ROUTE, true)(target as () => void);
   }) as ClassDecorator & MethodDecorator;
 
-/** Adds the public mark to the handler's Fastify route config, keeping any config it already has. */
-function markHandler(prototype: object, name: string | symbol, descriptor: PropertyDescriptor): void {
+/**
+ * A route that cancels orders: no gateway rule holds a cancel back, so the client's inbound rate
+ * (`inbound.perClientPerSecond`, an abuse bound) counts it but never refuses it. The key is still
+ * checked first, and the cancel still meets the exchange's published cancel limit.
+ */
+export const CancelRoute = (): MethodDecorator => (target, key, descriptor) =>
+  markHandler(target, key, descriptor, { cancels: true });
+
+/** Adds a mark (default: public) to the handler's Fastify route config, keeping any config it already has. */
+function markHandler(
+  prototype: object,
+  name: string | symbol,
+  descriptor: PropertyDescriptor,
+  mark: object = PUBLIC_ROUTE_CONFIG,
+): void {
   const config: unknown = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, descriptor.value as object);
-  RouteConfig({ ...(config as object | undefined), ...PUBLIC_ROUTE_CONFIG })(prototype, name, descriptor);
+  RouteConfig({ ...(config as object | undefined), ...mark })(prototype, name, descriptor);
 }
 
 /** Every listed scope is required; the 403 names the first one missing. */

@@ -110,12 +110,15 @@ export class ClientAuthGuard implements CanActivate {
     return client;
   }
 
-  /** API key (401) and inbound rate (429); sets `request.client`. Run on arrival, before anything is parsed. */
-  identify(request: FastifyRequest): AuthenticatedClient {
+  /**
+   * API key (401) and inbound rate (429); sets `request.client`. Run on arrival, before anything is parsed.
+   * `cancels`: a cancel route (@CancelRoute()), counted in the rate but never refused by it.
+   */
+  identify(request: FastifyRequest, cancels = false): AuthenticatedClient {
     const client = this.authenticate(request.headers.authorization, request.raw);
     request.client = client;
     const limit = this.perClient.take(client.id, this.clock.now());
-    if (!limit.allowed) {
+    if (!limit.allowed && !cancels) {
       throw new RateLimitedError(`Client ${client.id} exceeds its inbound request rate.`, limit.retryAfterMs / 1000, {
         bucket: 'inbound.client',
       });

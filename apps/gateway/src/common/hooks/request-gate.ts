@@ -57,7 +57,7 @@ export function installRequestGate(fastify: FastifyInstance, guard: ClientAuthGu
           throw new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'HEAD is not served on API routes: use GET.', {
             headers: { Allow: 'GET' },
           });
-        guard.identify(request);
+        guard.identify(request, config.cancels === true);
         refuseDotSegments(request.params);
       }
     } catch (error) {
