@@ -38,6 +38,9 @@ export class LatchedSet<R> {
   private failures = 0;
   /** When the whole set was last read (steady clock; undefined: never since start). */
   private lastRead?: number;
+  /** The re-read a change asked for, in flight; `again`: another change came meanwhile (see refresh). */
+  private refreshing?: Promise<void>;
+  private again = false;
 
   constructor(
     private readonly source: LatchedSource<R>,
@@ -78,11 +81,32 @@ export class LatchedSet<R> {
     return [...this.records.values()];
   }
 
-  /** A change seen here (written by this instance, or pushed): null removes the key. */
+  /**
+   * A change seen here (written by this instance, or pushed): null removes the key. It is followed by a
+   * re-read of the whole set: two instances writing one key at once push their changes in an order that
+   * need not be the order of their writes, and an instance that applied them as they came held the
+   * earlier write (an operator's halt lifted here while Redis held it, until the next re-read). The last
+   * re-read starts after the last change was written, so every instance ends on what the set holds.
+   */
   apply(key: string, record: R | null): void {
     if (record === null) this.records.delete(key);
     else this.records.set(key, record);
     this.options.onChange?.();
+    if (this.options.redis) this.refresh();
+  }
+
+  /** One re-read now, and one more after it when changes came while it ran (changes arriving together share them). */
+  private refresh(): void {
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = this.resync().finally(() => {
+      this.refreshing = undefined;
+      if (!this.again || this.stopped) return;
+      this.again = false;
+      this.refresh();
+    });
   }
 
   async resync(): Promise<void> {
