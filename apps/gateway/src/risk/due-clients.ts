@@ -201,12 +201,13 @@ export class DueClients {
 
   /** The whole set into the mirror (one entry per client). */
   private async read(): Promise<void> {
+    const askedAt = this.now();
     const [redisNow, ...flat] = (await LIST.run(this.redis, [this.due, this.periods])) as [number, ...string[]];
     const listing: DueListing = { redisNow: Number(redisNow), entries: [] };
     for (let i = 0; i + 2 < flat.length; i += 3)
       listing.entries.push({ clientId: flat[i], score: flat[i + 1], periodMs: Number(flat[i + 2]) || 0 });
     this.readAt = this.now();
-    this.mirror.replace(listing, this.readAt);
+    this.mirror.replace(listing, this.readAt, askedAt);
   }
 
   /** The client's cancels ran: its lease ends (a failed `done` only lets another instance run them again). */

@@ -40,6 +40,16 @@ describe(DueMirror.name, () => {
     expect(mirror.unanswered().lapsed).toEqual(['bot']);
   });
 
+  it('keeps what it scheduled after a read was asked for, when that read is handled later', () => {
+    const askedAt = now;
+    now = 1_001;
+    mirror.scheduled('bot', 2_000, '5000'); // handed to Redis after the read ran there: not in its listing
+    mirror.replace({ redisNow: 4_000, entries: [] }, now, askedAt);
+    mirror.unanswered(); // outage from 1,001: due at 3,001
+    now = 3_001;
+    expect(mirror.unanswered().lapsed).toEqual(['bot']);
+  });
+
   it('pushes the deadline out on a re-arm that may have landed, and keeps it on a failed disarm', () => {
     mirror.scheduled('bot', 2_000, '5000'); // due at 3,000
     now = 2_000;

@@ -3,6 +3,8 @@ interface Mirrored {
   at: number;
   periodMs: number;
   score: string;
+  /** When this instance mirrored it (steady clock). */
+  setAt: number;
 }
 
 /** What a read of the whole due set returned: Redis's clock then, and each client's instant and period. */
@@ -39,7 +41,7 @@ export class DueMirror {
   scheduled(clientId: string, inMs: number, score: string | undefined): void {
     const held = this.mirrored.get(clientId);
     const at = Math.max(this.now() + inMs, score === undefined ? (held?.at ?? 0) : 0);
-    this.mirrored.set(clientId, { at, periodMs: inMs, score: score ?? held?.score ?? '' });
+    this.mirrored.set(clientId, { at, periodMs: inMs, score: score ?? held?.score ?? '', setAt: this.now() });
   }
 
   /** No longer due (disarmed, reconnected, or taken from Redis by this instance). */
@@ -47,11 +49,24 @@ export class DueMirror {
     this.mirrored.delete(clientId);
   }
 
-  /** A read of the whole set, answered at `answeredAt` (steady): the mirror becomes what Redis holds. */
-  replace(listing: DueListing, answeredAt: number): void {
+  /**
+   * A read of the whole set, asked for at `askedAt` and answered at `answeredAt` (steady): the mirror
+   * becomes what Redis held, except what this instance scheduled since the read was asked for. Its answer
+   * may be handled after a schedule that reached Redis later (their replies come in one packet on a busy
+   * machine, and the read's takes more steps to reach its caller): replacing that too lost a grace handed
+   * to Redis just before Redis died, and it never fired (a CI run on Node 24).
+   */
+  replace(listing: DueListing, answeredAt: number, askedAt = answeredAt): void {
+    const since = [...this.mirrored].filter(([, mirrored]) => mirrored.setAt >= askedAt);
     this.mirrored.clear();
     for (const { clientId, score, periodMs } of listing.entries)
-      this.mirrored.set(clientId, { at: answeredAt + Number(score) - listing.redisNow, periodMs, score });
+      this.mirrored.set(clientId, {
+        at: answeredAt + Number(score) - listing.redisNow,
+        periodMs,
+        score,
+        setAt: answeredAt,
+      });
+    for (const [clientId, mirrored] of since) this.mirrored.set(clientId, mirrored);
   }
 
   /** The clients fired from the mirror during the outage whose Redis instant is known, each with it. */
@@ -86,6 +101,6 @@ export class DueMirror {
   retry(clientId: string, retryMs: number): void {
     const score = this.firedAlone.get(clientId) ?? '';
     this.firedAlone.delete(clientId);
-    this.mirrored.set(clientId, { at: this.now() + retryMs, periodMs: 0, score });
+    this.mirrored.set(clientId, { at: this.now() + retryMs, periodMs: 0, score, setAt: this.now() });
   }
 }
