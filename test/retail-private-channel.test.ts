@@ -1,5 +1,5 @@
 import { post } from './support/exchange-stack.js';
-import { type Stack, eventually, json, startStack } from './support/stack.js';
+import { RETAIL_KEYS, type Stack, eventually, json, retailBid, startStack } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 // Issue 29 ("written once"): an account's private order subscription has one holder in the gateway. The
@@ -7,10 +7,7 @@ import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-conf
 // around retail creates) both listen to it: the sandbox sees one SUBSCRIPTION_TYPE_ORDER per account
 // while both hold it, and each consumer still hears everything it needs from that one subscription.
 
-const MARKET = 'aec-nfl-gb-chi-2026-11-22';
-/** The sandbox's key ids of the `main` and `hedge` retail accounts. */
-const MAIN_KEY = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
-const HEDGE_KEY = '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+const { main: MAIN_KEY, hedge: HEDGE_KEY } = RETAIL_KEYS;
 const CLIENTS = [
   {
     id: 'chan-app',
@@ -24,12 +21,7 @@ const withLimit = (config: GatewayConfigInput): GatewayConfigInput => ({
   ...config,
   risk: { limits: [{ scope: 'client', id: 'chan-app', maxOpenOrders: 1 }] },
 });
-const bid = (price: string) => ({
-  marketSlug: MARKET,
-  intent: 'ORDER_INTENT_BUY_LONG',
-  price: { value: price, currency: 'USD' },
-  quantity: 1,
-});
+const bid = retailBid;
 
 describe('one private order subscription per retail account, shared by the risk view and the unknown-outcome finder', () => {
   let stack: Stack;

@@ -5,10 +5,13 @@ import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import {
   OTHER_PARTICIPANT,
   PARTICIPANT,
+  RETAIL_KEYS,
+  RETAIL_MARKET,
   type Stack,
   eventually,
   pastGatewayRefusals,
   redisUrl,
+  retailBid,
   testJournal,
 } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
@@ -36,16 +39,6 @@ const CLIENTS = [
  */
 const journal = testJournal();
 const sharedJournal = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, journal });
-/** The sandbox's retail account behind the gateway's `main` key (test/support: the sandbox's fixture keys). */
-const MAIN_ACCOUNT = '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d';
-const RETAIL_SLUG = 'aec-nfl-gb-chi-2026-11-22';
-const retailBid = (price: string) => ({
-  marketSlug: RETAIL_SLUG,
-  intent: 'ORDER_INTENT_BUY_LONG',
-  price: { value: price, currency: 'USD' },
-  quantity: 1,
-});
-
 /** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
 function openWs(stack: Stack, client: string, query: string): Promise<WebSocket | number> {
   const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, {
@@ -152,7 +145,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
         .sort();
     const retailOpen = () =>
       a.sandbox.state.engine
-        .openOrders(MAIN_ACCOUNT)
+        .openOrders(RETAIL_KEYS.main)
         .map((order) => order.id)
         .filter((id) => id === retailA.id || id === retailB.id);
     expect(exchangeOpen()).toEqual(['twin-a-1', 'twin-a-2', 'twin-b-1']);
@@ -171,7 +164,7 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     expect(cancelled.status).toBe(200);
     const retailCancelled = await pastGatewayRefusals(() =>
-      post(a, `/retail/v1/order/${retailB.id}/cancel`, { marketSlug: RETAIL_SLUG }, 'twin-b'),
+      post(a, `/retail/v1/order/${retailB.id}/cancel`, { marketSlug: RETAIL_MARKET }, 'twin-b'),
     );
     expect(retailCancelled.status).toBe(200);
   });

@@ -65,6 +65,19 @@ export function testRedisLimits(limits: GatewayConfigInput['limits'] = {}): Gate
 }
 
 export const FIRM = 'TESTFIRM';
+/** The sandbox's key ids (its retail accounts) behind the gateway's `main` and `hedge` retail accounts. */
+export const RETAIL_KEYS = {
+  main: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d',
+  hedge: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+} as const;
+/** A retail market of the sandbox's fixture, and a resting bid on it (`price` a dollar string such as '0.11'). */
+export const RETAIL_MARKET = 'aec-nfl-gb-chi-2026-11-22';
+export const retailBid = (price: string) => ({
+  marketSlug: RETAIL_MARKET,
+  intent: 'ORDER_INTENT_BUY_LONG',
+  price: { value: price, currency: 'USD' },
+  quantity: 1,
+});
 export const PARTICIPANT = `firms/${FIRM}/users/alice`;
 export const OTHER_PARTICIPANT = `firms/${FIRM}/users/bob`;
 
@@ -84,8 +97,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       retail: {
         keys: [
-          { name: 'main', keyId: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d' },
-          { name: 'hedge', keyId: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' },
+          { name: 'main', keyId: RETAIL_KEYS.main },
+          { name: 'hedge', keyId: RETAIL_KEYS.hedge },
         ],
         ...options.sandbox?.retail,
       },

@@ -105,23 +105,32 @@ export class KillSwitch {
     const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
     const unreadable: KilledOrder[] = [];
     const leftToOthers = new Set<string>();
+    // Exchange participants, and the retail accounts this scope shares with other clients (their orders
+    // are cancelled one by one, cancel-all would take the neighbours'): read, cancel each, read again.
+    const shared = accounts.filter((account) => reach.client?.shared.has(`retail:${account}`));
     const readOpen = async () =>
       this.theClients(
         reach,
         (
-          await Promise.all(
-            participants.map((participant) =>
+          await Promise.all([
+            ...participants.map((participant) =>
               this.openOf(participant, market).catch((error: unknown) =>
                 this.unreadable(participant, error, unreadable),
               ),
             ),
-          )
+            ...shared.map((account) =>
+              this.retailOpenOf(account, market).catch((error: unknown) =>
+                this.unreadable(`retail:${account}`, error, unreadable),
+              ),
+            ),
+          ])
         ).flat(),
         leftToOthers,
       );
     let left = await readOpen();
-    // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt landed) gets another pass.
-    for (let pass = 0; pass < CANCEL_PASSES && left.length > 0; pass++) {
+    // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt
+    // landed) gets another pass, and an owner whose open orders could not be read is read again.
+    for (let pass = 0; pass < CANCEL_PASSES && (left.length > 0 || unreadable.length > 0); pass++) {
       for (const order of left) targeted.add(order.orderId);
       await pool(
         left,
@@ -148,11 +157,9 @@ export class KillSwitch {
       });
     for (const { kind, order } of outcomes.values()) report[kind].push(order);
     await Promise.all(
-      accounts.map((account) =>
-        reach.client?.shared.has(`retail:${account}`)
-          ? this.cancelRetailOf(reach, account, report, leftToOthers)
-          : this.cancelRetail(account, market, report),
-      ),
+      accounts
+        .filter((account) => !shared.includes(account))
+        .map((account) => this.cancelRetail(account, market, report)),
     );
     report.leftToOthers = leftToOthers.size;
     report.durationMs = Math.round(performance.now() - started);
@@ -229,32 +236,14 @@ export class KillSwitch {
     }
   }
 
-  /** A client's orders on a retail account other clients use too: one cancel each (cancel-all would take theirs). */
-  private async cancelRetailOf(reach: Reach, account: string, report: KillReport, left: Set<string>): Promise<void> {
-    const owner = `retail:${account}`;
-    const caller = () => this.retailCaller(account);
-    let open: KilledOrder[];
-    try {
-      const reply = await this.retail.open(caller(), reach.market === undefined ? {} : { slugs: [reach.market] });
-      open = RetailOpenSchema.parse(JSON.parse(reply.text || '{}')).orders.map((order) => ({
-        orderId: order.id,
-        owner,
-        symbol: order.marketSlug,
-      }));
-    } catch (error) {
-      report.unresolved.push({ orderId: '*', owner, problem: problemCode(error) });
-      return;
-    }
-    for (const order of await this.theClients(reach, open, left)) {
-      try {
-        await this.retail.cancel(caller(), order.orderId, { marketSlug: order.symbol ?? '' });
-        report.cancelled.push(order);
-        await this.open.closed(order.orderId);
-      } catch (error) {
-        if (error instanceof DomainError && error.code === ErrorCode.UPSTREAM_CONFLICT) report.filledFirst.push(order);
-        else report.unresolved.push({ ...order, problem: problemCode(error) });
-      }
-    }
+  /** A retail account's open orders (of the market, when the scope names one). */
+  private async retailOpenOf(account: string, market: string | undefined): Promise<KilledOrder[]> {
+    const reply = await this.retail.open(this.retailCaller(account), market === undefined ? {} : { slugs: [market] });
+    return RetailOpenSchema.parse(JSON.parse(reply.text || '{}')).orders.map((order) => ({
+      orderId: order.id,
+      owner: `retail:${account}`,
+      symbol: order.marketSlug,
+    }));
   }
 
   private async openOf(participant: string, market: string | undefined): Promise<KilledOrder[]> {
@@ -279,14 +268,18 @@ export class KillSwitch {
     order: KilledOrder,
   ): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
     try {
-      await this.http.send({
-        ...this.caller(order.owner),
-        method: 'POST',
-        path: '/v1/trading/orders/cancel',
-        body: { orderId: order.orderId },
-        budget: EXCHANGE_BUDGETS.priorityCancel,
-        preferWaitMs: this.config.risk.killSwitchWaitMs,
-      });
+      const account = retailAccountOf(order.owner);
+      if (account !== undefined)
+        await this.retail.cancel(this.retailCaller(account), order.orderId, { marketSlug: order.symbol ?? '' });
+      else
+        await this.http.send({
+          ...this.caller(order.owner),
+          method: 'POST',
+          path: '/v1/trading/orders/cancel',
+          body: { orderId: order.orderId },
+          budget: EXCHANGE_BUDGETS.priorityCancel,
+          preferWaitMs: this.config.risk.killSwitchWaitMs,
+        });
       await this.open.closed(order.orderId);
       return { kind: 'cancelled', order };
     } catch (error) {
@@ -301,23 +294,30 @@ export class KillSwitch {
     }
   }
 
+  /**
+   * A retail account no other client uses: the retail API's cancel-all. Sent again (up to CANCEL_PASSES
+   * tries) when it fails, whatever the failure: a cancel-all sent twice cancels nothing twice, and one whose
+   * answer was lost may have cancelled what the next one then finds gone.
+   */
   private async cancelRetail(account: string, market: string | undefined, report: KillReport): Promise<void> {
-    try {
-      const reply = await this.retail.cancelAll(
-        this.retailCaller(account),
-        market === undefined ? {} : { slugs: [market] },
-      );
-      for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) {
-        report.cancelled.push({ orderId, owner: `retail:${account}`, ...(market ? { symbol: market } : {}) });
-        await this.open.closed(orderId);
+    const owner = `retail:${account}`;
+    let problem = '';
+    for (let attempt = 0; attempt < CANCEL_PASSES; attempt++) {
+      try {
+        const reply = await this.retail.cancelAll(
+          this.retailCaller(account),
+          market === undefined ? {} : { slugs: [market] },
+        );
+        for (const orderId of CanceledSchema.parse(JSON.parse(reply.text || '{}')).canceledOrderIds) {
+          report.cancelled.push({ orderId, owner, ...(market ? { symbol: market } : {}) });
+          await this.open.closed(orderId);
+        }
+        return;
+      } catch (error) {
+        problem = problemCode(error);
       }
-    } catch (error) {
-      report.unresolved.push({
-        orderId: '*',
-        owner: `retail:${account}`,
-        problem: problemCode(error),
-      });
     }
+    report.unresolved.push({ orderId: '*', owner, problem });
   }
 
   private caller(participant: string) {
@@ -332,6 +332,11 @@ export class KillSwitch {
       preferWaitMs: this.config.risk.killSwitchWaitMs,
     };
   }
+}
+
+/** The retail account of an order's owner (`retail:<account>`); undefined for an exchange participant. */
+function retailAccountOf(owner: string): string | undefined {
+  return owner.startsWith('retail:') ? owner.slice('retail:'.length) : undefined;
 }
 
 /** What a report names for a failed call: the gateway's problem code, else INTERNAL. */
