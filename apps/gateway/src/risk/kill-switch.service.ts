@@ -15,8 +15,16 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 const KILL_SWITCH_TEAM = 'gateway';
 /** Cancels in flight at once: the cancel bucket paces them anyway; as many as the exchange's connection pool holds. */
 const CANCEL_CONCURRENCY = 16;
-/** Passes of read-open-orders-then-cancel before what is left is reported unresolved. */
-const CANCEL_PASSES = 3;
+/** Passes of read-open-orders-then-cancel (and tries of a retail cancel-all) before what is left is reported unresolved. */
+const CANCEL_PASSES = 4;
+/**
+ * The pause before a pass or try that follows a failure, doubled each time (100, 200, 400 ms): what failed
+ * may have failed for a moment (a budget decision that aged past `limits.maxDecisionAgeMs` on a busy CPU,
+ * refused unsent; a lost answer), and tries back to back on a starved machine fail alike.
+ */
+const RETRY_PAUSE_MS = 100;
+
+const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS * 2 ** attempt));
 
 const OpenOrdersSchema = z.looseObject({
   orders: z.array(z.looseObject({ id: z.string(), symbol: z.string().optional() })).default([]),
@@ -131,6 +139,7 @@ export class KillSwitch {
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt
     // landed) gets another pass, and an owner whose open orders could not be read is read again.
     for (let pass = 0; pass < CANCEL_PASSES && (left.length > 0 || unreadable.length > 0); pass++) {
+      if (pass > 0 || unreadable.length > 0) await pause(pass);
       for (const order of left) targeted.add(order.orderId);
       await pool(
         left,
@@ -296,13 +305,14 @@ export class KillSwitch {
 
   /**
    * A retail account no other client uses: the retail API's cancel-all. Sent again (up to CANCEL_PASSES
-   * tries) when it fails, whatever the failure: a cancel-all sent twice cancels nothing twice, and one whose
+   * tries, paused as the passes are) when it fails, whatever the failure: a cancel-all sent twice cancels nothing twice, and one whose
    * answer was lost may have cancelled what the next one then finds gone.
    */
   private async cancelRetail(account: string, market: string | undefined, report: KillReport): Promise<void> {
     const owner = `retail:${account}`;
     let problem = '';
     for (let attempt = 0; attempt < CANCEL_PASSES; attempt++) {
+      if (attempt > 0) await pause(attempt - 1);
       try {
         const reply = await this.retail.cancelAll(
           this.retailCaller(account),
