@@ -11,6 +11,7 @@ export {
   type UpstreamSend,
   announceSend,
   checkSend,
+  entersOrders,
   guardUpstreamSend,
   onUpstreamSend,
 } from './pipeline/send-hook.js';

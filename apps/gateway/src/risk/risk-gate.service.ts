@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode } from '@lib/core';
 import type { BudgetedReply } from '@lib/ratelimit';
-import { guardUpstreamSend } from '@lib/upstream';
+import { entersOrders, guardUpstreamSend } from '@lib/upstream';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
@@ -32,7 +32,7 @@ export type SendCheck = () => void;
  */
 export function checkedAtSend(check: SendCheck, send: () => Promise<BudgetedReply>): Promise<BudgetedReply> {
   return guardUpstreamSend((attempt) => {
-    if (attempt.budgetClass !== 'read' && attempt.budgetClass !== 'cancel') check();
+    if (entersOrders(attempt)) check();
   }, send);
 }
 

@@ -14,6 +14,11 @@ export interface UpstreamSend {
 
 export type SendHook = (send: UpstreamSend) => void;
 
+/** A try that enters or changes orders: it spends neither the read nor the cancel budget (the tries the order path's send guards judge). */
+export function entersOrders(send: UpstreamSend): boolean {
+  return send.budgetClass !== 'read' && send.budgetClass !== 'cancel';
+}
+
 const hooks = new AsyncLocalStorage<SendHook>();
 
 /** Runs `work` with `hook` told of every upstream try it makes (the order journal's `sent` record). */
