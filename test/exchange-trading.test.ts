@@ -163,12 +163,12 @@ describe('exchange trading through the gateway', () => {
     expect(await json(res)).toMatchObject({ code: 'UPSTREAM_CONFLICT', upstream: { status: 409 } });
   });
 
-  it("refuses a clordId reused for another order 422 before it reaches the exchange (an insert's clordId is its idempotency key)", async () => {
+  it("refuses a clordId reused for another order 409 before it reaches the exchange (an insert's clordId is its idempotency key)", async () => {
     const before = stack.sandbox.state.counter('exchange.calls.insertOrder');
     const res = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 30, { clordId: 'cross-1' }));
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(409);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(await json(res)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await json(res)).toMatchObject({ code: 'CLORDID_IN_USE', field: 'clordId' });
     expect(stack.sandbox.state.counter('exchange.calls.insertOrder')).toBe(before);
   });
 

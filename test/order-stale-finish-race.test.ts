@@ -1,5 +1,5 @@
 import { exchangeTokenReady, limit, post } from './support/exchange-stack.js';
-import { type Stack, api, eventually, json, startStack, testJournal } from './support/stack.js';
+import { OTHER_TEAM_TRADER, type Stack, api, eventually, json, startStack, testJournal } from './support/stack.js';
 
 // A call still in flight past journal.inFlightStaleMs is taken up by the resolver, which searched for
 // its order and then marked the key UNKNOWN with an UPDATE that overwrote whatever the key held by then.
@@ -14,6 +14,7 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack({
+      clients: [OTHER_TEAM_TRADER],
       gateway: (config) => ({
         ...config,
         exchange: { requestTimeoutMs: 15_000 },
@@ -32,7 +33,13 @@ describe('a call that finishes while the resolver takes it up as stale', () => {
 
   it("keeps the exchange's refusal for the replay, never PENDING", async () => {
     const { state } = stack.sandbox;
-    const open = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20, { clordId: CLORD_ID }));
+    // Another team's order holds the clordId (the gateway never sends one of a team's twice).
+    const open = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 20, { clordId: CLORD_ID }),
+      OTHER_TEAM_TRADER.id,
+    );
     expect(open.status).toBe(200);
 
     // The exchange refuses a second order of a clordId still open; its answer comes only after the call went

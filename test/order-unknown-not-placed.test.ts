@@ -1,5 +1,5 @@
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+import { OTHER_TEAM_TRADER, PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
 
 // An insert whose request was lost on the way (the connection dropped, the exchange never ran it) is
 // UNKNOWN to the gateway: it cannot tell that from an answer lost after the order was placed. Before,
@@ -90,7 +90,10 @@ describe('an UNKNOWN insert the exchange never ran', () => {
       clordId: 'reused-lost-1',
       timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
     });
-    const first = await post(stack, '/exchange/v1/trading/orders', body, 'all', { 'idempotency-key': 'reused-lost-a' });
+    // Another team's order on the same participant (the gateway never sends one of a team's clordIds twice).
+    const first = await post(stack, '/exchange/v1/trading/orders', body, OTHER_TEAM_TRADER.id, {
+      'idempotency-key': 'reused-lost-a',
+    });
     expect(first.status).toBe(200);
     expect(ordersOf('reused-lost-1')).toHaveLength(1); // finished at once: the clordId is free again
 
@@ -113,7 +116,7 @@ describe('an UNKNOWN insert the exchange never ran', () => {
 
 /** A stack whose resolver searches 12 times a minute and concludes "not placed" NOT_PLACED_AFTER_MS after a call. */
 function startResolverStack(orderStream: 'while-unknown' | 'never'): Promise<Stack> {
-  return startExchangeStack([], {
+  return startExchangeStack([OTHER_TEAM_TRADER], {
     gateway: (config) => ({
       ...config,
       journal: {

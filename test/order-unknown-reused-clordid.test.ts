@@ -5,7 +5,8 @@ import { PARTICIPANT, type Json, type Stack, api, eventually, json } from './sup
 // insert whose answer was lost is resolved from the order stream by participant and clordId; the stream
 // had already shown the client's earlier, closed order under that clordId, and the pending call was
 // settled at once with that old order's id: the client was told its new order was the old one, while the
-// new order came to rest at the exchange with no call holding it.
+// new order came to rest at the exchange with no call holding it. (The gateway sends a clordId once a key
+// lifetime for a team: the earlier order here is another team's on the same participant.)
 
 const BOT = {
   id: 'bot',
@@ -32,18 +33,22 @@ describe('an UNKNOWN insert under a reused clordId', () => {
       stack,
       '/exchange/v1/trading/orders',
       limit('SIDE_BUY', 1, 8, { clordId: 'reuse-1' }),
-      'bot',
-      {
-        'idempotency-key': 'first-call',
-      },
+      'all',
+      { 'idempotency-key': 'first-call', 'x-participant-id': PARTICIPANT },
     );
     expect(first.status).toBe(200);
     const { orderId: oldOrder } = (await json(first)) as { orderId: string };
-    expect((await post(stack, '/exchange/v1/trading/orders/cancel', { orderId: oldOrder }, 'bot')).status).toBe(200);
+    expect(
+      (
+        await post(stack, '/exchange/v1/trading/orders/cancel', { orderId: oldOrder }, 'all', {
+          'x-participant-id': PARTICIPANT,
+        })
+      ).status,
+    ).toBe(200);
     // The order stream has shown the old order closed.
     await eventually(
       async () =>
-        ((await json(await api(stack, 'bot')('/orders/timeline?clordId=reuse-1'))) as { records: Json[] }).records,
+        ((await json(await api(stack, 'all')('/orders/timeline?clordId=reuse-1'))) as { records: Json[] }).records,
       (records) =>
         records.some(
           (record) =>

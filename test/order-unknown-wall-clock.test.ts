@@ -1,6 +1,6 @@
 import { type GatewayProcess, spawnGateway } from './support/gateway-process.js';
 import { limit, startExchangeStack } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+import { OTHER_TEAM_TRADER, PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
 
 // Which orders a pending insert may take as its own is judged from the journal: an order given to another
 // call (an answer naming it) written before this call's claim is not this call's (the exchange takes a
@@ -15,7 +15,7 @@ describe('an UNKNOWN insert on a gateway whose wall clock runs ahead of the data
   let skewed: GatewayProcess | undefined;
 
   beforeAll(async () => {
-    stack = await startExchangeStack();
+    stack = await startExchangeStack([OTHER_TEAM_TRADER]);
   }, 60_000);
   afterAll(async () => {
     await skewed?.stop();
@@ -25,21 +25,24 @@ describe('an UNKNOWN insert on a gateway whose wall clock runs ahead of the data
   it('is never settled with the earlier order of its reused clordId', async () => {
     const journal = { ...testJournal(), resolveSearchesPerMinute: 12, notPlacedAfterMs: 10_000 };
     skewed = await spawnGateway({ ...stack.configInput, journal }, { wallClock: { offsetMs: 120_000 } });
-    const call = (path: string, body: unknown, key?: string) =>
+    const call = (path: string, body: unknown, key?: string, client = 'all') =>
       fetch(`${skewed!.url}${path}`, {
         method: body === undefined ? 'GET' : 'POST',
         headers: {
-          authorization: `Bearer ${stack.keys.all}`,
+          authorization: `Bearer ${stack.keys[client]}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(key ? { 'idempotency-key': key } : {}),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     const body = limit('SIDE_BUY', 1, 8, { clordId: 'wall-reuse-1' });
-    const first = await call('/exchange/v1/trading/orders', body, 'wall-first');
+    // The earlier order is another team's on the same participant (the gateway never sends one of a team's clordIds twice).
+    const first = await call('/exchange/v1/trading/orders', body, 'wall-first', OTHER_TEAM_TRADER.id);
     expect(first.status).toBe(200);
     const { orderId: oldOrder } = (await json(first)) as { orderId: string };
-    expect((await call('/exchange/v1/trading/orders/cancel', { orderId: oldOrder })).status).toBe(200);
+    expect(
+      (await call('/exchange/v1/trading/orders/cancel', { orderId: oldOrder }, undefined, OTHER_TEAM_TRADER.id)).status,
+    ).toBe(200);
 
     // The same clordId under another key; the request is lost before the exchange runs it.
     const { state } = stack.sandbox;

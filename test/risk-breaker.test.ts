@@ -59,11 +59,17 @@ describe('reject breaker: a client whose orders the exchange keeps rejecting is 
   });
 
   it('trips after N upstream rejects within M s (counted across instances), refuses new orders with RISK_BREAKER_OPEN, lets cancels and other clients through, and is reset by an admin with a reason', async () => {
-    const resting = await insert(a, limit('SIDE_BUY', 1, 10, { clordId: 'storm-dup' }), 'storm');
+    const resting = await insert(a, limit('SIDE_BUY', 1, 10, { clordId: 'storm-own' }), 'storm');
     expect(resting.status).toBe(200);
     const { orderId } = await json(resting);
+    // Another team's working order holds a clordId on the participant: the gateway leaves that clordId to
+    // the exchange (it sends a clordId once a key lifetime per team), which refuses it 409 while the order works.
+    const held = await insert(a, limit('SIDE_BUY', 1, 10, { clordId: 'storm-dup' }), 'all', {
+      'x-participant-id': PARTICIPANT,
+    });
+    expect(held.status).toBe(200);
 
-    // The exchange refuses a clordId that is still working (409): each resend under a new Idempotency-Key reaches it and is rejected.
+    // Each insert under that clordId and a new Idempotency-Key reaches the exchange and is rejected.
     for (let i = 1; i <= TRIP_AT; i++) {
       const rejected = await insert(i % 2 ? a : b, limit('SIDE_BUY', 1, 10, { clordId: 'storm-dup' }), 'storm', {
         'idempotency-key': `storm-resend-${i}`,

@@ -80,6 +80,17 @@ export const retailBid = (price: string) => ({
 });
 export const PARTICIPANT = `firms/${FIRM}/users/alice`;
 export const OTHER_PARTICIPANT = `firms/${FIRM}/users/bob`;
+/**
+ * A client of team `trading` on PARTICIPANT, which the `all` client (team `platform`) uses too: the gateway
+ * sends a clordId once a key lifetime for a team, so an earlier order under a clordId the `all` client
+ * sends again comes from here (another team's order on the same participant).
+ */
+export const OTHER_TEAM_TRADER: TestClient = {
+  id: 'other-team',
+  team: 'trading',
+  scopes: ['write:orders', 'read:orders'],
+  participants: [PARTICIPANT],
+};
 
 /** Boots the sandbox and a gateway in-process on ephemeral ports, wired to each other. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {

@@ -66,6 +66,11 @@ export interface OrderCall<A = undefined> {
   /** The key to use when the client sent no Idempotency-Key (an insert's own clordId). */
   implicitKey?: string;
   /**
+   * The clordIds the client chose (an exchange insert's or batch insert's; not the ones the gateway
+   * assigns): each is sent for its participant once a key lifetime by a team (OrderSafety: CLORDID_IN_USE).
+   */
+  ownClordIds?: readonly string[];
+  /**
    * The gateway's checks that spend nothing (the brakes' stateless risk step): run before the key is
    * claimed and the intent journaled, so a refusal costs no database write. A refused retry of a call
    * already entered under its key is answered that call's outcome (a replay), not the refusal: the

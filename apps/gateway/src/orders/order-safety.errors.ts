@@ -26,6 +26,21 @@ export class IdempotencyInFlightError extends DomainError {
 }
 
 /**
+ * An exchange insert whose clordId its team sent for the participant before, under another key, within the
+ * key lifetime (`journal.keyTtlHours`): the exchange takes a finished order's clordId again as a second
+ * order, so the gateway does not send it. Names the clordId only, never the other call's key or client.
+ */
+export class ClordIdInUseError extends DomainError {
+  constructor(clordIds: readonly string[]) {
+    super(
+      ErrorCode.CLORDID_IN_USE,
+      `clordId ${clordIds.join(', ')} was already sent for this participant by this team under another key; a new order needs a new clordId (the first call's outcome: GET /orders/clord/{clordId}).`,
+      { extensions: { field: 'clordId', clordIds } },
+    );
+  }
+}
+
+/**
  * An order call not sent in time after its key was claimed (a stalled or paused process, a long budget
  * wait): once its record is `journal.inFlightStaleMs` old, any instance takes the call for a stopped
  * one's and may answer its key ORDER_NOT_PLACED, so it is never sent after that.

@@ -10,13 +10,14 @@ import {
   canonicalJson,
 } from '@lib/journal';
 import { rateLimitHeaders } from '@lib/ratelimit';
-import { type UpstreamSend, guardUpstreamSend, onUpstreamSend } from '@lib/upstream';
+import { type UpstreamSend, entersOrders, guardUpstreamSend, onUpstreamSend } from '@lib/upstream';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
 import { NotSentReleases } from './not-sent-releases.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import {
+  CREATING_OPERATIONS,
   FOUND_BY_TERMS,
   KEEPS_REQUEST,
   type OrderAnswer,
@@ -26,6 +27,7 @@ import {
 } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
 import {
+  ClordIdInUseError,
   IdempotencyInFlightError,
   IdempotencyKeyReusedError,
   JournalUnavailableError,
@@ -154,6 +156,19 @@ export class OrderSafety implements OnApplicationShutdown {
     const late = cancel ? lateAfter(CANCEL_JOURNAL_WAIT_MS) : undefined;
     let claimed = false;
     let lateClaim: Promise<IdempotencyRecord | null> | undefined;
+    // An insert's own clordIds go out once a key lifetime, whatever key carries them: read beside the claim (one wait, not two).
+    const holding =
+      held && call.account !== undefined && call.ownClordIds?.length
+        ? this.store.keys.clordIdHolder(
+            call.account,
+            call.ownClordIds,
+            CREATING_OPERATIONS,
+            call.team,
+            client.id,
+            held.key,
+          )
+        : undefined;
+    holding?.catch(() => undefined); // awaited below once the claim is won
     if (held) {
       let existing: IdempotencyRecord | null = null;
       try {
@@ -195,6 +210,10 @@ export class OrderSafety implements OnApplicationShutdown {
         await journaled;
         return this.replay(call, held, fingerprint, existing, base);
       }
+      if (holding && claimed) {
+        const answer = await this.sentBefore(call, held, holding, fingerprint, base, journaled);
+        if (answer) return answer;
+      }
     }
 
     // Written ahead: nothing is sent before the intent's record is committed (a cancel: or its wait is over).
@@ -226,6 +245,39 @@ export class OrderSafety implements OnApplicationShutdown {
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * For an insert whose key this call just won: the answer when another call sent one of its clordIds
+   * before (its key freed again, nothing sent). The same client resending that call's body gets that
+   * call's outcome (a resend under a new key, or with none after a keyed one); anything else is 409
+   * CLORDID_IN_USE. Undefined: send it.
+   */
+  private async sentBefore<A>(
+    call: OrderCall<A>,
+    held: HeldKey,
+    holding: Promise<IdempotencyRecord | null>,
+    fingerprint: string,
+    base: JournalEntry,
+    journaled: Promise<unknown>,
+  ): Promise<OrderAnswer | undefined> {
+    const clientId = base.clientId!;
+    let holder: IdempotencyRecord | null;
+    try {
+      holder = await holding;
+    } catch (error) {
+      await journaled;
+      void this.notSent.release(clientId, held.key, held.claimId);
+      throw new JournalUnavailableError(error);
+    }
+    if (!holder) return undefined;
+    await journaled;
+    await this.notSent.release(clientId, held.key, held.claimId);
+    if (holder.clientId === clientId && holder.fingerprint === fingerprint)
+      return this.replay(call, { key: holder.key, source: 'header', claimId: held.claimId }, fingerprint, holder, base);
+    const refusal = new ClordIdInUseError(call.ownClordIds ?? []);
+    this.refused(call, base, held, refusal, 'idempotency');
+    throw refusal;
   }
 
   /**
@@ -353,7 +405,7 @@ export class OrderSafety implements OnApplicationShutdown {
    */
   private sentInTime<T>(claimedAt: number, send: () => Promise<T>): Promise<T> {
     return guardUpstreamSend((attempt) => {
-      if (attempt.budgetClass === 'read' || attempt.budgetClass === 'cancel') return;
+      if (!entersOrders(attempt)) return;
       const waited = this.clock.now() - claimedAt;
       if (waited > this.sendWithinMs) throw new OrderSendTooLateError(Math.round(waited), this.sendWithinMs);
     }, send);
@@ -376,7 +428,11 @@ export class OrderSafety implements OnApplicationShutdown {
     existing: IdempotencyRecord,
     base: JournalEntry,
   ): Promise<OrderAnswer> {
-    if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(held.key);
+    if (existing.fingerprint !== fingerprint)
+      // Without an Idempotency-Key the key is the insert's clordId: another order under it is the clordId's reuse.
+      throw held.source === 'clordId'
+        ? new ClordIdInUseError(call.ownClordIds ?? [])
+        : new IdempotencyKeyReusedError(held.key);
     const stale = this.clock.wallNow() - existing.updatedAt.getTime() > this.staleMs;
     if (existing.state === 'in_flight' && !stale) throw new IdempotencyInFlightError(held.key, 1);
     await this.record(call, {
@@ -394,7 +450,13 @@ export class OrderSafety implements OnApplicationShutdown {
    * of its order (throttle, breaker, states unread) are counted in metrics only: a runaway loop must
    * not be able to flood the journal.
    */
-  private refused<A>(call: OrderCall<A>, base: JournalEntry, held: HeldKey | undefined, refusal: unknown): void {
+  private refused<A>(
+    call: OrderCall<A>,
+    base: JournalEntry,
+    held: HeldKey | undefined,
+    refusal: unknown,
+    stage: 'risk' | 'idempotency' = 'risk',
+  ): void {
     const code = toDomainError(refusal).code;
     if (PACE_REFUSALS.has(code)) return;
     void this.quietly(
@@ -411,7 +473,7 @@ export class OrderSafety implements OnApplicationShutdown {
           idempotencyKey: held?.source === 'gateway' ? undefined : held?.key,
           body: withoutSecrets(call.body),
           code,
-          stage: 'risk',
+          stage,
         },
       }),
     );

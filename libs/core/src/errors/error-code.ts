@@ -66,6 +66,8 @@ export enum ErrorCode {
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The first call with this Idempotency-Key is still being processed: retry after Retry-After. */
   IDEMPOTENCY_IN_FLIGHT = 'IDEMPOTENCY_IN_FLIGHT',
+  /** An exchange insert's clordId was sent for its participant by its team under another key within the key lifetime: a new order needs a new clordId. */
+  CLORDID_IN_USE = 'CLORDID_IN_USE',
   /** The order journal cannot be written, so no new order is sent (cancels still pass). */
   JOURNAL_UNAVAILABLE = 'JOURNAL_UNAVAILABLE',
   /** A change (exchange replace, retail modify) whose answer was lost was resolved as not applied: the order shows other terms after the call was final. */

@@ -31,6 +31,7 @@ export function httpStatusOf(code: ErrorCode): number {
       return 408;
     case ErrorCode.UPSTREAM_CONFLICT:
     case ErrorCode.IDEMPOTENCY_IN_FLIGHT:
+    case ErrorCode.CLORDID_IN_USE:
     case ErrorCode.ORDER_CHANGE_NOT_APPLIED:
     case ErrorCode.ORDER_NOT_PLACED:
       return 409;
@@ -105,6 +106,7 @@ const TITLES: Record<ErrorCode, string> = {
   [ErrorCode.IN_FLIGHT_LIMITED]: 'Too many upstream calls in flight',
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: 'Idempotency key reused with another request',
   [ErrorCode.IDEMPOTENCY_IN_FLIGHT]: 'Request with this idempotency key in progress',
+  [ErrorCode.CLORDID_IN_USE]: 'Client order id already sent',
   [ErrorCode.JOURNAL_UNAVAILABLE]: 'Order journal unavailable',
   [ErrorCode.ORDER_CHANGE_NOT_APPLIED]: 'Order change not applied',
   [ErrorCode.ORDER_NOT_PLACED]: 'Order not placed',

@@ -146,6 +146,32 @@ export class IdempotencyStore {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * The earliest live record of another call (not this client's `key`) of `team` that sent any of
+   * `clordIds` for `participant` as one of `operations`: the exchange takes a clordId again once its order
+   * is finished, as a second order (upstream-facts "Order safety"), so the gateway sends one only once a
+   * key lifetime for a team (another team's use of a clordId never blocks this team's).
+   * A call answered a refusal (4xx, 5xx: no order, or none found) holds nothing.
+   */
+  async clordIdHolder(
+    participant: string,
+    clordIds: readonly string[],
+    operations: readonly string[],
+    team: string,
+    clientId: string,
+    key: string,
+  ): Promise<IdempotencyRecord | null> {
+    const [row] = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency
+       WHERE participant = $1 AND clord_ids::jsonb ?| $2::text[] AND operation = ANY($3) AND team = $4 AND state <> 'released' AND expires_at >= now()
+         AND NOT (state = 'done' AND status >= 400)
+         AND NOT (client_id = $5 AND key = $6)
+       ORDER BY created_at LIMIT 1`,
+      [participant, [...clordIds], [...operations], team, clientId, key],
+    );
+    return row ? toRecord(row) : null;
+  }
+
   /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */
   async byClordId(clordId: string, team?: string): Promise<IdempotencyRecord | null> {
     const [row] = await this.db.query<Row>(

@@ -76,6 +76,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // A call that claimed a key and then sent nothing frees it by its own claim only: a retry's later claim of the key stays.
     statements: (s) => [`ALTER TABLE ${s}.idempotency ADD COLUMN claim_id text`],
   },
+  {
+    version: 4,
+    name: 'the calls that sent a clordId, by participant',
+    // IdempotencyStore.clordIdHolder: an insert's clordId sent before under another key is found by this index, batches' included.
+    statements: (s) => [
+      `CREATE INDEX idempotency_participant_clord_ids ON ${s}.idempotency USING gin ((clord_ids::jsonb))`,
+    ],
+  },
 ];
 
 /** Applies every migration the database lacks, under an advisory lock so two instances starting together apply each once. */
