@@ -48,7 +48,16 @@ const refusedOn = (stack: Stack, client: string) =>
     (status) => status === 403,
     10_000,
   ).catch(() => 'never');
-/** The same client's order under a new Idempotency-Key, with a clordId still working at the exchange: a 409 reject. */
+/**
+ * Another team's working order under `clordId` on the participant: the gateway sends a clordId once a key
+ * lifetime per team, so the exchange's own refusal (409 while the order works) is reached through a
+ * clordId another team holds.
+ */
+const holdAtExchange = async (stack: Stack, clordId: string) =>
+  expect(
+    (await insert(stack, limit('SIDE_BUY', 1, 10, { clordId }), 'all', { 'x-participant-id': PARTICIPANT })).status,
+  ).toBe(200);
+/** The client's order under a new Idempotency-Key and a clordId another team's order works under: a 409 reject. */
 const resend = (stack: Stack, client: string, i: number) =>
   insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client, {
     'idempotency-key': `${client}-resend-${i}`,
@@ -56,7 +65,7 @@ const resend = (stack: Stack, client: string, i: number) =>
 
 /** Trips `client`'s breaker through `stack` with TRIP_AT HTTP rejects (409: a clordId still working). */
 async function tripByAnswers(stack: Stack, client: string): Promise<void> {
-  expect((await insert(stack, limit('SIDE_BUY', 1, 10, { clordId: `${client}-working` }), client)).status).toBe(200);
+  await holdAtExchange(stack, `${client}-working`);
   for (let i = 1; i <= TRIP_AT; i++)
     expect({ i, status: (await resend(stack, client, i)).status }).toEqual({ i, status: 409 });
 }
@@ -205,7 +214,7 @@ describe('reject breaker under faults: rejects after a 200, Redis losing its dat
         await new Promise((r) => setTimeout(r, Math.min(2_000, 1_000 * Number(res.headers.get('retry-after') ?? 1))));
       }
     };
-    expect((await call(limit('SIDE_BUY', 1, 10, { clordId: 'drift-working' }))).status).toBe(200);
+    await holdAtExchange(a, 'drift-working');
     for (let i = 1; i <= TRIP_AT; i++)
       expect({
         i,
