@@ -75,4 +75,19 @@ describe("an exchange insert's clordId reaches the exchange once a key lifetime"
     expect((await json(await insert(ioc('once-5'), 'sibling'))).code).toBe('CLORDID_IN_USE');
     expect(orders('once-5')).toHaveLength(1);
   });
+
+  it('inserts of one clordId sent together, under different keys, reach the exchange once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const clordId = `together-${round}`;
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          insert(ioc(clordId, 5 + (i % 2)), i % 3 === 0 ? 'sibling' : 'bot', `together-${round}-${i}`),
+        ),
+      );
+      // Each is sent, replayed or refused (never a 5xx); the exchange holds one order of the clordId at most.
+      for (const answer of answers) expect([200, 409]).toContain(answer.status);
+      expect(answers.some((answer) => answer.status === 200)).toBe(true);
+      expect(orders(clordId).length).toBeLessThanOrEqual(1);
+    }
+  });
 });

@@ -156,24 +156,13 @@ export class OrderSafety implements OnApplicationShutdown {
     const late = cancel ? lateAfter(CANCEL_JOURNAL_WAIT_MS) : undefined;
     let claimed = false;
     let lateClaim: Promise<IdempotencyRecord | null> | undefined;
-    // An insert's own clordIds go out once a key lifetime, whatever key carries them: read beside the claim (one wait, not two).
-    const holding =
-      held && call.account !== undefined && call.ownClordIds?.length
-        ? this.store.keys.clordIdHolder(
-            call.account,
-            call.ownClordIds,
-            CREATING_OPERATIONS,
-            call.team,
-            client.id,
-            held.key,
-          )
-        : undefined;
-    holding?.catch(() => undefined); // awaited below once the claim is won
     if (held) {
       let existing: IdempotencyRecord | null = null;
+      /** Another call of the team that sent one of this insert's clordIds. */
+      let holder: IdempotencyRecord | null = null;
       try {
         const request = KEEPS_REQUEST.includes(call.operation) ? { request: withoutSecrets(call.body) } : {};
-        const claiming = this.store.keys.claim({
+        const claim = {
           clientId: client.id,
           key: held.key,
           fingerprint,
@@ -183,16 +172,25 @@ export class OrderSafety implements OnApplicationShutdown {
           team: call.team,
           claimId: held.claimId,
           ...request,
-        });
-        const first = late ? await Promise.race([claiming, late.promise]) : await claiming;
-        if (first === LATE) {
-          lateClaim = claiming;
-          claiming.catch(() => undefined); // settled by settleLateClaim
-          this.logger.warn(
-            `cancel ${call.request.id} passes without waiting for its idempotency record: the journal has not answered in ${CANCEL_JOURNAL_WAIT_MS} ms`,
-          );
-        } else existing = first;
-        claimed = existing === null && lateClaim === undefined;
+        };
+        // An insert claims its own clordIds with its key: they go out once a key lifetime, whatever key carries them.
+        if (call.account !== undefined && call.ownClordIds?.length) {
+          ({ existing, holder } = await this.store.keys.claimOnce(
+            { ...claim, participant: call.account },
+            CREATING_OPERATIONS,
+          ));
+        } else {
+          const claiming = this.store.keys.claim(claim);
+          const first = late ? await Promise.race([claiming, late.promise]) : await claiming;
+          if (first === LATE) {
+            lateClaim = claiming;
+            claiming.catch(() => undefined); // settled by settleLateClaim
+            this.logger.warn(
+              `cancel ${call.request.id} passes without waiting for its idempotency record: the journal has not answered in ${CANCEL_JOURNAL_WAIT_MS} ms`,
+            );
+          } else existing = first;
+        }
+        claimed = existing === null && holder === null && lateClaim === undefined;
       } catch (error) {
         if (!cancel) {
           await journaled;
@@ -204,15 +202,12 @@ export class OrderSafety implements OnApplicationShutdown {
           `cancel ${call.request.id} passes without its idempotency record: ${(error as Error).message}`,
         );
       }
+      if (holder) return this.clordIdHeld(call, held, holder, fingerprint, base, journaled);
       // A cancel whose first call under this key is still in flight (or was left so by a stopped instance) is sent again, not refused 409: a cancel is never blocked by a gateway rule, and may always be sent again.
       const cancelAgain = cancel && existing?.state === 'in_flight' && existing.fingerprint === fingerprint;
       if (existing && !cancelAgain) {
         await journaled;
         return this.replay(call, held, fingerprint, existing, base);
-      }
-      if (holding && claimed) {
-        const answer = await this.sentBefore(call, held, holding, fingerprint, base, journaled);
-        if (answer) return answer;
       }
     }
 
@@ -248,32 +243,20 @@ export class OrderSafety implements OnApplicationShutdown {
   }
 
   /**
-   * For an insert whose key this call just won: the answer when another call sent one of its clordIds
-   * before (its key freed again, nothing sent). The same client resending that call's body gets that
-   * call's outcome (a resend under a new key, or with none after a keyed one); anything else is 409
-   * CLORDID_IN_USE. Undefined: send it.
+   * An insert one of whose clordIds `holder`, another call of its team, sent before (this call's key was
+   * not claimed; nothing is sent). The same client resending that call's body gets that call's outcome (a
+   * resend under a new key, or with none after a keyed one); anything else is 409 CLORDID_IN_USE.
    */
-  private async sentBefore<A>(
+  private async clordIdHeld<A>(
     call: OrderCall<A>,
     held: HeldKey,
-    holding: Promise<IdempotencyRecord | null>,
+    holder: IdempotencyRecord,
     fingerprint: string,
     base: JournalEntry,
     journaled: Promise<unknown>,
-  ): Promise<OrderAnswer | undefined> {
-    const clientId = base.clientId!;
-    let holder: IdempotencyRecord | null;
-    try {
-      holder = await holding;
-    } catch (error) {
-      await journaled;
-      void this.notSent.release(clientId, held.key, held.claimId);
-      throw new JournalUnavailableError(error);
-    }
-    if (!holder) return undefined;
+  ): Promise<OrderAnswer> {
     await journaled;
-    await this.notSent.release(clientId, held.key, held.claimId);
-    if (holder.clientId === clientId && holder.fingerprint === fingerprint)
+    if (holder.clientId === base.clientId && holder.fingerprint === fingerprint)
       return this.replay(call, { key: holder.key, source: 'header', claimId: held.claimId }, fingerprint, holder, base);
     const refusal = new ClordIdInUseError(call.ownClordIds ?? []);
     this.refused(call, base, held, refusal, 'idempotency');

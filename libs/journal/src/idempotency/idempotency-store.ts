@@ -76,7 +76,7 @@ export class IdempotencyStore {
     (finishes) => this.updateFinished(finishes),
     MAX_BATCH,
   );
-  /** The claims' INSERT for n claims: $1 the TTL, then nine parameters a claim. */
+  /** The claims' INSERT for n claims: $1 the TTL, then nine parameters a claim. Its takeover rule (ON CONFLICT … WHERE) is claim_once's too (migration 5): change both. */
   private readonly insertClaimsText = textsByRowCount((claims) => {
     const rows = Array.from({ length: claims }, (_, row) => {
       const p = (i: number) => `$${1 + row * 9 + i}`;
@@ -147,29 +147,44 @@ export class IdempotencyStore {
   }
 
   /**
-   * The earliest live record of another call (not this client's `key`) of `team` that sent any of
-   * `clordIds` for `participant` as one of `operations`: the exchange takes a clordId again once its order
-   * is finished, as a second order (upstream-facts "Order safety"), so the gateway sends one only once a
-   * key lifetime for a team (another team's use of a clordId never blocks this team's).
-   * A call answered a refusal (4xx, 5xx: no order, or none found) holds nothing.
+   * An insert's claim of its key and of its own `clordIds` for `participant`, in one statement
+   * (`claim_once`, migration 5): the exchange takes a clordId again once its order is finished, as a second
+   * order (upstream-facts "Order safety"), so a team sends one only once a key lifetime, whatever key carries
+   * it (another team's use of a clordId never blocks this team's). `existing`: the key's own record (a
+   * retry); `holder`: the earliest live record of another call of the team that sent one of the clordIds as
+   * one of `operations` (a call answered a refusal, 4xx or 5xx, holds nothing); neither: this call won the
+   * key. Each clordId's lock is held to the claim's commit, so of two claims at once the later reads the
+   * earlier's record.
    */
-  async clordIdHolder(
-    participant: string,
-    clordIds: readonly string[],
+  async claimOnce(
+    claim: IdempotencyClaim & { participant: string },
     operations: readonly string[],
-    team: string,
-    clientId: string,
-    key: string,
-  ): Promise<IdempotencyRecord | null> {
-    const [row] = await this.db.query<Row>(
-      `SELECT * FROM ${this.schema}.idempotency
-       WHERE participant = $1 AND clord_ids::jsonb ?| $2::text[] AND operation = ANY($3) AND team = $4 AND state <> 'released' AND expires_at >= now()
-         AND NOT (state = 'done' AND status >= 400)
-         AND NOT (client_id = $5 AND key = $6)
-       ORDER BY created_at LIMIT 1`,
-      [participant, [...clordIds], [...operations], team, clientId, key],
+    tries = 3,
+  ): Promise<{ existing: IdempotencyRecord | null; holder: IdempotencyRecord | null }> {
+    const [row] = await this.db.query<{ outcome: 'key' | 'clordId' | 'won' | 'gone'; held: Row | null }>(
+      `SELECT * FROM ${this.schema}.claim_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        claim.clientId,
+        claim.key,
+        claim.fingerprint,
+        claim.operation,
+        JSON.stringify(claim.clordIds),
+        claim.participant,
+        claim.team,
+        claim.request === undefined ? null : JSON.stringify(claim.request),
+        claim.claimId ?? null,
+        this.ttlMs / 1000,
+        [...operations],
+      ],
     );
-    return row ? toRecord(row) : null;
+    const held = row?.held ? toRecord(row.held) : null;
+    if (row?.outcome === 'key') return { existing: held, holder: null };
+    if (row?.outcome === 'clordId') return { existing: null, holder: held };
+    if (row?.outcome === 'won') return { existing: null, holder: null };
+    // Gone (freed by this claim's id already: it can never win its key), as claim() says after its tries.
+    if (tries <= 1)
+      throw new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
+    return this.claimOnce(claim, operations, tries - 1);
   }
 
   /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */

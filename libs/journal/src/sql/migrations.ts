@@ -79,9 +79,51 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: 'the calls that sent a clordId, by participant',
-    // IdempotencyStore.clordIdHolder: an insert's clordId sent before under another key is found by this index, batches' included.
+    // claim_once (migration 5): an insert's clordId sent before under another key is found by this index, batches' included.
     statements: (s) => [
       `CREATE INDEX idempotency_participant_clord_ids ON ${s}.idempotency USING gin ((clord_ids::jsonb))`,
+    ],
+  },
+  {
+    version: 5,
+    name: "an insert's claim of its key and of its clordIds, in one step",
+    // IdempotencyStore.claimOnce: two inserts of one clordId under two keys claimed at once both read no
+    // holder in their snapshots and both sent (a second order once the first finished). Each clordId's
+    // advisory lock, held to the claim's commit, orders them: the later reads the earlier's record.
+    // VOLATILE: each statement of the function reads what committed before it (the lock's holder too).
+    statements: (s) => [
+      `CREATE FUNCTION ${s}.claim_once(p_client_id text, p_key text, p_fingerprint text, p_operation text, p_clord_ids text,
+         p_participant text, p_team text, p_request text, p_claim_id text, p_ttl_secs float8, p_operations text[])
+       RETURNS TABLE (outcome text, held json) LANGUAGE plpgsql VOLATILE AS $fn$
+       DECLARE
+         lock_key bigint;
+         found_row ${s}.idempotency;
+       BEGIN
+         FOR lock_key IN SELECT DISTINCT hashtextextended(jsonb_build_array(p_participant, p_team, c)::text, 0)
+             FROM jsonb_array_elements_text(p_clord_ids::jsonb) AS c ORDER BY 1 LOOP
+           PERFORM pg_advisory_xact_lock(lock_key);
+         END LOOP;
+         SELECT * INTO found_row FROM ${s}.idempotency i
+           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now();
+         IF FOUND THEN RETURN QUERY SELECT 'key'::text, row_to_json(found_row); RETURN; END IF;
+         SELECT * INTO found_row FROM ${s}.idempotency i
+           WHERE i.participant = p_participant AND i.clord_ids::jsonb ?| ARRAY(SELECT jsonb_array_elements_text(p_clord_ids::jsonb))
+             AND i.operation = ANY(p_operations) AND i.team = p_team AND i.state <> 'released' AND i.expires_at >= now()
+             AND NOT (i.state = 'done' AND i.status >= 400)
+           ORDER BY i.created_at LIMIT 1;
+         IF FOUND THEN RETURN QUERY SELECT 'clordId'::text, row_to_json(found_row); RETURN; END IF;
+         INSERT INTO ${s}.idempotency AS i (client_id, key, fingerprint, state, operation, clord_ids, participant, team, request, claim_id, created_at, updated_at, expires_at)
+           VALUES (p_client_id, p_key, p_fingerprint, 'in_flight', p_operation, p_clord_ids, p_participant, p_team, p_request, p_claim_id, now(), now(), now() + make_interval(secs => p_ttl_secs))
+           ON CONFLICT (client_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', operation = EXCLUDED.operation, clord_ids = EXCLUDED.clord_ids,
+             participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
+           WHERE i.expires_at < now() AND (i.state <> 'released' OR i.claim_id IS DISTINCT FROM EXCLUDED.claim_id);
+         IF FOUND THEN RETURN QUERY SELECT 'won'::text, NULL::json; RETURN; END IF;
+         -- Lost to a claim of the key that committed meanwhile (its record), or released already by this claim's id (none).
+         SELECT * INTO found_row FROM ${s}.idempotency i
+           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now();
+         IF FOUND THEN RETURN QUERY SELECT 'key'::text, row_to_json(found_row); RETURN; END IF;
+         RETURN QUERY SELECT 'gone'::text, NULL::json;
+       END $fn$`,
     ],
   },
 ];
