@@ -11,7 +11,14 @@ import {
   UpstreamHttp,
   systemClock,
 } from '@lib/core';
-import { type BudgetedReply, BudgetGate, type Decision, type RouteBudget, withPreferenceApplied } from '@lib/ratelimit';
+import {
+  type BudgetedReply,
+  BudgetGate,
+  type Decision,
+  LATE_DECISION_TRIES,
+  type RouteBudget,
+  withPreferenceApplied,
+} from '@lib/ratelimit';
 
 import { okOrThrow, throttleOfReply } from '../mapping/http-outcome.js';
 import { upstreamTransportError } from '../mapping/transport-outcome.js';
@@ -170,9 +177,17 @@ export class UpstreamCalls {
     let decision: Decision | undefined;
     let sent: Record<string, string>;
     try {
-      decision = await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
-      sent = await this.credentials(call);
-      this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
+      // A decision that aged before its send (the process stalled: a busy CPU) is withdrawn, nothing sent: asked for again, LATE_DECISION_TRIES in all.
+      for (let late = 1; ; late++) {
+        decision = await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
+        sent = await this.credentials(call);
+        try {
+          this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
+          break;
+        } catch (error) {
+          if (late >= LATE_DECISION_TRIES) throw error;
+        }
+      }
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
