@@ -177,6 +177,7 @@ export class OrderSafety implements OnApplicationShutdown {
         if (call.account !== undefined && call.ownClordIds?.length) {
           ({ existing, holder } = await this.store.keys.claimOnce(
             { ...claim, participant: call.account },
+            call.ownClordIds,
             CREATING_OPERATIONS,
           ));
         } else {

@@ -147,7 +147,7 @@ export class IdempotencyStore {
   }
 
   /**
-   * An insert's claim of its key and of its own `clordIds` for `participant`, in one statement
+   * An insert's claim of its key and of its `ownClordIds` (the client's, not the ones the gateway assigns) for `participant`, in one statement
    * (`claim_once`, migration 5): the exchange takes a clordId again once its order is finished, as a second
    * order (upstream-facts "Order safety"), so a team sends one only once a key lifetime, whatever key carries
    * it (another team's use of a clordId never blocks this team's). `existing`: the key's own record (a
@@ -158,17 +158,19 @@ export class IdempotencyStore {
    */
   async claimOnce(
     claim: IdempotencyClaim & { participant: string },
+    ownClordIds: readonly string[],
     operations: readonly string[],
     tries = 3,
   ): Promise<{ existing: IdempotencyRecord | null; holder: IdempotencyRecord | null }> {
     const [row] = await this.db.query<{ outcome: 'key' | 'clordId' | 'won' | 'gone'; held: Row | null }>(
-      `SELECT * FROM ${this.schema}.claim_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `SELECT * FROM ${this.schema}.claim_once($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         claim.clientId,
         claim.key,
         claim.fingerprint,
         claim.operation,
         JSON.stringify(claim.clordIds),
+        JSON.stringify(ownClordIds),
         claim.participant,
         claim.team,
         claim.request === undefined ? null : JSON.stringify(claim.request),
@@ -181,10 +183,11 @@ export class IdempotencyStore {
     if (row?.outcome === 'key') return { existing: held, holder: null };
     if (row?.outcome === 'clordId') return { existing: null, holder: held };
     if (row?.outcome === 'won') return { existing: null, holder: null };
-    // Gone (freed by this claim's id already: it can never win its key), as claim() says after its tries.
+    // Gone: a tombstone met (this claim's own, freed already: it can never win its key; or one written while
+    // the claim waited for its locks: the next statement's clock sees it expired), as claim() after its tries.
     if (tries <= 1)
       throw new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
-    return this.claimOnce(claim, operations, tries - 1);
+    return this.claimOnce(claim, ownClordIds, operations, tries - 1);
   }
 
   /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */

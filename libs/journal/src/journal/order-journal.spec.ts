@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 import { JournalSchema } from '../config/journal.config.js';
 
 import { type JournalDatabase, openJournalDatabase } from '../journal-database.js';
@@ -116,5 +118,58 @@ describe('one value PostgreSQL refuses, in a batched write (PostgreSQL)', () => 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     for (const key of ['k-first', 'k-before', 'k-after'])
       expect(await database.keys.get('bot', key)).toEqual(expect.objectContaining({ key, state: 'in_flight' }));
+  });
+});
+
+describe('IdempotencyStore.claimOnce (PostgreSQL)', () => {
+  let database: JournalDatabase;
+  let locker: pg.Client;
+  const schema = `j_claim_once_${process.pid}`;
+  const claim = (key: string, claimId: string, clordId = 'once-a') => ({
+    clientId: 'bot',
+    key,
+    fingerprint: 'f',
+    operation: 'exchange.insert',
+    clordIds: [clordId],
+    participant: 'firms/F/users/u',
+    team: 'trading',
+    claimId,
+  });
+
+  beforeAll(async () => {
+    database = await openTestJournal('j_claim_once');
+    locker = new pg.Client({ connectionString: process.env.TEST_PG_URL });
+    await locker.connect();
+  });
+  afterAll(async () => {
+    await locker?.end();
+    await database?.close();
+  });
+
+  it('takes a key freed while it waited for its clordId lock: a tombstone written meanwhile is no live record', async () => {
+    // Another call of the clordId holds its lock (its claim not committed yet).
+    await locker.query('BEGIN');
+    await locker.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended(jsonb_build_array($1::text, $2::text, $3::text, $4::text)::text, 0))`,
+      [schema, 'firms/F/users/u', 'trading', 'once-a'],
+    );
+    const waiting = database.keys.claimOnce(claim('k-retry', 'retry'), ['once-a'], ['exchange.insert']);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the claim's statement has started and waits
+    // The key's earlier claim, which sent nothing, is freed now (its tombstone: expires at once).
+    await database.keys.releaseClaim('bot', 'k-retry', 'first');
+    await locker.query('ROLLBACK');
+    expect(await waiting).toEqual({ existing: null, holder: null });
+    expect(await database.keys.get('bot', 'k-retry')).toEqual(
+      expect.objectContaining({ state: 'in_flight', fingerprint: 'f' }),
+    );
+  });
+
+  it('answers the holder of a clordId another key of the team claimed', async () => {
+    expect(await database.keys.claimOnce(claim('k-b1', 'b1', 'once-b'), ['once-b'], ['exchange.insert'])).toEqual({
+      existing: null,
+      holder: null,
+    });
+    const second = await database.keys.claimOnce(claim('k-b2', 'b2', 'once-b'), ['once-b'], ['exchange.insert']);
+    expect(second).toEqual({ existing: null, holder: expect.objectContaining({ key: 'k-b1', state: 'in_flight' }) });
   });
 });

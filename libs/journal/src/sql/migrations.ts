@@ -89,25 +89,31 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "an insert's claim of its key and of its clordIds, in one step",
     // IdempotencyStore.claimOnce: two inserts of one clordId under two keys claimed at once both read no
     // holder in their snapshots and both sent (a second order once the first finished). Each clordId's
-    // advisory lock, held to the claim's commit, orders them: the later reads the earlier's record.
-    // VOLATILE: each statement of the function reads what committed before it (the lock's holder too).
-    statements: (s) => [
+    // advisory lock (per schema, participant, team), held to the claim's commit, orders them: the later reads
+    // the earlier's record. VOLATILE under READ COMMITTED: each statement of the function reads what
+    // committed before it (the lock's holder too); under a stricter isolation one snapshot would hide it,
+    // so the function refuses to run there. A released claim's tombstone is no key's record: now() is the
+    // statement's start, so one written during the lock wait still looks live ('gone': claimOnce asks again).
+    statements: (s, role) => [
       `CREATE FUNCTION ${s}.claim_once(p_client_id text, p_key text, p_fingerprint text, p_operation text, p_clord_ids text,
-         p_participant text, p_team text, p_request text, p_claim_id text, p_ttl_secs float8, p_operations text[])
+         p_own_clord_ids text, p_participant text, p_team text, p_request text, p_claim_id text, p_ttl_secs float8, p_operations text[])
        RETURNS TABLE (outcome text, held json) LANGUAGE plpgsql VOLATILE AS $fn$
        DECLARE
          lock_key bigint;
          found_row ${s}.idempotency;
        BEGIN
-         FOR lock_key IN SELECT DISTINCT hashtextextended(jsonb_build_array(p_participant, p_team, c)::text, 0)
-             FROM jsonb_array_elements_text(p_clord_ids::jsonb) AS c ORDER BY 1 LOOP
+         IF current_setting('transaction_isolation') <> 'read committed' THEN
+           RAISE EXCEPTION 'claim_once needs READ COMMITTED, not %', current_setting('transaction_isolation');
+         END IF;
+         FOR lock_key IN SELECT DISTINCT hashtextextended(jsonb_build_array('${s}', p_participant, p_team, c)::text, 0)
+             FROM jsonb_array_elements_text(p_own_clord_ids::jsonb) AS c ORDER BY 1 LOOP
            PERFORM pg_advisory_xact_lock(lock_key);
          END LOOP;
          SELECT * INTO found_row FROM ${s}.idempotency i
-           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now();
+           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now() AND i.state <> 'released';
          IF FOUND THEN RETURN QUERY SELECT 'key'::text, row_to_json(found_row); RETURN; END IF;
          SELECT * INTO found_row FROM ${s}.idempotency i
-           WHERE i.participant = p_participant AND i.clord_ids::jsonb ?| ARRAY(SELECT jsonb_array_elements_text(p_clord_ids::jsonb))
+           WHERE i.participant = p_participant AND i.clord_ids::jsonb ?| ARRAY(SELECT jsonb_array_elements_text(p_own_clord_ids::jsonb))
              AND i.operation = ANY(p_operations) AND i.team = p_team AND i.state <> 'released' AND i.expires_at >= now()
              AND NOT (i.state = 'done' AND i.status >= 400)
            ORDER BY i.created_at LIMIT 1;
@@ -118,12 +124,17 @@ export const MIGRATIONS: readonly Migration[] = [
              participant = EXCLUDED.participant, team = EXCLUDED.team, request = EXCLUDED.request, claim_id = EXCLUDED.claim_id, status = NULL, body = NULL, created_at = now(), updated_at = now(), expires_at = EXCLUDED.expires_at
            WHERE i.expires_at < now() AND (i.state <> 'released' OR i.claim_id IS DISTINCT FROM EXCLUDED.claim_id);
          IF FOUND THEN RETURN QUERY SELECT 'won'::text, NULL::json; RETURN; END IF;
-         -- Lost to a claim of the key that committed meanwhile (its record), or released already by this claim's id (none).
+         -- Lost to a claim of the key that committed meanwhile (its record), or met a tombstone (none).
          SELECT * INTO found_row FROM ${s}.idempotency i
-           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now();
+           WHERE i.client_id = p_client_id AND i.key = p_key AND i.expires_at >= now() AND i.state <> 'released';
          IF FOUND THEN RETURN QUERY SELECT 'key'::text, row_to_json(found_row); RETURN; END IF;
          RETURN QUERY SELECT 'gone'::text, NULL::json;
        END $fn$`,
+      `DO $$ BEGIN
+        IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN
+          GRANT EXECUTE ON FUNCTION ${s}.claim_once(text, text, text, text, text, text, text, text, text, text, float8, text[]) TO ${role};
+        END IF;
+      END $$`,
     ],
   },
 ];
