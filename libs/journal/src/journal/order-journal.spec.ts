@@ -164,6 +164,19 @@ describe('IdempotencyStore.claimOnce (PostgreSQL)', () => {
     );
   });
 
+  it('refuses to run under an isolation stricter than READ COMMITTED (one snapshot would hide an earlier claim)', async () => {
+    await locker.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    try {
+      await expect(
+        locker.query(
+          `SELECT * FROM ${schema}.claim_once('bot', 'k-rr', 'f', 'exchange.insert', '["once-rr"]', '["once-rr"]', 'firms/F/users/u', 'trading', NULL, 'rr', 60, ARRAY['exchange.insert'])`,
+        ),
+      ).rejects.toThrow(/claim_once needs READ COMMITTED/);
+    } finally {
+      await locker.query('ROLLBACK');
+    }
+  });
+
   it('answers the holder of a clordId another key of the team claimed', async () => {
     expect(await database.keys.claimOnce(claim('k-b1', 'b1', 'once-b'), ['once-b'], ['exchange.insert'])).toEqual({
       existing: null,
