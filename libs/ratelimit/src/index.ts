@@ -11,12 +11,7 @@ export {
   type RequestClass,
   type TeamShares,
 } from './config/limits.config.js';
-export {
-  LATE_DECISION_TRIES,
-  RateLimiter,
-  type CoolDownOptions,
-  type RateLimiterDeps,
-} from './rate-limiter.service.js';
+export { RateLimiter, type CoolDownOptions, type RateLimiterDeps } from './rate-limiter.service.js';
 export { BucketRegistry, type BucketSpec } from './budget/bucket-registry.js';
 export { resolveBucket, type BucketDeclaration, type ResolvedBucketLimit } from './budget/bucket-declaration.js';
 export { declaredBucketsCheck } from './budget/declared-buckets.js';

@@ -71,39 +71,20 @@ describe(`${RateLimiter.name} on Redis`, () => {
     expect(decisions[5].retryAfterMs).toBeLessThanOrEqual(200_000);
   });
 
-  it('asks again after an answer read later than maxDecisionAgeMs (a starved event loop), and refuses when every answer is late', async () => {
+  it('refuses an answer read later than maxDecisionAgeMs (a starved event loop), though Redis allowed it', async () => {
     const { limiter: sut } = await limiterWith({
       limits: { maxDecisionAgeMs: 30, buckets: { 'retail.orders.get': slowBucket(5) } },
     });
     const request = { buckets: ['retail.orders.get'] as const, class: 'read' as const };
     expect(await takeInTime(sut, request, 5)).toMatchObject({ allowed: true, mode: 'redis' });
     await refunded(sut, 4); // a late one's refund, if any, has landed
-    const askedAgain = sut.take(request);
+    const late = sut.take(request);
     const until = performance.now() + 60;
-    while (performance.now() < until); // the loop is busy once: the first answer waits unread past the 30 ms
-    // Its token given back, the budget is asked again and answers in time: the take is allowed, one token spent.
-    expect(await askedAgain).toMatchObject({ allowed: true, mode: 'redis' });
-    await refunded(sut, 3);
-
-    // Busy on every turn of the loop: each answer is read late, LATE_DECISION_TRIES of them, then refused.
-    let busy = true;
-    const spin = () => {
-      if (!busy) return;
-      const end = performance.now() + 60;
-      while (performance.now() < end);
-      setImmediate(spin);
-    };
-    setImmediate(spin);
-    let late;
-    try {
-      late = await sut.take(request);
-    } finally {
-      busy = false;
-    }
-    expect(late).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
-    // Its requests were never sent: their tokens are given back, and the next answer, read at once, shows it.
-    await refunded(sut, 3); // the refunds are not awaited by the refusal
-    expect(await takeInTime(sut, request, 3)).toMatchObject({ allowed: true, remaining: 2 });
+    while (performance.now() < until); // the loop is busy: the answer waits unread past the 30 ms
+    expect(await late).toMatchObject({ allowed: false, limitedBy: 'unavailable', mode: 'redis' });
+    // Its request was never sent: its token is given back, and the next answer, read at once, shows it.
+    await refunded(sut, 4); // the refund is not awaited by the refusal
+    expect(await takeInTime(sut, request, 4)).toMatchObject({ allowed: true, remaining: 3 });
     expect(sut.status().degraded).toBe(false); // the CPU was late, not Redis
   });
 

@@ -61,14 +61,6 @@ const ALL_CLASSES: readonly RequestClass[] = REQUEST_CLASSES;
 const LATE_ANSWER_RETRY_MS = 100;
 
 /**
- * How many decisions a request asks for when each is late (its Redis answer read late, see decide; or
- * aged before its send, see lateAtSend and UpstreamCalls): withdrawn, tokens given back, nothing sent,
- * asked again. One late answer of a busy CPU or a stalled Redis costs a decision, not the call; a
- * process late again and again gets the refusal (retry at once).
- */
-export const LATE_DECISION_TRIES = 3;
-
-/**
  * The shared upstream budget. Each decision is one Redis script call over all buckets of the
  * request; when Redis fails, decisions continue from local buckets and never throw for it.
  */
@@ -276,17 +268,15 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async decide(plan: TakePlan, cost: number): Promise<Decision> {
-    for (let late = 1; this.redisStore && this.link && !this.link.degraded; late++) {
+    if (this.redisStore && this.link && !this.link.degraded) {
       const askedAt = performance.now();
       try {
         const outcome = await this.redisStore.take(plan, cost);
         this.link.succeeded();
-        // Read late (a starved event loop, a Redis that answered late once): sent now, the request would
-        // arrive bunched with later ones. Its tokens are given back (best effort: if that fails too they
-        // stay spent, which is safe) and the budget asked again, LATE_DECISION_TRIES in all, then refused.
+        // Read late (a starved event loop): sent now, the request would arrive bunched with later ones.
+        // Refused, and its tokens given back (best effort: if that fails too they stay spent, which is safe).
         if (outcome.allowed && performance.now() - askedAt > this.maxAgeMs) {
           this.redisStore.refund(plan, cost).catch(() => undefined);
-          if (late < LATE_DECISION_TRIES) continue;
           return this.lateAnswer(plan);
         }
         return decisionOf(plan, outcome, 'redis', askedAt);
@@ -295,7 +285,6 @@ export class RateLimiter implements OnModuleInit, OnApplicationShutdown {
         // The script may have run and taken the tokens though its answer came late: deciding again
         // locally could spend them twice. Refused instead; the client may retry at once.
         if (mayHaveRun(error)) return this.lateAnswer(plan);
-        break;
       }
     }
     if (this.link && this.failClosed.has(plan.klass)) return unavailableDecision(plan, this.probeMs, 'local');

@@ -11,14 +11,7 @@ import {
   UpstreamHttp,
   systemClock,
 } from '@lib/core';
-import {
-  type BudgetedReply,
-  BudgetGate,
-  type Decision,
-  LATE_DECISION_TRIES,
-  type RouteBudget,
-  withPreferenceApplied,
-} from '@lib/ratelimit';
+import { type BudgetedReply, BudgetGate, type Decision, type RouteBudget, withPreferenceApplied } from '@lib/ratelimit';
 
 import { okOrThrow, throttleOfReply } from '../mapping/http-outcome.js';
 import { upstreamTransportError } from '../mapping/transport-outcome.js';
@@ -177,17 +170,9 @@ export class UpstreamCalls {
     let decision: Decision | undefined;
     let sent: Record<string, string>;
     try {
-      // A decision that aged before its send (the process stalled: a busy CPU) is withdrawn, nothing sent: asked for again, LATE_DECISION_TRIES in all.
-      for (let late = 1; ; late++) {
-        decision = await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
-        sent = await this.credentials(call);
-        try {
-          this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
-          break;
-        } catch (error) {
-          if (late >= LATE_DECISION_TRIES) throw error;
-        }
-      }
+      decision = await this.gate.spend(call.budget, call.team, call.cost, call.preferWaitMs, call.account);
+      sent = await this.credentials(call);
+      this.gate.beforeSend(call.budget, call.team, call.cost, call.account, decision);
     } catch (error) {
       throw resend && error instanceof RateLimitedError ? resendUnavailable(error, call.context) : error;
     }
