@@ -112,8 +112,7 @@ export class IdempotencyStore {
     if (existing) return existing;
     // Gone between the two statements (released, expired): claim again, a few times at most (a claim
     // released already, see releaseClaim, can never win its key).
-    if (tries <= 1)
-      throw new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
+    if (tries <= 1) throw keyFreedError();
     return this.claim(claim, tries - 1);
   }
 
@@ -185,8 +184,7 @@ export class IdempotencyStore {
     if (row?.outcome === 'won') return { existing: null, holder: null };
     // Gone: a tombstone met (this claim's own, freed already: it can never win its key; or one written while
     // the claim waited for its locks: the next statement's clock sees it expired), as claim() after its tries.
-    if (tries <= 1)
-      throw new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
+    if (tries <= 1) throw keyFreedError();
     return this.claimOnce(claim, ownClordIds, operations, tries - 1);
   }
 
@@ -291,6 +289,10 @@ export class IdempotencyStore {
     return rows.map(toRecord);
   }
 }
+
+/** A claim that met its key freed (released, expired) on each of its tries: claim and claimOnce. */
+const keyFreedError = (): Error =>
+  new Error('the idempotency key could not be claimed: it was freed between claim and read three times');
 
 /** How long a released claim's tombstone outlives its release (see releaseClaim): far past any statement's bound. */
 const RELEASED_KEPT_MINUTES = 10;
