@@ -40,9 +40,10 @@ const CLIENTS = [
 const journal = testJournal();
 const sharedJournal = (config: GatewayConfigInput): GatewayConfigInput => ({ ...config, journal });
 /** Opens /ws with a query; resolves with the socket, or the HTTP status of a refused upgrade. */
-function openWs(stack: Stack, client: string, query: string): Promise<WebSocket | number> {
+function openWs(stack: Stack, client: string, query: string, autoPong = true): Promise<WebSocket | number> {
   const ws = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/ws?${query}`, {
     headers: { authorization: `Bearer ${stack.keys[client]}` },
+    autoPong,
   });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
@@ -51,8 +52,8 @@ function openWs(stack: Stack, client: string, query: string): Promise<WebSocket 
   });
 }
 
-async function opened(stack: Stack, client: string, query: string): Promise<WebSocket> {
-  const ws = await openWs(stack, client, query);
+async function opened(stack: Stack, client: string, query: string, autoPong = true): Promise<WebSocket> {
+  const ws = await openWs(stack, client, query, autoPong);
   if (typeof ws === 'number') throw new Error(`upgrade refused with ${ws}`);
   return ws;
 }
@@ -168,6 +169,51 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     expect(retailCancelled.status).toBe(200);
   });
+
+  it("cancels a hung bot's orders (its socket open, its pings unanswered) within two pings and the grace, and keeps a live sibling's", async () => {
+    // A client that answers no ping is a bot whose process stopped (SIGSTOP, a spin) with its TCP connection
+    // open: nothing closes the socket, so only the gateway's ping can tell. Before, one ping every 30 s made
+    // that 30-60 s plus the grace.
+    const hung = await opened(a, 'twin-a', 'cancelOnDisconnect=1', false);
+    const live = await opened(a, 'twin-b', 'cancelOnDisconnect=1');
+    for (const [client, clordId] of [
+      ['twin-a', 'hung-1'],
+      ['twin-b', 'live-1'],
+    ] as const)
+      expect(
+        (
+          await pastGatewayRefusals(() =>
+            post(a, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 4, { clordId }), client),
+          )
+        ).status,
+      ).toBe(200);
+    const open = () =>
+      a.sandbox.state.engine
+        .openOrders(PARTICIPANT)
+        .map((order) => order.clordId)
+        .filter((clordId) => clordId === 'hung-1' || clordId === 'live-1')
+        .sort();
+    expect(open()).toEqual(['hung-1', 'live-1']);
+    const started = Date.now();
+    // Two 5 s pings, a grace of 1 s and a 250 ms poll: about 11.3 s at most on a quiet machine; the bound is
+    // generous for a busy one, and well under the 31 s the old 30 s ping needed at the least.
+    const left = await eventually(
+      async () => open(),
+      (now) => !now.includes('hung-1'),
+      25_000,
+    );
+    console.log(`hung bot's orders cancelled ${Date.now() - started} ms after it stopped answering`);
+    expect(left).toEqual(['live-1']);
+    expect(hung.readyState).not.toBe(WebSocket.OPEN);
+    // The sibling answered its pings all along: connected, its order resting.
+    expect(live.readyState).toBe(WebSocket.OPEN);
+    live.close();
+    await eventually(
+      async () => open(),
+      (now) => now.length === 0,
+      15_000,
+    );
+  }, 60_000);
 
   /** Log lines of both instances written after `from` (each test reads only its own). */
   const logsSince = (from: { a: number; b: number }) => [...a.logs.slice(from.a), ...b.logs.slice(from.b)];

@@ -105,7 +105,8 @@ export function wsAsyncApiOf(families: readonly TopicFamily[]) {
       description:
         `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
         `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
-        `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s and drops a client that did not answer the previous ping. ` +
+        `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s (every ${WS_LIMITS.codPingIntervalMs / 1000} s on a connection that asked for cancelOnDisconnect) ` +
+        'and drops a client that answered nothing since the previous ping. ' +
         'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +
         "Exchange market-data topics spend the firm's market-data symbols (streams.exchange.marketDataSymbols; they share one multiplexed upstream stream): " +
         'each open topic is one symbol however many clients watch it, ' +

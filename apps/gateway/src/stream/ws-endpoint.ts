@@ -72,9 +72,11 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.adapterHost.httpAdapter.getHttpServer().on('upgrade', this.onUpgrade);
+    // The sessions are judged from setImmediate, after the event loop's poll phase: a pong that arrived while
+    // the loop was stalled (a busy CPU) is read before its connection is judged, never counted as missed.
     this.pingTimer = setInterval(
-      () => this.sessions.forEach((session) => session.heartbeat()),
-      WS_LIMITS.pingIntervalMs,
+      () => setImmediate(() => this.sessions.forEach((session) => session.heartbeat())),
+      WS_LIMITS.codPingIntervalMs,
     );
     this.pingTimer.unref();
   }
@@ -204,6 +206,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
       this.hub,
       this.declared,
       this.retailTopics.defaultAccount,
+      graceMs === undefined ? WS_LIMITS.pingIntervalMs / WS_LIMITS.codPingIntervalMs : 1,
       allowance,
     );
     this.sessions.add(session);

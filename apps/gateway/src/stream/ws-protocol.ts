@@ -11,6 +11,12 @@ export const WS_LIMITS = {
   maxFramesPerSecond: 50,
   /** Server ping interval: a client that has not answered the previous ping by the next is dropped. */
   pingIntervalMs: 30_000,
+  /**
+   * The ping interval of a connection that asked for cancel-on-disconnect (a multiple of it divides
+   * `pingIntervalMs`): a hung bot (process stopped, TCP open) is dropped within two of these, and its grace
+   * then runs, instead of 30–60 s during which its orders rest unwatched.
+   */
+  codPingIntervalMs: 5_000,
   /** POST /ws/tickets: a browser has this long to open the socket with it. */
   ticketTtlMs: 30_000,
 } as const;

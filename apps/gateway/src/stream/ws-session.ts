@@ -26,7 +26,10 @@ export class WsSession {
   private readonly topics = new Set<string>();
   private windowStart = 0;
   private framesInWindow = 0;
-  alive = true;
+  /** A pong (or any frame) since the last ping. */
+  private alive = true;
+  /** Ping timer ticks since the last ping. */
+  private ticks = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -37,6 +40,8 @@ export class WsSession {
     private readonly declared: TopicSourceRegistry,
     /** The retail account of account topics that name none (the environment's first). */
     private readonly retailAccount: string | undefined,
+    /** Ping every this many ticks of the endpoint's ping timer. */
+    private readonly pingEveryTicks: number,
     /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
     private readonly allowance?: TopicAllowance,
     private readonly clock: Clock = systemClock,
@@ -47,8 +52,13 @@ export class WsSession {
     ws.on('pong', () => (this.alive = true));
   }
 
-  /** Called by the endpoint's ping timer: false means the client missed the last ping and was dropped. */
+  /**
+   * Called on each tick of the endpoint's ping timer; pings every `pingEveryTicks` ticks. False means the
+   * client answered nothing since the last ping and was dropped.
+   */
   heartbeat(): boolean {
+    if (++this.ticks < this.pingEveryTicks) return true;
+    this.ticks = 0;
     if (!this.alive) {
       this.ws.terminate();
       return false;
@@ -59,6 +69,7 @@ export class WsSession {
   }
 
   private onFrame(data: RawData, isBinary: boolean): void {
+    this.alive = true;
     if (!this.withinRate()) return;
     const text = Buffer.isBuffer(data)
       ? data.toString('utf8')
