@@ -88,4 +88,46 @@ describe('request bodies other than JSON', () => {
     expect(JSON.parse(answer.text)).toMatchObject({ errors: [{ path: 'headers.authorization' }] });
     expect(upstreamCalls(stack) - before).toBe(0);
   });
+
+  // RFC 8259 section 8.1: JSON between systems is UTF-8. A byte that is none was decoded as U+FFFD, so
+  // two orders whose clordIds differed only there became one clordId upstream: the second was answered
+  // as the first's replay (200, the first's orderId) and never placed, or refused 409 for a clordId
+  // the client never sent.
+  it.each([
+    ['a lone byte 0xFF', [0xff]],
+    ['a lone byte 0xFE', [0xfe]],
+    ['an overlong encoding (C0 A2)', [0xc0, 0xa2]],
+    ['a UTF-16 surrogate encoded in UTF-8 (ED A0 80)', [0xed, 0xa0, 0x80]],
+  ])('refuses a JSON body that is not UTF-8 (%s): 400 problem, nothing sent', async (_, bytes) => {
+    const before = upstreamCalls(stack);
+    const [head, tail] = JSON.stringify(limit('SIDE_BUY', 1, 11, { clordId: 'ZZ' })).split('ZZ');
+    const res = await rawRequest(
+      stack.url,
+      'POST',
+      '/exchange/v1/trading/orders',
+      { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json' },
+      Buffer.concat([Buffer.from(`${head}utf8-`), Buffer.from(bytes), Buffer.from(tail)]),
+    );
+    expect({
+      status: res.status,
+      type: res.headers['content-type'],
+      detail: (JSON.parse(res.text) as { detail?: string }).detail,
+    }).toEqual({
+      status: 400,
+      type: expect.stringMatching(/^application\/problem\+json/),
+      detail: 'The body is not valid UTF-8 (RFC 8259 section 8.1).',
+    });
+    expect(upstreamCalls(stack) - before).toBe(0);
+  });
+
+  it('takes a clordId of any script sent as UTF-8', async () => {
+    const res = await rawRequest(
+      stack.url,
+      'POST',
+      '/exchange/v1/trading/orders',
+      { authorization: `Bearer ${stack.keys.all}`, 'content-type': 'application/json' },
+      Buffer.from(JSON.stringify(limit('SIDE_BUY', 1, 11, { clordId: 'utf8-ünïcødé-注文' })), 'utf8'),
+    );
+    expect(res.status).toBe(200);
+  });
 });

@@ -15,7 +15,8 @@ export function rawRequest(
   method: string,
   path: string,
   headers: Record<string, string>,
-  body?: string,
+  /** Sent byte for byte: a Buffer may hold bytes that are no UTF-8. */
+  body?: string | Buffer,
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {

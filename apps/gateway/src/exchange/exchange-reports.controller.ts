@@ -14,8 +14,10 @@ import {
 } from '@lib/exchange';
 import type { FastifyReply } from 'fastify';
 
+import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { feedViewerOf } from '../common/auth/feed-scope.js';
 import { ApiParticipantHeader } from '../common/decorators/accounts.decorators.js';
-import { RequireScopes } from '../common/decorators/auth.decorators.js';
+import { CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
 import { relay } from '../common/http/relay.js';
 import { openApiSchemaOf } from '../common/pipes/zod-params.js';
 import { AccountCaller } from './exchange-caller.decorators.js';
@@ -42,16 +44,20 @@ export class ExchangeReportsController {
     relay(res, await this.reports.searchOrders(caller, bound.body));
   }
 
-  /** Request and records not shown (spec 2.8): the order search's filters that apply to trades. */
+  /**
+   * Request and records not shown (spec 2.8): the order search's filters that apply to trades. The other
+   * side of a trade with another team's participant is answered as the `exchange.trades` feed shows it.
+   */
   @Post('trades/search')
   @HttpCode(200)
   @RequireScopes('read:reports')
   async searchTrades(
     @Res() res: FastifyReply,
     @AccountCaller() caller: AccountCallerContext,
+    @CurrentClient() client: AuthenticatedClient,
     @ExchangeBody(TradeSearchRequestSchema) bound: BoundBody<TradeSearchRequest>,
   ) {
-    relay(res, await this.reports.searchTrades(caller, bound.body));
+    relay(res, await this.reports.searchTrades(caller, bound.body, feedViewerOf(client)));
   }
 
   /** Scope not in the spec table: read:reports ("order/trade/execution search") is the closest documented scope. */

@@ -3,9 +3,9 @@ import type { TopicPolicy, TopicView, Viewer } from '@lib/fanout';
 /** spec 5.1.4: how the exchange names a participant (an order's `account`, `participant`, ...). */
 const PARTICIPANT = /^firms\/[^/]+\/users\/[^/]+$/;
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json =>
+export const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const listOf = (data: unknown, field: string): Json[] =>
   isRecord(data) && Array.isArray(data[field]) ? data[field].filter(isRecord) : [];
@@ -18,7 +18,7 @@ function owns(viewer: Viewer, execution: unknown): boolean {
 }
 
 /** Every participant name the viewer does not hold is left out, at any depth (a submitting participant, say). */
-function scrubbed(value: unknown, viewer: Viewer): unknown {
+export function scrubbed(value: unknown, viewer: Viewer): unknown {
   if (Array.isArray(value)) return value.filter((item) => !foreign(item, viewer)).map((item) => scrubbed(item, viewer));
   if (!isRecord(value)) return value;
   const kept: Json = {};
@@ -26,7 +26,7 @@ function scrubbed(value: unknown, viewer: Viewer): unknown {
   return kept;
 }
 
-const foreign = (value: unknown, viewer: Viewer): boolean =>
+export const foreign = (value: unknown, viewer: Viewer): boolean =>
   typeof value === 'string' && PARTICIPANT.test(value) && !viewer.principals.has(value);
 
 /**

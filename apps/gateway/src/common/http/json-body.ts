@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Server } from 'node:http';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -33,12 +34,20 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /**
- * Fastify's own JSON parser (with its prototype-poisoning checks), behind the nesting-depth check.
- * Registered through Nest, which otherwise adds its default JSON parser at init.
+ * Fastify's own JSON parser (with its prototype-poisoning checks), behind a UTF-8 check (RFC 8259
+ * section 8.1: JSON text exchanged between systems is UTF-8) and the nesting-depth check. Without
+ * the first, a byte that is no UTF-8 was decoded as U+FFFD: two orders whose `clordId`s differed
+ * only in such bytes became one `clordId`, and the second was answered as the first's replay, never
+ * placed. Registered through Nest, which otherwise adds its default JSON parser at init.
  */
 export function installJsonBodyParser(app: NestFastifyApplication, maxDepth: number, bodyLimit: number): void {
   const parse = app.getHttpAdapter().getInstance().getDefaultJsonParser('error', 'error');
   app.useBodyParser<Server>('application/json', { bodyLimit }, (request, body, done) => {
+    if (!isUtf8(body))
+      return done(
+        new DomainError(ErrorCode.MALFORMED_REQUEST, 'The body is not valid UTF-8 (RFC 8259 section 8.1).'),
+        undefined,
+      );
     const text = body.toString('utf8');
     if (nestsDeeperThan(text, maxDepth))
       done(
