@@ -24,6 +24,27 @@ const CANCEL_PASSES = 4;
  */
 const RETRY_PAUSE_MS = 100;
 
+/**
+ * The order-entering operations (journal records) whose calls a run waits out: an order whose insert was in
+ * flight when the run read the open orders lands after its reads.
+ */
+const ORDER_ENTERING = [
+  'exchange.insert',
+  'exchange.batchInsert',
+  'exchange.batchReplace',
+  'retail.create',
+  'retail.closePosition',
+  'retail.modify',
+] as const;
+/**
+ * For a latched state's run (team, firm, market), calls claimed up to this long after the run began are
+ * waited out too: an instance that had not yet heard of the halt (it reaches every instance within 250 ms)
+ * may have passed one at its send-time check.
+ */
+const HALT_REACH_MARGIN_MS = 500;
+/** How often the run asks the journal whether the calls it waits for have answered. */
+const IN_FLIGHT_POLL_MS = 100;
+
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS * 2 ** attempt));
 
 const OpenOrdersSchema = z.looseObject({
@@ -40,8 +61,19 @@ interface Reach {
   participants: string[];
   accounts: string[];
   market?: string;
+  /** The clients whose orders it takes; every client: undefined (the firm's scope, a market's). */
+  clientIds?: string[];
   /** `given`: each shared order id already looked up in this run, and whether the client was given it. */
   client?: { id: string; shared: ReadonlySet<string>; given: Map<string, boolean> };
+}
+
+/** What `inFlightNow` found: the count, and what `waitOut` asks again. */
+interface InFlight {
+  count: number;
+  cutoff: string;
+  passed: boolean;
+  clientIds: string[] | undefined;
+  margin: number;
 }
 
 export interface KilledOrder {
@@ -70,6 +102,11 @@ export interface KillReport {
    * journal does not show this client was given (another client's, or sent outside the gateway): left.
    */
   leftToOthers: number;
+  /**
+   * Order-entering calls of the scope in flight when the run began (on any instance, per the journal),
+   * waited out before a last read-and-cancel pass: their orders land after the first reads.
+   */
+  awaitedInFlight: number;
   /** How long the run took, first read to last re-read. */
   durationMs: number;
 }
@@ -135,28 +172,43 @@ export class KillSwitch {
         ).flat(),
         leftToOthers,
       );
+    // Asked before the first read (a call in flight now may land after every read of this run), and not
+    // waited for before the cancels: they never wait on the journal.
+    const inFlightAsked = this.inFlightNow(reach);
     let left = await readOpen();
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt
     // landed) gets another pass, and an owner whose open orders could not be read is read again.
-    for (let pass = 0; pass < CANCEL_PASSES && (left.length > 0 || unreadable.length > 0); pass++) {
-      if (pass > 0 || unreadable.length > 0) await pause(pass);
-      for (const order of left) targeted.add(order.orderId);
-      await pool(
-        left,
-        CANCEL_CONCURRENCY,
-        async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)),
-      );
-      unreadable.length = 0;
+    const passes = async () => {
+      for (let pass = 0; pass < CANCEL_PASSES && (left.length > 0 || unreadable.length > 0); pass++) {
+        if (pass > 0 || unreadable.length > 0) await pause(pass);
+        for (const order of left) targeted.add(order.orderId);
+        await pool(
+          left,
+          CANCEL_CONCURRENCY,
+          async (order) => void outcomes.set(order.orderId, await this.cancelOne(order)),
+        );
+        unreadable.length = 0;
+        left = await readOpen();
+      }
+    };
+    await passes();
+    // The orders of calls that were in flight (found by a probe: 8 inserts slowed at the exchange landed after
+    // a halt-and-cancel whose report said nothing was open, and rested): their calls are waited out, then
+    // the scope is read and cancelled once more.
+    const waited = await this.waitOut(await inFlightAsked, scope);
+    if (waited.awaited > 0) {
       left = await readOpen();
+      await passes();
     }
     const report: KillReport = {
       scope,
       cancelled: [],
       filledFirst: [],
-      unresolved: [...unreadable],
+      unresolved: [...unreadable, ...waited.unresolved],
       remainingOpen: left.length,
       targeted: targeted.size,
       leftToOthers: 0,
+      awaitedInFlight: waited.awaited,
       durationMs: 0,
     };
     for (const order of left)
@@ -196,6 +248,7 @@ export class KillSwitch {
       participants: [...new Set(clients.flatMap((client) => client.participants))],
       accounts: [...new Set(clients.flatMap((client) => client.retailAccounts))],
       ...(kind === 'market' ? { market: id } : {}),
+      ...(kind === 'team' || kind === 'client' ? { clientIds: clients.map((client) => client.id) } : {}),
     };
     if (kind !== 'client' || id === undefined) return reach;
     const others = this.config.clients.filter((client) => client.id !== id);
@@ -204,6 +257,59 @@ export class KillSwitch {
       ...others.flatMap((client) => client.retailAccounts.map((account) => `retail:${account}`)),
     ]);
     return { ...reach, client: { id, shared, given: new Map() } };
+  }
+
+  /**
+   * The scope's order-entering calls in flight now, by the journal every instance writes: the count and the
+   * cut-off (the journal's clock) that `waitOut` asks about. None when the journal cannot be read (logged:
+   * the run then cancels what its reads find, as before).
+   */
+  private async inFlightNow(reach: Reach): Promise<InFlight | undefined> {
+    if (!this.config.journal.enabled) return undefined;
+    const margin = reach.client ? 0 : HALT_REACH_MARGIN_MS;
+    try {
+      const now = await this.journal.keys.inFlightBefore(ORDER_ENTERING, reach.clientIds, undefined, margin);
+      return { ...now, clientIds: reach.clientIds, margin };
+    } catch (error) {
+      this.logger.warn(`order-entering calls in flight unknown: the journal cannot be read (${String(error)})`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Waits until none of the calls counted by `inFlightNow` (and, for a latched state, none claimed within
+   * HALT_REACH_MARGIN_MS after it) is in flight, at most `journal.inFlightStaleMs` (a call is sent within that
+   * of its claim or never). `awaited`: whether there were any, so a last pass is owed.
+   */
+  private async waitOut(
+    inFlight: InFlight | undefined,
+    scope: string,
+  ): Promise<{ awaited: number; unresolved: KilledOrder[] }> {
+    if (inFlight === undefined) return { awaited: 0, unresolved: [] };
+    const deadline = performance.now() + this.config.journal.inFlightStaleMs;
+    let { count, passed } = inFlight;
+    let awaited = count;
+    while ((count > 0 || !passed) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+      try {
+        ({ count, passed } = await this.journal.keys.inFlightBefore(
+          ORDER_ENTERING,
+          inFlight.clientIds,
+          inFlight.cutoff,
+          inFlight.margin,
+        ));
+        awaited = Math.max(awaited, count);
+      } catch (error) {
+        this.logger.warn(`order-entering calls in flight unknown: the journal cannot be read (${String(error)})`);
+        return { awaited: Math.max(awaited, 1), unresolved: [] };
+      }
+    }
+    if (count === 0) return { awaited, unresolved: [] };
+    this.logger.warn(`halt-and-cancel of ${scope}: ${count} order-entering calls still in flight`);
+    return {
+      awaited,
+      unresolved: [{ orderId: '*', owner: scope, problem: `${count} order-entering calls still in flight` }],
+    };
   }
 
   /**

@@ -97,6 +97,15 @@ const uncounted = (why: string, cause?: unknown) =>
   );
 
 /** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
+/**
+ * A full count's reconcile (the exchange's open orders of every participant with counted orders read
+ * again) starts at most this often per instance. Found by a probe: a bot looping on an insert refused
+ * for a full count made one upstream read per refusal (19 reads for 19 refusals), spent under the
+ * `gateway` team. The cost: an order that closed outside the gateway's sight frees its slot up to this
+ * much later (a refusal meanwhile is judged on the counts as they are: the safe side).
+ */
+const RECONCILE_INTERVAL_MS = 1_000;
+
 const MAYBE_PROCESSED = new Set<ErrorCode>([
   ErrorCode.UPSTREAM_TIMEOUT,
   ErrorCode.UPSTREAM_ERROR,
@@ -125,6 +134,8 @@ export class OpenOrders implements OnModuleInit {
   private readonly redisStore?: RedisOpenOrderStore;
   private readonly staleMs: number;
   private reconciling?: Promise<void>;
+  /** When the last reconcile began (steady clock). */
+  private reconciledAt = -Infinity;
   private rebuilding?: Promise<void>;
   /** This instance's reservations sent and not yet answered, with the generation each was last counted in. */
   private readonly inFlight = new Map<string, { reservation: Reservation; countedIn: string }>();
@@ -439,9 +450,16 @@ export class OpenOrders implements OnModuleInit {
     return RetailOpenOrdersSchema.parse(JSON.parse(reply.text)).orders;
   }
 
-  /** One at a time per instance: concurrent refusals share the read. */
+  /**
+   * One at a time per instance (concurrent refusals share the read), and one start per
+   * RECONCILE_INTERVAL_MS: a refusal within it is judged on the counts as they are.
+   */
   private reconcile(keys: readonly string[]): Promise<void> {
-    this.reconciling ??= this.readBack(keys).finally(() => (this.reconciling = undefined));
+    if (this.reconciling) return this.reconciling;
+    const now = performance.now();
+    if (now - this.reconciledAt < RECONCILE_INTERVAL_MS) return Promise.resolve();
+    this.reconciledAt = now;
+    this.reconciling = this.readBack(keys).finally(() => (this.reconciling = undefined));
     return this.reconciling;
   }
 

@@ -1,0 +1,112 @@
+import { limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { OTHER_PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
+
+/**
+ * A halt-and-cancel or a dead-man's switch takes the orders whose inserts were still in flight when it
+ * ran. Found by a probe: with the exchange slow to answer inserts, a halt-and-cancel read the team's
+ * open orders, found none, answered `targeted 0, remainingOpen 0`, and the 8 inserts then landed and
+ * rested (4 of 4 on the same instance); a dead-man's switch cancelled the one order resting and left the
+ * 4 in flight. Now a run waits out the scope's calls in flight (by the journal every instance writes),
+ * then reads and cancels once more. Two instances, one sandbox, one journal, real Redis.
+ */
+const W = ['write:orders' as const, 'read:orders' as const];
+const CLIENTS = [{ id: 'hc', team: 'desk', scopes: W, participants: [OTHER_PARTICIPANT] }];
+const journal = testJournal();
+const shared = (config: GatewayConfigInput): GatewayConfigInput => ({
+  ...config,
+  journal,
+  teams: [...(config.teams ?? []), { id: 'desk' }],
+});
+/** How long the exchange holds each insert before placing it. */
+const INSERT_DELAY_MS = 1_200;
+
+interface Report {
+  cancelled: { orderId: string }[];
+  unresolved: unknown[];
+  remainingOpen: number;
+  awaitedInFlight: number;
+}
+
+describe('the kill switch takes orders whose inserts were in flight', () => {
+  let a: Stack;
+  let b: Stack;
+  const prefix = `kif${process.pid}:`;
+  const resting = (tag: string) =>
+    a.sandbox.state.engine.openOrders(OTHER_PARTICIPANT).filter((order) => order.clordId?.startsWith(tag));
+  const slowInserts = (on: boolean) =>
+    a.sandbox.state.setFaults({ exchangeDelayMs: on ? { insertOrder: INSERT_DELAY_MS } : {} });
+  /** Inserts sent through `stack`; resolves with their statuses once all are answered. */
+  const insert = (stack: Stack, tag: string, count: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 2 + i, { clordId: `${tag}-${i}` }), 'hc').then(
+          (res) => res.status,
+        ),
+      ),
+    );
+  const setState = (stack: Stack, state: string) =>
+    post(stack, '/admin/risk/states', { scope: 'team:desk', state, reason: 'in-flight test' });
+
+  beforeAll(async () => {
+    a = await startExchangeStack(CLIENTS, { redis: true, redisKeyPrefix: prefix, gateway: shared });
+    b = await startExchangeStack(CLIENTS, {
+      redis: true,
+      redisKeyPrefix: prefix,
+      reuseSandbox: a.sandbox,
+      gateway: shared,
+    });
+    // Warm both instances' tokens and streams: one order through each, cancelled.
+    for (const stack of [a, b]) {
+      const warm = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 2), 'hc');
+      expect(warm.status).toBe(200);
+      const { orderId } = (await json(warm)) as { orderId: string };
+      expect((await post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'hc')).status).toBe(200);
+    }
+  });
+  afterEach(() => slowInserts(false));
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it.each([
+    ['another instance', () => b],
+    ['the same instance', () => a],
+  ])(
+    'halt-and-cancel on one instance, inserts in flight on %s: none left resting once the run answers, and the report names them',
+    async (_, sender) => {
+      const tag = `hif-${sender() === a ? 'a' : 'b'}`;
+      slowInserts(true);
+      const inserts = insert(sender(), tag, 6);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the inserts are at the exchange, not placed yet
+      const halted = await setState(a, 'halt-and-cancel');
+      expect(halted.status).toBe(200);
+      const { report } = (await json(halted)) as { report: Report };
+      expect(await inserts).toEqual(Array(6).fill(200));
+      // The promise: once the run has answered, nothing of the team rests at the exchange.
+      expect(resting(tag).map((order) => order.clordId)).toEqual([]);
+      expect(report).toMatchObject({ remainingOpen: 0, unresolved: [] });
+      expect(report.awaitedInFlight).toBeGreaterThan(0);
+      expect(report.cancelled.length).toBeGreaterThanOrEqual(6);
+      expect((await setState(a, 'active')).status).toBe(200);
+    },
+    30_000,
+  );
+
+  it("a dead-man's switch that fires while its client's inserts are in flight takes their orders too", async () => {
+    const armed = await post(a, '/risk/v1/dead-man-switch', { seconds: 1 }, 'hc');
+    expect(armed.status).toBe(200);
+    slowInserts(true);
+    // Sent just before the switch lapses: they land after it fired.
+    const inserts = insert(b, 'dms-if', 4);
+    expect(await inserts).toEqual(Array(4).fill(200));
+    slowInserts(false);
+    const left = await eventually(
+      async () => resting('dms-if').map((order) => order.clordId),
+      (open) => open.length === 0,
+      10_000,
+    );
+    expect(left).toEqual([]);
+  }, 30_000);
+});
