@@ -1,5 +1,5 @@
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { OTHER_PARTICIPANT, type Stack, eventually, json, testJournal } from './support/stack.js';
+import { OTHER_PARTICIPANT, type Stack, eventually, json, pastGatewayRefusals, testJournal } from './support/stack.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
 /**
@@ -58,10 +58,15 @@ describe('the kill switch takes orders whose inserts were in flight', () => {
     });
     // Warm both instances' tokens and streams: one order through each, cancelled.
     for (const stack of [a, b]) {
-      const warm = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 2), 'hc');
+      const warm = await pastGatewayRefusals(() =>
+        post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 2), 'hc'),
+      );
       expect(warm.status).toBe(200);
       const { orderId } = (await json(warm)) as { orderId: string };
-      expect((await post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'hc')).status).toBe(200);
+      const cancelled = await pastGatewayRefusals(() =>
+        post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'hc'),
+      );
+      expect(cancelled.status).toBe(200);
     }
   });
   afterEach(() => slowInserts(false));
@@ -83,12 +88,16 @@ describe('the kill switch takes orders whose inserts were in flight', () => {
       const halted = await setState(a, 'halt-and-cancel');
       expect(halted.status).toBe(200);
       const { report } = (await json(halted)) as { report: Report };
-      expect(await inserts).toEqual(Array(6).fill(200));
+      // On a busy machine a budget decision read late is refused 429 unsent: such an insert is not in flight.
+      const statuses = await inserts;
+      expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+      const placed = statuses.filter((status) => status === 200).length;
+      expect(placed).toBeGreaterThan(0);
       // The promise: once the run has answered, nothing of the team rests at the exchange.
       expect(resting(tag).map((order) => order.clordId)).toEqual([]);
       expect(report).toMatchObject({ remainingOpen: 0, unresolved: [] });
       expect(report.awaitedInFlight).toBeGreaterThan(0);
-      expect(report.cancelled.length).toBeGreaterThanOrEqual(6);
+      expect(report.cancelled.length).toBeGreaterThanOrEqual(placed);
       expect((await setState(a, 'active')).status).toBe(200);
     },
     30_000,
@@ -100,7 +109,9 @@ describe('the kill switch takes orders whose inserts were in flight', () => {
     slowInserts(true);
     // Sent just before the switch lapses: they land after it fired.
     const inserts = insert(b, 'dms-if', 4);
-    expect(await inserts).toEqual(Array(4).fill(200));
+    const statuses = await inserts;
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(statuses).toContain(200);
     slowInserts(false);
     const left = await eventually(
       async () => resting('dms-if').map((order) => order.clordId),

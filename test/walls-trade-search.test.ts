@@ -1,5 +1,5 @@
 import { SYMBOL, limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json } from './support/stack.js';
+import { OTHER_PARTICIPANT, PARTICIPANT, type Stack, json, pastGatewayRefusals } from './support/stack.js';
 
 /**
  * The trade search answers a participant's search with both sides of a trade whole when both are the
@@ -29,7 +29,9 @@ describe("the trade search shows a client its own side of a trade, never another
   beforeAll(async () => {
     stack = await startExchangeStack(CLIENTS);
     const placed = async (client: string, side: 'SIDE_BUY' | 'SIDE_SELL', clordId: string) => {
-      const res = await post(stack, '/exchange/v1/trading/orders', limit(side, 1, 31, { clordId }), client);
+      const res = await pastGatewayRefusals(() =>
+        post(stack, '/exchange/v1/trading/orders', limit(side, 1, 31, { clordId }), client),
+      );
       expect(res.status).toBe(200);
       return ((await json(res)) as { orderId: string }).orderId;
     };
@@ -39,11 +41,8 @@ describe("the trade search shows a client its own side of a trade, never another
   afterAll(() => stack?.close());
 
   const search = async (client: string, body: object = {}) => {
-    const res = await post(
-      stack,
-      '/exchange/v1/report/trades/search',
-      { symbol: SYMBOL, pageSize: 50, ...body },
-      client,
+    const res = await pastGatewayRefusals(() =>
+      post(stack, '/exchange/v1/report/trades/search', { symbol: SYMBOL, pageSize: 50, ...body }, client),
     );
     expect(res.status).toBe(200);
     return ((await json(res)) as { trades: Trade[] }).trades.filter(

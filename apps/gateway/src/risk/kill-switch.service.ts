@@ -61,8 +61,12 @@ interface Reach {
   participants: string[];
   accounts: string[];
   market?: string;
-  /** The clients whose orders it takes; every client: undefined (the firm's scope, a market's). */
-  clientIds?: string[];
+  /**
+   * Whose order-entering calls in flight it waits for: the scope's clients, and (for a team) any call acting
+   * for its participants and retail accounts, whose orders it takes too; every call: undefined (the firm's
+   * scope, a market's).
+   */
+  callers?: { clientIds: string[]; owners: string[] };
   /** `given`: each shared order id already looked up in this run, and whether the client was given it. */
   client?: { id: string; shared: ReadonlySet<string>; given: Map<string, boolean> };
 }
@@ -72,7 +76,7 @@ interface InFlight {
   count: number;
   cutoff: string;
   passed: boolean;
-  clientIds: string[] | undefined;
+  callers: Reach['callers'];
   margin: number;
 }
 
@@ -248,8 +252,14 @@ export class KillSwitch {
       participants: [...new Set(clients.flatMap((client) => client.participants))],
       accounts: [...new Set(clients.flatMap((client) => client.retailAccounts))],
       ...(kind === 'market' ? { market: id } : {}),
-      ...(kind === 'team' || kind === 'client' ? { clientIds: clients.map((client) => client.id) } : {}),
     };
+    if (kind === 'team')
+      reach.callers = {
+        clientIds: clients.map((client) => client.id),
+        owners: [...reach.participants, ...reach.accounts],
+      };
+    // One client's scope takes only its own orders of what it shares: its own calls.
+    if (kind === 'client') reach.callers = { clientIds: clients.map((client) => client.id), owners: [] };
     if (kind !== 'client' || id === undefined) return reach;
     const others = this.config.clients.filter((client) => client.id !== id);
     const shared = new Set([
@@ -268,8 +278,8 @@ export class KillSwitch {
     if (!this.config.journal.enabled) return undefined;
     const margin = reach.client ? 0 : HALT_REACH_MARGIN_MS;
     try {
-      const now = await this.journal.keys.inFlightBefore(ORDER_ENTERING, reach.clientIds, undefined, margin);
-      return { ...now, clientIds: reach.clientIds, margin };
+      const now = await this.journal.keys.inFlightBefore(ORDER_ENTERING, reach.callers, undefined, margin);
+      return { ...now, callers: reach.callers, margin };
     } catch (error) {
       this.logger.warn(`order-entering calls in flight unknown: the journal cannot be read (${String(error)})`);
       return undefined;
@@ -294,7 +304,7 @@ export class KillSwitch {
       try {
         ({ count, passed } = await this.journal.keys.inFlightBefore(
           ORDER_ENTERING,
-          inFlight.clientIds,
+          inFlight.callers,
           inFlight.cutoff,
           inFlight.margin,
         ));

@@ -279,25 +279,27 @@ export class IdempotencyStore {
   }
 
   /**
-   * Calls of `operations` still in flight (claimed, no answer yet) of `clientIds` (every client: undefined),
-   * claimed no later than `cutoff` plus `marginMs`, on the database's clock (every instance's claims carry it);
-   * `cutoff` undefined: now, returned for the next ask. `passed`: the database's clock is past that instant,
-   * so no later claim can count.
+   * Calls of `operations` still in flight (claimed, no answer yet) of `of` (every call: undefined; else the
+   * calls of those clients, and those acting for those participants or retail accounts), claimed no later
+   * than `cutoff` plus `marginMs`, on the database's clock (every instance's claims carry it); `cutoff`
+   * undefined: now, returned for the next ask. `passed`: the database's clock is past that instant, so no
+   * later claim can count.
    */
   async inFlightBefore(
     operations: readonly string[],
-    clientIds: readonly string[] | undefined,
+    of: { clientIds: readonly string[]; owners: readonly string[] } | undefined,
     cutoff: string | undefined,
     marginMs: number,
   ): Promise<{ count: number; cutoff: string; passed: boolean }> {
     const [row] = await this.db.query<{ count: number; cutoff: string; passed: boolean }>(
       `WITH c AS (SELECT coalesce($3::timestamptz, now()) AS at, make_interval(secs => $4) AS margin)
        SELECT (SELECT count(*)::int FROM ${this.schema}.idempotency
-                WHERE state = 'in_flight' AND operation = ANY($1) AND ($2::text[] IS NULL OR client_id = ANY($2))
+                WHERE state = 'in_flight' AND operation = ANY($1)
+                  AND ($2::text[] IS NULL OR client_id = ANY($2) OR participant = ANY($5))
                   AND created_at <= c.at + c.margin) AS count,
               c.at::text AS cutoff, now() >= c.at + c.margin AS passed
        FROM c`,
-      [[...operations], clientIds === undefined ? null : [...clientIds], cutoff ?? null, marginMs / 1000],
+      [[...operations], of ? [...of.clientIds] : null, cutoff ?? null, marginMs / 1000, of ? [...of.owners] : []],
     );
     if (!row) throw new Error('the in-flight count returned no row');
     return { count: Number(row.count), cutoff: row.cutoff, passed: row.passed };

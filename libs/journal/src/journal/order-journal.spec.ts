@@ -186,3 +186,55 @@ describe('IdempotencyStore.claimOnce (PostgreSQL)', () => {
     expect(second).toEqual({ existing: null, holder: expect.objectContaining({ key: 'k-b1', state: 'in_flight' }) });
   });
 });
+
+describe('IdempotencyStore.inFlightBefore (PostgreSQL)', () => {
+  let database: JournalDatabase;
+  const claim = (clientId: string, key: string, participant: string, operation = 'exchange.insert') => ({
+    clientId,
+    key,
+    fingerprint: 'f',
+    operation,
+    clordIds: [],
+    participant,
+    team: 'trading',
+    claimId: key,
+  });
+  const ALICE = 'firms/F/users/alice';
+  const BOB = 'firms/F/users/bob';
+
+  beforeAll(async () => {
+    database = await openTestJournal('j_in_flight');
+  });
+  afterAll(() => database?.close());
+
+  it('counts the in-flight calls of the clients, or acting for the owners, claimed by the cut-off; not answered ones, not cancels, not later ones', async () => {
+    const keys = database.keys;
+    await keys.claim(claim('desk', 'd1', ALICE));
+    await keys.claim(claim('other-team', 'o1', ALICE)); // another team's client, on the shared participant
+    await keys.claim(claim('other-team', 'o2', BOB));
+    await keys.claim(claim('desk', 'd-cancel', ALICE, 'exchange.cancel'));
+    await keys.claim(claim('desk', 'd-done', ALICE));
+    await keys.finish('desk', 'd-done', 200, '{}');
+    const ops = ['exchange.insert'];
+    const first = await keys.inFlightBefore(ops, { clientIds: ['desk'], owners: [ALICE] }, undefined, 0);
+    expect(first).toMatchObject({ count: 2, passed: true });
+    expect(await keys.inFlightBefore(ops, { clientIds: ['desk'], owners: [] }, first.cutoff, 0)).toMatchObject({
+      count: 1,
+    });
+    expect(await keys.inFlightBefore(ops, undefined, first.cutoff, 0)).toMatchObject({ count: 3 });
+    // Claimed after the cut-off: counted only within its margin, which has not passed yet.
+    await keys.claim(claim('desk', 'd-late', ALICE));
+    expect(await keys.inFlightBefore(ops, { clientIds: ['desk'], owners: [] }, first.cutoff, 0)).toMatchObject({
+      count: 1,
+    });
+    expect(await keys.inFlightBefore(ops, { clientIds: ['desk'], owners: [] }, first.cutoff, 60_000)).toMatchObject({
+      count: 2,
+      passed: false,
+    });
+    await keys.finish('desk', 'd1', 200, '{}');
+    await keys.finish('desk', 'd-late', 200, '{}');
+    expect(await keys.inFlightBefore(ops, { clientIds: ['desk'], owners: [] }, first.cutoff, 60_000)).toMatchObject({
+      count: 0,
+    });
+  });
+});
