@@ -96,7 +96,6 @@ const uncounted = (why: string, cause?: unknown) =>
     { cause, headers: { 'Retry-After': '1' } },
   );
 
-/** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
 /**
  * A full count's reconcile (the exchange's open orders of every participant with counted orders read
  * again) starts at most this often per instance. Found by a probe: a bot looping on an insert refused
@@ -106,6 +105,7 @@ const uncounted = (why: string, cause?: unknown) =>
  */
 const RECONCILE_INTERVAL_MS = 1_000;
 
+/** Outcomes that say the order may exist: its slot is kept (bound later by a reconcile, or swept). */
 const MAYBE_PROCESSED = new Set<ErrorCode>([
   ErrorCode.UPSTREAM_TIMEOUT,
   ErrorCode.UPSTREAM_ERROR,
