@@ -1,6 +1,6 @@
 import { StallProxy } from './support/stall-proxy.js';
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
-import { type Stack, journalThrough, json } from './support/stack.js';
+import { type Stack, eventually, journalThrough, json } from './support/stack.js';
 
 // A 503 JOURNAL_UNAVAILABLE says nothing was sent and invites a retry with the same Idempotency-Key.
 // When the key's claim reached PostgreSQL but its answer did not (the database answered late, or the
@@ -11,21 +11,42 @@ import { type Stack, journalThrough, json } from './support/stack.js';
 const inserts = (stack: Stack) => stack.sandbox.state.counter('exchange.calls.insertOrder');
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-describe('a key claimed by a call that sent nothing, while the journal is failing', () => {
-  let stack: Stack;
-  let proxy: StallProxy;
+/** The client's retries with one key while it is held (409) or the journal away (503), as their answers ask: the last answer and every status seen. */
+async function retriedWithKey(stack: Stack, order: unknown, key: string, withinMs: number) {
+  const seen: number[] = [];
+  const deadline = Date.now() + withinMs;
+  let last: Response | undefined;
+  while (Date.now() < deadline) {
+    last = await post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': key });
+    seen.push(last.status);
+    if (last.status !== 409 && last.status !== 503) break;
+    await last.text();
+    await sleep(500);
+  }
+  return { last: last!, seen: [...new Set(seen)] };
+}
+
+/** A gateway whose journal's PostgreSQL is reached through a StallProxy the test cuts, stalls and restores (one per describe). */
+function journalBehindProxy(settings: Parameters<typeof journalThrough>[1]): { stack: Stack; proxy: StallProxy } {
+  const scene = {} as { stack: Stack; proxy: StallProxy };
   beforeAll(async () => {
-    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
-    // Stale soon, so that a key left claimed shows as PENDING within the test.
-    const journal = journalThrough(proxy.port, { statementTimeoutMs: 1_000, inFlightStaleMs: 2_000 });
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
+    scene.proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
+    const journal = journalThrough(scene.proxy.port, settings);
+    scene.stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
   });
   afterAll(async () => {
-    await stack.close();
-    await proxy.close();
+    await scene.stack?.close();
+    await scene.proxy?.close();
   });
+  return scene;
+}
+
+describe('a key claimed by a call that sent nothing, while the journal is failing', () => {
+  // Stale soon, so that a key left claimed shows as PENDING within the test.
+  const scene = journalBehindProxy({ statementTimeoutMs: 1_000, inFlightStaleMs: 2_000 });
 
   it('is freed once the database is back: the retry with the same key places the order, once', async () => {
+    const { stack, proxy } = scene;
     const order = limit('SIDE_BUY', 1, 25);
     const warm = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24));
     expect(warm.status).toBe(200);
@@ -45,19 +66,10 @@ describe('a key claimed by a call that sent nothing, while the journal is failin
     proxy.restore();
 
     // The client retries as the 503 asks (409 and its Retry-After while the key is still held are fine).
-    const seen: number[] = [];
-    const deadline = Date.now() + 20_000;
-    let last: Response | undefined;
-    while (Date.now() < deadline) {
-      last = await post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': 'k-claimed-1' });
-      seen.push(last.status);
-      if (last.status === 200) break;
-      await last.text();
-      await sleep(500);
-    }
-    expect({ last: last?.status, seen: [...new Set(seen)] }).toMatchObject({ last: 200 });
-    expect(await json(last!)).toMatchObject({ orderId: expect.any(String) });
-    expect(last!.headers.get('idempotent-replayed')).toBeNull();
+    const { last, seen } = await retriedWithKey(stack, order, 'k-claimed-1', 20_000);
+    expect({ last: last.status, seen }).toMatchObject({ last: 200 });
+    expect(await json(last)).toMatchObject({ orderId: expect.any(String) });
+    expect(last.headers.get('idempotent-replayed')).toBeNull();
     expect(inserts(stack) - before).toBe(1);
 
     // And the key now holds that order: the same request again is its replay, not a second order.
@@ -68,25 +80,58 @@ describe('a key claimed by a call that sent nothing, while the journal is failin
   }, 60_000);
 });
 
+// A sent call's answer is stored for its key's replay after the send. When the database refused that
+// write (a statement timeout on a busy machine, a dropped connection), the key stayed `in_flight` though
+// the call had answered: its retry got 409 until the record went stale, the resolver then spent order
+// searches on it, and every halt-and-cancel of its client waited for it the whole `inFlightStaleMs` (a CI
+// run: a dead-man's switch's report came 30 s after its cancels). The write is now held and tried again.
+describe('an answered call whose answer the journal refused', () => {
+  // Stale late: the key can only hold its answer within the test if the gateway wrote it again.
+  const scene = journalBehindProxy({ statementTimeoutMs: 1_000, inFlightStaleMs: 120_000 });
+
+  it('is stored once the database is back: the retry with the same key is its replay, not 409', async () => {
+    const { stack, proxy } = scene;
+    const order = limit('SIDE_BUY', 1, 26);
+    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24))).status).toBe(200);
+    const before = inserts(stack);
+    // The order waits at the exchange; the database goes away for this gateway meanwhile.
+    stack.sandbox.state.setFaults({ exchangeDelayMs: { insertOrder: 1_500 } });
+    let placed: Response;
+    try {
+      const first = post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': 'k-answered-1' });
+      await eventually(
+        async () => inserts(stack) - before,
+        (n) => n === 1,
+        10_000,
+        10,
+      );
+      proxy.cut();
+      placed = await first;
+    } finally {
+      stack.sandbox.state.setFaults({ exchangeDelayMs: {} });
+    }
+    expect(placed.status).toBe(200);
+    const { orderId } = await json(placed);
+    proxy.restore();
+
+    // The client's retry with the key (409 while the answer is not yet stored): the order's replay.
+    const { last, seen } = await retriedWithKey(stack, order, 'k-answered-1', 30_000);
+    expect({ last: last.status, seen }).toMatchObject({ last: 200 });
+    expect(last.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(last)).toMatchObject({ orderId });
+    expect(inserts(stack) - before).toBe(1);
+  }, 90_000);
+});
+
 // A cancel passes whatever the journal does; a stalled database must not hold it for its timeouts.
 // Before, a cancel waited for its claim (queued behind a new order's claim, each statement waiting
 // up to statementTimeoutMs for a connection and again for its answer) and was sent only after the
 // new order beside it had been refused.
 describe('a cancel while the journal is stalled', () => {
-  let stack: Stack;
-  let proxy: StallProxy;
-  beforeAll(async () => {
-    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
-    stack = await startExchangeStack([], {
-      gateway: (config) => ({ ...config, journal: journalThrough(proxy.port, { statementTimeoutMs: 5_000 }) }),
-    });
-  });
-  afterAll(async () => {
-    await stack.close();
-    await proxy.close();
-  });
+  const scene = journalBehindProxy({ statementTimeoutMs: 5_000 });
 
   it('is sent and answered without waiting for the database, while a new order beside it waits and is refused 503', async () => {
+    const { stack, proxy } = scene;
     const placed = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24));
     expect(placed.status).toBe(200);
     const { orderId } = await json(placed);
@@ -118,19 +163,10 @@ describe('a cancel while the journal is stalled', () => {
 // Readiness says when the journal's database does not answer (new orders are refused 503 meanwhile),
 // as degraded: the instance stays in rotation for cancels and reads.
 describe('readiness while the journal is cut', () => {
-  let stack: Stack;
-  let proxy: StallProxy;
-  beforeAll(async () => {
-    proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
-    const journal = journalThrough(proxy.port, { statementTimeoutMs: 1_000 });
-    stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
-  });
-  afterAll(async () => {
-    await stack.close();
-    await proxy.close();
-  });
+  const scene = journalBehindProxy({ statementTimeoutMs: 1_000 });
 
   it('reports the journal up, then degraded while cut (still 200), then up again', async () => {
+    const { stack, proxy } = scene;
     const ready = async () => {
       const res = await fetch(`${stack.url}/health/ready`);
       return { status: res.status, journal: (await json(res)).details?.journal?.status as string | undefined };

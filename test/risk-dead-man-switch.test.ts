@@ -105,13 +105,14 @@ describe("the dead-man's switch and cancel-on-disconnect, when gateway instances
     expect(openAtSandbox()).toBe(3);
     await allCancelled();
     // Another process fired it (its log says so once the run's report is complete: after the cancels it
-    // follows them on the order stream, which a busy machine may take seconds over).
+    // follows them on the order stream, which a busy machine may take seconds over, and waits out the
+    // client's order-entering calls the journal shows in flight, up to `journal.inFlightStaleMs`, 30 s).
     await expect(
       eventually(
         async () =>
           fleet.processes.slice(1).some((process) => process.output().includes("dead-man's switch of bot fired")),
         (seen) => seen,
-        20_000,
+        45_000,
       ),
     ).resolves.toBe(true);
     // The run is on the journal: each order's timeline names what cancelled it and why.

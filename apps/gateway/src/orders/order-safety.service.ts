@@ -14,7 +14,7 @@ import { type UpstreamSend, entersOrders, guardUpstreamSend, onUpstreamSend } fr
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
 import { idempotencyKeyOf } from './idempotency-key.js';
-import { NotSentReleases } from './not-sent-releases.js';
+import { KeyWritesOwed } from './key-writes-owed.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import {
   CREATING_OPERATIONS,
@@ -56,8 +56,8 @@ interface HeldKey {
 @Injectable()
 export class OrderSafety implements OnApplicationShutdown {
   private readonly logger = new Logger('OrderSafety');
-  /** Frees the keys of calls that claimed them and sent nothing, until the database takes it. */
-  private readonly notSent = new NotSentReleases(() => this.store.keys);
+  /** Frees the keys of calls that claimed them and sent nothing, and stores answered calls' answers, until the database takes them. */
+  private readonly keyWrites = new KeyWritesOwed(() => this.store.keys);
   private readonly staleMs: number;
   /** A call that claimed a key is sent within this of the claim, or not at all (OrderSendTooLateError). */
   private readonly sendWithinMs: number;
@@ -80,7 +80,7 @@ export class OrderSafety implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.notSent.stop();
+    this.keyWrites.stop();
   }
 
   async run<A>(order: OrderCall<A>): Promise<OrderAnswer> {
@@ -196,7 +196,7 @@ export class OrderSafety implements OnApplicationShutdown {
         if (!cancel) {
           await journaled;
           // The claim's answer was lost, not necessarily the claim: freed by its id, so the retry the 503 invites finds the key free.
-          void this.notSent.release(client.id, held.key, held.claimId);
+          void this.keyWrites.release(client.id, held.key, held.claimId);
           throw new JournalUnavailableError(error);
         }
         this.logger.warn(
@@ -221,7 +221,7 @@ export class OrderSafety implements OnApplicationShutdown {
       );
     else if (journalError !== undefined) {
       if (!cancel) {
-        if (claimed && held) await this.notSent.release(client.id, held.key, held.claimId);
+        if (claimed && held) await this.keyWrites.release(client.id, held.key, held.claimId);
         throw new JournalUnavailableError(journalError);
       }
       this.logger.warn(`cancel ${call.request.id} passes unjournaled: ${(journalError as Error).message}`);
@@ -286,9 +286,8 @@ export class OrderSafety implements OnApplicationShutdown {
       ),
     ]);
     if (claim === 'held') return;
-    if (claim === 'won' && answer)
-      await this.quietly(this.store.keys.finish(clientId, held.key, answer.status, answer.text));
-    else await this.notSent.release(clientId, held.key, held.claimId);
+    if (claim === 'won' && answer) await this.keyWrites.finish(clientId, held.key, answer.status, answer.text);
+    else await this.keyWrites.release(clientId, held.key, held.claimId);
   }
 
   private async send<A>(
@@ -334,7 +333,7 @@ export class OrderSafety implements OnApplicationShutdown {
       const body = parsed(text);
       await recorded(
         Promise.all([
-          held ? this.quietly(this.store.keys.finish(clientId, held.key, reply.status, text)) : undefined,
+          held ? this.keyWrites.finish(clientId, held.key, reply.status, text) : undefined,
           this.record(call, {
             ...base,
             kind: 'answer',
@@ -366,8 +365,8 @@ export class OrderSafety implements OnApplicationShutdown {
       await recorded(
         (async () => {
           if (outcome === 'answered' && held)
-            await this.quietly(this.store.keys.finish(clientId, held.key, httpStatusOfProblem(problem), problem));
-          else if (held) await this.notSent.release(clientId, held.key, held.claimId);
+            await this.keyWrites.finish(clientId, held.key, httpStatusOfProblem(problem), problem);
+          else if (held) await this.keyWrites.release(clientId, held.key, held.claimId);
           await this.record(call, {
             ...base,
             kind: outcome === 'not-sent' ? 'refused' : 'answer',
