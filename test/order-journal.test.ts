@@ -45,6 +45,38 @@ describe('order journal and idempotency keys', () => {
     expect(inserts(stack) - before).toBe(1);
   });
 
+  it('replays a finished cancel for the same Idempotency-Key (its order no longer working), and refuses the key with another body (422)', async () => {
+    // A probe: the retry of a cancel whose answer was lost was refused 404 "No working order" (its
+    // ownership was checked before the key was looked up), and the key with another body too.
+    const placed = await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 20));
+    expect(placed.status).toBe(200);
+    const { orderId } = await json(placed);
+    const cancels = () => stack.sandbox.state.counter('exchange.calls.cancelOrder');
+    const before = cancels();
+    const cancel = () =>
+      post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'all', { 'idempotency-key': 'k-cancel-1' });
+    const first = await cancel();
+    expect(first.status).toBe(200);
+    const answer = await json(first);
+    const again = await cancel();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(again)).toEqual(answer);
+    expect(cancels() - before).toBe(1);
+
+    const other = await post(stack, '/exchange/v1/trading/orders/cancel', { orderId: `${orderId}9` }, 'all', {
+      'idempotency-key': 'k-cancel-1',
+    });
+    expect(other.status).toBe(422);
+    expect(await json(other)).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    // A new key for the finished order: not the caller's working order, refused before the exchange.
+    const fresh = await post(stack, '/exchange/v1/trading/orders/cancel', { orderId }, 'all', {
+      'idempotency-key': 'k-cancel-2',
+    });
+    expect(fresh.status).toBe(404);
+    expect(cancels() - before).toBe(1);
+  });
+
   it('treats a resent clordId as the key: the exchange sees it once, the client gets the first answer', async () => {
     const before = inserts(stack);
     const body = limit('SIDE_BUY', 1, 21, { clordId: 'resend-1' });

@@ -211,9 +211,10 @@ export class ExchangeTradingController {
     @AccountCaller() caller: AccountCallerContext,
     @ExchangeBody(CancelOrderRequestSchema) bound: BoundBody<CancelOrderRequest>,
   ) {
-    const confirmed = await this.owned.confirmed(caller, bound, true);
+    // Ownership is confirmed inside the send, as a replace's is: a retry of a finished cancel under its key
+    // is that cancel's replay (before, the order no longer working, the retry was refused 404).
     const send = async () => {
-      const reply = await this.trading.cancelOrder(caller, confirmed);
+      const reply = await this.trading.cancelOrder(caller, await this.owned.confirmed(caller, bound, true));
       await this.risk.cancelled(bound.body.orderId);
       return reply;
     };
