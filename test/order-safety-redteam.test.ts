@@ -176,6 +176,9 @@ describe('order safety, red team', () => {
       // Accepted once, an order whose outcome GET /orders/key/<key> could never read back.
       'a dot segment': 'idempotency-key: ..\r\n',
       'a dot segment among slashes': 'idempotency-key: a/../b\r\n',
+      'a bare quote in a quoted key': 'idempotency-key: "a"b"\r\n',
+      // The form of the key an insert sent without one gets from its clordId: another clordId's.
+      "another clordId's key": `idempotency-key: clordId:${PARTICIPANT}:not-this-one\r\n`,
     };
     for (const [name, line] of Object.entries(cases)) {
       const res = await rawSocket(stack, insertHead(stack, 'trader', order, line), order);
@@ -188,6 +191,49 @@ describe('order safety, red team', () => {
         expect({ name, names: res.text.includes('idempotency-key') }).toEqual({ name, names: true });
     }
     expect(inserts(stack)).toBe(before);
+  });
+
+  it('takes a key as the draft writes it (spaces, a quoted string with escapes), and the key of its own clordId', async () => {
+    const before = inserts(stack);
+    const keyed = (key: string, price: number, body = limit('SIDE_BUY', 1, price)) =>
+      post(stack, '/exchange/v1/trading/orders', body, 'alice-bot', { 'idempotency-key': key });
+    // A space is printable ASCII (a probe: refused 400), and a quoted key's escapes are read.
+    for (const [first, again] of [
+      ['k with spaces', '"k with spaces"'],
+      ['"k\\"q\\\\"', 'k"q\\'],
+    ]) {
+      const placed = await keyed(first!, 15);
+      expect({ first, status: placed.status }).toEqual({ first, status: 200 });
+      const replayed = await keyed(again!, 15);
+      expect({ again, status: replayed.status, replayed: replayed.headers.get('idempotent-replayed') }).toEqual({
+        again,
+        status: 200,
+        replayed: 'true',
+      });
+      expect(await json(replayed)).toEqual(await json(placed));
+    }
+    expect(inserts(stack) - before).toBe(2);
+    // A key in the gateway's form for another clordId is refused, and holds nothing: that clordId sent
+    // without a key is placed (a probe: 409 CLORDID_IN_USE for a clordId never sent).
+    const squatting = await keyed(
+      `clordId:${PARTICIPANT}:ck-other`,
+      16,
+      limit('SIDE_BUY', 1, 16, { clordId: 'ck-mine' }),
+    );
+    expect(squatting.status).toBe(400);
+    const other = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 16, { clordId: 'ck-other' }),
+      'alice-bot',
+    );
+    expect(other.status).toBe(200);
+    // The key its own clordId gives is that key: the insert sent again without one is its replay.
+    const own = limit('SIDE_BUY', 1, 16, { clordId: 'ck-own' });
+    expect((await keyed(`clordId:${PARTICIPANT}:ck-own`, 16, own)).status).toBe(200);
+    const resent = await post(stack, '/exchange/v1/trading/orders', own, 'alice-bot');
+    expect(resent.headers.get('idempotent-replayed')).toBe('true');
+    expect(inserts(stack) - before).toBe(4);
   });
 
   it('scopes an Idempotency-Key to its client, and refuses it on another route 422', async () => {

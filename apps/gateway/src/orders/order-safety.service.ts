@@ -90,7 +90,7 @@ export class OrderSafety implements OnApplicationShutdown {
     const client = clientOf(call.request);
     const cancel = isCancel(call.operation);
     const creating = UNKNOWN_WHEN_AMBIGUOUS.includes(call.operation);
-    const header = idempotencyKeyOf(call.request);
+    const header = idempotencyKeyOf(call.request, call.implicitKey);
     // A call that creates or changes an order always holds a key (the client's, its clordId, or one of the gateway's) so that an UNKNOWN outcome has a record to resolve.
     const claimId = randomUUID();
     const held: HeldKey | undefined =

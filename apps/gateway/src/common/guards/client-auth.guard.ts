@@ -17,6 +17,7 @@ import type { FastifyRequest } from 'fastify';
 
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../decorators/auth.decorators.js';
 import { ClientAddresses } from '../http/client-address.js';
+import { headerCount } from '../http/raw-headers.js';
 import type { AuthenticatedClient } from '../auth/authenticated-client.js';
 import { feedScopeOf } from '../auth/feed-scope.js';
 import type { ClientConfig, GatewayConfig } from '../../config/gateway-config.schema.js';
@@ -135,7 +136,7 @@ export class ClientAuthGuard implements CanActivate {
    */
   knownClient(req: IncomingMessage): AuthenticatedClient | undefined {
     const header = req.headers.authorization;
-    if (header === undefined || authorizationCount(req.rawHeaders) > 1) return undefined;
+    if (header === undefined || headerCount(req.rawHeaders, 'authorization') > 1) return undefined;
     // A client sends the same header on every request: one map lookup instead of the regex's match and captures.
     const remembered = this.byHeader.get(header);
     if (remembered !== undefined) return remembered;
@@ -165,7 +166,7 @@ export class ClientAuthGuard implements CanActivate {
   /** Resolves a raw Authorization header to a client; shared with the WebSocket upgrade. The request's address is worked out only when the key fails. */
   authenticate(header: string | undefined, from: IncomingMessage): AuthenticatedClient {
     // Node keeps the first of several Authorization headers; a proxy in front may read the last: refused, not guessed.
-    if (header !== undefined && authorizationCount(from.rawHeaders) > 1)
+    if (header !== undefined && headerCount(from.rawHeaders, 'authorization') > 1)
       throw new ValidationError([{ path: 'headers.authorization', message: 'send exactly one Authorization header' }]);
     const match = BEARER.exec(header ?? '');
     const identity = match ? this.verifier.verify(match[1]) : undefined;
@@ -192,11 +193,4 @@ export class ClientAuthGuard implements CanActivate {
     for (const key of counted) this.failures.take(key, now);
     throw new UnauthenticatedError(detail);
   }
-}
-
-/** How many Authorization headers the request carried (rawHeaders: name, value, name, value, …). */
-function authorizationCount(rawHeaders: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
-  return count;
 }
