@@ -98,6 +98,34 @@ describe('static pre-trade limits and field policing, before any budget is spent
     expect(sold.status).toBe(200);
   });
 
+  it('judges a market-type order at the worst case whatever price it carries (it trades at the market)', async () => {
+    // A probe: a market-to-limit buy of 90 sent with a price of 1 cent was judged at $0.90 against the
+    // $50 limit, sent, and filled at 90 cents ($81); a stop the same way.
+    for (const type of ['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_STOP']) {
+      const order = {
+        ...limit('SIDE_BUY', 90, 1),
+        type,
+        timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL',
+        ...(type === 'ORDER_TYPE_STOP' ? { stopPrice: '95' } : {}),
+      };
+      const { status, body } = await refused('/exchange/v1/trading/orders', order);
+      expect({ type, status, body }).toMatchObject({
+        type,
+        status: 422,
+        body: { code: 'RISK_MAX_NOTIONAL', limit: 50, observed: 90 },
+      });
+    }
+    // A stop-limit trades at its price once triggered: judged at it (90 × $0.01).
+    const stopLimit = { ...limit('SIDE_BUY', 90, 1), type: 'ORDER_TYPE_STOP_LIMIT', stopPrice: '95' };
+    expect((await post(stack, '/exchange/v1/trading/orders/check', stopLimit, 'bot')).status).toBe(200);
+    // A retail market order the same way.
+    const market = retailOrder(90, '0.01', { type: 'ORDER_TYPE_MARKET', tif: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' });
+    expect((await refused('/retail/v1/orders', market)).body).toMatchObject({
+      code: 'RISK_MAX_NOTIONAL',
+      observed: 90,
+    });
+  });
+
   it('refuses a whole batch for one child over a limit, and a replace to new values over one', async () => {
     const { body } = await refused('/exchange/v1/trading/orders/list', {
       requests: [limit('SIDE_BUY', 1, 10), limit('SIDE_BUY', 200, 10)],

@@ -82,10 +82,19 @@ function notionalOf(
 /** The smallest retail price step (a cent of the dollar payout), in dollars: a retail cash amount buys at most its amount over this. */
 export const RETAIL_LOWEST_PRICE = 0.01;
 
+/**
+ * The order types that trade at the market (a stop once triggered): the exchange takes no price from them
+ * (spec 2.2: price is required for limit orders), so one sent with a price is judged as having none, at
+ * the worst case. A probe: a market-to-limit buy of 90 sent with `price: "1"` was judged at 90 × $0.01
+ * and passed a $50 `maxOrderNotional`, then filled at 90¢ ($81).
+ */
+const PRICELESS_TYPES: ReadonlySet<OrderRequest['type']> = new Set(['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_STOP']);
+
 /** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
 export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'body'): OrderTerms {
   const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
   const qty = order.orderQty === undefined ? undefined : Number(order.orderQty);
+  const price = PRICELESS_TYPES.has(order.type) ? undefined : order.price;
   return {
     path,
     market: order.symbol,
@@ -93,7 +102,7 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
     qty,
     // At the lowest price, one unit of 10^-scale dollars, a cash amount of n units buys n contracts.
     ...(qty === undefined && order.cashOrderQty !== undefined ? { mostQty: Number(order.cashOrderQty) } : {}),
-    notional: notionalOf(side, qty, dollars(order.price, scale), dollars(order.cashOrderQty, scale)),
+    notional: notionalOf(side, qty, dollars(price, scale), dollars(order.cashOrderQty, scale)),
     reduces: 'by-position',
     opens: true,
   };
@@ -137,7 +146,8 @@ export function exchangeReplaceTerms(
 /** Retail buys (long or short) pay the price of what they buy; retail sells give up at most 1 − price (upstream-facts "Retail shapes"). */
 export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms {
   const side = order.intent === 'ORDER_INTENT_BUY_LONG' || order.intent === 'ORDER_INTENT_BUY_SHORT' ? 'buy' : 'sell';
-  const price = order.price === undefined ? undefined : Number(order.price.value);
+  // A market order trades at the market whatever price it carries (spec 3: price is for limit orders), as an exchange market-to-limit does.
+  const price = order.price === undefined || order.type === 'ORDER_TYPE_MARKET' ? undefined : Number(order.price.value);
   const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
   const notional = notionalOf(side, order.quantity, price, cash);
   return {
