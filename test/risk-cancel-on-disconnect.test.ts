@@ -7,7 +7,9 @@ import {
   PARTICIPANT,
   RETAIL_KEYS,
   RETAIL_MARKET,
+  type Json,
   type Stack,
+  api,
   eventually,
   pastGatewayRefusals,
   redisUrl,
@@ -138,6 +140,9 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     const retailA = await place('twin-a', '/retail/v1/orders', retailBid('0.11'));
     const retailB = await place('twin-b', '/retail/v1/orders', retailBid('0.12'));
+    // The dying bot modified its sibling's retail order (a modify that changes nothing): it acted on the
+    // order, it was not given it (a probe: the modify's answer counted as given, and the order was cancelled).
+    await place('twin-a', `/retail/v1/order/${retailB.id}/modify`, { marketSlug: RETAIL_MARKET });
     const exchangeOpen = () =>
       a.sandbox.state.engine
         .openOrders(PARTICIPANT)
@@ -155,6 +160,17 @@ describe('cancel-on-disconnect for /ws clients', () => {
     await eventually(
       async () => ({ exchange: exchangeOpen(), retail: retailOpen() }),
       (open) => open.exchange.length === 1 && open.retail.length === 1,
+      15_000,
+    );
+    // The run is over once its record is on the journal (its cancels run side by side: a look before could
+    // see the sibling's order not yet cancelled).
+    await eventually(
+      async () => (await (await api(a, 'twin-a')(`/orders/timeline?orderId=${retailA.id}`)).json()) as Json,
+      (timeline) =>
+        Array.isArray(timeline.records) &&
+        timeline.records.some(
+          (record: Json) => record.kind === 'admin' && record.data?.action === 'cancel-on-disconnect',
+        ),
       15_000,
     );
     expect(exchangeOpen()).toEqual(['twin-b-1']);

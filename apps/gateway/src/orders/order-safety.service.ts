@@ -338,7 +338,7 @@ export class OrderSafety implements OnApplicationShutdown {
             ...base,
             kind: 'answer',
             orderId: orderIdOf(body) ?? base.orderId,
-            data: { requestId: call.request.id, status: reply.status, body },
+            data: { requestId: call.request.id, operation: call.operation, status: reply.status, body },
           }),
         ]),
       );
@@ -370,7 +370,7 @@ export class OrderSafety implements OnApplicationShutdown {
           await this.record(call, {
             ...base,
             kind: outcome === 'not-sent' ? 'refused' : 'answer',
-            data: { requestId: call.request.id, code: error.code, outcome },
+            data: { requestId: call.request.id, operation: call.operation, code: error.code, outcome },
           });
         })(),
       );
