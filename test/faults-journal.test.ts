@@ -83,8 +83,9 @@ describe('a key claimed by a call that sent nothing, while the journal is failin
 // A sent call's answer is stored for its key's replay after the send. When the database refused that
 // write (a statement timeout on a busy machine, a dropped connection), the key stayed `in_flight` though
 // the call had answered: its retry got 409 until the record went stale, the resolver then spent order
-// searches on it, and every halt-and-cancel of its client waited for it the whole `inFlightStaleMs` (a CI
-// run: a dead-man's switch's report came 30 s after its cancels). The write is now held and tried again.
+// searches on it, and every halt-and-cancel of its client waited for it the whole `inFlightStaleMs` (the
+// one cause found for a CI run whose dead-man's switch made its cancels and did not report within 20 s).
+// The write is now held and tried again.
 describe('an answered call whose answer the journal refused', () => {
   // Stale late: the key can only hold its answer within the test if the gateway wrote it again.
   const scene = journalBehindProxy({ statementTimeoutMs: 1_000, inFlightStaleMs: 120_000 });

@@ -30,8 +30,8 @@ type Owed =
  * - A finish stores a sent call's answer for replay. One the database refused (a statement timeout on a
  *   busy machine) left the call `in_flight` though it had answered: its key's retry got 409 and then
  *   PENDING, the resolver spent order searches on it, and every halt-and-cancel of its client waited for
- *   it the whole `journal.inFlightStaleMs` (found by a CI run: a dead-man's switch's report came 30 s after
- *   its cancels).
+ *   it the whole `journal.inFlightStaleMs` (the one cause found for a CI run whose dead-man's switch made
+ *   its cancels and did not report within 20 s).
  */
 export class KeyWritesOwed {
   private readonly logger = new Logger('OrderSafety');
