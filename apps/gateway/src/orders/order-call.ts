@@ -48,6 +48,16 @@ const CANCELS: ReadonlySet<OrderOperation> = new Set(['exchange.cancel', 'retail
 export const isCancel = (operation: OrderOperation): boolean => CANCELS.has(operation);
 
 /**
+ * Whether a call's 2xx answer (or its resolution as applied) gives the caller the order it names: an
+ * insert's, a create's, a close-position's and a replace's do; a cancel's or a retail modify's only act on
+ * an order, which on a shared account another client may have made. Written on the call's answer and
+ * resolution records as `givesOrder` (the journal's provesOrder and madeOrder read it): counted as given, a
+ * no-op modify of a sibling's order made it the modifier's, and the modifier's dead-man's switch cancelled it.
+ */
+export const givesOrder = (operation: OrderOperation): boolean =>
+  !CANCELS.has(operation) && operation !== 'retail.modify';
+
+/**
  * One order-entering call as the order path sees it, after auth, binding and validation. `A` is what
  * its checks (`admit`) hand to its send: the order as risk admitted it.
  */

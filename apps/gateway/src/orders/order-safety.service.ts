@@ -23,6 +23,7 @@ import {
   type OrderAnswer,
   type OrderCall,
   UNKNOWN_WHEN_AMBIGUOUS,
+  givesOrder,
   isCancel,
 } from './order-call.js';
 import { outcomeOf } from './order-outcome.js';
@@ -338,7 +339,13 @@ export class OrderSafety implements OnApplicationShutdown {
             ...base,
             kind: 'answer',
             orderId: orderIdOf(body) ?? base.orderId,
-            data: { requestId: call.request.id, operation: call.operation, status: reply.status, body },
+            data: {
+              requestId: call.request.id,
+              operation: call.operation,
+              givesOrder: givesOrder(call.operation),
+              status: reply.status,
+              body,
+            },
           }),
         ]),
       );

@@ -3,6 +3,7 @@ import { GATEWAY_CONFIG, problemOf } from '@lib/core';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase } from '@lib/journal';
 
 import type { ChangeOutcome } from './change-terms.js';
+import { type OrderOperation, givesOrder } from './order-call.js';
 import { OrderChangeNotAppliedError } from './order-safety.errors.js';
 import { ReplaceResolver } from './replace-resolver.js';
 import { RetailChangeFinder } from './retail-change-finder.js';
@@ -103,6 +104,7 @@ export class UnknownChanges {
         team: record.team,
         data: {
           operation: record.operation,
+          givesOrder: givesOrder(record.operation as OrderOperation),
           outcome: outcome.applied ? 'applied' : 'not applied',
           ...(outcome.applied ? { state: outcome.state } : { why: outcome.why }),
           via,

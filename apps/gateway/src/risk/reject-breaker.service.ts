@@ -5,6 +5,7 @@ import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyRequest } from 'fastify';
 
 import { clientOf } from '../common/decorators/auth.decorators.js';
+import { CREATING_OPERATIONS, type OrderOperation, isCancel } from '../orders/order-call.js';
 import { LatchedSet } from './latched/latched-set.js';
 import {
   type BreakerFigures,
@@ -21,17 +22,12 @@ import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
 /** An order-entering call as the order path hands it over: its operation, its request, and the send (an exchange insert also names its participant and clordIds). */
 interface WatchedCall<A> {
-  operation: string;
+  operation: OrderOperation;
   request: FastifyRequest;
   account?: string;
   clordIds?: readonly string[];
   send: (admitted: A) => Promise<BudgetedReply>;
 }
-
-/** Operations whose rejects are not counted: a cancel is never refused by a gateway rule, nor counted towards one. */
-const CANCELS: ReadonlySet<string> = new Set(['exchange.cancel', 'retail.cancel', 'retail.cancelAll']);
-/** Exchange inserts: their order may be rejected after a 200, on the order stream. */
-const INSERTS: ReadonlySet<string> = new Set(['exchange.insert', 'exchange.batchInsert']);
 
 /**
  * The reject breaker (issue 26; hummingbot #462: reject storms get accounts banned): a client whose
@@ -134,7 +130,8 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
 
   /** Wraps an order-entering call's send so that the rejects it meets are counted, in its answer and on the order stream (cancels are left as they are). */
   watched<A, T extends WatchedCall<A>>(call: T): T {
-    if (CANCELS.has(call.operation) || this.config.rejects === 0) return call;
+    // A cancel's rejects are not counted: a cancel is never refused by a gateway rule, nor counted towards one.
+    if (isCancel(call.operation) || this.config.rejects === 0) return call;
     const clientId = clientOf(call.request).id;
     const send = async (admitted: A) => {
       // Awaited from the send on (a call the checks refused sends nothing and awaits nothing).
@@ -207,7 +204,12 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     call: Pick<WatchedCall<unknown>, 'operation' | 'account' | 'clordIds'>,
     clientId: string,
   ): string[] {
-    if (this.config.orderStream === 'never' || !INSERTS.has(call.operation) || !call.account || !call.clordIds?.length)
+    if (
+      this.config.orderStream === 'never' ||
+      !CREATING_OPERATIONS.includes(call.operation) ||
+      !call.account ||
+      !call.clordIds?.length
+    )
       return [];
     this.lastInsertAt = this.clock.now();
     this.releaseStream ??= this.orderUpdates.hold();

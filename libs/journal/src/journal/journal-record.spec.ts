@@ -1,4 +1,4 @@
-import { type JournalRecord, madeOrder } from './journal-record.js';
+import { type JournalRecord, madeOrder, provesOrder } from './journal-record.js';
 
 const record = (fields: Partial<JournalRecord>): JournalRecord => ({
   seq: 1,
@@ -25,5 +25,16 @@ describe(madeOrder.name, () => {
     expect(madeOrder(record({ kind: 'admin', data: { action: 'kill-switch', outcome: 'cancelled' } }))).toBe(false);
     expect(madeOrder(record({ kind: 'resolved', data: { outcome: 'applied' } }))).toBe(false);
     expect(madeOrder(record({ data: { status: 404, body: { id: 'O1' } } }))).toBe(false);
+  });
+});
+
+describe(provesOrder.name, () => {
+  it('takes a 2xx answer or a found or applied resolution, unless the gateway marked the call as one that acts only', () => {
+    expect(provesOrder(record({ data: { status: 200, givesOrder: true, body: { orderId: 'O1' } } }))).toBe(true);
+    expect(provesOrder(record({ kind: 'resolved', data: { outcome: 'applied', givesOrder: true } }))).toBe(true);
+    // A retail modify's or a cancel's answer names an order a sibling on a shared account may have made.
+    expect(provesOrder(record({ data: { status: 200, givesOrder: false, body: {} } }))).toBe(false);
+    expect(provesOrder(record({ kind: 'resolved', data: { outcome: 'applied', givesOrder: false } }))).toBe(false);
+    expect(madeOrder(record({ data: { status: 200, givesOrder: false, body: { id: 'O1' } } }))).toBe(false);
   });
 });

@@ -31,32 +31,22 @@ export interface JournalRecord extends JournalEntry {
 /**
  * Whether a team's record shows the order it names is that team's: the exchange's or retail API's
  * answer gave the team the order (a 2xx answer to an insert, create, close-position or replace, or such
- * an UNKNOWN call resolved as found or applied; not a cancel's or a retail modify's: ACTING_ONLY). A
- * record that only claims an order id (the `received` or `refused` record of a cancel, replace or
- * modify naming another team's order, refused 404) proves nothing: else any team could name another's
- * order id in a refused call and read that order's stream events on a timeline.
+ * an UNKNOWN call resolved as found or applied). The gateway says on each answer and resolution whether
+ * its call gives the order (`givesOrder`: a cancel's or a retail modify's does not). A record that only
+ * claims an order id (the `received` or `refused` record of a cancel, replace or modify naming another
+ * team's order, refused 404) proves nothing: else any team could name another's order id in a refused
+ * call and read that order's stream events on a timeline.
  */
 export function provesOrder(record: JournalRecord): boolean {
-  if (record.orderId === undefined || record.team === undefined) return false;
-  const { status, outcome, body, operation } = record.data ?? {};
-  if (typeof operation === 'string' && ACTING_ONLY.has(operation)) return false;
+  if (record.orderId === undefined || record.team === undefined || actsOnly(record)) return false;
+  const { status, outcome, body } = record.data ?? {};
   if (record.kind === 'answer')
     return typeof status === 'number' && status >= 200 && status < 300 && !refusedItem(body);
   return record.kind === 'resolved' && (outcome === 'found' || outcome === 'applied');
 }
 
-/**
- * The calls that act on an order without being given it: a cancel's, or a retail modify's, 2xx answer (or
- * resolution as applied) names an order another client of a shared account may have made. Counted as given,
- * a no-op modify of a sibling's order made it the modifier's, and the modifier's dead-man's switch cancelled
- * it (a probe). A record written before its answer named its operation proves as it did.
- */
-const ACTING_ONLY: ReadonlySet<string> = new Set([
-  'exchange.cancel',
-  'retail.cancel',
-  'retail.cancelAll',
-  'retail.modify',
-]);
+/** A record whose call the gateway marked as one that acts on an order without being given it. */
+const actsOnly = (record: JournalRecord): boolean => record.data?.givesOrder === false;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -82,7 +72,7 @@ function refusedItem(body: unknown): boolean {
  * a kill-switch run's.
  */
 export function madeOrder(record: JournalRecord): boolean {
-  if (record.orderId === undefined) return false;
+  if (record.orderId === undefined || actsOnly(record)) return false;
   const { status, outcome, body } = record.data ?? {};
   if (record.kind === 'resolved') return outcome === 'found';
   if (record.kind !== 'answer' || typeof status !== 'number' || status < 200 || status >= 300) return false;
