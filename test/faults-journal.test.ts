@@ -1,3 +1,4 @@
+import type { SandboxFaults } from '../apps/sandbox/src/shared/fault-board.js';
 import { StallProxy } from './support/stall-proxy.js';
 import { limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { type Stack, eventually, journalThrough, json } from './support/stack.js';
@@ -11,28 +12,61 @@ import { type Stack, eventually, journalThrough, json } from './support/stack.js
 const inserts = (stack: Stack) => stack.sandbox.state.counter('exchange.calls.insertOrder');
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The client's retries with one key while it is held (409) or the journal away (503), as their answers ask: the last answer and every status seen. */
-async function retriedWithKey(stack: Stack, order: unknown, key: string, withinMs: number) {
+/** The client's retries with one key while it is held (409), the journal away (503) or, when asked, the outcome pending (202), as their answers ask: the last answer and every status seen. */
+async function retriedWithKey(stack: Stack, order: unknown, key: string, withinMs: number, again = [409, 503]) {
   const seen: number[] = [];
   const deadline = Date.now() + withinMs;
   let last: Response | undefined;
   while (Date.now() < deadline) {
     last = await post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': key });
     seen.push(last.status);
-    if (last.status !== 409 && last.status !== 503) break;
+    if (!again.includes(last.status)) break;
     await last.text();
     await sleep(500);
   }
   return { last: last!, seen: [...new Set(seen)] };
 }
 
+/** Sends the order with the key under the sandbox's `faults`, and cuts the journal once the exchange has it: the call's answer. */
+async function sentThenCut(
+  { stack, proxy }: { stack: Stack; proxy: StallProxy },
+  order: unknown,
+  key: string,
+  faults: Partial<SandboxFaults>,
+): Promise<Response> {
+  const before = inserts(stack);
+  stack.sandbox.state.setFaults(faults);
+  try {
+    const first = post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': key });
+    await eventually(
+      async () => inserts(stack) - before,
+      (n) => n === 1,
+      10_000,
+      10,
+    );
+    proxy.cut();
+    return await first;
+  } finally {
+    stack.sandbox.state.setFaults({ exchangeDelayMs: {}, exchangeAnswerFaults: {} });
+  }
+}
+
 /** A gateway whose journal's PostgreSQL is reached through a StallProxy the test cuts, stalls and restores (one per describe). */
-function journalBehindProxy(settings: Parameters<typeof journalThrough>[1]): { stack: Stack; proxy: StallProxy } {
+function journalBehindProxy(
+  settings: Parameters<typeof journalThrough>[1],
+  exchangeTimeoutMs?: number,
+): { stack: Stack; proxy: StallProxy } {
   const scene = {} as { stack: Stack; proxy: StallProxy };
   beforeAll(async () => {
     scene.proxy = await StallProxy.start(Number(process.env.TEST_PG_PORT));
     const journal = journalThrough(scene.proxy.port, settings);
-    scene.stack = await startExchangeStack([], { gateway: (config) => ({ ...config, journal }) });
+    scene.stack = await startExchangeStack([], {
+      gateway: (config) => ({
+        ...config,
+        journal,
+        ...(exchangeTimeoutMs ? { exchange: { ...config.exchange, requestTimeoutMs: exchangeTimeoutMs } } : {}),
+      }),
+    });
   });
   afterAll(async () => {
     await scene.stack?.close();
@@ -96,21 +130,7 @@ describe('an answered call whose answer the journal refused', () => {
     expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24))).status).toBe(200);
     const before = inserts(stack);
     // The order waits at the exchange; the database goes away for this gateway meanwhile.
-    stack.sandbox.state.setFaults({ exchangeDelayMs: { insertOrder: 1_500 } });
-    let placed: Response;
-    try {
-      const first = post(stack, '/exchange/v1/trading/orders', order, 'all', { 'idempotency-key': 'k-answered-1' });
-      await eventually(
-        async () => inserts(stack) - before,
-        (n) => n === 1,
-        10_000,
-        10,
-      );
-      proxy.cut();
-      placed = await first;
-    } finally {
-      stack.sandbox.state.setFaults({ exchangeDelayMs: {} });
-    }
+    const placed = await sentThenCut(scene, order, 'k-answered-1', { exchangeDelayMs: { insertOrder: 1_500 } });
     expect(placed.status).toBe(200);
     const { orderId } = await json(placed);
     proxy.restore();
@@ -120,6 +140,34 @@ describe('an answered call whose answer the journal refused', () => {
     expect({ last: last.status, seen }).toMatchObject({ last: 200 });
     expect(last.headers.get('idempotent-replayed')).toBe('true');
     expect(await json(last)).toMatchObject({ orderId });
+    expect(inserts(stack) - before).toBe(1);
+  }, 90_000);
+});
+
+// The same for a call whose answer was lost: its UNKNOWN mark, refused by the database, left the key
+// `in_flight` until `inFlightStaleMs` (its retry 409, its client's halts waiting for it). The mark is now
+// held and tried again, and the resolver is woken once it lands.
+describe('a call whose answer was lost while the journal refused its UNKNOWN mark', () => {
+  // Stale late: the key can only leave `in_flight` within the test if the gateway wrote the mark again.
+  const scene = journalBehindProxy({ statementTimeoutMs: 1_000, inFlightStaleMs: 120_000 }, 2_500);
+
+  it('is marked UNKNOWN once the database is back and resolved: the retry with the key gets the order, placed once', async () => {
+    const { stack, proxy } = scene;
+    const order = limit('SIDE_BUY', 1, 27);
+    expect((await post(stack, '/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 24))).status).toBe(200);
+    const before = inserts(stack);
+    // The order is placed; its answer comes after the gateway's timeout, while the database is away.
+    const pending = await sentThenCut(scene, order, 'k-lost-1', {
+      exchangeAnswerFaults: { insertOrder: { every: 1, drop: 0, hold: 1, holdMs: 6_000 } },
+    });
+    expect(pending.status).toBe(202);
+    await pending.text();
+    proxy.restore();
+
+    // The client's retries with the key: 409 while in flight, then 202 PENDING until resolved, then the order.
+    const { last, seen } = await retriedWithKey(stack, order, 'k-lost-1', 30_000, [409, 503, 202]);
+    expect({ last: last.status, seen }).toMatchObject({ last: 200 });
+    expect(await json(last)).toMatchObject({ orderId: expect.any(String) });
     expect(inserts(stack) - before).toBe(1);
   }, 90_000);
 });

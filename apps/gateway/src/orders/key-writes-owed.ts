@@ -16,6 +16,7 @@ const FINISH_KEPT_MS = 10 * 60_000;
 
 type Owed =
   | { kind: 'release'; clientId: string; key: string; claimId: string }
+  | { kind: 'unknown'; clientId: string; key: string; reason: string }
   | { kind: 'finish'; clientId: string; key: string; status: number; body: string; since: number };
 
 /**
@@ -32,6 +33,9 @@ type Owed =
  *   PENDING, the resolver spent order searches on it, and every halt-and-cancel of its client waited for
  *   it the whole `journal.inFlightStaleMs` (the one cause found for a CI run whose dead-man's switch made
  *   its cancels and did not report within 20 s).
+ * - An UNKNOWN mark says a sent call's outcome is not known (its answer was lost): refused, the call stayed
+ *   `in_flight` the same way, its retry 409 and its client's halts waiting, until `inFlightStaleMs`. Once
+ *   written, the resolver is woken (`onUnknown`) to find the order.
  */
 export class KeyWritesOwed {
   private readonly logger = new Logger('OrderSafety');
@@ -41,6 +45,7 @@ export class KeyWritesOwed {
 
   constructor(
     private readonly keys: () => IdempotencyStore,
+    private readonly onUnknown: () => void,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -52,6 +57,11 @@ export class KeyWritesOwed {
   /** Stores the call's answer now; when the database refuses, again every second until it takes it. Never throws. */
   async finish(clientId: string, key: string, status: number, body: string): Promise<void> {
     await this.write({ kind: 'finish', clientId, key, status, body, since: this.clock.now() });
+  }
+
+  /** Marks the sent call UNKNOWN now; when the database refuses, again every second until it takes it. Never throws. */
+  async markUnknown(clientId: string, key: string, reason: string): Promise<void> {
+    await this.write({ kind: 'unknown', clientId, key, reason });
   }
 
   stop(): void {
@@ -67,15 +77,19 @@ export class KeyWritesOwed {
     }
   }
 
-  private apply(owed: Owed): Promise<void> {
-    return owed.kind === 'release'
-      ? this.keys().releaseClaim(owed.clientId, owed.key, owed.claimId)
-      : this.keys().finish(owed.clientId, owed.key, owed.status, owed.body);
+  private async apply(owed: Owed): Promise<void> {
+    if (owed.kind === 'release') return this.keys().releaseClaim(owed.clientId, owed.key, owed.claimId);
+    if (owed.kind === 'finish') return this.keys().finish(owed.clientId, owed.key, owed.status, owed.body);
+    // A call that finished meanwhile keeps its answer (markUnknown leaves it): nothing to resolve then.
+    if (await this.keys().markUnknown(owed.clientId, owed.key, owed.reason)) this.onUnknown();
   }
 
   private hold(owed: Owed, error: unknown): void {
-    const what =
-      owed.kind === 'release' ? 'stays claimed though nothing was sent' : 'stays in flight though it answered';
+    const what = {
+      release: 'stays claimed though nothing was sent',
+      finish: 'stays in flight though it answered',
+      unknown: 'stays in flight though its answer was lost',
+    }[owed.kind];
     if (this.held.size >= MAX_HELD) {
       this.logger.error(
         `idempotency key ${owed.key} of client ${owed.clientId} ${what} (${MAX_HELD} writes already wait for the journal): its retry is answered PENDING`,
@@ -84,7 +98,7 @@ export class KeyWritesOwed {
     }
     if (this.held.size === 0)
       this.logger.warn(
-        `idempotency keys of answered calls, and of calls that sent nothing, are written once the journal answers again: ${(error as Error).message}`,
+        `idempotency keys of answered calls, of calls whose answer was lost and of calls that sent nothing are written once the journal answers again: ${(error as Error).message}`,
       );
     this.held.set(
       `${owed.kind}\u0000${owed.clientId}\u0000${owed.key}\u0000${owed.kind === 'release' ? owed.claimId : ''}`,

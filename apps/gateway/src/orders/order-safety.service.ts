@@ -57,8 +57,11 @@ interface HeldKey {
 @Injectable()
 export class OrderSafety implements OnApplicationShutdown {
   private readonly logger = new Logger('OrderSafety');
-  /** Frees the keys of calls that claimed them and sent nothing, and stores answered calls' answers, until the database takes them. */
-  private readonly keyWrites = new KeyWritesOwed(() => this.store.keys);
+  /** Frees the keys of calls that claimed them and sent nothing, stores answered calls' answers and marks lost ones UNKNOWN, until the database takes them. */
+  private readonly keyWrites = new KeyWritesOwed(
+    () => this.store.keys,
+    () => this.unknown.wake(),
+  );
   private readonly staleMs: number;
   /** A call that claimed a key is sent within this of the claim, or not at all (OrderSendTooLateError). */
   private readonly sendWithinMs: number;
@@ -359,7 +362,7 @@ export class OrderSafety implements OnApplicationShutdown {
       const outcome = outcomeOf(error);
       if (outcome === 'ambiguous' && creating && held) {
         const reason = error.extensions.upstream !== undefined ? 'answered' : 'silent';
-        await this.quietly(this.store.keys.markUnknown(clientId, held.key, reason));
+        await this.keyWrites.markUnknown(clientId, held.key, reason);
         await this.record(call, {
           ...base,
           kind: 'unknown',
