@@ -209,6 +209,32 @@ describe('order journal and idempotency keys', () => {
     });
   });
 
+  // The lookup a 202 insert points to read the team's latest call naming the clordId, of any operation: after
+  // a cancel by that clordId it answered the cancel's outcome (a probe: a second cancel's 409 shown as the
+  // insert's), though the insert's key still held its order id.
+  it("answers the insert's outcome by clordId after cancels that named the order by it", async () => {
+    const placed = await post(
+      stack,
+      '/exchange/v1/trading/orders',
+      limit('SIDE_BUY', 1, 27, { clordId: 'looked-up-1', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' }),
+      'trader',
+      { 'idempotency-key': 'looked-up-ins' },
+    );
+    expect(placed.status).toBe(200);
+    const { orderId } = await json(placed);
+    for (const key of ['looked-up-cxl', 'looked-up-cxl-2']) {
+      const cancel = await post(stack, '/exchange/v1/trading/orders/cancel', { clordId: 'looked-up-1' }, 'trader', {
+        'idempotency-key': key,
+      });
+      await cancel.text();
+    }
+    expect(await json(await api(stack, 'trader')('/orders/clord/looked-up-1'))).toMatchObject({
+      state: 'DONE',
+      status: 200,
+      answer: { orderId },
+    });
+  });
+
   it('keys retail order entry too: a create is replayed, not sent twice, and the key refuses another body', async () => {
     const slug = 'aec-nfl-gb-chi-2026-11-22';
     const order = {

@@ -13,6 +13,7 @@ import { exportRange } from './journal-export.js';
 import { JournalReads } from './journal-reads.service.js';
 import { UnknownRetailCalls } from './unknown-retail-calls.service.js';
 import { JournalUnreadableError } from './order-safety.errors.js';
+import { CREATING_OPERATIONS } from './order-call.js';
 import { clordView, teamView } from './timeline-view.js';
 import {
   ClordIdParamsSchema,
@@ -56,7 +57,7 @@ export class OrderJournalController {
   ) {
     const record = await fromJournal(
       this.reads.run(client.team, () =>
-        this.store.keys.byClordId(clordId, client.scopes.has('admin') ? undefined : client.team),
+        this.store.keys.byClordId(clordId, CREATING_OPERATIONS, client.scopes.has('admin') ? undefined : client.team),
       ),
     );
     if (!record) throw new NotFoundError(`No order with clordId ${clordId} was sent by your team.`);

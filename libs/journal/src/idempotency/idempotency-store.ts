@@ -188,11 +188,14 @@ export class IdempotencyStore {
     return this.claimOnce(claim, ownClordIds, operations, tries - 1);
   }
 
-  /** The latest record of a call that sent this clordId (the lookup route), of one team when `team` is given. */
-  async byClordId(clordId: string, team?: string): Promise<IdempotencyRecord | null> {
+  /**
+   * The latest record of a call of one of `operations` that sent this clordId (the lookup route: the
+   * inserts, not a later cancel that named the order by it), of one team when `team` is given.
+   */
+  async byClordId(clordId: string, operations: readonly string[], team?: string): Promise<IdempotencyRecord | null> {
     const [row] = await this.db.query<Row>(
-      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND ($2::text IS NULL OR team = $2) AND expires_at >= now() ORDER BY created_at DESC LIMIT 1`,
-      [`%${escapeLike(JSON.stringify(clordId))}%`, team ?? null],
+      `SELECT * FROM ${this.schema}.idempotency WHERE clord_ids LIKE $1 AND operation = ANY($2) AND ($3::text IS NULL OR team = $3) AND expires_at >= now() ORDER BY created_at DESC LIMIT 1`,
+      [`%${escapeLike(JSON.stringify(clordId))}%`, [...operations], team ?? null],
     );
     return row ? toRecord(row) : null;
   }
