@@ -73,6 +73,20 @@ describe('local validation before any budget (issue 14 item 6)', () => {
     await refused('/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { [field]: value }), `body.${field}`);
   });
 
+  // A new order's clordId is the path segment its outcome is read back at (the Location of a 202): with a
+  // dot segment it was sent, and its PENDING outcome could not be read (a probe).
+  it.each(['.', '..', 'a/../b', 'a/./b'])(
+    'refuses an exchange insert with clordId %j, and a batch child with it',
+    async (clordId) => {
+      await refused('/exchange/v1/trading/orders', limit('SIDE_BUY', 1, 50, { clordId }), 'body.clordId');
+      await refused(
+        '/exchange/v1/trading/orders/list',
+        { requests: [limit('SIDE_BUY', 1, 50, { clordId: 'fine-1' }), limit('SIDE_BUY', 1, 50, { clordId })] },
+        'body.requests.1.clordId',
+      );
+    },
+  );
+
   it('refuses a negative replace price and a deposit of "-5"', async () => {
     await refused(
       '/exchange/v1/trading/orders/replace/list',

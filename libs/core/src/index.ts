@@ -39,7 +39,7 @@ export {
   type Lane,
   type OwnPool,
 } from './http/bulkheads.js';
-export { PathSegmentSchema, isDotOrEmptySegment, pathSegment, wireText } from './http/path-segment.js';
+export { PathSegmentSchema, hasDotSegment, isDotOrEmptySegment, pathSegment, wireText } from './http/path-segment.js';
 export { retryAfterOf } from './http/retry-after.js';
 export { fullJitterDelay } from './retry/backoff.js';
 export {

@@ -1,7 +1,7 @@
 import { ValidationError } from '@lib/core';
 import type { FastifyRequest } from 'fastify';
 
-import { hasDotSegment } from '../common/hooks/request-gate.js';
+import { hasDotSegment } from '@lib/core';
 import { headerCount } from '../common/http/raw-headers.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -5,6 +5,10 @@ import { ValidationError } from '../errors/domain.error.js';
 /** A dot segment would move the upstream path (`/v1/order/../cancel`); an empty one would drop a level. */
 export const isDotOrEmptySegment = (value: string): boolean => value === '' || value === '.' || value === '..';
 
+/** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
+export const hasDotSegment = (value: string): boolean =>
+  value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
+
 /** A control character (C0 or DEL): no symbol, id or name upstream or in the journal holds one. */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A UTF-16 surrogate without its pair: no UTF-8 text (an upstream's, PostgreSQL's) can carry it. */

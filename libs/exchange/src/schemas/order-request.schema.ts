@@ -1,4 +1,4 @@
-import { wireText } from '@lib/core';
+import { hasDotSegment, wireText } from '@lib/core';
 import { z } from 'zod';
 
 import {
@@ -28,6 +28,14 @@ const participant = ParticipantFieldSchema.optional();
 const flag = z.boolean().optional();
 /** Free text the exchange keeps (clordId, symbol, ids): a clordId is also journaled and keyed on, so see `wireText`. */
 const text = wireText(200).optional();
+/**
+ * A new order's clordId: also the path segment its outcome is read back at (`GET /orders/clord/<clordId>`,
+ * the Location of a 202), where dot segments are refused; sent as `..` or `a/../b`, its PENDING outcome
+ * could not be read there, nor (for `a/../b`) at the key the 202 named (a probe).
+ */
+const newClordId = wireText(200)
+  .refine((value) => !hasDotSegment(value), 'a clordId may not be or hold the dot segments . and ..')
+  .optional();
 
 const ORDER_EXAMPLE = {
   symbol: 'aec-nfl-buf-kc-2026-11-22',
@@ -50,7 +58,7 @@ export const OrderRequestSchema = z
     symbol: wireText(200).min(1),
     price: positive,
     timeInForce: TimeInForceSchema.optional(),
-    clordId: text,
+    clordId: newClordId,
     account,
     stopPrice: positive,
     minQty: nonNegative,

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, NotFoundError, REQUEST_ID_HEADER, ValidationError } from '@lib/core';
+import { DomainError, ErrorCode, NotFoundError, REQUEST_ID_HEADER, ValidationError, hasDotSegment } from '@lib/core';
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 
 import type { ClientAuthGuard } from '../guards/client-auth.guard.js';
@@ -17,10 +17,6 @@ function gateOf(config: FastifyContextConfig, params: unknown): Gate {
     throw new NotFoundError('No such document.');
   return 'public';
 }
-
-/** A dot segment, alone or among slashes a path parameter decoded to (`..`, `%2e%2e`, `..%2F..`, `..%5c`). */
-export const hasDotSegment = (value: string): boolean =>
-  value.includes('.') && value.split(/[/\\]/).some((piece) => piece === '.' || piece === '..');
 
 /**
  * Path parameters become upstream path segments: a dot segment there would move the signed call to
