@@ -16,7 +16,7 @@ import {
 } from './reject-breaker.store.js';
 import { type BreakerConfig, configuredIds } from './risk.config.js';
 import { RiskMetrics } from './risk.metrics.js';
-import { STREAM_WAIT_MS, StreamRejects } from './stream-rejects.js';
+import { type AwaitedOrder, STREAM_WAIT_MS, StreamRejects, answeredOrderIds } from './stream-rejects.js';
 import { rejectsInAnswer, rejectsInError } from './upstream-reject.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
 
@@ -135,18 +135,22 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     const clientId = clientOf(call.request).id;
     const send = async (admitted: A) => {
       // Awaited from the send on (a call the checks refused sends nothing and awaits nothing).
-      const keys = this.awaitOnStream(call, clientId);
+      const awaited = this.awaitOnStream(call, clientId);
       let reply: BudgetedReply;
       try {
         reply = await call.send(admitted);
       } catch (error) {
         const rejects = rejectsInError(error);
         // An answer that refused the order: a reject the stream showed for it already was counted then.
-        const counted = this.stream.answered(keys, rejects > 0);
+        const counted = this.stream.answered(awaited, rejects > 0);
         await this.rejected(clientId, Math.max(0, rejects - counted), 'answer');
         throw error;
       }
-      this.stream.answered(keys, false);
+      if (awaited.length > 0) {
+        // The answer's order ids claim the stream rejects that could not be told apart before (a clordId another team also sent).
+        const claimed = this.stream.placed(awaited, answeredOrderIds(reply.text, awaited.length));
+        await this.rejected(clientId, claimed, 'stream');
+      }
       await this.rejected(clientId, rejectsInAnswer(call.operation, reply.text), 'answer');
       return reply;
     };
@@ -199,11 +203,11 @@ export class RejectBreaker implements OnModuleInit, OnApplicationShutdown {
     return this.store === this.fallback ? [] : this.fallback.records();
   }
 
-  /** An exchange insert's orders are awaited on the order stream (held for it); answers their keys. */
+  /** An exchange insert's orders are awaited on the order stream (held for it); answers them. */
   private awaitOnStream(
     call: Pick<WatchedCall<unknown>, 'operation' | 'account' | 'clordIds'>,
     clientId: string,
-  ): string[] {
+  ): AwaitedOrder[] {
     if (
       this.config.orderStream === 'never' ||
       !CREATING_OPERATIONS.includes(call.operation) ||
