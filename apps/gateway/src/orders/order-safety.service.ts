@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock, ErrorCode, GATEWAY_CONFIG, problemOf, toDomainError } from '@lib/core';
+import { Clock, ErrorCode, ForbiddenError, GATEWAY_CONFIG, problemOf, toDomainError } from '@lib/core';
 import {
   type IdempotencyRecord,
   JOURNAL_DATABASE,
@@ -17,6 +17,7 @@ import { idempotencyKeyOf } from './idempotency-key.js';
 import { KeyWritesOwed } from './key-writes-owed.js';
 import { JSON_CONTENT_TYPE, pendingAnswer, replayedAnswer } from './order-answers.js';
 import {
+  CHANGING_OPERATIONS,
   CREATING_OPERATIONS,
   FOUND_BY_TERMS,
   KEEPS_REQUEST,
@@ -34,6 +35,7 @@ import {
   JournalUnavailableError,
   OrderSendTooLateError,
 } from './order-safety.errors.js';
+import { OrderOrigins } from '../risk/order-origins.service.js';
 import { RejectBreaker } from '../risk/reject-breaker.service.js';
 import { withoutSecrets } from './redact-secrets.js';
 import { RetailOrderChannel, callKey } from './retail-order-channel.js';
@@ -76,6 +78,7 @@ export class OrderSafety implements OnApplicationShutdown {
     private readonly breaker: RejectBreaker,
     private readonly clock: Clock,
     private readonly retailChannel: RetailOrderChannel,
+    private readonly origins: OrderOrigins,
   ) {
     this.staleMs = config.journal.inFlightStaleMs;
     this.sendWithinMs = this.staleMs - Math.min(SEND_MARGIN_MS, this.staleMs / 2);
@@ -118,6 +121,7 @@ export class OrderSafety implements OnApplicationShutdown {
 
     let admitted: A;
     try {
+      await this.othersOrdersRefused(call, client.id);
       admitted = await admitOf(call);
     } catch (refusal) {
       // A retry of a call already entered under this key gets that call's outcome, not today's refusal (one read, on refusals only).
@@ -385,6 +389,40 @@ export class OrderSafety implements OnApplicationShutdown {
         })(),
       );
       throw error;
+    }
+  }
+
+  /**
+   * A replace or a retail modify changes only orders its client was given (the journal's answers and
+   * resolutions: provesOrder), or that no client was given (sent outside the gateway). On a participant or
+   * retail account two clients share, one client's replace of the other's order was judged by the actor's
+   * limits and counts, not the owner's: a probe grew another team's 10-lot to 1,000 past that team's
+   * `maxOpenNotional` and `maxOrderQty`, and the owner's next order then passed too. A cancel may still
+   * name any order of its participant (a cancel is never blocked by a gateway rule).
+   */
+  private async othersOrdersRefused<A>(call: OrderCall<A>, clientId: string): Promise<void> {
+    if (!CHANGING_OPERATIONS.includes(call.operation) || !call.orderIds?.length) return;
+    // Only an order booked to the call's own account: another account's is answered as an unknown id (by
+    // the exchange's ownership check or the retail API's 404), which must not tell it apart.
+    const origins = await Promise.all(
+      call.orderIds.map((orderId) =>
+        call.operation === 'retail.modify' ? this.origins.retail(orderId) : this.origins.exchange(orderId),
+      ),
+    );
+    const orderIds = call.orderIds.filter((_, i) => origins[i]?.owner === call.account);
+    if (orderIds.length === 0) return;
+    const given = await this.store.journal.givenRecords(orderIds).catch((error: unknown) => {
+      throw new JournalUnavailableError(error);
+    });
+    for (const orderId of orderIds) {
+      const i = call.orderIds.indexOf(orderId);
+      const givers = given.filter((record) => record.orderId === orderId).map((record) => record.clientId);
+      if (givers.length === 0 || givers.includes(clientId)) continue;
+      const field = call.operation === 'retail.modify' ? 'params.id' : `body.requests.${i}.orderId`;
+      throw new ForbiddenError(
+        `Order ${orderId.slice(0, 100)} (${field}) was placed by another client of ${call.account ?? 'this account'}: a replace or modify changes only this client's own orders, judged by its limits (a cancel may name any).`,
+        { orderId, field },
+      );
     }
   }
 
