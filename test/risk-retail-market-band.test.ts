@@ -1,5 +1,5 @@
 import { COUNTERPARTY, SYMBOL, post, startExchangeStack } from './support/exchange-stack.js';
-import { PARTICIPANT, type Stack, api, eventually, json } from './support/stack.js';
+import { PARTICIPANT, type Stack, api, eventually, json, withGhostAccount } from './support/stack.js';
 import { RetailPositionBook } from '../apps/gateway/src/risk/retail-position-book.service.js';
 import type { GatewayConfigInput } from '../apps/gateway/src/config/gateway-config.schema.js';
 
@@ -246,19 +246,10 @@ describe('a retail close-position whose side is not known, with the self-trade p
     stack = await startExchangeStack(
       [{ id: 'ghost-app', team: 'platform', scopes: TRADER, retailAccounts: ['ghost'] }],
       {
-        gateway: (config: GatewayConfigInput) => {
-          const development = config.environments!.development!;
-          const ghost = {
-            ...development.retailAccounts![0]!,
-            name: 'ghost',
-            keyId: '0b7e4c1a-2f3d-4e5a-8b9c-1d2e3f4a5b6c',
-          };
-          return {
-            ...config,
-            environments: { development: { ...development, retailAccounts: [...development.retailAccounts!, ghost] } },
-            risk: { crossTeamSelfTrade: 'reject' },
-          };
-        },
+        gateway: (config: GatewayConfigInput) => ({
+          ...withGhostAccount(config),
+          risk: { crossTeamSelfTrade: 'reject' },
+        }),
       },
     );
   });

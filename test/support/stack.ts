@@ -70,6 +70,19 @@ export const RETAIL_KEYS = {
   main: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d',
   hedge: '8a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
 } as const;
+/**
+ * The config with a retail account `ghost` added whose key id the venue does not know (it is refused):
+ * its private channels never deliver, so the gateway never knows its position.
+ */
+export function withGhostAccount(config: GatewayConfigInput): GatewayConfigInput {
+  const development = config.environments!.development!;
+  const ghost = { ...development.retailAccounts![0]!, name: 'ghost', keyId: '0b7e4c1a-2f3d-4e5a-8b9c-1d2e3f4a5b6c' };
+  return {
+    ...config,
+    environments: { development: { ...development, retailAccounts: [...development.retailAccounts!, ghost] } },
+  };
+}
+
 /** A retail market of the sandbox's fixture, and a resting bid on it (`price` a dollar string such as '0.11'). */
 export const RETAIL_MARKET = 'aec-nfl-gb-chi-2026-11-22';
 export const retailBid = (price: string) => ({

@@ -286,10 +286,22 @@ export class OrderRisk {
     account: string,
     close: ClosePosition,
   ): Promise<Admitted<ClosePosition>> {
-    const { stamped, check } = await this.counted(client, () => this.retailCloseChecked(client, account, close));
+    const { stamped, check, reading } = await this.counted(client, () =>
+      this.retailCloseChecked(client, account, close),
+    );
     return {
       request: stamped,
-      send: (send) => this.counted(client, () => checkedAtSend(check, () => send(stamped))),
+      send: (send) =>
+        this.counted(client, () =>
+          this.reducing(
+            client,
+            account,
+            [retailCloseTerms(stamped)],
+            reading,
+            () => this.retailHolding(client, account),
+            () => checkedAtSend(check, () => send(stamped)),
+          ),
+        ),
     };
   }
 
@@ -423,20 +435,29 @@ export class OrderRisk {
     client: AuthenticatedClient,
     account: string,
     close: ClosePosition,
-  ): Promise<{ stamped: ClosePosition; check: SendCheck }> {
+  ): Promise<{ stamped: ClosePosition; check: SendCheck; reading: Reading }> {
     await this.throttle.take(client);
     const stamped: ClosePosition = {
       ...close,
       manualOrderIndicator: this.manual(client) ? 'MANUAL_ORDER_INDICATOR_MANUAL' : 'MANUAL_ORDER_INDICATOR_AUTOMATIC',
     };
-    const check = await this.gate.admit(client, [retailCloseTerms(stamped)]);
-    // Its side is the account's position (read once, from the position channel, only if a check asks).
+    // Its side and size are the account's position (read once, from the position channel, only if a check asks).
     let read: Promise<number | undefined> | undefined;
     const net = () => (read ??= this.retailPositions.net(account, close.marketSlug, RETAIL_KNOWN_WAIT_MS));
-    const intent = this.gate.limits.mayBind('priceBand', client) ? closingIntentOf(await net()) : undefined;
-    const banded = await this.band.checkClose(this.gate.limits, client, stamped, intent, 'body');
+    // Judged as a sell of the whole position: the per-order limits bind a close as any order (README "Limits").
+    const limits = this.gate.limits;
+    const sized = limits.mayBind('maxOrderQty', client) || limits.mayBind('maxOrderNotional', client);
+    // A reduce-only state reads the position and open orders from the retail API, as for a sell (retailHolding).
+    const reading = this.locks.reading(account, this.retailHolding(client, account));
+    const check = await this.gate.admit(
+      client,
+      [retailCloseTerms(stamped, 'body', sized ? await net() : undefined)],
+      reading.positionOf,
+    );
+    const intent = limits.mayBind('priceBand', client) ? closingIntentOf(await net()) : undefined;
+    const banded = await this.band.checkClose(limits, client, stamped, intent, 'body');
     await this.retailSelfTrade.checkClose(client, account, banded, net, 'body');
-    return { stamped: banded, check };
+    return { stamped: banded, check, reading };
   }
 
   private policeExchange(client: AuthenticatedClient, order: OrderRequest, path: string): OrderRequest {

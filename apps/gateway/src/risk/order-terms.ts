@@ -33,6 +33,13 @@ export interface OrderTerms {
   marketUnknown?: boolean;
   /** A new price for an order whose quantity the gateway does not know: its notional cannot be judged (fail closed where a notional limit applies, RiskGate). */
   qtyUnknown?: boolean;
+  /**
+   * A close-position: it sells the whole position as the upstream finds it, so a reduce-only state judges
+   * it by the position it reads then (RiskGate.reduces), not by `qty`.
+   */
+  closes?: boolean;
+  /** A close-position whose position (its size) is not known here: a quantity or notional limit that binds refuses it (fail closed, RiskGate). */
+  sizeUnknown?: boolean;
 }
 
 /**
@@ -191,6 +198,22 @@ export function retailModifyTerms(
   };
 }
 
-export function retailCloseTerms(close: ClosePosition, path = 'body'): OrderTerms {
-  return { path, market: close.marketSlug, reduces: 'yes', opens: false };
+/**
+ * A retail close-position, judged as a market sell of the whole position: `net` is the account's net YES
+ * position there (undefined: not known here). A long sells YES; a NO holding sells NO, that is buys YES.
+ * With no price its worst case is the market order's, qty × $1. It reduces only while no open order on its
+ * side would take the account past flat once both trade (a reduce-only state reads that, RiskGate).
+ */
+export function retailCloseTerms(close: ClosePosition, path = 'body', net?: number): OrderTerms {
+  const qty = net === undefined ? undefined : Math.abs(net);
+  return {
+    path,
+    market: close.marketSlug,
+    side: 'sell',
+    ...(net !== undefined && net < 0 ? { positionSide: 'buy' } : {}),
+    ...(qty === undefined ? { sizeUnknown: true } : { qty, notional: worstCase('sell', qty, undefined) }),
+    reduces: 'by-position',
+    closes: true,
+    opens: false,
+  };
 }

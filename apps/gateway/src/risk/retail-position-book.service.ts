@@ -33,8 +33,8 @@ const netOf = (value: unknown): number | undefined => {
  * RetailPrivateChannels like the order channel), for the net-position limit
  * on retail creates, and for the side a close-position trades (the price band, the self-trade policy): no
  * REST read on the order path. A NO holding is a negative YES position, as the exchange's positions
- * count it. Held only while config names a `maxNetPosition` or a `priceBand`, or the self-trade policy is
- * on. Until an account's
+ * count it. Held only while config names a `maxNetPosition`, a `priceBand`, a `maxOrderQty` or a
+ * `maxOrderNotional` (a close-position's size), or the self-trade policy is on. Until an account's
  * snapshot came, or after its channel dropped, its position is unknown and `sum` refuses
  * RISK_POSITION_UNKNOWN (fail closed).
  */
@@ -49,10 +49,16 @@ export class RetailPositionBook implements OnModuleInit, OnModuleDestroy {
     private readonly channels: RetailPrivateChannels,
   ) {
     this.accounts = (config.environments[config.environment]?.retailAccounts ?? []).map((account) => account.name);
-    // The net-position limit sums positions; a close-position's side (price band, self-trade policy) is read from them.
+    // The net-position limit sums positions; a close-position's side (price band, self-trade policy) and size (per-order limits) are read from them.
     this.wanted =
       config.risk.crossTeamSelfTrade === 'reject' ||
-      config.risk.limits.some((limit) => limit.maxNetPosition !== undefined || limit.priceBand !== undefined);
+      config.risk.limits.some(
+        (limit) =>
+          limit.maxNetPosition !== undefined ||
+          limit.priceBand !== undefined ||
+          limit.maxOrderQty !== undefined ||
+          limit.maxOrderNotional !== undefined,
+      );
     if (!this.wanted) return;
     channels.listen('SUBSCRIPTION_TYPE_POSITION', {
       event: (account, event) => {

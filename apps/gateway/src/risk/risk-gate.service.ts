@@ -6,7 +6,7 @@ import { entersOrders, guardUpstreamSend } from '@lib/upstream';
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
 import type { OrderTerms } from './order-terms.js';
 import { MarketEvents } from './market-events.service.js';
-import { limitRefusal, marketUnknown, quantityUnknown, tradingStateRefusal } from './risk.error.js';
+import { closeSizeUnknown, limitRefusal, marketUnknown, quantityUnknown, tradingStateRefusal } from './risk.error.js';
 import { RejectBreaker } from './reject-breaker.service.js';
 import type { RiskLimits } from './risk-limits.js';
 import { RiskLimitsSource } from './risk-limits-source.service.js';
@@ -89,7 +89,8 @@ export class RiskGate {
     if (record && record.state !== 'reduce-only') throw tradingStateRefusal(record, order.path);
     this.checkLimits(client, order, await this.events.of(order.market, order.path));
     if (record?.state !== 'reduce-only') return order.reduces === 'yes';
-    if (!(await this.reduces(order, positionOf, taken))) throw tradingStateRefusal(record, order.path);
+    if (!(await this.reduces(order, positionOf, taken)))
+      throw tradingStateRefusal(record, order.path, undefined, order.closes);
     return true;
   }
 
@@ -117,7 +118,8 @@ export class RiskGate {
           // Lifted since: nothing to judge; halted since: the send-time check refuses it.
           const record = this.states.verdict(client, order.market);
           if (record?.state !== 'reduce-only') continue;
-          if (!(await this.reduces(order, positionOf, taken))) throw tradingStateRefusal(record, order.path);
+          if (!(await this.reduces(order, positionOf, taken)))
+            throw tradingStateRefusal(record, order.path, undefined, order.closes);
         }
       },
     };
@@ -169,6 +171,11 @@ export class RiskGate {
   /** `event`: the order's market's event, for limits narrowed to one (MarketEvents). */
   checkLimits(client: AuthenticatedClient, order: OrderTerms, event?: string): void {
     const qtyLimit = this.limits.binding('maxOrderQty', client, order.market, event);
+    // A close whose size is not known fails closed where a limit could refuse it, as the net-position limit does with a position not known.
+    const sizeLimit = order.sizeUnknown
+      ? (qtyLimit ?? this.limits.binding('maxOrderNotional', client, order.market, event))
+      : undefined;
+    if (sizeLimit) throw closeSizeUnknown(sizeLimit, order.path);
     const qty = order.qty ?? order.mostQty; // a cash order: the most contracts its amount buys, at the lowest price
     if (qtyLimit && qty !== undefined && qty > qtyLimit.value) {
       const what = order.qty === undefined ? 'Order quantity (a cash order, at the lowest price)' : 'Order quantity';
@@ -198,14 +205,19 @@ export class RiskGate {
     taken: Map<string, number>,
   ): Promise<boolean> {
     if (order.reduces !== 'by-position') return order.reduces === 'yes';
-    const side = order.positionSide ?? order.side;
-    if (!positionOf || order.market === undefined || order.qty === undefined || side === undefined) return false;
+    const known = order.positionSide ?? order.side;
+    if (!positionOf || order.market === undefined) return false;
+    if (!order.closes && (order.qty === undefined || known === undefined)) return false;
     const { net, openBuys, openSells } = await positionOf(order.market);
+    // A close sells the whole position it meets (a NO holding: sells NO, buys YES), read here with its open orders.
+    const side = order.closes ? (net < 0 ? 'buy' : 'sell') : known!;
+    const qty = order.closes ? Math.abs(net) : order.qty!;
+    if (order.closes && qty === 0) return true; // a close of a flat position sells nothing
     const key = `${side}\n${order.market}`;
     const ahead = (side === 'sell' ? openSells : openBuys) + (taken.get(key) ?? 0);
     const room = side === 'sell' ? net - ahead : -net - ahead;
-    if (order.qty > room) return false;
-    taken.set(key, (taken.get(key) ?? 0) + order.qty);
+    if (qty > room) return false;
+    taken.set(key, (taken.get(key) ?? 0) + qty);
     return true;
   }
 }

@@ -6,12 +6,19 @@ import type { TradingStateRecord } from './trading-state.js';
  * A refusal by a trading state: names the scope, the state and who latched it, when and why. `stage`
  * `send`: met right before the send, after the budget wait (the state was latched while the order waited).
  */
-export function tradingStateRefusal(record: TradingStateRecord, path: string, stage?: 'send'): DomainError {
+export function tradingStateRefusal(
+  record: TradingStateRecord,
+  path: string,
+  stage?: 'send',
+  closes?: boolean,
+): DomainError {
   const code = record.state === 'reduce-only' ? ErrorCode.TRADING_REDUCE_ONLY : ErrorCode.TRADING_HALTED;
   const what =
-    record.state === 'reduce-only'
-      ? 'only orders that reduce exposure are accepted'
-      : 'no new orders are accepted (cancels are)';
+    record.state !== 'reduce-only'
+      ? 'no new orders are accepted (cancels are)'
+      : closes
+        ? 'only orders that reduce exposure are accepted, and a close-position sells the whole position, so the open orders on its side in this market would take the account past flat once they trade: cancel them first'
+        : 'only orders that reduce exposure are accepted';
   return new DomainError(
     code,
     `Trading is ${record.state} at scope ${record.scope} (set by ${record.by} at ${record.at}: ${record.reason}); ${what}${
@@ -112,5 +119,18 @@ export function quantityUnknown(
         order: order.path,
       },
     },
+  );
+}
+
+/**
+ * A close-position under a quantity or notional limit while the account's position in the market is not
+ * known here (its position channel has not delivered, or is not held): the close's size cannot be judged,
+ * so it is refused, as an order under a net-position limit is (fail closed).
+ */
+export function closeSizeUnknown(limit: { value: number; scope: string }, path: string): DomainError {
+  return new DomainError(
+    ErrorCode.RISK_POSITION_UNKNOWN,
+    `The position this close-position would sell is not known on this instance (its retail position channel has not delivered), so it cannot be judged against the limit ${limit.value} set at scope ${limit.scope}; nothing was sent.`,
+    { extensions: { limit: limit.value, scope: limit.scope, order: path }, headers: { 'Retry-After': '1' } },
   );
 }
