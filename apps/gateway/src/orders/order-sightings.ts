@@ -7,6 +7,8 @@ export interface SightedOrder {
   state?: string;
   /** Where it was seen: the order stream (its snapshot or an execution) or the firm's drop copy. */
   source?: 'order stream' | 'drop copy';
+  /** The order's fields as the stream or the search showed them (symbol, side, price, orderQty, …): whose call it may be. */
+  terms?: Readonly<Record<string, unknown>>;
 }
 
 /** An order's version after a replace (EXECUTION_TYPE_REPLACE) or in a stream's opening snapshot, as the order stream or the drop copy showed it. */

@@ -98,7 +98,7 @@ export class OrderStreamJournal implements OnModuleInit, OnModuleDestroy {
   private sight(order: OrderMessage, source: SightedOrder['source'] = 'order stream'): void {
     const clordId = nonEmpty(order.clordId);
     if (!clordId) return;
-    this.sightings.saw(order.account, { id: order.id, clordId, state: order.state, source });
+    this.sightings.saw(order.account, { id: order.id, clordId, state: order.state, source, terms: { ...order } });
     this.unknown.sighted(order.account, clordId);
   }
 

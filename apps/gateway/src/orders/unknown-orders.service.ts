@@ -6,6 +6,7 @@ import { ExchangeReports, OrderUpdates } from '@lib/exchange';
 import { type IdempotencyRecord, JOURNAL_DATABASE, type JournalDatabase, type JournalRecord } from '@lib/journal';
 
 import { type DatedReply, ExchangeSearchWindow } from './exchange-search-window.js';
+import { type OrderTerms, mayBeSent, sentTermsOf } from './insert-terms.js';
 import { CREATING_OPERATIONS } from './order-call.js';
 import { OrderNotPlacedError } from './order-safety.errors.js';
 import { OrderSightings, type SightedOrder as FoundOrder } from './order-sightings.js';
@@ -236,9 +237,10 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
         record,
         record.clordIds.map((clordId) => found.get(clordId) ?? []),
       );
-      const orders = lastOfEach(own);
+      const orders = await this.unclaimed(record, lastOfEach(own));
       if (orders) await this.settle(record, orders, 'order search');
-      // An earlier order under a reused clordId, given to another call, is not this call's: it proves nothing placed.
+      // An earlier order under a reused clordId, given to another call, or one with other terms, is not this
+      // call's: it proves nothing placed. An order another unfinished call may own settles neither call.
       // A 5xx after the send proves nothing either (a load balancer's, while the exchange ran it): the same proof frees its key.
       else if (
         complete &&
@@ -282,7 +284,8 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
       dated ??= reply;
       const body = JSON.parse(reply.text) as { order?: FoundOrder[]; nextPageToken?: string };
       for (const order of body.order ?? [])
-        if (order.clordId) found.set(order.clordId, [...(found.get(order.clordId) ?? []), order]);
+        if (order.clordId)
+          found.set(order.clordId, [...(found.get(order.clordId) ?? []), { ...order, terms: { ...order } }]);
       pageToken = body.nextPageToken;
       if (!pageToken) break;
     }
@@ -295,7 +298,37 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     candidates: readonly (readonly FoundOrder[])[],
   ): Promise<FoundOrder[] | undefined> {
     if (candidates.some((orders) => orders.length === 0)) return undefined;
-    return lastOfEach(await this.ownCandidates(record, candidates));
+    return this.unclaimed(record, lastOfEach(await this.ownCandidates(record, candidates)));
+  }
+
+  /**
+   * The orders, unless another unfinished call (in flight or UNKNOWN, of any team or client) on the
+   * participant sent one's clordId with terms that order shows too: either call may own it, and an
+   * outcome is never a guess, so neither is settled from it (both stay pending, as a retail create does
+   * beside another unresolved call with overlapping terms). A call whose terms are not journaled may
+   * own any order of its clordId.
+   */
+  private async unclaimed(
+    record: IdempotencyRecord,
+    orders: FoundOrder[] | undefined,
+  ): Promise<FoundOrder[] | undefined> {
+    if (!orders || !record.participant) return orders;
+    const others = (
+      await this.store.keys.unfinishedWith(record.participant, record.clordIds, CREATING_OPERATIONS)
+    ).filter((other) => other.clientId !== record.clientId || other.key !== record.key);
+    for (const other of others) {
+      const sent = await this.sentTerms(other);
+      const contested = orders.some(
+        (order) => other.clordIds.includes(order.clordId) && mayBeSent(order.terms, sent.get(order.clordId)),
+      );
+      if (contested) return undefined;
+    }
+    return orders;
+  }
+
+  /** What the call sent for each clordId (its journaled intent); a clordId missing has unknown terms. */
+  private async sentTerms(record: IdempotencyRecord): Promise<Map<string, OrderTerms>> {
+    return sentTermsOf(await this.store.journal.intents(record.clientId, record.key, record.clordIds));
   }
 
   /**
@@ -305,26 +338,34 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
    * exchange takes a closed order's clordId again, so a pending call's clordId can name the client's earlier
    * order (settled with it, the call was told its new order was that one) or another client's on the same
    * participant. This call's own records (an answer written before its instance died, a resolution whose
-   * key was not written) come after its claim, and leave the order to it.
+   * key was not written) come after its claim, and leave the order to it. An order whose terms are not
+   * the ones the call sent (its journaled intent) is another call's: another team may send the same
+   * clordId on the participant, and the exchange holds only one open order per clordId.
    */
   private async ownCandidates(
     record: IdempotencyRecord,
     candidates: readonly (readonly FoundOrder[])[],
   ): Promise<FoundOrder[][]> {
     const ids = candidates.flat().map((order) => order.id);
-    const given = ids.length === 0 ? [] : await this.store.journal.givenRecords(ids);
+    if (ids.length === 0) return candidates.map(() => []);
+    const [intents, given] = await Promise.all([
+      this.store.journal.intents(record.clientId, record.key, record.clordIds),
+      this.store.journal.givenRecords(ids),
+    ]);
+    const sent = sentTermsOf(intents);
     const ownClient = given.filter((proof) => proof.clientId === record.clientId);
     // Before the call's claim by the journal's own order: a record's `at` is its instance's wall clock, not the database's.
-    const intent =
-      ownClient.length === 0
-        ? undefined
-        : await this.store.journal.intentSeq(record.clientId, record.key, record.clordIds);
+    const intent = ownClient.length === 0 ? undefined : intents[0]?.seq;
     const earlier = (proof: JournalRecord): boolean =>
       intent === undefined ? Date.parse(proof.at) < record.createdAt.getTime() : proof.seq < intent;
     const taken = new Set(
       given.filter((proof) => proof.clientId !== record.clientId || earlier(proof)).map((proof) => proof.orderId),
     );
-    return candidates.map((orders) => orders.filter((order) => !taken.has(order.id)));
+    return candidates.map((orders, index) =>
+      orders.filter(
+        (order) => !taken.has(order.id) && mayBeSent(order.terms, sent.get(record.clordIds[index] ?? order.clordId)),
+      ),
+    );
   }
 
   private async settle(

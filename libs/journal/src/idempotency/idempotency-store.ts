@@ -200,6 +200,25 @@ export class IdempotencyStore {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * The unfinished calls (in flight or UNKNOWN, of every team and client) of these operations that sent
+   * one of these clordIds for this participant: the exchange takes a clordId again once its order is
+   * closed, so each of them may own an order that clordId names.
+   */
+  async unfinishedWith(
+    participant: string,
+    clordIds: readonly string[],
+    operations: readonly string[],
+  ): Promise<IdempotencyRecord[]> {
+    if (clordIds.length === 0) return [];
+    const rows = await this.db.query<Row>(
+      `SELECT * FROM ${this.schema}.idempotency
+       WHERE participant = $1 AND clord_ids::jsonb ?| $2::text[] AND operation = ANY($3) AND state IN ('in_flight', 'unknown') AND expires_at >= now()`,
+      [participant, [...clordIds], [...operations]],
+    );
+    return rows.map(toRecord);
+  }
+
   /** The answer to replay from now on (finishes arriving together are one UPDATE). */
   async finish(clientId: string, key: string, status: number, body: string): Promise<void> {
     await this.finishes.submit({ clientId, key, status, body });

@@ -299,18 +299,20 @@ export class OrderJournal {
   }
 
   /**
-   * The journal's place (seq) of a call's intent: the first `received` record of this client's key naming
-   * one of these clordIds (a retry of the call writes its own, later). Records are chained in the order
-   * they were committed, by every instance alike; their `at` is the writing instance's wall clock, which
+   * A call's `received` records under this client's key naming these clordIds, in the journal's order
+   * (a retry of the call writes its own, later): the first one's seq is the call's place in the journal,
+   * and the first of each clordId holds what the call sent for it (its body, or its batch item). A call
+   * under a gateway key (`gateway:…`, not journaled) has none. Records are chained in the order they
+   * were committed, by every instance alike; their `at` is the writing instance's wall clock, which
    * cannot be compared with another instance's or the database's.
    */
-  async intentSeq(clientId: string, key: string, clordIds: readonly string[]): Promise<number | undefined> {
-    if (clordIds.length === 0) return undefined;
+  async intents(clientId: string, key: string, clordIds: readonly string[]): Promise<JournalRecord[]> {
+    if (clordIds.length === 0) return [];
     const rows = await this.db.query<EventRow>(
       `SELECT ${COLUMNS} FROM ${this.schema}.order_events WHERE kind = 'received' AND clord_id = ANY($1) AND client_id = $2 AND record LIKE $3 ORDER BY seq`,
       [[...clordIds], clientId, `%${escapeLike(`"idempotencyKey":${JSON.stringify(key)}`)}%`],
     );
-    return rows.map(toRecord).find((record) => record.data?.idempotencyKey === key)?.seq;
+    return rows.map(toRecord).filter((record) => record.data?.idempotencyKey === key);
   }
 
   /** Which of these order ids the journal shows a call made (see madeOrder): an order only cancelled or changed through the gateway is not one. */
