@@ -148,4 +148,48 @@ describe('a risk refusal claims no idempotency key and is journaled as one refus
       });
     }
   });
+
+  it('answers a resend of an accepted insert without its key, or under a new key, its replay under a halt too', async () => {
+    const ioc = (price: number) =>
+      limit('SIDE_BUY', 1, price, { clordId: 'sent-then-halted', timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' });
+    const order = ioc(12);
+    const first = await post(stack, '/exchange/v1/trading/orders', order, 'bot', { 'idempotency-key': 'k-sent-1' });
+    expect(first.status).toBe(200);
+    const placed = await json(first);
+    const sent = upstreamCalls(stack);
+    expect(
+      (
+        await post(stack, '/admin/risk/states', {
+          scope: 'team:trading',
+          state: 'halted',
+          reason: 'resend after a halt',
+        })
+      ).status,
+    ).toBe(200);
+    try {
+      // The clordId went out under k-sent-1: a resend of the same body gets that call's answer, as it does without a halt.
+      for (const headers of [{}, { 'idempotency-key': 'k-sent-2' }] as Record<string, string>[]) {
+        const resend = await post(stack, '/exchange/v1/trading/orders', order, 'bot', headers);
+        expect({ status: resend.status, replayed: resend.headers.get('idempotent-replayed') }).toEqual({
+          status: 200,
+          replayed: 'true',
+        });
+        expect(await json(resend)).toEqual(placed);
+      }
+      // Another body under the sent clordId is refused as it is without a halt: 409 CLORDID_IN_USE.
+      for (const headers of [{}, { 'idempotency-key': 'k-sent-3' }] as Record<string, string>[]) {
+        const other = await post(stack, '/exchange/v1/trading/orders', ioc(13), 'bot', headers);
+        expect(other.status).toBe(409);
+        expect(await json(other)).toMatchObject({ code: 'CLORDID_IN_USE', clordIds: ['sent-then-halted'] });
+      }
+      expect(upstreamCalls(stack)).toBe(sent);
+      expect(stack.sandbox.state.engine.searchOrders({ clordId: 'sent-then-halted' }).order).toHaveLength(1);
+    } finally {
+      await post(stack, '/admin/risk/states', {
+        scope: 'team:trading',
+        state: 'active',
+        reason: 'end of the resend test',
+      });
+    }
+  });
 });

@@ -124,10 +124,11 @@ export class OrderSafety implements OnApplicationShutdown {
       await this.othersOrdersRefused(call, client.id);
       admitted = await admitOf(call);
     } catch (refusal) {
-      // A retry of a call already entered under this key gets that call's outcome, not today's refusal (one read, on refusals only).
-      const existing =
-        held && held.source !== 'gateway' ? await this.store.keys.get(client.id, held.key).catch(() => null) : null;
-      if (held && existing) return this.replay(call, held, fingerprint, existing, base);
+      // A resend of a call already entered gets that call's outcome, not today's refusal (a halt latched since): under this key, or,
+      // for an insert, the call that sent its clordId (as the claim would find them; one read, on refusals only, nothing claimed).
+      const found = held ? await this.entered(call, client.id, held).catch(() => null) : null;
+      if (held && found?.existing) return this.replay(call, held, fingerprint, found.existing, base);
+      if (held && found?.holder) return this.clordIdHeld(call, held, found.holder, fingerprint, base);
       this.refused(call, base, held, refusal);
       throw refusal;
     }
@@ -251,6 +252,23 @@ export class OrderSafety implements OnApplicationShutdown {
     }
   }
 
+  /** What the claim of `held` would find, read without claiming: the key's record, or the call that sent one of an insert's own clordIds. */
+  private async entered<A>(
+    call: OrderCall<A>,
+    clientId: string,
+    held: HeldKey,
+  ): Promise<{ existing: IdempotencyRecord | null; holder: IdempotencyRecord | null }> {
+    // A gateway key is new to the database: nothing holds it.
+    const key = held.source === 'gateway' ? undefined : held.key;
+    if (call.account !== undefined && call.ownClordIds?.length)
+      return this.store.keys.findOnce(
+        { clientId, key, participant: call.account, team: call.team },
+        call.ownClordIds,
+        CREATING_OPERATIONS,
+      );
+    return { existing: key === undefined ? null : await this.store.keys.get(clientId, key), holder: null };
+  }
+
   /**
    * An insert one of whose clordIds `holder`, another call of its team, sent before (this call's key was
    * not claimed; nothing is sent). The same client resending that call's body gets that call's outcome (a
@@ -262,8 +280,9 @@ export class OrderSafety implements OnApplicationShutdown {
     holder: IdempotencyRecord,
     fingerprint: string,
     base: JournalEntry,
-    journaled: Promise<unknown>,
+    journaled?: Promise<unknown>,
   ): Promise<OrderAnswer> {
+    // The intent's record first, when the call wrote one (a call refused by a risk check wrote none).
     await journaled;
     if (holder.clientId === base.clientId && holder.fingerprint === fingerprint)
       return this.replay(call, { key: holder.key, source: 'header', claimId: held.claimId }, fingerprint, holder, base);

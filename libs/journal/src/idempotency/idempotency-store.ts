@@ -189,6 +189,32 @@ export class IdempotencyStore {
   }
 
   /**
+   * What `claimOnce` would find, read without claiming anything (for a call refused before its claim): the
+   * key's live record (`existing`; no key: none), else the holder of one of `ownClordIds` by claim_once's
+   * rule (migration 5: change both). One statement, no lock: a claim committing meanwhile may be missed, as a read is.
+   */
+  async findOnce(
+    claim: { clientId: string; key?: string; participant: string; team: string },
+    ownClordIds: readonly string[],
+    operations: readonly string[],
+  ): Promise<{ existing: IdempotencyRecord | null; holder: IdempotencyRecord | null }> {
+    const rows = await this.db.query<Row & { found: 'key' | 'clordId' }>(
+      `SELECT 'key' AS found, i.* FROM ${this.schema}.idempotency i
+         WHERE i.client_id = $1 AND i.key = $2 AND i.expires_at >= now() AND i.state <> 'released'
+       UNION ALL
+       (SELECT 'clordId' AS found, i.* FROM ${this.schema}.idempotency i
+         WHERE i.participant = $3 AND i.clord_ids::jsonb ?| $5::text[] AND i.operation = ANY($6) AND i.team = $4
+           AND i.state <> 'released' AND i.expires_at >= now() AND NOT (i.state = 'done' AND i.status >= 400)
+         ORDER BY i.created_at LIMIT 1)`,
+      [claim.clientId, claim.key ?? null, claim.participant, claim.team, [...ownClordIds], [...operations]],
+    );
+    const key = rows.find((row) => row.found === 'key');
+    if (key) return { existing: toRecord(key), holder: null };
+    const holder = rows.find((row) => row.found === 'clordId');
+    return { existing: null, holder: holder ? toRecord(holder) : null };
+  }
+
+  /**
    * The latest record of a call of one of `operations` that sent this clordId (the lookup route: the
    * inserts, not a later cancel that named the order by it), of one team when `team` is given.
    */

@@ -185,6 +185,21 @@ describe('IdempotencyStore.claimOnce (PostgreSQL)', () => {
     const second = await database.keys.claimOnce(claim('k-b2', 'b2', 'once-b'), ['once-b'], ['exchange.insert']);
     expect(second).toEqual({ existing: null, holder: expect.objectContaining({ key: 'k-b1', state: 'in_flight' }) });
   });
+
+  it('finds what the claim would, claiming nothing (findOnce: a call refused before its claim)', async () => {
+    await database.keys.claimOnce(claim('k-f1', 'f1', 'once-f'), ['once-f'], ['exchange.insert']);
+    const find = (key: string | undefined, team = 'trading', operations = ['exchange.insert']) =>
+      database.keys.findOnce({ clientId: 'bot', key, participant: 'firms/F/users/u', team }, ['once-f'], operations);
+    expect(await find('k-f1')).toEqual({ existing: expect.objectContaining({ key: 'k-f1' }), holder: null });
+    for (const key of ['k-f2', undefined])
+      expect(await find(key)).toEqual({ existing: null, holder: expect.objectContaining({ key: 'k-f1' }) });
+    expect(await database.keys.get('bot', 'k-f2')).toBeNull();
+    // Another team's call, or another operation's, holds nothing; nor does a call answered a refusal.
+    expect(await find('k-f2', 'other')).toEqual({ existing: null, holder: null });
+    expect(await find('k-f2', 'trading', ['retail.create'])).toEqual({ existing: null, holder: null });
+    await database.keys.finish('bot', 'k-f1', 409, '{}');
+    expect(await find('k-f2')).toEqual({ existing: null, holder: null });
+  });
 });
 
 describe('IdempotencyStore.inFlightBefore (PostgreSQL)', () => {
