@@ -1,4 +1,4 @@
-import { type Json, type Stack, eventually, startStack } from './support/stack.js';
+import { type Json, type Stack, api, eventually, json, startStack } from './support/stack.js';
 import { WsTestClient } from './support/ws-client.js';
 
 /**
@@ -13,25 +13,18 @@ const clients = [
   { id: 'b1', team: 'trading', scopes: ['read:marketdata' as const] },
 ];
 
-describe("stream shares: one team cannot pin another's share", () => {
-  let stack: Stack;
-  let symbols: string[];
+/** One gateway and sandbox with the shares above (on Redis or not), and /ws clients closed after. */
+function shareStack(redis: boolean, tag: string) {
+  const fixture = { stack: undefined as unknown as Stack, symbols: [] as string[] };
   const open: WsTestClient[] = [];
-  const topic = (i: number) => `exchange.marketData.${symbols[i]}`;
-  const connect = async (clientId: string) => {
-    const client = await WsTestClient.open(stack.url, { key: stack.keys[clientId] });
-    open.push(client);
-    return client;
-  };
-
   beforeAll(async () => {
     const gateway = (config: Json) => ({
       ...config,
       streams: { exchange: { marketDataSymbols: 4, teamSymbolShares: SHARES } },
     });
-    const redisKeyPrefix = `t${process.pid}:pin:${Math.random().toString(36).slice(2, 8)}:`;
-    stack = await startStack({ redis: true, redisKeyPrefix, clients, gateway });
-    symbols = stack.sandbox.state.engine
+    const redisKeyPrefix = `t${process.pid}:${tag}:${Math.random().toString(36).slice(2, 8)}:`;
+    fixture.stack = await startStack({ redis, redisKeyPrefix, clients, gateway });
+    fixture.symbols = fixture.stack.sandbox.state.engine
       .instruments()
       .filter((instrument) => instrument.state === 'INSTRUMENT_STATE_OPEN')
       .slice(0, 4)
@@ -39,8 +32,21 @@ describe("stream shares: one team cannot pin another's share", () => {
   });
   afterAll(async () => {
     open.forEach((client) => client.close());
-    await stack?.close();
+    await fixture.stack?.close();
   });
+  return {
+    topic: (i: number) => `exchange.marketData.${fixture.symbols[i]}`,
+    connect: async (clientId: string) => {
+      const client = await WsTestClient.open(fixture.stack.url, { key: fixture.stack.keys[clientId] });
+      open.push(client);
+      return client;
+    },
+    stack: () => fixture.stack,
+  };
+}
+
+describe("stream shares: one team cannot pin another's share", () => {
+  const { topic, connect } = shareStack(true, 'pin');
 
   it('lets a team open its share again once it left topics another team still watches, and charges those to the watcher', async () => {
     const trading = await connect('b1');
@@ -69,3 +75,34 @@ describe("stream shares: one team cannot pin another's share", () => {
     expect(await platform.subscribe([topic(2)])).toMatchObject({ type: 'ack' });
   });
 });
+
+/**
+ * The same rule when a topic's last holder left and its stream lingers (5 s): a client of another team
+ * that joins it then holds it, so the charge moves to that team. Without Redis the charge stayed with
+ * the team that opened it for as long as the other team watched (a probe: platform refused its share,
+ * `/admin/limits` showing platform 2, trading 0, with no platform client holding anything). With Redis
+ * it was right; both are run.
+ */
+for (const redis of [false, true]) {
+  describe(`stream shares: a lingering topic joined by another team (${redis ? 'Redis' : 'no Redis'})`, () => {
+    const { topic, connect, stack } = shareStack(redis, 'linger');
+    const byTeam = async (): Promise<Json> =>
+      (await json(await api(stack())('/admin/limits'))).streams.find((pool: Json) => pool.pool === 'exchange.symbols')
+        .byTeam;
+
+    it('charges the joining team, and the team with no client holding anything opens its share again', async () => {
+      const platform = await connect('a1');
+      expect(await platform.subscribe([topic(0), topic(1)])).toMatchObject({ type: 'ack' });
+      platform.send({ type: 'unsubscribe', id: 'leave', topics: [topic(0), topic(1)] });
+      await platform.next((frame) => frame.type === 'ack' && frame.id === 'leave');
+      // Nobody holds them: they linger, still charged to platform.
+      expect((await byTeam()).platform).toEqual({ share: 2, inUse: 2 });
+      const trading = await connect('b1');
+      expect(await trading.subscribe([topic(0), topic(1)])).toMatchObject({ type: 'ack' });
+      // Trading holds both now: they are its charge, and platform holds nothing.
+      expect(await byTeam()).toEqual({ platform: { share: 2, inUse: 0 }, trading: { share: 2, inUse: 2 } });
+      // Before, refused `team` limit 2 for as long as trading watched.
+      expect(await platform.subscribe([topic(2)])).toMatchObject({ type: 'ack', topics: [topic(2)] });
+    });
+  });
+}

@@ -26,7 +26,12 @@ export class MemoryStreamLedger implements StreamLedger {
       holder.team,
       holder.client,
     );
-    if (outcome.granted) this.holdings.add(pool, topic, { kind, team: holder.team }, holder.client);
+    if (outcome.granted) {
+      this.holdings.add(pool, topic, { kind, team: holder.team }, holder.client);
+      // A lingering topic (no holder left) stays charged to the team that opened it; a client of another
+      // team joining it now holds it, so the charge moves to that team, as the Redis ledger does on its next look.
+      this.holdings.recharge(pool, topic);
+    }
     return Promise.resolve(outcome);
   }
 

@@ -147,6 +147,17 @@ function ledgerRules(make: () => StreamLedger | Promise<StreamLedger>) {
     expect(await claim(sut, 1, A2)).toEqual({ granted: true });
   });
 
+  it("moves a lingering topic's charge to the team whose client joins it", async () => {
+    expect(await claim(sut, 1, A1)).toEqual({ granted: true });
+    expect(await claim(sut, 2, A1)).toEqual({ granted: true });
+    // A's client leaves both; the streams linger (not released), still charged to A.
+    for (const n of [1, 2]) sut.leave(POOL, topic(n), A1.client);
+    for (const n of [1, 2]) expect(await claim(sut, n, B1)).toEqual({ granted: true });
+    // B holds them now, A nothing: A's share is its own again (before, the memory ledger kept A charged).
+    expect(await eventuallyGranted(() => claim(sut, 3, A1))).toEqual({ granted: true });
+    expect((await sut.usage())[0].byTeam).toEqual({ A: { share: 2, inUse: 1 }, B: { share: 3, inUse: 2 } });
+  });
+
   it('returns a stream to the team once the topic is released', async () => {
     await claim(sut, 1, A1);
     await claim(sut, 2, A1);
