@@ -3911,6 +3911,8 @@ export interface operations {
                     /** @enum {string} */
                     state: "active" | "reduce-only" | "halted" | "halt-and-cancel";
                     reason: string;
+                    /** @enum {string} */
+                    expected?: "active" | "reduce-only" | "halted" | "halt-and-cancel";
                 };
             };
         };

@@ -35,9 +35,16 @@ const SetStateSchema = z
     state: z.enum(TRADING_STATES),
     /** Every change names why; it is recorded with who and when. */
     reason: AdminReasonSchema,
+    /** The state the caller read (GET /admin/risk; none latched: `active`): another latched is refused 412 naming it. */
+    expected: z.enum(TRADING_STATES).optional(),
   })
   .strict()
-  .meta({ examples: [{ scope: 'team:trading', state: 'halted', reason: 'runaway bot, ticket OPS-1234' }] });
+  .meta({
+    examples: [
+      { scope: 'team:trading', state: 'halted', reason: 'runaway bot, ticket OPS-1234' },
+      { scope: 'team:trading', state: 'active', reason: 'bot fixed, OPS-1234', expected: 'halted' },
+    ],
+  });
 type SetState = z.infer<typeof SetStateSchema>;
 
 const ResetBreakerSchema = z
@@ -123,7 +130,8 @@ export class RiskAdminController {
   }
 
   /**
-   * Latches a state on a scope on every instance (`active` lifts it). `halt-and-cancel` latches the halt
+   * Latches a state on a scope on every instance (`active` lifts it); `expected`, when sent, must be the
+   * state latched, else 412 and nothing changes (no cancels either). `halt-and-cancel` latches the halt
    * first, then cancels the scope's resting orders and answers with the report. The change and the
    * run are appended to the order journal (`journaled` says whether that write succeeded); the cancels
    * never wait for it.
@@ -135,7 +143,7 @@ export class RiskAdminController {
     @ZodBody(SetStateSchema) body: SetState,
   ): Promise<{ change: TradingStateChange; report?: KillReport; journaled: boolean }> {
     const change = await this.states
-      .set(body.scope, body.state, body.reason, admin.id)
+      .set(body.scope, body.state, body.reason, admin.id, body.expected)
       .catch(async (error: unknown) => {
         if (body.state === 'halt-and-cancel' && isUnlatched(error)) await this.cancelUnlatched(body, admin, error);
         throw error;

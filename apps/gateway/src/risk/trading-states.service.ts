@@ -141,22 +141,29 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). A
-   * scope naming no configured team or client, or no market, is refused 400 naming `body.scope`, unless
-   * a state is latched on it already: a team or client since removed from the config keeps its latched
-   * state until it is lifted.
+   * Latches `state` on `scope` (every change needs a reason and is recorded: who, when, old → new). The
+   * old state is the one latched when the write lands (read in the same step by the store), not the one
+   * this instance last saw: two operators at once make a chain. `expected`: the state the caller read;
+   * another latched is refused 412 naming it, nothing changed. A scope naming no configured team or
+   * client, or no market, is refused 400 naming `body.scope`, unless a state is latched on it already: a
+   * team or client since removed from the config keeps its latched state until it is lifted.
    */
-  async set(scope: string, state: TradingState, reason: string, by: string): Promise<TradingStateChange> {
+  async set(
+    scope: string,
+    state: TradingState,
+    reason: string,
+    by: string,
+    expected?: TradingState,
+  ): Promise<TradingStateChange> {
     const latched = this.states.get(scope);
     // A scope holding a latched state is taken whatever it names (an id since removed from the config
     // keeps its state until lifted, and may be halted again meanwhile).
     const problem = latched ? undefined : scopeProblem(scope, this.known);
     if (problem) throw new ValidationError([{ path: 'body.scope', message: problem }]);
-    const from = latched?.state ?? 'active';
     const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.wallNow()).toISOString() };
-    const change: TradingStateChange = { ...record, from };
+    let written;
     try {
-      await this.store.write(record, change);
+      written = await this.store.write(record, expected);
     } catch (error) {
       throw new DomainError(
         ErrorCode.SERVICE_UNAVAILABLE,
@@ -164,8 +171,21 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
         { cause: error, extensions: { scope } },
       );
     }
+    if ('current' in written) {
+      // This instance may not have seen the change that came first: read the set again, so GET /admin/risk here shows it.
+      await this.states.resync();
+      throw new DomainError(
+        ErrorCode.PRECONDITION_FAILED,
+        `The trading state of ${scope} is ${written.current}, not ${expected}: another change came first. Read GET /admin/risk and try again; nothing changed.`,
+        { extensions: { scope, state: written.current, expected } },
+      );
+    }
+    const { change } = written;
     this.states.apply(scope, state === 'active' ? null : record);
-    this.logger.warn({ tradingState: change }, `trading state of ${scope}: ${from} → ${state} by ${by} (${reason})`);
+    this.logger.warn(
+      { tradingState: change },
+      `trading state of ${scope}: ${change.from} → ${state} by ${by} (${reason})`,
+    );
     return change;
   }
 }
