@@ -47,9 +47,10 @@ export type RetailFinding =
  * the channel was not held through the call, e.g. after a restart). An order is taken only when it is
  * the single candidate: same market and terms (a close: the market and a selling intent), placed
  * after the call's intent was recorded, not an order the journal shows another call made (a cancel of it
- * through the gateway does not make it another call's), and no other
- * unresolved call of the account has overlapping terms. No candidate proves "not placed" only when the
- * channel was held without a gap from before the intent and the call is final; else it stays pending.
+ * through the gateway does not make it another call's) nor one given to another call in the same pass,
+ * and no other unresolved call of the account, of any team, has overlapping terms. No candidate proves
+ * "not placed" only when the channel was held without a gap from before the intent and the call is
+ * final; else it stays pending.
  */
 @Injectable()
 export class RetailOrderFinder {
@@ -63,22 +64,30 @@ export class RetailOrderFinder {
   /** `read`: the open orders may be read (one read per account and market) where the channel decides nothing. */
   async find(records: readonly IdempotencyRecord[], read: boolean): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const findings = new Map<IdempotencyRecord, RetailFinding>();
+    // Grouped by account and market, whatever the team: teams that share an account share its orders, so
+    // another team's unresolved call with the same terms could have made the order too.
     const groups = new Map<string, IdempotencyRecord[]>();
+    // Orders given to a call in this pass: the journal shows them made only once the pass settles them.
+    const given = new Set<string>();
     for (const record of records) {
       const terms = termsOf(record);
       if (!terms || !record.participant) {
         findings.set(record, { kind: 'pending', why: 'no terms recorded' });
         continue;
       }
-      const group = `${record.team}\u0000${record.participant}\u0000${terms.marketSlug}`;
+      const group = `${record.participant}\u0000${terms.marketSlug}`;
       groups.set(group, [...(groups.get(group) ?? []), record]);
     }
     for (const group of groups.values())
-      for (const [record, finding] of await this.findIn(group, read)) findings.set(record, finding);
+      for (const [record, finding] of await this.findIn(group, read, given)) findings.set(record, finding);
     return findings;
   }
 
-  private async findIn(records: IdempotencyRecord[], read: boolean): Promise<Map<IdempotencyRecord, RetailFinding>> {
+  private async findIn(
+    records: IdempotencyRecord[],
+    read: boolean,
+    given: Set<string>,
+  ): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const first = records[0]!;
     const account = first.participant!;
     const slug = termsOf(first)!.marketSlug;
@@ -102,7 +111,9 @@ export class RetailOrderFinder {
         });
         continue;
       }
-      const candidates = fresh.filter((seen) => matches(seen.order, terms) && madeAfter(seen, intentAt, sentAt));
+      const candidates = fresh.filter(
+        (seen) => !given.has(seen.order.id) && matches(seen.order, terms) && madeAfter(seen, intentAt, sentAt),
+      );
       if (candidates.length > 1) {
         findings.set(record, { kind: 'pending', why: `${candidates.length} orders on the order channel match` });
         continue;
@@ -114,14 +125,15 @@ export class RetailOrderFinder {
       }
       if (candidate) {
         const settled = FINISHED.has(candidate.order.state ?? '') || now - candidate.firstSeenAt >= SETTLE_MS;
-        if (settled)
+        if (settled) {
+          given.add(candidate.order.id);
           findings.set(record, {
             kind: 'found',
             order: candidate.order,
             executions: candidate.executions,
             via: 'retail order channel',
           });
-        else findings.set(record, { kind: 'pending', why: 'its order was just seen on the order channel' });
+        } else findings.set(record, { kind: 'pending', why: 'its order was just seen on the order channel' });
         continue;
       }
       const covered =
@@ -143,7 +155,7 @@ export class RetailOrderFinder {
       if (!covered) undecided.push(record);
     }
     if (read && undecided.length > 0)
-      for (const [record, finding] of await this.fromOpenOrders(undecided, records, account, slug))
+      for (const [record, finding] of await this.fromOpenOrders(undecided, records, account, slug, given))
         findings.set(record, finding);
     return findings;
   }
@@ -154,6 +166,7 @@ export class RetailOrderFinder {
     all: IdempotencyRecord[],
     account: string,
     slug: string,
+    given: Set<string>,
   ): Promise<Map<IdempotencyRecord, RetailFinding>> {
     const reply = await this.orders.open(
       { account, team: undecided[0]!.team, requestId: `resolve-${randomUUID()}` },
@@ -167,11 +180,13 @@ export class RetailOrderFinder {
       const terms = termsOf(record)!;
       if (all.some((other) => other !== record && overlap(termsOf(other)!, terms))) continue;
       const candidates = fresh.filter(
-        (order) => matches(order, terms) && placedAt(order) >= record.createdAt.getTime() - SKEW_MS,
+        (order) =>
+          !given.has(order.id) && matches(order, terms) && placedAt(order) >= record.createdAt.getTime() - SKEW_MS,
       );
-      if (candidates.length === 1)
+      if (candidates.length === 1) {
+        given.add(candidates[0]!.id);
         findings.set(record, { kind: 'found', order: candidates[0]!, executions: [], via: 'retail open orders' });
-      else
+      } else
         findings.set(record, {
           kind: 'pending',
           why:
