@@ -131,8 +131,6 @@ describe('admin input to the risk controls and the journal export is refused 400
       reason: 'a symbol with capitals',
     });
     expect(taken.status).toBe(200);
-    expect((await setState(a, `market:${market}`, 'halted')).status).toBe(200);
-    expect((await setState(a, `market:${market}`, 'active')).status).toBe(200);
     for (const bad of ['Fed RATE', 'fed/rate', '.fed']) {
       await expectRefused(
         await putLimits(a, { limits: [{ scope: 'client', id: 'bot', market: bad, maxOrderQty: 5 }], reason: 'bad' }),
@@ -145,6 +143,20 @@ describe('admin input to the risk controls and the journal export is refused 400
       body: JSON.stringify({ reason: 'back to config' }),
     });
     expect(back.status).toBe(200);
+  });
+
+  // A halt of a market the venue does not list halts nothing: a probe's `market:<SYMBOL in capitals>`, a
+  // trailing dot and an invented name each answered 200. Refused now; the listed symbol, and a lift of
+  // any, are taken.
+  it('refuses a state on a market the venue does not list, as spelled: capitals, a trailing dot, an invented name', async () => {
+    for (const bad of [SYMBOL.toUpperCase(), `${SYMBOL}.`, 'no-such-market', 'Fed.RATE_2026-12']) {
+      const error = await expectRefused(await setState(a, `market:${bad}`, 'halted'), 'body.scope');
+      expect(error.message).toMatch(/unknown market/);
+    }
+    expect((await json(await api(a)('/admin/risk'))).states).toEqual([]);
+    expect((await setState(a, `market:${SYMBOL}`, 'halted')).status).toBe(200);
+    expect((await setState(a, `market:${SYMBOL}`, 'active')).status).toBe(200);
+    expect((await setState(a, 'market:no-such-market', 'active')).status).toBe(200);
   });
 
   it('takes any state on a scope already latched, so a state latched for a client that has since left the config can be lifted', async () => {

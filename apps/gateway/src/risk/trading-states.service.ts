@@ -10,6 +10,7 @@ import {
   type RedisClient,
   ValidationError,
 } from '@lib/core';
+import { InstrumentDirectory } from '@lib/exchange';
 
 import { LatchedSet } from './latched/latched-set.js';
 import {
@@ -50,6 +51,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     @Inject(REDIS) redis: RedisClient | null,
     private readonly clock: Clock,
     readiness: Readiness,
+    private readonly directory: InstrumentDirectory,
   ) {
     this.store = redis
       ? new RedisTradingStateStore(redis, config.redis?.keyPrefix ?? '')
@@ -160,6 +162,7 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
     // keeps its state until lifted, and may be halted again meanwhile).
     const problem = latched ? undefined : scopeProblem(scope, this.known);
     if (problem) throw new ValidationError([{ path: 'body.scope', message: problem }]);
+    if (!latched && state !== 'active') await this.marketListed(scope);
     const record: TradingStateRecord = { scope, state, reason, by, at: new Date(this.clock.wallNow()).toISOString() };
     let written;
     try {
@@ -187,5 +190,27 @@ export class TradingStates implements OnModuleInit, OnApplicationShutdown {
       `trading state of ${scope}: ${change.from} → ${state} by ${by} (${reason})`,
     );
     return change;
+  }
+
+  /**
+   * A market scope names a market the venue lists (its instrument list, which holds the retail slugs too:
+   * one namespace), exactly as spelled there: a probe's halt of `market:AEC-NFL-BUF-KC-2026-11-22` (the
+   * symbol is lower case), of `market:no-such-market` and of a name with a trailing dot each answered 200
+   * and halted nothing. While no list can be had the name is taken (a halt must not wait on the exchange),
+   * and the log says so.
+   */
+  private async marketListed(scope: string): Promise<void> {
+    if (!scope.startsWith('market:')) return;
+    const market = scope.slice('market:'.length);
+    const listed = await this.directory.lists(market);
+    if (listed === false)
+      throw new ValidationError([
+        {
+          path: 'body.scope',
+          message: `unknown market "${market.slice(0, 100)}": the venue lists no such symbol or slug (names are case-sensitive)`,
+        },
+      ]);
+    if (listed === undefined)
+      this.logger.warn(`market ${market} latched unchecked: the instrument list could not be read`);
   }
 }
