@@ -1,13 +1,14 @@
 import { WebSocket } from 'ws';
 
-import { limit, post, startExchangeStack } from './support/exchange-stack.js';
+import { SYMBOL, limit, post, startExchangeStack } from './support/exchange-stack.js';
 import { PARTICIPANT, type Json, type Stack, eventually, json } from './support/stack.js';
 
 // Cancel-on-disconnect of one of two bots on one participant takes, of that participant's orders, only
 // those the journal shows the bot was given (a 2xx answer naming the order). A batch replace is answered
 // 200 as a whole, each item with its order id or its own error; the journal's answer record of an item
 // the exchange refused still named the order with status 200, so a bot whose replace of its sibling's
-// order was refused was "given" that order, and its cancel-on-disconnect cancelled it.
+// order was refused was "given" that order, and its cancel-on-disconnect cancelled it. (The sibling's order
+// is now one sent outside the gateway: a replace of one another client was given is refused before it is sent.)
 
 const TWINS = ['twin-a', 'twin-b'].map((id) => ({
   id,
@@ -29,9 +30,18 @@ describe('cancel-on-disconnect after a refused replace of a sibling bot order', 
       expect(res.status).toBe(200);
       return ((await json(res)) as { orderId: string }).orderId;
     };
-    const sibling = await place('a-1');
+    // An order sent outside the gateway (no client was given it: any client of the participant may replace
+    // it; one another client was given is refused 403 before it is sent, test/walls-change-others-order.test.ts).
+    const sibling = stack.sandbox.state.engine.insert({
+      symbol: SYMBOL,
+      side: 'SIDE_BUY',
+      account: PARTICIPANT,
+      orderQty: 1,
+      price: 4,
+      timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL',
+    }).orderId;
     await place('a-2');
-    // twin-b names twin-a's order with a clordId another open order holds: the exchange refuses the item.
+    // twin-b names that order with a clordId another open order holds: the exchange refuses the item.
     const replace = await post(
       stack,
       '/exchange/v1/trading/orders/replace/list',

@@ -83,14 +83,23 @@ describe('the kill switch takes orders whose inserts were in flight', () => {
     async (_, sender) => {
       const tag = `hif-${sender() === a ? 'a' : 'b'}`;
       slowInserts(true);
+      const reached = () => a.sandbox.state.counter('exchange.calls.insertOrder');
+      const before = reached();
       const inserts = insert(sender(), tag, 6);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the inserts are at the exchange, not placed yet
+      // Halted once an insert is at the exchange, not placed yet (the sandbox counts it before its delay).
+      await eventually(
+        async () => reached() - before,
+        (n) => n > 0,
+        10_000,
+        5,
+      );
       const halted = await setState(a, 'halt-and-cancel');
       expect(halted.status).toBe(200);
       const { report } = (await json(halted)) as { report: Report };
-      // On a busy machine a budget decision read late is refused 429 unsent: such an insert is not in flight.
+      // On a busy machine a budget decision read late is refused 429 unsent, and an insert that reaches the
+      // gateway after the halt is refused 403: neither is in flight.
       const statuses = await inserts;
-      expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+      expect(statuses.filter((status) => status !== 200 && status !== 429 && status !== 403)).toEqual([]);
       const placed = statuses.filter((status) => status === 200).length;
       expect(placed).toBeGreaterThan(0);
       // The promise: once the run has answered, nothing of the team rests at the exchange.
@@ -104,11 +113,21 @@ describe('the kill switch takes orders whose inserts were in flight', () => {
   );
 
   it("a dead-man's switch that fires while its client's inserts are in flight takes their orders too", async () => {
+    slowInserts(true);
+    const reached = () => a.sandbox.state.counter('exchange.calls.insertOrder');
+    const before = reached();
+    const inserts = insert(b, 'dms-if', 4);
+    // Armed once the inserts are at the exchange (the sandbox counts them before its delay): the switch
+    // lapses while they are held there, and they land after it fired. Armed before they were sent, a busy
+    // machine could let it lapse before they left.
+    await eventually(
+      async () => reached() - before,
+      (n) => n > 0,
+      10_000,
+      5,
+    );
     const armed = await post(a, '/risk/v1/dead-man-switch', { seconds: 1 }, 'hc');
     expect(armed.status).toBe(200);
-    slowInserts(true);
-    // Sent just before the switch lapses: they land after it fired.
-    const inserts = insert(b, 'dms-if', 4);
     const statuses = await inserts;
     expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(statuses).toContain(200);
