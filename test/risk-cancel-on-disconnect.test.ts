@@ -140,9 +140,13 @@ describe('cancel-on-disconnect for /ws clients', () => {
     );
     const retailA = await place('twin-a', '/retail/v1/orders', retailBid('0.11'));
     const retailB = await place('twin-b', '/retail/v1/orders', retailBid('0.12'));
-    // The dying bot modified its sibling's retail order (a modify that changes nothing): it acted on the
-    // order, it was not given it (a probe: the modify's answer counted as given, and the order was cancelled).
-    await place('twin-a', `/retail/v1/order/${retailB.id}/modify`, { marketSlug: RETAIL_MARKET });
+    // The dying bot tries to modify its sibling's retail order (a modify that changes nothing): refused, as
+    // a change of an order another client was given (test/walls-change-others-order.test.ts). Before that
+    // wall, its 200 counted as given, and the sibling's order was cancelled (a probe).
+    const modified = await pastGatewayRefusals(() =>
+      post(a, `/retail/v1/order/${retailB.id}/modify`, { marketSlug: RETAIL_MARKET }, 'twin-a'),
+    );
+    expect(modified.status).toBe(403);
     const exchangeOpen = () =>
       a.sandbox.state.engine
         .openOrders(PARTICIPANT)
