@@ -45,4 +45,8 @@ export default {
   // bound, not a speed claim.
   testTimeout: 120000,
   maxWorkers: 2,
+  // A worker keeps each file's ES module registry (vm modules), so its heap grows file by file: with 241
+  // files on two workers one ran out of its 4.3 GB heap in CI (tour.test.ts, "Jest worker ran out of
+  // memory"). A worker past this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
 };
