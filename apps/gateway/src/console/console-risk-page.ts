@@ -92,7 +92,7 @@ export const CONSOLE_RISK_JS = `'use strict';
       const res = await fetch('/admin/risk/states', { method: 'POST', headers: { authorization: 'Bearer ' + adminKey(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const answer = await res.json();
       if (!res.ok) { $('killResult').textContent = 'refused: ' + res.status + ' ' + (answer.code || '') + ' ' + (answer.detail || ''); $('killResult').className = 'bad'; return; }
-      const report = answer.report ? ', cancelled ' + answer.report.cancelled.length + ', filled first ' + answer.report.filledFirst.length + ', unresolved ' + answer.report.unresolved.length : '';
+      const report = answer.report ? ', cancelled ' + answer.report.cancelled.length + ', filled first ' + answer.report.filledFirst.length + ', closed ' + answer.report.closed.length + ', unresolved ' + answer.report.unresolved.length : '';
       $('killResult').className = 'ok';
       $('killResult').textContent = answer.change.scope + ': ' + answer.change.from + ' → ' + answer.change.state + ' by ' + answer.change.by + report + (answer.journaled ? ' (journaled)' : ' (NOT journaled)');
     } catch (error) {

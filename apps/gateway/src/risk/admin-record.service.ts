@@ -93,6 +93,7 @@ export class AdminRecord {
       targeted: report.targeted,
       cancelled: report.cancelled.length,
       filledFirst: report.filledFirst.length,
+      closed: report.closed.length,
       unresolved: report.unresolved.length,
       remainingOpen: report.remainingOpen,
       durationMs: report.durationMs,
@@ -115,6 +116,7 @@ export class AdminRecord {
       { kind: 'admin', clientId: trigger.by, ...teamOf(trigger.scope), data: { ...base, summary, report } },
       ...report.cancelled.map(perOrder('cancelled')),
       ...report.filledFirst.map(perOrder('filled-first')),
+      ...report.closed.map(perOrder('closed')),
       ...report.unresolved.map(perOrder('unresolved')),
     ]);
   }

@@ -9,6 +9,7 @@ export interface ClientCancelCounts {
   client: string;
   cancelled: number;
   filledFirst: number;
+  closed: number;
   unresolved: number;
 }
 
@@ -38,6 +39,7 @@ export class ClientCancelAll {
       client: clientId,
       cancelled: report.cancelled.length,
       filledFirst: report.filledFirst.length,
+      closed: report.closed.length,
       unresolved: report.unresolved.length,
     };
   }

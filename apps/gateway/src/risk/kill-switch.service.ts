@@ -80,12 +80,14 @@ interface InFlight {
   margin: number;
 }
 
+type Outcome = 'cancelled' | 'filledFirst' | 'closed' | 'unresolved';
+
 export interface KilledOrder {
   orderId: string;
   /** The participant (exchange) or retail account it belonged to. */
   owner: string;
   symbol?: string;
-  /** For an unresolved one: what the cancel met. */
+  /** For an unresolved or closed one: what the cancel met. */
   problem?: string;
 }
 
@@ -95,7 +97,13 @@ export interface KillReport {
   cancelled: KilledOrder[];
   /** The cancel found the order closed already (409: filled, expired or cancelled first). */
   filledFirst: KilledOrder[];
-  /** The cancel failed or could not be confirmed, or the order was still open when re-read. */
+  /**
+   * The cancel's answer did not come (lost, timed out, refused for budget), and the order was not open
+   * when the scope was read last: cancelled by this run or filled first, the run cannot tell which.
+   * Nothing of them rests, so they are not unresolved.
+   */
+  closed: KilledOrder[];
+  /** The cancel failed or could not be confirmed and the order was still open, or its owner unreadable, when re-read. */
   unresolved: KilledOrder[];
   /** Orders of the scope still open at the exchange when re-read after the cancels. */
   remainingOpen: number;
@@ -151,7 +159,7 @@ export class KillSwitch {
     const reach = this.reach(scope);
     const { participants, accounts, market } = reach;
     const targeted = new Set<string>();
-    const outcomes = new Map<string, { kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }>();
+    const outcomes = new Map<string, { kind: Outcome; order: KilledOrder }>();
     const unreadable: KilledOrder[] = [];
     const leftToOthers = new Set<string>();
     // Exchange participants, and the retail accounts this scope shares with other clients (their orders
@@ -208,6 +216,7 @@ export class KillSwitch {
       scope,
       cancelled: [],
       filledFirst: [],
+      closed: [],
       unresolved: [...unreadable, ...waited.unresolved],
       remainingOpen: left.length,
       targeted: targeted.size,
@@ -220,7 +229,14 @@ export class KillSwitch {
         kind: 'unresolved',
         order: { ...order, problem: outcomes.get(order.orderId)?.order.problem ?? 'still open after the cancels' },
       });
+    // A cancel without an answer, of an order the last read (of an owner it could read) no longer shows: closed.
+    const stillOpen = new Set(left.map((order) => order.orderId));
+    const unread = new Set(unreadable.map((problem) => problem.owner));
+    for (const [orderId, outcome] of outcomes)
+      if (outcome.kind === 'unresolved' && !stillOpen.has(orderId) && !unread.has(outcome.order.owner))
+        outcome.kind = 'closed';
     for (const { kind, order } of outcomes.values()) report[kind].push(order);
+    await Promise.all(report.closed.map((order) => this.open.closed(order.orderId)));
     await Promise.all(
       accounts
         .filter((account) => !shared.includes(account))
@@ -234,6 +250,7 @@ export class KillSwitch {
           scope,
           cancelled: report.cancelled.length,
           filledFirst: report.filledFirst.length,
+          closed: report.closed.length,
           unresolved: report.unresolved.length,
         },
       },
@@ -389,9 +406,7 @@ export class KillSwitch {
     return [];
   }
 
-  private async cancelOne(
-    order: KilledOrder,
-  ): Promise<{ kind: 'cancelled' | 'filledFirst' | 'unresolved'; order: KilledOrder }> {
+  private async cancelOne(order: KilledOrder): Promise<{ kind: Outcome; order: KilledOrder }> {
     try {
       const account = retailAccountOf(order.owner);
       if (account !== undefined)

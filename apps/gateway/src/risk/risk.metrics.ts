@@ -55,7 +55,7 @@ export class RiskMetrics {
     });
     this.killOrders = new Counter({
       name: 'gateway_kill_switch_orders_total',
-      help: 'Orders met by halt-and-cancel runs, by scope and outcome (cancelled, filled_first, unresolved)',
+      help: 'Orders met by halt-and-cancel runs, by scope and outcome (cancelled, filled_first, closed, unresolved)',
       labelNames: ['scope', 'outcome'],
       registers: [registry],
     });
@@ -103,6 +103,7 @@ export class RiskMetrics {
     const { scope } = report;
     this.killOrders.inc({ scope, outcome: 'cancelled' }, report.cancelled.length);
     this.killOrders.inc({ scope, outcome: 'filled_first' }, report.filledFirst.length);
+    this.killOrders.inc({ scope, outcome: 'closed' }, report.closed.length);
     this.killOrders.inc({ scope, outcome: 'unresolved' }, report.unresolved.length);
   }
 }
