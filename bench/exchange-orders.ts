@@ -43,8 +43,10 @@ const SATURATION_CONNECTIONS = 50;
  * Rounds per target and phase. The machine stalls now and then for 100-270 ms (seen at half a core busy,
  * on one target or another, never the same twice): one stall in a round's 2,000 orders is its p99, so the
  * goals are judged on the median of the rounds' p99 (p99MedianMs; the pooled p99Ms is reported too).
+ * BENCH_ORDERS_ROUNDS: more rounds narrow that median (a difference of 0.2 ms between two targets whose p99
+ * moves by a millisecond or more from round to round needs more than five).
  */
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ORDERS_ROUNDS ?? 5);
 const ROUND_SECONDS = 2;
 /**
  * Paced seconds per target before the first round, not recorded (BENCH_ORDERS_WARM_UP_SECONDS): V8 is still
