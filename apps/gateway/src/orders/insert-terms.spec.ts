@@ -50,4 +50,18 @@ describe('mayBeSent', () => {
     expect(mayBeSent(undefined, limit)).toBe(true);
     expect(mayBeSent({ ...limit, price: 13 }, undefined)).toBe(true);
   });
+
+  it('compares no term the exchange sets itself: the price of a market-to-limit, the size and time in force of a cash order', () => {
+    const mtl = { symbol: 'ABC', side: 'SIDE_BUY', type: 'ORDER_TYPE_MARKET_TO_LIMIT', orderQty: '2', price: '60' };
+    expect(mayBeSent({ ...mtl, price: 55 }, mtl)).toBe(true);
+    expect(mayBeSent({ ...mtl, type: 'ORDER_TYPE_LIMIT', price: 55 }, mtl)).toBe(true);
+    expect(mayBeSent({ ...mtl, orderQty: 3 }, mtl)).toBe(false);
+    const cash = { ...mtl, orderQty: undefined, cashOrderQty: '56', timeInForce: 'TIME_IN_FORCE_GOOD_TILL_CANCEL' };
+    expect(mayBeSent({ ...cash, orderQty: 1, timeInForce: 'TIME_IN_FORCE_IMMEDIATE_OR_CANCEL' }, cash)).toBe(true);
+    expect(mayBeSent({ ...cash, side: 'SIDE_SELL' }, cash)).toBe(false);
+    // A limit's price is its own: another one is another order.
+    expect(mayBeSent({ ...limit, type: 'ORDER_TYPE_LIMIT', price: 13 }, { ...limit, type: 'ORDER_TYPE_LIMIT' })).toBe(
+      false,
+    );
+  });
 });

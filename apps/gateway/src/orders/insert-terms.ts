@@ -22,14 +22,26 @@ export function sentTermsOf(intents: readonly JournalRecord[]): Map<string, Orde
   return sent;
 }
 
+/** Order types whose `price` is the limit the order keeps; any other's is not (a market-to-limit rests at its fill's price). */
+const PRICED_TYPES: ReadonlySet<string> = new Set(['ORDER_TYPE_LIMIT', 'ORDER_TYPE_STOP_LIMIT']);
+
 /**
- * Whether the order may be the one a call sent: every term both show is the same. A term either side
- * leaves out is not compared (a default the client did not send, a field a stream does not carry);
- * a call whose terms are not known may have sent any order.
+ * Whether the order may be the one a call sent: every term both show, and the exchange keeps as sent,
+ * is the same. A term either side leaves out is not compared (a default the client did not send, a
+ * field a stream does not carry); a call whose terms are not known may have sent any order. Terms the
+ * exchange sets itself are not compared (a probe: a lost insert was told ORDER_NOT_PLACED, the order
+ * resting or filled, as its shown terms differed): the price of an order that is not a limit (a
+ * market-to-limit rests at its fill's price, and its type may show as a limit), and the quantity and
+ * time in force of a cash order (the exchange sizes it, and makes it immediate-or-cancel).
  */
 export function mayBeSent(order: OrderTerms | undefined, sent: OrderTerms | undefined): boolean {
   if (!order || !sent) return true;
+  const cash = !absent(sent.cashOrderQty, true);
+  const priced = PRICED_TYPES.has(String(sent.type ?? 'ORDER_TYPE_LIMIT'));
   return INSERT_TERMS.every((field) => {
+    if (field === 'price' && !priced) return true;
+    if ((field === 'orderQty' || field === 'timeInForce') && cash) return true;
+    if (field === 'type' && sent.type === 'ORDER_TYPE_MARKET_TO_LIMIT') return true;
     const numeric = NUMERIC.has(field);
     const shown = order[field];
     const asked = sent[field];

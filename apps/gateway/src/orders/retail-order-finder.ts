@@ -200,10 +200,15 @@ export class RetailOrderFinder {
 }
 
 function termsOf(record: IdempotencyRecord): Terms | undefined {
-  const request = record.request as Partial<Omit<Terms, 'close'>> | undefined;
+  const request = record.request as (Partial<Omit<Terms, 'close'>> & { type?: unknown }) | undefined;
   if (!request || typeof request.marketSlug !== 'string') return undefined;
   if (record.operation === 'retail.closePosition') return { close: true, marketSlug: request.marketSlug };
-  return typeof request.intent === 'string' ? { ...(request as Omit<Terms, 'close'>), close: false } : undefined;
+  if (typeof request.intent !== 'string') return undefined;
+  const { type, ...terms } = request as Omit<Terms, 'close'> & { type?: unknown };
+  // A market order's price is not the order's (it fills at the book's): a probe's lost market buy that
+  // carried one and filled was told ORDER_NOT_PLACED, its channel order never matching that price.
+  if (type !== undefined && type !== 'ORDER_TYPE_LIMIT') delete terms.price;
+  return { ...terms, close: false };
 }
 
 const sameDecimal = (a: string | undefined, b: string | undefined): boolean =>

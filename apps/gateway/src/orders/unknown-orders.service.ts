@@ -233,20 +233,24 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     for (const record of records) {
       if (record.state === 'in_flight' && !(await this.store.keys.markUnknown(record.clientId, record.key, 'silent')))
         continue; // finished meanwhile
-      const own = await this.ownCandidates(
+      const { own, untaken } = await this.candidatesOf(
         record,
         record.clordIds.map((clordId) => found.get(clordId) ?? []),
       );
       const orders = await this.unclaimed(record, lastOfEach(own));
       if (orders) await this.settle(record, orders, 'order search');
-      // An earlier order under a reused clordId, given to another call, or one with other terms, is not this
-      // call's: it proves nothing placed. An order another unfinished call may own settles neither call.
-      // A 5xx after the send proves nothing either (a load balancer's, while the exchange ran it): the same proof frees its key.
+      // An earlier order under a reused clordId, given to another call, is not this call's: it proves
+      // nothing placed. One with other terms that no call was given proves nothing either way: it may be
+      // this call's with a term the exchange set (a probe: a market-to-limit resting at its fill's price,
+      // a cash order made immediate-or-cancel were told ORDER_NOT_PLACED, and a 502's key was freed and
+      // its retry made a second order), so the call stays UNKNOWN. An order another unfinished call may
+      // own settles neither call. A 5xx after the send proves nothing either (a load balancer's, while the
+      // exchange ran it): the same proof frees its key.
       else if (
         complete &&
         this.pastStopgap(record) &&
         this.window.covers(dated, since, readAt, claimAgeMs(record)) &&
-        own.every((orders) => orders.length === 0)
+        untaken.every((orders) => orders.length === 0)
       )
         await (record.body === 'answered' ? this.notProcessed(record) : this.notPlaced(record));
     }
@@ -292,13 +296,13 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     return { found, complete: !pageToken, dated: dated! };
   }
 
-  /** The call's order for each of its clordIds (see ownCandidates), or undefined while one has none left. */
+  /** The call's order for each of its clordIds (see candidatesOf), or undefined while one has none left. */
   private async ownOrders(
     record: IdempotencyRecord,
     candidates: readonly (readonly FoundOrder[])[],
   ): Promise<FoundOrder[] | undefined> {
     if (candidates.some((orders) => orders.length === 0)) return undefined;
-    return this.unclaimed(record, lastOfEach(await this.ownCandidates(record, candidates)));
+    return this.unclaimed(record, lastOfEach((await this.candidatesOf(record, candidates)).own));
   }
 
   /**
@@ -339,15 +343,16 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
    * order (settled with it, the call was told its new order was that one) or another client's on the same
    * participant. This call's own records (an answer written before its instance died, a resolution whose
    * key was not written) come after its claim, and leave the order to it. An order whose terms are not
-   * the ones the call sent (its journaled intent) is another call's: another team may send the same
-   * clordId on the participant, and the exchange holds only one open order per clordId.
+   * the ones the call sent (its journaled intent) is not taken as the call's (`own`): another team may
+   * send the same clordId on the participant, and the exchange holds only one open order per clordId.
+   * `untaken` keeps those too: while one is there, the call is not proven unplaced.
    */
-  private async ownCandidates(
+  private async candidatesOf(
     record: IdempotencyRecord,
     candidates: readonly (readonly FoundOrder[])[],
-  ): Promise<FoundOrder[][]> {
+  ): Promise<{ own: FoundOrder[][]; untaken: FoundOrder[][] }> {
     const ids = candidates.flat().map((order) => order.id);
-    if (ids.length === 0) return candidates.map(() => []);
+    if (ids.length === 0) return { own: candidates.map(() => []), untaken: candidates.map(() => []) };
     const [intents, given] = await Promise.all([
       this.store.journal.intents(record.clientId, record.key, record.clordIds),
       this.store.journal.givenRecords(ids),
@@ -361,11 +366,11 @@ export class UnknownOrders implements OnApplicationBootstrap, OnApplicationShutd
     const taken = new Set(
       given.filter((proof) => proof.clientId !== record.clientId || earlier(proof)).map((proof) => proof.orderId),
     );
-    return candidates.map((orders, index) =>
-      orders.filter(
-        (order) => !taken.has(order.id) && mayBeSent(order.terms, sent.get(record.clordIds[index] ?? order.clordId)),
-      ),
+    const untaken = candidates.map((orders) => orders.filter((order) => !taken.has(order.id)));
+    const own = untaken.map((orders, index) =>
+      orders.filter((order) => mayBeSent(order.terms, sent.get(record.clordIds[index] ?? order.clordId))),
     );
+    return { own, untaken };
   }
 
   private async settle(
