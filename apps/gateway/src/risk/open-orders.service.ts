@@ -89,7 +89,7 @@ export interface Reservation {
 }
 
 /** The fail-closed refusal when the counts cannot be judged: nothing is sent. */
-const uncounted = (why: string, cause?: unknown) =>
+export const uncounted = (why: string, cause?: unknown) =>
   new DomainError(
     ErrorCode.SERVICE_UNAVAILABLE,
     `Open orders cannot be counted right now (${why}); the order was not sent.`,

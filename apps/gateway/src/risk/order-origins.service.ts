@@ -19,6 +19,8 @@ export interface OrderOrigin {
    * what a change of its price alone is judged at (issue 26: a replace against its new values).
    */
   qty?: number;
+  /** An exchange order's limit price (raw, the exchange's price scale) as last seen: what a change of its quantity alone is judged at when it holds no counted share. */
+  price?: number;
 }
 
 /** Origins remembered per instance (the oldest go first); an order's market and side never change, its quantity may. */
@@ -35,6 +37,12 @@ function qtyOf(value: unknown): { qty?: number } {
   return Number.isFinite(qty) && qty > 0 ? { qty } : {};
 }
 
+/** A positive exchange price (raw int64: a string or a number). */
+function priceOf(value: unknown): { price?: number } {
+  const price = typeof value === 'string' || typeof value === 'number' ? Number(value) : Number.NaN;
+  return Number.isFinite(price) && price > 0 ? { price } : {};
+}
+
 /** An exchange order as an insert body or an order-stream message names it; `owner`: its participant. */
 function exchangeOrigin(order: unknown, owner: unknown): OrderOrigin | undefined {
   if (!isRecord(order) || typeof order.symbol !== 'string' || order.symbol === '') return undefined;
@@ -44,6 +52,7 @@ function exchangeOrigin(order: unknown, owner: unknown): OrderOrigin | undefined
     side: order.side === 'SIDE_BUY' ? 'buy' : 'sell',
     ...ownerOf(owner),
     ...qtyOf(order.orderQty),
+    ...priceOf(order.price),
   };
 }
 

@@ -9,7 +9,7 @@ import type { AuthenticatedClient } from '../common/auth/authenticated-client.js
 import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
 import { MICROS, type OpenOrderCount } from './open-orders.store.js';
-import { OpenOrders } from './open-orders.service.js';
+import { OpenOrders, type Reservation, uncounted } from './open-orders.service.js';
 import { OrderOrigins } from './order-origins.service.js';
 import { payoutPrice } from './order-terms.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
@@ -27,13 +27,25 @@ function worstPerContract(side: 'buy' | 'sell' | undefined, raw: number): number
 }
 
 /** One replace item whose order holds a share of the exposure counts: its share before, held at the larger of old and new. */
-interface Held {
+interface Amending {
   orderId: string;
   counts: OpenOrderCount[];
   before: { qty: number; micros: number };
   qty?: number;
   microsPerContract?: number;
 }
+
+/**
+ * One replace item whose order holds no share of the exposure counts that bind the client (an order no
+ * client was given: sent outside the gateway, which the walls let the participant's clients change): its
+ * new terms reserved as fresh exposure, like a new order's, and bound to the order id once answered.
+ */
+interface Fresh {
+  orderId: string;
+  reservation: Reservation | undefined;
+}
+
+type Held = Amending | Fresh;
 
 /**
  * The counted step of an exchange batch replace (issue 26 item 1: replace judged against the new
@@ -89,6 +101,11 @@ export class ReplaceReservations {
     for (const [i, item] of held.entries()) {
       if (!item) continue;
       const answered = answers?.[i]?.orderId;
+      if ('reservation' in item) {
+        if (answered === undefined) await this.open.unsent(item.reservation);
+        else await this.open.bind(item.reservation, answered);
+        continue;
+      }
       if (answered === undefined) {
         await this.open.amended(item.orderId, item.counts, item.before);
         continue;
@@ -101,7 +118,10 @@ export class ReplaceReservations {
     return reply;
   }
 
-  /** Holds one item's order at the larger of its old and new terms; undefined when the order holds no counted share (or the gateway does not know it). */
+  /**
+   * Holds one item's order at the larger of its old and new terms; when the order holds no share of the
+   * counts, reserves its new terms as fresh exposure (Fresh); undefined when no count binds it (or the gateway does not know it).
+   */
   private async hold(
     client: AuthenticatedClient,
     caller: AccountCallerContext,
@@ -114,6 +134,7 @@ export class ReplaceReservations {
     const counts = (
       await this.exposure.counts(client, origin.market, await this.events.of(origin.market, path), path)
     ).filter((count) => count.kind !== undefined && count.kind !== 'orders');
+    if (counts.length === 0) return undefined;
     const qty = replace.orderQty === undefined ? undefined : Number(replace.orderQty);
     const microsPerContract =
       replace.price === undefined
@@ -124,7 +145,7 @@ export class ReplaceReservations {
       ...(qty === undefined ? {} : { qty }),
       ...(microsPerContract === undefined ? {} : { microsPerContract }),
     });
-    if (!amended.before) return undefined;
+    if (!amended.before) return this.fresh(counts, caller, replace, origin, qty, microsPerContract, path);
     return {
       orderId: replace.orderId,
       counts,
@@ -134,8 +155,39 @@ export class ReplaceReservations {
     };
   }
 
+  /**
+   * An order with no share of the counts that bind the client (placed outside the gateway, or by a
+   * client no such count binds): the change is judged like a new order of its new terms, its quantity
+   * (the body's, else the largest the gateway saw) at its price (the body's, else the last seen, else the
+   * worst case of $1 a contract), and that exposure reserved (the refusal of a full count: nothing sent).
+   * Its quantity not known: refused fail-closed, as a count that cannot be judged.
+   */
+  private async fresh(
+    counts: OpenOrderCount[],
+    caller: AccountCallerContext,
+    replace: ReplaceRequest,
+    origin: { side: 'buy' | 'sell'; qty?: number; price?: number },
+    qty: number | undefined,
+    microsPerContract: number | undefined,
+    path: string,
+  ): Promise<Fresh> {
+    const contracts = qty ?? origin.qty;
+    if (contracts === undefined || !Number.isFinite(contracts))
+      throw uncounted(`the quantity of order ${replace.orderId.slice(0, 100)} is not known`);
+    const per =
+      microsPerContract ??
+      (origin.price === undefined
+        ? MICROS
+        : Math.round(worstPerContract(origin.side, origin.price / 10 ** this.scale) * MICROS));
+    const exposure = { side: origin.side, qty: contracts, micros: Math.floor(per * contracts + 0.5) };
+    const reservation = await this.open.reserve(counts, caller.participant, path, exposure);
+    return { orderId: replace.orderId, reservation };
+  }
+
   /** Puts each held share back to its old terms (kept held when the outcome may have applied the change). Never throws. */
   private async restore(items: readonly Held[], error?: unknown): Promise<void> {
-    for (const item of items) await this.open.amended(item.orderId, item.counts, item.before, error);
+    for (const item of items)
+      if ('reservation' in item) await this.open.unsent(item.reservation, error);
+      else await this.open.amended(item.orderId, item.counts, item.before, error);
   }
 }

@@ -25,6 +25,8 @@ export interface RestingRetailOrder {
   price?: number;
   /** Its price as the retail API states it (named in a refusal). */
   retailPrice?: number;
+  /** Its open quantity, as the channel last showed it. */
+  leaves?: number;
 }
 
 const OrderSchema = z.looseObject({
@@ -164,6 +166,18 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
     return this.views.get(account)?.orders.get(id)?.intent;
   }
 
+  /**
+   * An order of `account` as the channel shows it: `{order}` while the account's open orders are known
+   * (`order` undefined: not open there), undefined while they are not (waits up to `waitMs` for them).
+   */
+  async find(account: string, id: string, waitMs: number): Promise<{ order?: RestingRetailOrder } | undefined> {
+    const view = this.views.get(account);
+    if (!view) return undefined;
+    if (!(await this.resting(account, '', waitMs))) return undefined;
+    const order = view.orders.get(id);
+    return order ? { order } : {};
+  }
+
   /** The channel showed the order closed (it may have before the create's answer came back). */
   seenClosed(id: string): boolean {
     return this.closedIds.has(id);
@@ -200,8 +214,9 @@ export class RetailOrderView implements OnModuleInit, OnModuleDestroy {
       await this.open.closed(order.id);
       return;
     }
-    const { state: _state, leaves, ...resting } = order;
+    const { state: _state, ...resting } = order;
     view.orders.set(order.id, resting);
+    const leaves = resting.leaves;
     if (leaves !== undefined) await this.open.leaves(order.id, leaves);
   }
 

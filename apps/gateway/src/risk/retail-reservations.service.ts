@@ -8,7 +8,7 @@ import type { AuthenticatedClient } from '../common/auth/authenticated-client.js
 import { Exposure } from './exposure.service.js';
 import { MarketEvents } from './market-events.service.js';
 import { MICROS, type OpenOrderCount, retailOwner } from './open-orders.store.js';
-import { OpenOrders } from './open-orders.service.js';
+import { OpenOrders, type Reservation, uncounted } from './open-orders.service.js';
 import { retailOrderExposure } from './retail-book-side.js';
 import { RetailOrderView } from './retail-order-view.service.js';
 import { CLOSED_ORDER_STATES } from './order-states.js';
@@ -17,6 +17,11 @@ const CreateAnswerSchema = z.looseObject({
   id: z.string(),
   executions: z.array(z.looseObject({ order: z.looseObject({ state: z.string().optional() }).optional() })).optional(),
 });
+/** How long a modify of an order holding no counted share waits for its account's open orders on a freshly started instance. */
+const VIEW_WAIT_MS = 1_000;
+
+const usd = (value: number) => ({ value: String(value), currency: 'USD' as const });
+
 const CanceledSchema = z.looseObject({ canceledOrderIds: z.array(z.string()).default([]) });
 
 /** A retail price's worst case per contract: a buy (long or short) loses its price, a sell 1 − price; an unknown intent the worse. */
@@ -116,7 +121,10 @@ export class RetailReservations {
       ...(perContract === undefined ? {} : { microsPerContract: perContract }),
     });
     const before = held.before;
-    if (!before) return send();
+    if (!before) {
+      if (counts.length === 0) return send();
+      return this.modifyFresh(account, orderId, modify, counts, send, path);
+    }
     let reply: BudgetedReply;
     try {
       reply = await send();
@@ -127,6 +135,48 @@ export class RetailReservations {
     const qty = modify.quantity === undefined ? before.qty : Math.ceil(modify.quantity);
     const per = perContract ?? (before.qty > 0 ? before.micros / before.qty : 0);
     await this.open.amended(orderId, counts, { qty, micros: Math.floor(per * qty + 0.5) });
+    return reply;
+  }
+
+  /**
+   * A modify of an order with no share of the counts that bind the client (placed outside the gateway,
+   * or by a client no such count binds): judged like a create of its new terms, its quantity (the body's,
+   * else its open quantity on the order channel) at its price (the body's, else its own; a market order's
+   * worst case), reserved before the send (the refusal of a full count: nothing sent), bound to the order
+   * once answered, given back when refused. An order the channel does not show open on the account is
+   * the retail API's to answer (nothing to count); one it cannot show now refuses fail-closed.
+   */
+  private async modifyFresh(
+    account: string,
+    orderId: string,
+    modify: ModifyOrder,
+    counts: OpenOrderCount[],
+    send: () => Promise<BudgetedReply>,
+    path: string,
+  ): Promise<BudgetedReply> {
+    const found = await this.view.find(account, orderId, VIEW_WAIT_MS);
+    if (!found) throw uncounted(`the open orders of retail account ${account} are not known yet`);
+    const { order } = found;
+    if (!order) return send();
+    const quantity = modify.quantity ?? order.leaves;
+    if (quantity === undefined) throw uncounted(`the quantity of order ${orderId.slice(0, 100)} is not known`);
+    const price = modify.price ?? (order.retailPrice === undefined ? undefined : usd(order.retailPrice));
+    const exposure = retailOrderExposure({
+      marketSlug: order.marketSlug,
+      intent: order.intent,
+      quantity,
+      ...(price === undefined ? { type: 'ORDER_TYPE_MARKET' as const } : { price }),
+    });
+    const reservation: Reservation | undefined = await this.open.reserve(counts, retailOwner(account), path, exposure);
+    let reply: BudgetedReply;
+    try {
+      reply = await send();
+    } catch (error) {
+      await this.open.unsent(reservation, error);
+      throw error;
+    }
+    if (reply.status >= 200 && reply.status < 300) await this.open.bind(reservation, orderId);
+    else await this.open.unsent(reservation);
     return reply;
   }
 
