@@ -37,6 +37,21 @@ describe('order terms', () => {
     expect(cash('0.075')).toBe(8);
   });
 
+  it('judges a cash sell at the most contracts it can sell, each giving up 1 − the lowest price; a cash buy at its amount', () => {
+    // $5 at scale 2: 500 units, 500 contracts at 1 cent, $495 at worst.
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_SELL', cashOrderQty: '500' }, 2).notional).toBeCloseTo(495);
+    expect(exchangeOrderTerms({ symbol: 's', side: 'SIDE_BUY', cashOrderQty: '500' }, 2).notional).toBe(5);
+    const retail = (intent: 'ORDER_INTENT_SELL_LONG' | 'ORDER_INTENT_BUY_LONG') =>
+      retailOrderTerms({
+        marketSlug: 'm',
+        intent,
+        type: 'ORDER_TYPE_MARKET',
+        cashOrderQty: { value: '5.00', currency: 'USD' },
+      }).notional;
+    expect(retail('ORDER_INTENT_SELL_LONG')).toBeCloseTo(495);
+    expect(retail('ORDER_INTENT_BUY_LONG')).toBe(5);
+  });
+
   it('prices a replace of unknown side at the worse side', () => {
     expect(exchangeReplaceTerms({ orderId: 'O1', orderQty: '10', price: '30' }, 2, 'body.requests.0')).toMatchObject({
       qty: 10,

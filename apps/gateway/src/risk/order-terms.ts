@@ -80,10 +80,26 @@ function notionalOf(
   qty: number | undefined,
   price: number | undefined,
   cash: number | undefined,
+  cashSell?: { mostQty: number; lowest: number },
 ): number | undefined {
   const byQty = qty === undefined ? undefined : worstCase(side, qty, price);
   if (cash === undefined) return byQty;
-  return byQty === undefined ? cash : Math.max(cash, byQty);
+  return byQty === undefined ? cashWorst(side, cash, cashSell) : Math.max(cash, byQty);
+}
+
+/**
+ * A cash order's worst case: a buy's is its amount; a sell's amount is what it receives, and at the
+ * lowest price it sells the most contracts, each giving up 1 − that price. A probe: a $5 cash sell sold
+ * 100 contracts at 5¢ (a worst case of $95) past a $10 `maxOrderNotional` that refused the same sale as
+ * a limit order.
+ */
+function cashWorst(
+  side: 'buy' | 'sell' | undefined,
+  cash: number,
+  sell: { mostQty: number; lowest: number } | undefined,
+): number {
+  if (side === 'buy' || sell === undefined) return cash;
+  return Math.max(cash, sell.mostQty * (1 - sell.lowest));
 }
 
 /** The smallest retail price step (a cent of the dollar payout), in dollars: a retail cash amount buys at most its amount over this. */
@@ -109,7 +125,10 @@ export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'b
     qty,
     // At the lowest price, one unit of 10^-scale dollars, a cash amount of n units buys n contracts.
     ...(qty === undefined && order.cashOrderQty !== undefined ? { mostQty: Number(order.cashOrderQty) } : {}),
-    notional: notionalOf(side, qty, dollars(price, scale), dollars(order.cashOrderQty, scale)),
+    notional: notionalOf(side, qty, dollars(price, scale), dollars(order.cashOrderQty, scale), {
+      mostQty: Number(order.cashOrderQty),
+      lowest: 1 / 10 ** scale,
+    }),
     reduces: 'by-position',
     opens: true,
   };
@@ -156,7 +175,13 @@ export function retailOrderTerms(order: CreateOrder, path = 'body'): OrderTerms 
   // A market order trades at the market whatever price it carries (spec 3: price is for limit orders), as an exchange market-to-limit does.
   const price = order.price === undefined || order.type === 'ORDER_TYPE_MARKET' ? undefined : Number(order.price.value);
   const cash = order.cashOrderQty === undefined ? undefined : Number(order.cashOrderQty.value);
-  const notional = notionalOf(side, order.quantity, price, cash);
+  const notional = notionalOf(
+    side,
+    order.quantity,
+    price,
+    cash,
+    cash === undefined ? undefined : { mostQty: mostContracts(cash), lowest: RETAIL_LOWEST_PRICE },
+  );
   return {
     path,
     market: order.marketSlug,
