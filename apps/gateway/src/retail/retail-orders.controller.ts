@@ -19,6 +19,7 @@ import {
   type PreviewOrder,
   type RetailCaller,
 } from '@lib/retail';
+import type { BudgetedReply } from '@lib/ratelimit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 import { CancelRoute, CurrentClient, RequireScopes } from '../common/decorators/auth.decorators.js';
@@ -28,6 +29,7 @@ import { ZodBody, ZodParams, ZodQuery } from '../common/pipes/zod-params.js';
 import { sendAnswer } from '../orders/order-answers.js';
 import type { OrderCall, OrderOperation } from '../orders/order-call.js';
 import { OrderSafety } from '../orders/order-safety.service.js';
+import { SharedCancels, cancelKey, sameCancel } from '../orders/shared-cancels.js';
 import { OrderRisk } from '../risk/order-risk.service.js';
 import { Caller, RetailController } from './retail.decorators.js';
 
@@ -39,6 +41,9 @@ export class RetailOrdersController {
     private readonly safety: OrderSafety,
     private readonly risk: OrderRisk,
   ) {}
+
+  /** The retail cancels under way, by team, account and order: one send per order at a time, duplicates share it (SharedCancels). */
+  private readonly cancels = new SharedCancels<BudgetedReply>();
 
   /** Order entry through the order path (Idempotency-Key, journal written ahead): see OrderSafety. The risk checks run before it: a refusal claims no key. */
   private async enter<A>(
@@ -131,11 +136,16 @@ export class RetailOrdersController {
     @ZodBody(CancelOrderSchema) body: CancelOrder,
   ) {
     await this.enter(res, req, caller, 'retail.cancel', body, id, {
-      send: async () => {
-        const reply = await this.orders.cancel(caller, id, body);
-        await this.risk.cancelled(id);
-        return reply;
-      },
+      send: () =>
+        this.cancels.run(
+          cancelKey(caller.team, caller.account, id),
+          sameCancel(body, caller.preferWaitMs),
+          async () => {
+            const reply = await this.orders.cancel(caller, id, body);
+            await this.risk.cancelled(id);
+            return reply;
+          },
+        ),
     });
   }
 
