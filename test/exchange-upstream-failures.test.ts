@@ -1,5 +1,5 @@
 import { exchangeTokenReady, limit, post } from './support/exchange-stack.js';
-import { type Stack, api, eventually, json, startStack } from './support/stack.js';
+import { PARTICIPANT, type Stack, api, eventually, json, startStack } from './support/stack.js';
 
 describe('exchange upstream throttling and timeouts', () => {
   let stack: Stack;
@@ -42,7 +42,12 @@ describe('exchange upstream throttling and timeouts', () => {
       // The outcome is UNKNOWN, not an error (issue 27): resolved from the exchange by clordId, readable at the lookup route.
       expect(res.status).toBe(202);
       expect(await json(res)).toMatchObject({ state: 'PENDING', clordId: 'slow-1' });
-      expect(res.headers.get('location')).toBe('/orders/clord/slow-1');
+      // The Location names the call by its key (the gateway's, sent without one), which reads its outcome.
+      const key = `clordId:${PARTICIPANT}:slow-1`;
+      expect(res.headers.get('location')).toBe(`/orders/key/${encodeURIComponent(key)}`);
+      const lookup = await api(stack)(res.headers.get('location')!);
+      expect(lookup.status).toBe(200);
+      expect(await json(lookup)).toMatchObject({ key, operation: 'exchange.insert' });
       // The exchange processed it late: the order exists, and it was sent exactly once.
       await eventually(
         async () => state.engine.searchOrders({ clordId: 'slow-1' }).order.length,

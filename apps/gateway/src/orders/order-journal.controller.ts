@@ -34,9 +34,9 @@ async function fromJournal<T>(read: Promise<T>): Promise<T> {
 }
 
 /**
- * Reading the order journal: an order's outcome by clordId (the lookup an UNKNOWN order's 202 points
- * to), its whole timeline by clordId or order id (admin, or the team that sent it), and an export of a
- * time range as JSON lines or CSV (admin).
+ * Reading the order journal: a call's outcome by its key (the lookup an UNKNOWN order's 202 points to),
+ * the outcome of the team's latest insert of a clordId, an order's whole timeline by clordId or order id
+ * (admin, or the team that sent it), and an export of a time range as JSON lines or CSV (admin).
  */
 @ApiTags('orders')
 @ApiBearerAuth()

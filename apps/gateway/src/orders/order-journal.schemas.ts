@@ -7,9 +7,18 @@ const id = wireText(255).min(1);
 export const ClordIdParamsSchema = z.strictObject({ clordId: id });
 
 /** An Idempotency-Key as the order path takes it (1-255 printable ASCII characters). */
-export const IdempotencyKeyParamsSchema = z.strictObject({
-  key: z.string().regex(/^[\x20-\x7e]{1,255}$/, 'an Idempotency-Key is 1-255 printable ASCII characters'),
-});
+const clientKey = z.string().regex(/^[\x20-\x7e]{1,255}$/, 'an Idempotency-Key is 1-255 printable ASCII characters');
+/**
+ * The key the gateway gives an insert sent without one, `clordId:<participant>:<clordId>` (or a batch's
+ * `clordIds:<participant>:<sha256>`), which a 202's Location names: a clordId may be any text of up to
+ * 200 characters and a participant up to 200, so it may be longer than a client's key and not ASCII.
+ */
+const implicitKey = wireText(9 + 200 + 1 + 200).regex(
+  /^clordIds?:/,
+  "a key beyond 255 printable ASCII characters is only the gateway's own (clordId:…)",
+);
+
+export const IdempotencyKeyParamsSchema = z.strictObject({ key: z.union([clientKey, implicitKey]) });
 
 /** Exactly one of clordId and orderId. */
 export const TimelineQuerySchema = z

@@ -30,8 +30,9 @@ const flag = z.boolean().optional();
 const text = wireText(200).optional();
 /**
  * A new order's clordId: also the path segment its outcome is read back at (`GET /orders/clord/<clordId>`,
- * the Location of a 202), where dot segments are refused; sent as `..` or `a/../b`, its PENDING outcome
- * could not be read there, nor (for `a/../b`) at the key the 202 named (a probe).
+ * and within the gateway's key `clordId:<participant>:<clordId>` that a 202's Location names), where dot
+ * segments are refused; sent as `..` or `a/../b`, its PENDING outcome could not be read there, nor (for
+ * `a/../b`) at the key the 202 named (a probe).
  */
 const newClordId = wireText(200)
   .refine((value) => !hasDotSegment(value), 'a clordId may not be or hold the dot segments . and ..')
