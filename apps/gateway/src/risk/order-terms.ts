@@ -111,7 +111,10 @@ export const RETAIL_LOWEST_PRICE = 0.01;
  * the worst case. A probe: a market-to-limit buy of 90 sent with `price: "1"` was judged at 90 × $0.01
  * and passed a $50 `maxOrderNotional`, then filled at 90¢ ($81).
  */
-const PRICELESS_TYPES: ReadonlySet<OrderRequest['type']> = new Set(['ORDER_TYPE_MARKET_TO_LIMIT', 'ORDER_TYPE_STOP']);
+export const PRICELESS_TYPES: ReadonlySet<OrderRequest['type']> = new Set([
+  'ORDER_TYPE_MARKET_TO_LIMIT',
+  'ORDER_TYPE_STOP',
+]);
 
 /** An exchange insert: prices and cash are int64 in 10^-scale dollars (upstream-facts). */
 export function exchangeOrderTerms(order: OrderRequest, scale: number, path = 'body'): OrderTerms {

@@ -6,6 +6,7 @@ import { ExchangeTrading, type OrderRequest, type ReplaceRequest } from '@lib/ex
 import { z } from 'zod';
 
 import type { AuthenticatedClient } from '../common/auth/authenticated-client.js';
+import { PRICELESS_TYPES } from './order-terms.js';
 import { marketUnknown } from './risk.error.js';
 import { type RestingRetailOrder, RetailOrderView } from './retail-order-view.service.js';
 import type { GatewayConfig } from '../config/gateway-config.schema.js';
@@ -64,9 +65,7 @@ export class SelfTradeGuard {
     await this.againstParticipants(by, participant, order, path);
     if (order.participateDontInitiate) return;
     const price =
-      order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT'
-        ? undefined
-        : Number(order.price) / 10 ** this.scale;
+      order.price === undefined || PRICELESS_TYPES.has(order.type) ? undefined : Number(order.price) / 10 ** this.scale;
     const side = order.side === 'SIDE_BUY' ? 'buy' : 'sell';
     for (const account of this.retail.accounts) {
       const resting = await this.retail.resting(account, order.symbol, RETAIL_KNOWN_WAIT_MS);
@@ -175,7 +174,9 @@ export function retailOrdersUnknown(account: string, path: string): DomainError 
 /** A buy crosses a resting sell priced at or under it, a sell a resting buy at or over it; a market order crosses any on the other side. */
 function crosses(order: OrderRequest, rest: { side?: string; price?: string }): boolean {
   if (rest.side === undefined || rest.side === order.side) return false;
-  if (order.price === undefined || order.type === 'ORDER_TYPE_MARKET_TO_LIMIT' || rest.price === undefined) return true;
+  // A stop trades at the market once triggered, whatever price it carries (a probe: a STOP buy sent with
+  // `price: "1"` passed, then filled another team's offer when it fired).
+  if (order.price === undefined || PRICELESS_TYPES.has(order.type) || rest.price === undefined) return true;
   return order.side === 'SIDE_BUY'
     ? Number(rest.price) <= Number(order.price)
     : Number(rest.price) >= Number(order.price);
