@@ -341,13 +341,16 @@ export class KillSwitch {
 
   /**
    * For one client's scope: of the shared owners' orders, those given to the client; the others go to
-   * `left`. Each order is looked up once a run (the passes re-read the same orders).
+   * `left`. An order found given is not looked up again in the run; one not (yet) given is, on each pass:
+   * the answer of a call in flight when the run began is journaled later (a probe: a dead bot's insert
+   * whose answer was on its way rested on a shared participant after its dead-man's switch, cached as not
+   * given on the first pass though the run then waited for that very call).
    */
   private async theClients(reach: Reach, orders: KilledOrder[], left: Set<string>): Promise<KilledOrder[]> {
     const { client } = reach;
     if (!client) return orders;
     const unknown = orders
-      .filter((order) => client.shared.has(order.owner) && !client.given.has(order.orderId))
+      .filter((order) => client.shared.has(order.owner) && client.given.get(order.orderId) !== true)
       .map((order) => order.orderId);
     if (unknown.length > 0) {
       // Not kept while the journal cannot be read: the next pass asks again.
