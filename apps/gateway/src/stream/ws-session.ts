@@ -24,6 +24,8 @@ const POLICY_VIOLATION = 1008;
 export class WsSession {
   /** Topics asked for (subscribed or being subscribed), counted against the subscription bound. */
   private readonly topics = new Set<string>();
+  /** Each topic's subscribe under way (until its ack is sent): an unsubscribe of the topic waits for it. */
+  private readonly subscribing = new Map<string, Promise<void>>();
   private windowStart = 0;
   private framesInWindow = 0;
   /** A pong (or any frame) since the last ping. */
@@ -101,6 +103,11 @@ export class WsSession {
       case 'ping':
         return this.client.sendJson({ type: 'pong', id: message.id });
       case 'unsubscribe':
+        // A subscribe of the topic under way is let finish first (its join, its frames, its ack): before,
+        // an unsubscribe that came while the join was under way was acknowledged and then undone by the
+        // join, the topic kept sending, and it was no longer counted against the connection's 100 topics
+        // (a probe held 200 on one connection).
+        await Promise.all(message.topics.map((topic) => this.subscribing.get(topic)));
         for (const topic of message.topics) {
           this.topics.delete(topic);
           this.hub.unsubscribe(this.client, topic);
@@ -126,11 +133,19 @@ export class WsSession {
       });
     }
     fresh.forEach((topic) => this.topics.add(topic));
-    const results = await Promise.all(
-      wanted.map((topic) => this.subscribeOne(id, topic, resumePointOf(resumeFrom[topic]))),
-    );
-    const acked = wanted.filter((_, i) => results[i]);
-    if (acked.length > 0) this.client.sendJson({ type: 'ack', id, topics: acked });
+    const done = (async () => {
+      const results = await Promise.all(
+        wanted.map((topic) => this.subscribeOne(id, topic, resumePointOf(resumeFrom[topic]))),
+      );
+      const acked = wanted.filter((_, i) => results[i]);
+      if (acked.length > 0) this.client.sendJson({ type: 'ack', id, topics: acked });
+    })();
+    for (const topic of wanted) this.subscribing.set(topic, done);
+    try {
+      await done;
+    } finally {
+      for (const topic of wanted) if (this.subscribing.get(topic) === done) this.subscribing.delete(topic);
+    }
   }
 
   /** Syntax and authorization of one topic; a refusal is reported here, naming the topic. */
