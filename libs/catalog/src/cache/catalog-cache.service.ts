@@ -29,6 +29,9 @@ interface Fill {
 }
 
 /** Upstream failures a stale entry may answer for (RFC 5861 stale-if-error); a bad request may not. */
+/** The refusals of one caller's budget (its team's share, its in-flight bounds): another caller's may allow the call. */
+const OWN_BUDGET: ReadonlySet<ErrorCode> = new Set([ErrorCode.RATE_LIMITED, ErrorCode.IN_FLIGHT_LIMITED]);
+
 const STALE_IF = new Set<ErrorCode>([
   ErrorCode.UPSTREAM_ERROR,
   ErrorCode.UPSTREAM_UNAVAILABLE,
@@ -113,8 +116,16 @@ export class CatalogCache implements OnApplicationShutdown {
       return this.served(lookup, entry, 'stale');
     }
     try {
-      const { fill, joined } = this.load(lookup, entry?.storedAt ?? 0);
-      const { entry: loaded, elsewhere } = await fill;
+      const after = entry?.storedAt ?? 0;
+      const { fill, joined } = this.load(lookup, after);
+      const { entry: loaded, elsewhere } = await fill.catch((error: unknown) => {
+        // The fill joined was another caller's, refused for that caller's budget (its team's share, its
+        // in-flight bound): this caller's own may allow it, so it fetches under its own. Before (a probe),
+        // a team with no share left got every other team's miss of a key it was fetching refused 429,
+        // naming that team.
+        if (joined && error instanceof DomainError && OWN_BUDGET.has(error.code)) return this.lead(lookup, after);
+        throw error;
+      });
       return this.served(lookup, loaded, joined || elsewhere ? 'coalesced' : 'miss');
     } catch (error) {
       const fallback =
