@@ -267,17 +267,24 @@ export class OpenOrders implements OnModuleInit {
   async bind(reservation: Reservation | undefined, orderId: string): Promise<void> {
     if (!reservation) return;
     this.untrack(reservation.token);
-    await this.quietly(() => this.store.bind(orderId, reservation));
-    await this.quietly(() => this.store.settled(reservation.token));
+    // Both at once: one round trip. The counts and the in-flight set share a hash slot ({risk}), so Redis
+    // runs them in this order on one connection; and either order is safe (a rebuild that reads the
+    // exchange once the token left the in-flight set counts the order again, and BIND keeps that count).
+    await Promise.all([
+      this.quietly(() => this.store.bind(orderId, reservation)),
+      this.quietly(() => this.store.settled(reservation.token)),
+    ]);
   }
 
   /** The order was refused (or the batch item was): the slot is free again. An outcome that may have created it keeps the slot. */
   async unsent(reservation: Reservation | undefined, error?: unknown): Promise<void> {
     if (!reservation) return;
     this.untrack(reservation.token);
-    if (!(error instanceof DomainError && MAYBE_PROCESSED.has(error.code)))
-      await this.quietly(() => this.store.release(reservation.token, reservation.keys));
-    await this.quietly(() => this.store.settled(reservation.token));
+    const release =
+      error instanceof DomainError && MAYBE_PROCESSED.has(error.code)
+        ? undefined
+        : this.quietly(() => this.store.release(reservation.token, reservation.keys));
+    await Promise.all([release, this.quietly(() => this.store.settled(reservation.token))]);
   }
 
   /** A cancel through the gateway succeeded: the order's slot is free. Never throws (a cancel is never held up). */

@@ -225,20 +225,9 @@ export class OrderRisk {
     const { stamped, check, reading } = await this.counted(client, () =>
       this.retailCreateChecked(client, account, order),
     );
-    return {
-      request: stamped,
-      send: (send) =>
-        this.counted(client, () =>
-          this.reducing(
-            client,
-            account,
-            [retailOrderTerms(stamped)],
-            reading,
-            () => this.retailHolding(client, account),
-            () => this.retail.send(client, account, stamped, () => checkedAtSend(check, () => send(stamped))),
-          ),
-        ),
-    };
+    return this.retailAdmitted(client, account, stamped, retailOrderTerms(stamped), reading, (send) =>
+      this.retail.send(client, account, stamped, () => checkedAtSend(check, () => send(stamped))),
+    );
   }
 
   /** A retail modify: judged against its new values now; inside the send, its order's share of the exposure counts moves to them (RetailReservations). */
@@ -289,17 +278,31 @@ export class OrderRisk {
     const { stamped, check, reading } = await this.counted(client, () =>
       this.retailCloseChecked(client, account, close),
     );
+    return this.retailAdmitted(client, account, stamped, retailCloseTerms(stamped), reading, (send) =>
+      checkedAtSend(check, () => send(stamped)),
+    );
+  }
+
+  /** A retail create or close past its stateless checks: `sent` runs under the reduce-only judgement of `account`'s holding (reducing). */
+  private retailAdmitted<T>(
+    client: AuthenticatedClient,
+    account: string,
+    request: T,
+    terms: OrderTerms,
+    reading: Reading,
+    sent: (send: (request: T) => Promise<BudgetedReply>) => Promise<BudgetedReply>,
+  ): Admitted<T> {
     return {
-      request: stamped,
+      request,
       send: (send) =>
         this.counted(client, () =>
           this.reducing(
             client,
             account,
-            [retailCloseTerms(stamped)],
+            [terms],
             reading,
             () => this.retailHolding(client, account),
-            () => checkedAtSend(check, () => send(stamped)),
+            () => sent(send),
           ),
         ),
     };
