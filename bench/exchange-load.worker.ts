@@ -10,6 +10,7 @@
 // the previous answers; its time is measured from when it was due, not from when a connection was
 // free (no coordinated omission: a slow answer that holds the next request back is counted in both).
 import { createRequire } from 'node:module';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { Pool } from 'undici';
@@ -32,6 +33,11 @@ export interface LoadRun {
   failures: number;
   /** This load generator's own CPU time over the recorded part, µs (it shares a core with the peers). */
   cpuUs: number;
+  /**
+   * Paced runs: this load generator's own stalls over the recorded part, ms: its event-loop delay's max, and
+   * how late its latest request was sent after it was due (both count in the times measured from the due time).
+   */
+  stalls?: { eventLoopDelayMaxMs: number; sentLateMaxMs: number };
 }
 
 interface Result {
@@ -53,7 +59,13 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-function finish(times: number[], startedMs: number, failures: number, cpuAt: NodeJS.CpuUsage): void {
+function finish(
+  times: number[],
+  startedMs: number,
+  failures: number,
+  cpuAt: NodeJS.CpuUsage,
+  stalls?: LoadRun['stalls'],
+): void {
   const timesMs = new Float64Array(new ArrayBuffer(times.length * Float64Array.BYTES_PER_ELEMENT));
   timesMs.set(times);
   const cpu = process.cpuUsage(cpuAt);
@@ -62,6 +74,7 @@ function finish(times: number[], startedMs: number, failures: number, cpuAt: Nod
     elapsedSeconds: (nowMs() - startedMs) / 1000,
     failures,
     cpuUs: cpu.user + cpu.system,
+    stalls,
   };
   if (parentPort) parentPort.postMessage(run, [timesMs.buffer as ArrayBuffer]);
   // A process of its own (bench/orders-processes.ts): the times as a plain array over IPC, then exit.
@@ -145,24 +158,34 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
   );
   const started = nowMs();
   const cpuAt = process.cpuUsage();
-  await paced(rate, total, send);
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const sentLateMaxMs = await paced(rate, total, send);
+  delay.disable();
   await pool.close();
-  finish(times, started, failures, cpuAt);
+  finish(times, started, failures, cpuAt, { eventLoopDelayMaxMs: delay.max / 1e6, sentLateMaxMs });
 }
 
-/** Calls `send` `count` times, the i-th at start + i / rate; a late timer sends its backlog at once, each with its own due time. */
-async function paced(rate: number, count: number, send: (dueMs: number) => Promise<unknown>): Promise<void> {
+/**
+ * Calls `send` `count` times, the i-th at start + i / rate; a late timer sends its backlog at once, each with
+ * its own due time. Resolves with the latest send after its due time, ms.
+ */
+async function paced(rate: number, count: number, send: (dueMs: number) => Promise<unknown>): Promise<number> {
   const intervalMs = 1000 / rate;
   const pending: Promise<unknown>[] = [];
   const started = nowMs();
   let sent = 0;
+  let lateMax = 0;
   while (sent < count) {
     const now = nowMs();
+    if (sent < count && started + sent * intervalMs <= now)
+      lateMax = Math.max(lateMax, now - (started + sent * intervalMs));
     while (sent < count && started + sent * intervalMs <= now) pending.push(send(started + sent++ * intervalMs));
     const nextDue = started + sent * intervalMs;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextDue - nowMs())));
   }
   await Promise.all(pending);
+  return lateMax;
 }
 
 // In a worker thread the spec is its workerData; in a process of its own, the LOAD_SPEC environment variable.

@@ -37,7 +37,16 @@ export { ORDER_FIRMS } from './order-firms.js';
 export const ORDER_SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const participantOf = (firm: string) => `firms/${firm}/users/alice`;
 const RATE = 1_000;
-const CONNECTIONS = 10;
+/**
+ * Connections of the paced load generator, BENCH_ORDERS_CONNECTIONS. Each carries one request at a time
+ * (HTTP/1.1, no pipelining), so a request due while every connection waits for an answer queues in the
+ * load generator. With 10 (before 2026-11-29) a 20-40 ms hiccup of a target filled them all, and the orders
+ * due meanwhile waited in the generator's own queue for up to 86 ms of a 98 ms answer (a trace of every
+ * order's due time, its write to the socket, the gateway's arrival and finish): each stall came out three to
+ * four times longer than it was. With 128 the generator sends every order when it is due unless a target
+ * has 128 unanswered, the open-loop load the pacer means to make.
+ */
+const CONNECTIONS = Number(process.env.BENCH_ORDERS_CONNECTIONS ?? 128);
 const SATURATION_CONNECTIONS = 50;
 /**
  * Rounds per target and phase. The machine stalls now and then for 100-270 ms (seen at half a core busy,
@@ -316,9 +325,39 @@ interface TargetFigures extends LoadReport {
   coresBusy: { gateway: number | undefined; peers: number };
   /** Each round's own p99 (ms), and their median: the p99 the goals are judged on (see ROUNDS). */
   roundsP99Ms: number[];
+  /**
+   * Each round's p99 beside the longest stall of each process in it (ms): the target's and the sandbox's
+   * event-loop delay max, the load generator's, and how late it sent its latest request. A round whose p99
+   * is far above its processes' stalls was held up outside them (the kernel, the machine).
+   */
+  roundsStallsMs: { p99: number; target: number; sandbox: number; load: number; sentLate: number }[];
+  /**
+   * The median p99 of the rounds whose peers did not stall (no event-loop delay of PEER_STALL_MS or more in
+   * the load generator, nor in the sandbox when the target is a gateway), and how many there were: a
+   * target's own stalls count against it, its peers' do not. Undefined when no round was quiet.
+   */
+  peersQuiet: { rounds: number; p99MedianMs: number | undefined };
   p99MedianMs: number;
   /** The target process's event-loop delay: median of the rounds' p50, worst p99 and max. */
   eventLoopDelayMs: { p50: number; p99: number; max: number };
+}
+
+/** A peer's event-loop delay of this much or more in a round makes that round's p99 the peer's, not the target's. */
+const PEER_STALL_MS = 20;
+
+function peersQuiet(
+  rounds: { load: LoadRun; sandboxDelay: ProbeFigures['eventLoopDelayMs'] }[],
+  targetIsSandbox: boolean,
+): TargetFigures['peersQuiet'] {
+  const quiet = rounds.filter(
+    (r) =>
+      (r.load.stalls?.eventLoopDelayMaxMs ?? Infinity) < PEER_STALL_MS &&
+      (targetIsSandbox || r.sandboxDelay.max < PEER_STALL_MS),
+  );
+  return {
+    rounds: quiet.length,
+    p99MedianMs: quiet.length === 0 ? undefined : ms(median(quiet.map((r) => report([r.load]).p99Ms))),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -346,6 +385,7 @@ async function paced(
       sandboxCpuUs: number;
       journalCpuUs: number | undefined;
       delay: ProbeFigures['eventLoopDelayMs'];
+      sandboxDelay: ProbeFigures['eventLoopDelayMs'];
     }[]
   >(targets.map((target) => [target.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -363,6 +403,7 @@ async function paced(
         journalCpuUs:
           journalBefore === undefined || journalAfter === undefined ? undefined : journalAfter - journalBefore,
         delay: figures.eventLoopDelayMs,
+        sandboxDelay: sandboxFigures.eventLoopDelayMs,
       });
     }
   }
@@ -382,7 +423,15 @@ async function paced(
       const figures: TargetFigures = {
         ...report(rs.map((r) => r.load)),
         roundsP99Ms: rs.map((r) => report([r.load]).p99Ms),
+        roundsStallsMs: rs.map((r) => ({
+          p99: report([r.load]).p99Ms,
+          target: ms(r.delay.max),
+          sandbox: ms(r.sandboxDelay.max),
+          load: ms(r.load.stalls?.eventLoopDelayMaxMs ?? Number.NaN),
+          sentLate: ms(r.load.stalls?.sentLateMaxMs ?? Number.NaN),
+        })),
         p99MedianMs: ms(median(rs.map((r) => report([r.load]).p99Ms))),
+        peersQuiet: peersQuiet(rs, target.probed === sandbox),
         cpuUsPerOrder: perOrder(cpu),
         sandboxCpuUsPerOrder: perOrder(sandboxCpu),
         loadCpuUsPerOrder: perOrder(loadCpu),
@@ -407,6 +456,12 @@ const GOALS = { addedP50Ms: 0.2, addedP99Ms: 1, riskAddedP99Ms: 0.2, keptRate: 0
 /** A core at least this busy over a target's rounds queues: its p99 is the queue's, and no goal is judged from it. */
 const QUEUEING_BUSY = 0.8;
 
+/** The difference of two targets' peers-quiet p99 medians, when both had a quiet round. */
+function quietDifference(on: TargetFigures, off: TargetFigures): number | undefined {
+  const [a, b] = [on.peersQuiet.p99MedianMs, off.peersQuiet.p99MedianMs];
+  return a === undefined || b === undefined ? undefined : ms(a - b);
+}
+
 /** `on` minus `off` of one phase, both measured in its rounds: what the difference between them adds. */
 function difference(on: TargetFigures | undefined, off: TargetFigures | undefined) {
   if (!on || !off) return undefined;
@@ -414,6 +469,7 @@ function difference(on: TargetFigures | undefined, off: TargetFigures | undefine
     p50Ms: ms(on.p50Ms - off.p50Ms),
     p99Ms: ms(on.p99Ms - off.p99Ms),
     p99MedianMs: ms(on.p99MedianMs - off.p99MedianMs),
+    p99PeersQuietMedianMs: quietDifference(on, off),
     cpuUsPerOrder: on.cpuUsPerOrder - off.cpuUsPerOrder,
   };
 }
@@ -429,6 +485,7 @@ function summary(figures: Record<string, TargetFigures>) {
           p50Ms: ms(of.p50Ms - direct.p50Ms),
           p99Ms: ms(of.p99Ms - direct.p99Ms),
           p99MedianMs: ms(of.p99MedianMs - direct.p99MedianMs),
+          p99PeersQuietMedianMs: quietDifference(of, direct),
         },
       ]),
   );
@@ -595,6 +652,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       notes: [
         'Reports only: nothing is asserted. addedOverDirect is each gateway target minus the sandbox directly, same phase.',
         'cpuUsPerOrder is process.cpuUsage of the target process (bench/process-probe.ts, every thread) over its rounds divided by the orders it answered: time spent waiting for a core is not in it, so it is the figure that compares on a shared machine.',
+        `roundsStallsMs: each round's p99 beside the longest event-loop stall of the target, the sandbox and the load generator in it (and how late the generator sent its latest order); peersQuiet: the median p99 of the rounds in which no peer (load generator; the sandbox, for a gateway) stalled ${PEER_STALL_MS} ms or more, so a peer's stall is not charged to the target while the target's own are (p99PeersQuietMedianMs in addedOverDirect and riskAdded). The goals' verdicts stay on p99MedianMs.`,
         "coresBusy: each core's busy share over the rounds from those CPU figures (the gateway's core: the target; the peers' core: sandbox, load generator and PostgreSQL, whose CPU is read from /proc with its backends). A core near 1 queues, and the p99 measured is then that queue's.",
         'Risk "off" is risk.limits empty (there is no enabled flag). Journal "off" is journal.enabled false: no idempotency claim, no journal append, no answer recorded.',
         'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s).',
@@ -603,7 +661,9 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
     };
   } finally {
     for (const stop of stops.reverse()) await stop();
-    rmSync(dir, { recursive: true, force: true });
+    // BENCH_ORDERS_KEEP_DIR=1 keeps the run's directory: each gateway's log (what BENCH_GATEWAY_NODE_FLAGS such as --trace-opt print) and config.
+    if (!process.env.BENCH_ORDERS_KEEP_DIR) rmSync(dir, { recursive: true, force: true });
+    else console.log(`bench orders: the run's directory is kept: ${dir}`);
   }
 }
 

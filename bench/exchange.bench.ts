@@ -25,7 +25,8 @@ import { type BenchGateway, load, type LoadReport, ms, report, startBenchGateway
 const SYMBOL = 'aec-nfl-buf-kc-2026-11-22';
 const DEPTH = 3;
 const FIXED_RATE = 1_000;
-const FIXED_CONNECTIONS = 10;
+/** Enough that the paced load never waits for a free connection (see CONNECTIONS in exchange-orders.ts). */
+const FIXED_CONNECTIONS = 128;
 const SATURATION_CONNECTIONS = 50;
 /** Direct and gateway runs alternate in short rounds, so a burst of load from elsewhere on the machine hits both alike. */
 const ROUNDS = 4;
@@ -265,7 +266,7 @@ export async function run(): Promise<Record<string, unknown>> {
       loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) },
       notes: [
         'Latencies are every 2xx response time at full precision (autocannon own histogram counts whole ms).',
-        'Fixed rate: an open-loop pacer (undici, 10 keep-alive connections) sends request i at start + i/rate and times it from then, so queueing behind a slow answer is counted (no coordinated omission). autocannon rate mode is not used: it sends each second of requests back to back at the start of the second.',
+        `Fixed rate: an open-loop pacer (undici, ${FIXED_CONNECTIONS} keep-alive connections, so a request never waits in the generator for a free one) sends request i at start + i/rate and times it from then, so queueing behind a slow answer is counted (no coordinated omission). autocannon rate mode is not used: it sends each second of requests back to back at the start of the second.`,
         'Saturation: autocannon, closed loop, 50 connections.',
         'Sandbox and gateway share the main thread of one process on this machine; the load generator runs in a worker thread on the same cores.',
         "The sandbox's per-firm 12/min book limit is lifted by config (exchange.limits.book = 'off').",

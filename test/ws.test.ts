@@ -12,6 +12,7 @@ beforeAll(async () => {
     clients: [
       { id: 'md', scopes: ['read:marketdata'] },
       { id: 'main-only', scopes: ['read:orders', 'read:positions', 'write:orders'], retailAccounts: ['main'] },
+      { id: 'flood', scopes: ['read:marketdata'] },
     ],
   });
 });
@@ -223,6 +224,38 @@ describe('/ws protocol', () => {
     expect(await sut.closed()).toBe(1008);
     expect(sut.frames.filter((f) => f.type === 'pong')).toHaveLength(50);
     expect(sut.frames.at(-1)).toMatchObject({ type: 'error', code: 'rate_limited' });
+  });
+
+  it("bounds a client's frames over all its connections by its inbound rate: each frame over it refused with an error frame, no connection closed, other clients untouched", async () => {
+    // 60 connections under the per-connection bound (49 frames each): 2,940 frames against the client's
+    // default inbound rate (burst 1,000, 500/s), the one its HTTP requests spend.
+    const started = performance.now();
+    const floods = await Promise.all(
+      Array.from({ length: 60 }, () => WsTestClient.open(stack.url, { key: stack.keys.flood })),
+    );
+    try {
+      floods.forEach((sut, c) => Array.from({ length: 49 }, (_, i) => sut.send({ type: 'ping', id: `${c}-${i}` })));
+      await Promise.all(floods.map((sut) => sut.next(() => sut.frames.length === 49, 15_000)));
+      const seconds = (performance.now() - started) / 1000;
+      const frames = floods.flatMap((sut) => sut.frames);
+      const pongs = frames.filter((f) => f.type === 'pong');
+      const refused = frames.filter((f) => f.type === 'error');
+      expect(pongs.length + refused.length).toBe(60 * 49); // every frame answered
+      expect(refused.length).toBeGreaterThan(0);
+      expect(pongs.length).toBeLessThanOrEqual(1_000 + 500 * seconds);
+      for (const frame of refused) {
+        expect(frame).toMatchObject({ code: 'rate_limited' });
+        expect(frame.message).toContain('inbound.perClientPerSecond');
+      }
+      expect(floods.every((sut) => sut.closeCode === undefined)).toBe(true);
+      // Another client's frames are not this client's rate.
+      const other = await WsTestClient.open(stack.url, { key: stack.keys.md });
+      other.send({ type: 'ping', id: 'other' });
+      expect(await other.next((f) => f.id === 'other' || f.type === 'error')).toEqual({ type: 'pong', id: 'other' });
+      other.close();
+    } finally {
+      floods.forEach((sut) => sut.close());
+    }
   });
 
   it('closes a connection sending a frame over 64 KiB with 1009', async () => {

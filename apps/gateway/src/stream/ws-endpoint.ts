@@ -207,6 +207,7 @@ export class WsEndpoint implements OnApplicationBootstrap, OnModuleDestroy {
       this.declared,
       this.retailTopics.defaultAccount,
       graceMs === undefined ? WS_LIMITS.pingIntervalMs / WS_LIMITS.codPingIntervalMs : 1,
+      () => this.auth.takeInbound(caller),
       allowance,
     );
     this.sessions.add(session);

@@ -44,6 +44,11 @@ export class WsSession {
     private readonly retailAccount: string | undefined,
     /** Ping every this many ticks of the endpoint's ping timer. */
     private readonly pingEveryTicks: number,
+    /**
+     * One token of the caller's inbound rate (`inbound.perClientPerSecond`, the one its HTTP requests spend),
+     * false when it has none: a client's frames over all its connections are bounded, not only each connection's.
+     */
+    private readonly takeInbound: () => boolean,
     /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
     private readonly allowance?: TopicAllowance,
     private readonly clock: Clock = systemClock,
@@ -90,11 +95,20 @@ export class WsSession {
       this.framesInWindow = 0;
     }
     this.framesInWindow += 1;
-    if (this.framesInWindow <= WS_LIMITS.maxFramesPerSecond) return true;
-    if (this.framesInWindow === WS_LIMITS.maxFramesPerSecond + 1) {
-      this.error({ code: 'rate_limited', message: `more than ${WS_LIMITS.maxFramesPerSecond} frames per second` });
-      this.client.close(POLICY_VIOLATION, 'frame rate exceeded');
+    if (this.framesInWindow > WS_LIMITS.maxFramesPerSecond) {
+      if (this.framesInWindow === WS_LIMITS.maxFramesPerSecond + 1) {
+        this.error({ code: 'rate_limited', message: `more than ${WS_LIMITS.maxFramesPerSecond} frames per second` });
+        this.client.close(POLICY_VIOLATION, 'frame rate exceeded');
+      }
+      return false;
     }
+    if (this.takeInbound()) return true;
+    // The client as a whole is over its rate (on other connections, or over HTTP): this frame is refused, the
+    // connection kept; the connection's own bound above still closes one that floods.
+    this.error({
+      code: 'rate_limited',
+      message: `client ${this.caller.id} exceeds its inbound rate (inbound.perClientPerSecond): frame refused`,
+    });
     return false;
   }
 

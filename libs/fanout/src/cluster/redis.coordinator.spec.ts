@@ -170,8 +170,13 @@ describe(RedisCoordinator.name, () => {
 
       a.redis.disconnect(); // a crash, seen from Redis
       await b.client.subscribe(ACCOUNT);
-      expect(b.hub.info(ACCOUNT)?.mode).toBe('relay');
+      // b relays until a's lease lapses, then takes it. On a starved machine b's subscribe (its Cluster shard
+      // subscribers starting, up to 2 s, then a retry) can outlast a's 3 s lease (ci80, Node 24): b then takes
+      // the lapsed lease at once. Either way through Redis, never as a local hold of an unreachable Redis.
       await eventually(() => b.source.isOpen(ACCOUNT), 'the survivor to take the topic over', 8_000);
+      expect(await leaseChanges(b)).not.toHaveProperty('unreachable');
+      expect(await leaseChanges(b)).toHaveProperty('acquired', 1);
+      expect(await b.redis.get(`${keyPrefix}{${ACCOUNT}}:lease`)).toMatch(/^b /);
       expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
     },
   );
@@ -379,6 +384,12 @@ describe(RedisCoordinator.name, () => {
 async function gaps(instance: Instance): Promise<number> {
   const metric = await instance.registry.getSingleMetric('gateway_fanout_relay_gaps_total')?.get();
   return metric?.values[0]?.value ?? 0;
+}
+
+/** The instance's lease changes by kind (`acquired`, `lost`, `unreachable`, ...). */
+async function leaseChanges(instance: Instance): Promise<Record<string, number>> {
+  const metric = await instance.registry.getSingleMetric('gateway_fanout_lease_changes_total')?.get();
+  return Object.fromEntries((metric?.values ?? []).map(({ labels, value }) => [String(labels.change), value]));
 }
 
 /** `quit` rather than `disconnect`: ioredis keeps a timer for a disconnect, which holds jest open. */
