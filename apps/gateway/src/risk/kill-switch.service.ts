@@ -37,7 +37,7 @@ const ORDER_ENTERING = [
   'retail.modify',
 ] as const;
 /**
- * For a latched state's run (team, firm, market), calls claimed up to this long after the run began are
+ * For a latched state's run (any scope; a team's, the firm's and a market's always), calls claimed up to this long after the run began are
  * waited out too: an instance that had not yet heard of the halt (it reaches every instance within 250 ms)
  * may have passed one at its send-time check.
  */
@@ -149,12 +149,18 @@ export class KillSwitch {
     @Inject(JOURNAL_DATABASE) private readonly journal: JournalDatabase,
   ) {}
 
-  /** Runs in the priority lane: while it sends, this instance's ordinary cancels leave the lane's slice of the cancel bucket to it. */
-  cancelAll(scope: string): Promise<KillReport> {
-    return this.lane.during(() => this.cancelEverything(scope));
+  /**
+   * Runs in the priority lane: while it sends, this instance's ordinary cancels leave the lane's slice of the cancel bucket to it.
+   * `latched`: the run of a halt latched for the scope (an admin's halt-and-cancel), which other instances
+   * hear of a little later: their calls claimed meanwhile are waited out too (HALT_REACH_MARGIN_MS). A team's,
+   * the firm's or a market's run always waits them out; one client's run that no halt latched (its
+   * cancel-on-disconnect, its dead-man's switch) does not, since that client may go on trading.
+   */
+  cancelAll(scope: string, latched = false): Promise<KillReport> {
+    return this.lane.during(() => this.cancelEverything(scope, latched));
   }
 
-  private async cancelEverything(scope: string): Promise<KillReport> {
+  private async cancelEverything(scope: string, latched: boolean): Promise<KillReport> {
     const started = performance.now();
     const reach = this.reach(scope);
     const { participants, accounts, market } = reach;
@@ -186,7 +192,7 @@ export class KillSwitch {
       );
     // Asked before the first read (a call in flight now may land after every read of this run), and not
     // waited for before the cancels: they never wait on the journal.
-    const inFlightAsked = this.inFlightNow(reach);
+    const inFlightAsked = this.inFlightNow(reach, latched);
     let left = await readOpen();
     // Followed up: what a pass could not cancel (a cancel refused for budget, an order entered as the halt
     // landed) gets another pass, and an owner whose open orders could not be read is read again.
@@ -291,9 +297,11 @@ export class KillSwitch {
    * cut-off (the journal's clock) that `waitOut` asks about. None when the journal cannot be read (logged:
    * the run then cancels what its reads find, as before).
    */
-  private async inFlightNow(reach: Reach): Promise<InFlight | undefined> {
+  private async inFlightNow(reach: Reach, latched: boolean): Promise<InFlight | undefined> {
     if (!this.config.journal.enabled) return undefined;
-    const margin = reach.client ? 0 : HALT_REACH_MARGIN_MS;
+    // Before, a client's scope never had the margin: a client halted by an admin on one instance could have an
+    // order claimed on another that had not heard yet, sent, and left resting after the run.
+    const margin = reach.client && !latched ? 0 : HALT_REACH_MARGIN_MS;
     try {
       const now = await this.journal.keys.inFlightBefore(ORDER_ENTERING, reach.callers, undefined, margin);
       return { ...now, callers: reach.callers, margin };

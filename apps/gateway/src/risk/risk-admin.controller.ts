@@ -151,7 +151,7 @@ export class RiskAdminController {
     // Written beside the cancels, never ahead of them: a stalled journal would hold the kill switch for its timeouts.
     const changeJournaled = this.record.stateChanged(change);
     if (body.state !== 'halt-and-cancel') return { change, journaled: await changeJournaled };
-    const report = await this.killSwitch.cancelAll(body.scope);
+    const report = await this.killSwitch.cancelAll(body.scope, true);
     this.metrics.killed(report);
     const runJournaled = await this.record.killed(change, report);
     return { change, report, journaled: (await changeJournaled) && runJournaled };
