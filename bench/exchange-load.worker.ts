@@ -35,9 +35,11 @@ export interface LoadRun {
   cpuUs: number;
   /**
    * Paced runs: this load generator's own stalls over the recorded part, ms: its event-loop delay's max, and
-   * how late its latest request was sent after it was due (both count in the times measured from the due time).
+   * how late its latest request was handed to the pool after it was due (both count in the times measured from
+   * the due time); and the most requests seen waiting in the pool for a free connection (0: each request was
+   * written when it was handed over).
    */
-  stalls?: { eventLoopDelayMaxMs: number; sentLateMaxMs: number };
+  stalls?: { eventLoopDelayMaxMs: number; sentLateMaxMs: number; queuedMax: number };
 }
 
 interface Result {
@@ -160,32 +162,39 @@ async function pace(spec: LoadSpec, rate: number): Promise<void> {
   const cpuAt = process.cpuUsage();
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
-  const sentLateMaxMs = await paced(rate, total, send);
+  const { lateMaxMs: sentLateMaxMs, queuedMax } = await paced(rate, total, send, () => pool.stats.queued);
   delay.disable();
   await pool.close();
-  finish(times, started, failures, cpuAt, { eventLoopDelayMaxMs: delay.max / 1e6, sentLateMaxMs });
+  finish(times, started, failures, cpuAt, { eventLoopDelayMaxMs: delay.max / 1e6, sentLateMaxMs, queuedMax });
 }
 
 /**
  * Calls `send` `count` times, the i-th at start + i / rate; a late timer sends its backlog at once, each with
- * its own due time. Resolves with the latest send after its due time, ms.
+ * its own due time. Resolves with the latest send after its due time (ms) and the most `queued()` read after sends.
  */
-async function paced(rate: number, count: number, send: (dueMs: number) => Promise<unknown>): Promise<number> {
+async function paced(
+  rate: number,
+  count: number,
+  send: (dueMs: number) => Promise<unknown>,
+  queued: () => number = () => 0,
+): Promise<{ lateMaxMs: number; queuedMax: number }> {
   const intervalMs = 1000 / rate;
   const pending: Promise<unknown>[] = [];
   const started = nowMs();
   let sent = 0;
   let lateMax = 0;
+  let queuedMax = 0;
   while (sent < count) {
     const now = nowMs();
     if (sent < count && started + sent * intervalMs <= now)
       lateMax = Math.max(lateMax, now - (started + sent * intervalMs));
     while (sent < count && started + sent * intervalMs <= now) pending.push(send(started + sent++ * intervalMs));
+    queuedMax = Math.max(queuedMax, queued());
     const nextDue = started + sent * intervalMs;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextDue - nowMs())));
   }
   await Promise.all(pending);
-  return lateMax;
+  return { lateMaxMs: lateMax, queuedMax };
 }
 
 // In a worker thread the spec is its workerData; in a process of its own, the LOAD_SPEC environment variable.

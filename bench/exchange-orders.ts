@@ -327,10 +327,11 @@ interface TargetFigures extends LoadReport {
   roundsP99Ms: number[];
   /**
    * Each round's p99 beside the longest stall of each process in it (ms): the target's and the sandbox's
-   * event-loop delay max, the load generator's, and how late it sent its latest request. A round whose p99
-   * is far above its processes' stalls was held up outside them (the kernel, the machine).
+   * event-loop delay max, the load generator's, and how late it sent its latest request; and the most orders
+   * that waited in the generator's pool for a free connection (`queued`: 0 when each was written when due). A
+   * round whose p99 is far above its processes' stalls was held up outside them (the kernel, the machine).
    */
-  roundsStallsMs: { p99: number; target: number; sandbox: number; load: number; sentLate: number }[];
+  roundsStallsMs: { p99: number; target: number; sandbox: number; load: number; sentLate: number; queued: number }[];
   /**
    * The median p99 of the rounds whose peers did not stall (no event-loop delay of PEER_STALL_MS or more in
    * the load generator, nor in the sandbox when the target is a gateway), and how many there were: a
@@ -429,6 +430,7 @@ async function paced(
           sandbox: ms(r.sandboxDelay.max),
           load: ms(r.load.stalls?.eventLoopDelayMaxMs ?? Number.NaN),
           sentLate: ms(r.load.stalls?.sentLateMaxMs ?? Number.NaN),
+          queued: r.load.stalls?.queuedMax ?? Number.NaN,
         })),
         p99MedianMs: ms(median(rs.map((r) => report([r.load]).p99Ms))),
         peersQuiet: peersQuiet(rs, target.probed === sandbox),
@@ -652,7 +654,7 @@ export async function orderInsertBench(journal: Journal): Promise<Record<string,
       notes: [
         'Reports only: nothing is asserted. addedOverDirect is each gateway target minus the sandbox directly, same phase.',
         'cpuUsPerOrder is process.cpuUsage of the target process (bench/process-probe.ts, every thread) over its rounds divided by the orders it answered: time spent waiting for a core is not in it, so it is the figure that compares on a shared machine.',
-        `roundsStallsMs: each round's p99 beside the longest event-loop stall of the target, the sandbox and the load generator in it (and how late the generator sent its latest order); peersQuiet: the median p99 of the rounds in which no peer (load generator; the sandbox, for a gateway) stalled ${PEER_STALL_MS} ms or more, so a peer's stall is not charged to the target while the target's own are (p99PeersQuietMedianMs in addedOverDirect and riskAdded). The goals' verdicts stay on p99MedianMs.`,
+        `roundsStallsMs: each round's p99 beside the longest event-loop stall of the target, the sandbox and the load generator in it (and how late the generator sent its latest order, and the most orders that waited in its pool for a connection: the gateways themselves send upstream over at most http.connectionsPerOrigin, 64, so past 64 in flight a gateway target queues in its own pool where direct has 128); peersQuiet: the median p99 of the rounds in which no peer (load generator; the sandbox, for a gateway) stalled ${PEER_STALL_MS} ms or more, so a peer's stall is not charged to the target while the target's own are (p99PeersQuietMedianMs in addedOverDirect and riskAdded). The goals' verdicts stay on p99MedianMs.`,
         "coresBusy: each core's busy share over the rounds from those CPU figures (the gateway's core: the target; the peers' core: sandbox, load generator and PostgreSQL, whose CPU is read from /proc with its backends). A core near 1 queues, and the p99 measured is then that queue's.",
         'Risk "off" is risk.limits empty (there is no enabled flag). Journal "off" is journal.enabled false: no idempotency claim, no journal append, no answer recorded.',
         'No Redis: the open-order count (maxOpenOrders) uses the in-memory store, and the insert budget decides locally (bucket lifted to 1e9/s).',

@@ -244,7 +244,7 @@ describe('/ws protocol', () => {
       expect(refused.length).toBeGreaterThan(0);
       expect(pongs.length).toBeLessThanOrEqual(1_000 + 500 * seconds);
       for (const frame of refused) {
-        expect(frame).toMatchObject({ code: 'rate_limited' });
+        expect(frame).toMatchObject({ code: 'rate_limited', id: expect.stringMatching(/^\d+-\d+$/) });
         expect(frame.message).toContain('inbound.perClientPerSecond');
       }
       expect(floods.every((sut) => sut.closeCode === undefined)).toBe(true);

@@ -105,7 +105,7 @@ export function wsAsyncApiOf(families: readonly TopicFamily[]) {
       description:
         `One WebSocket for every stream. Limits per connection: frames up to ${WS_LIMITS.maxFrameBytes} bytes (close 1009), ` +
         `${WS_LIMITS.maxSubscriptions} topics, ${WS_LIMITS.maxFramesPerSecond} client frames per second (error, then close 1008). ` +
-        "Every client frame also spends one token of the client's inbound rate (inbound.perClientPerSecond, shared with its HTTP requests, over all its connections): a frame over it gets a rate_limited error and the connection stays open. " +
+        "Every client frame also spends one token of the client's inbound rate on the instance (inbound.perClientPerSecond, shared with its HTTP requests, over all its connections there): a frame over it gets a rate_limited error naming its id, and the connection stays open. " +
         `The server pings every ${WS_LIMITS.pingIntervalMs / 1000} s (every ${WS_LIMITS.codPingIntervalMs / 1000} s on a connection that asked for cancelOnDisconnect) ` +
         'and drops a client that answered nothing since the previous ping. ' +
         'A slow client of account topics is closed with 1013 (reconnect and resume); market data is conflated instead. ' +

@@ -45,8 +45,9 @@ export class WsSession {
     /** Ping every this many ticks of the endpoint's ping timer. */
     private readonly pingEveryTicks: number,
     /**
-     * One token of the caller's inbound rate (`inbound.perClientPerSecond`, the one its HTTP requests spend),
-     * false when it has none: a client's frames over all its connections are bounded, not only each connection's.
+     * One token of the caller's inbound rate on this instance (`inbound.perClientPerSecond`, the one its HTTP
+     * requests spend), false when it has none: a client's frames over all its connections to this instance
+     * are bounded, not only each connection's.
      */
     private readonly takeInbound: () => boolean,
     /** What a narrowed ticket lets this connection open; none: whatever the client may read. */
@@ -81,6 +82,16 @@ export class WsSession {
     const text = Buffer.isBuffer(data)
       ? data.toString('utf8')
       : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8');
+    if (!this.takeInbound()) {
+      // The client as a whole is over its rate on this instance (on other connections, or over HTTP): this
+      // frame is refused, naming its id so the request it carried is answered; the connection is kept (the
+      // connection's own bound in withinRate still closes one that floods).
+      return this.error({
+        id: idOf(text),
+        code: 'rate_limited',
+        message: `client ${this.caller.id} exceeds its inbound rate on this instance (inbound.perClientPerSecond): frame refused`,
+      });
+    }
     if (isBinary)
       return this.error({ code: 'bad_request', message: 'binary frames are not accepted: send JSON text frames' });
     const message = parseClientMessage(text);
@@ -95,20 +106,11 @@ export class WsSession {
       this.framesInWindow = 0;
     }
     this.framesInWindow += 1;
-    if (this.framesInWindow > WS_LIMITS.maxFramesPerSecond) {
-      if (this.framesInWindow === WS_LIMITS.maxFramesPerSecond + 1) {
-        this.error({ code: 'rate_limited', message: `more than ${WS_LIMITS.maxFramesPerSecond} frames per second` });
-        this.client.close(POLICY_VIOLATION, 'frame rate exceeded');
-      }
-      return false;
+    if (this.framesInWindow <= WS_LIMITS.maxFramesPerSecond) return true;
+    if (this.framesInWindow === WS_LIMITS.maxFramesPerSecond + 1) {
+      this.error({ code: 'rate_limited', message: `more than ${WS_LIMITS.maxFramesPerSecond} frames per second` });
+      this.client.close(POLICY_VIOLATION, 'frame rate exceeded');
     }
-    if (this.takeInbound()) return true;
-    // The client as a whole is over its rate (on other connections, or over HTTP): this frame is refused, the
-    // connection kept; the connection's own bound above still closes one that floods.
-    this.error({
-      code: 'rate_limited',
-      message: `client ${this.caller.id} exceeds its inbound rate (inbound.perClientPerSecond): frame refused`,
-    });
     return false;
   }
 

@@ -175,7 +175,7 @@ describe(RedisCoordinator.name, () => {
       // the lapsed lease at once. Either way through Redis, never as a local hold of an unreachable Redis.
       await eventually(() => b.source.isOpen(ACCOUNT), 'the survivor to take the topic over', 8_000);
       expect(await leaseChanges(b)).not.toHaveProperty('unreachable');
-      expect(await leaseChanges(b)).toHaveProperty('acquired', 1);
+      expect((await leaseChanges(b)).acquired).toBeGreaterThanOrEqual(1);
       expect(await b.redis.get(`${keyPrefix}{${ACCOUNT}}:lease`)).toMatch(/^b /);
       expect(b.source.sink(ACCOUNT).delivered).toEqual([1, 2, 3].map((id) => ({ executions: [{ id }] })));
     },
