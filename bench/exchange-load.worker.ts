@@ -186,9 +186,11 @@ async function paced(
   let queuedMax = 0;
   while (sent < count) {
     const now = nowMs();
-    if (sent < count && started + sent * intervalMs <= now)
-      lateMax = Math.max(lateMax, now - (started + sent * intervalMs));
-    while (sent < count && started + sent * intervalMs <= now) pending.push(send(started + sent++ * intervalMs));
+    while (sent < count && started + sent * intervalMs <= now) {
+      const due = started + sent++ * intervalMs;
+      lateMax = Math.max(lateMax, now - due);
+      pending.push(send(due));
+    }
     queuedMax = Math.max(queuedMax, queued());
     const nextDue = started + sent * intervalMs;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextDue - nowMs())));

@@ -346,18 +346,13 @@ interface TargetFigures extends LoadReport {
 /** A peer's event-loop delay of this much or more in a round makes that round's p99 the peer's, not the target's. */
 const PEER_STALL_MS = 20;
 
-function peersQuiet(
-  rounds: { load: LoadRun; sandboxDelay: ProbeFigures['eventLoopDelayMs'] }[],
-  targetIsSandbox: boolean,
-): TargetFigures['peersQuiet'] {
-  const quiet = rounds.filter(
-    (r) =>
-      (r.load.stalls?.eventLoopDelayMaxMs ?? Infinity) < PEER_STALL_MS &&
-      (targetIsSandbox || r.sandboxDelay.max < PEER_STALL_MS),
+function peersQuiet(stalls: TargetFigures['roundsStallsMs'], targetIsSandbox: boolean): TargetFigures['peersQuiet'] {
+  const quiet = stalls.filter(
+    (r) => r.load < PEER_STALL_MS && (targetIsSandbox || r.sandbox < PEER_STALL_MS), // NaN (no figure): not quiet
   );
   return {
     rounds: quiet.length,
-    p99MedianMs: quiet.length === 0 ? undefined : ms(median(quiet.map((r) => report([r.load]).p99Ms))),
+    p99MedianMs: quiet.length === 0 ? undefined : ms(median(quiet.map((r) => r.p99))),
   };
 }
 
@@ -421,19 +416,21 @@ async function paced(
         : undefined;
       const perOrder = (us: number) => Math.round(us / Math.max(1, answered));
       const busy = (us: number) => Math.round((us / 1e6 / Math.max(0.001, seconds)) * 100) / 100;
+      const roundsP99Ms = rs.map((r) => report([r.load]).p99Ms);
+      const roundsStallsMs = rs.map((r, i) => ({
+        p99: roundsP99Ms[i]!,
+        target: ms(r.delay.max),
+        sandbox: ms(r.sandboxDelay.max),
+        load: ms(r.load.stalls?.eventLoopDelayMaxMs ?? Number.NaN),
+        sentLate: ms(r.load.stalls?.sentLateMaxMs ?? Number.NaN),
+        queued: r.load.stalls?.queuedMax ?? Number.NaN,
+      }));
       const figures: TargetFigures = {
         ...report(rs.map((r) => r.load)),
-        roundsP99Ms: rs.map((r) => report([r.load]).p99Ms),
-        roundsStallsMs: rs.map((r) => ({
-          p99: report([r.load]).p99Ms,
-          target: ms(r.delay.max),
-          sandbox: ms(r.sandboxDelay.max),
-          load: ms(r.load.stalls?.eventLoopDelayMaxMs ?? Number.NaN),
-          sentLate: ms(r.load.stalls?.sentLateMaxMs ?? Number.NaN),
-          queued: r.load.stalls?.queuedMax ?? Number.NaN,
-        })),
-        p99MedianMs: ms(median(rs.map((r) => report([r.load]).p99Ms))),
-        peersQuiet: peersQuiet(rs, target.probed === sandbox),
+        roundsP99Ms,
+        roundsStallsMs,
+        p99MedianMs: ms(median(roundsP99Ms)),
+        peersQuiet: peersQuiet(roundsStallsMs, target.probed === sandbox),
         cpuUsPerOrder: perOrder(cpu),
         sandboxCpuUsPerOrder: perOrder(sandboxCpu),
         loadCpuUsPerOrder: perOrder(loadCpu),
